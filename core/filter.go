@@ -1,0 +1,46 @@
+package core
+
+import "context"
+
+// filterInput returns the input messages to persist. Clients often echo the
+// whole conversation; storage is authoritative for what it already holds:
+//   - input messages whose id is already stored are dropped;
+//   - unless retainFullInput, when the thread already has messages and the
+//     input ends with user messages, only those after the input's last
+//     assistant message are kept; an input that ends with an already-known
+//     assistant echo keeps nothing.
+func (m *Memory) filterInput(ctx context.Context, s Store, st settings, history, input []Message) ([]Message, error) {
+	var withID []string
+	for _, in := range input {
+		withID = append(withID, in.ID)
+	}
+	stored := map[string]bool{}
+	for _, h := range history {
+		stored[h.ID] = true
+	}
+	if len(withID) > 0 {
+		found, err := s.GetMessages(ctx, withID)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			stored[f.ID] = true
+		}
+	}
+	var fresh []Message
+	for _, in := range input {
+		if !stored[in.ID] {
+			fresh = append(fresh, in)
+		}
+	}
+	if st.retainFullInput || len(history) == 0 {
+		return fresh, nil
+	}
+	lastAssistant := -1
+	for i, in := range fresh {
+		if in.Role == RoleAssistant {
+			lastAssistant = i
+		}
+	}
+	return fresh[lastAssistant+1:], nil
+}

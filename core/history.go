@@ -1,0 +1,141 @@
+package core
+
+import (
+	"context"
+	"slices"
+)
+
+// historyPageSize is how many messages one newest-first history read fetches.
+const historyPageSize = 64
+
+// history is what loadHistory read: chronological messages after the boundary.
+type history struct {
+	messages []Message
+	reads    int // storage round trips, for tests
+}
+
+// loadHistory reads the newest messages of a thread, newest first in keyset
+// pages, stopping at the count cap, once the token budget is exceeded, at the
+// persisted boundary (token mode, same limits only) or at the start of the
+// thread. Its cost is O(window), never O(thread). A page edge may separate a
+// result row from its older call row; that is safe because a result part
+// carries its call (name and arguments), and a call row is never newer than
+// its result.
+func (m *Memory) loadHistory(ctx context.Context, s Store, th Thread, st settings) (history, error) {
+	if !st.historyEnabled {
+		return history{}, nil
+	}
+	var h history
+	var b *Boundary
+	if st.tokenBudget() && th.Boundary != nil &&
+		th.Boundary.SameEpoch(Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
+		b = th.Boundary
+	}
+	q := MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: Desc, PerPage: historyPageSize}
+	if b != nil {
+		start := b.CreatedAt
+		q.Range.Start = &start
+	}
+	if st.maxMessages > 0 && !st.tokenBudget() {
+		q.PerPage = st.maxMessages
+	}
+	var newestFirst []Message
+	tokens := 0
+	for {
+		page, err := s.ListMessages(ctx, q)
+		if err != nil {
+			return history{}, err
+		}
+		h.reads++
+		for _, msg := range page.Messages {
+			if msg.Role == RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {
+				continue
+			}
+			m.ensureTokens(&msg)
+			newestFirst = append(newestFirst, msg)
+			tokens += msg.Tokens
+		}
+		full := (st.maxMessages > 0 && len(newestFirst) >= st.maxMessages) ||
+			(st.tokenBudget() && tokens > st.maxTokens)
+		if !page.HasMore || len(page.Messages) == 0 || full {
+			break
+		}
+		last := page.Messages[len(page.Messages)-1]
+		q.Before = &Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
+	}
+	slices.Reverse(newestFirst)
+	h.messages = capByCount(newestFirst, st.maxMessages)
+	return h, nil
+}
+
+// ensureTokens counts a stored message whose count is missing or was made
+// with another encoding (in memory only; storage is not rewritten).
+func (m *Memory) ensureTokens(msg *Message) {
+	if msg.TokenEncoding != m.tk.Encoding() || msg.Tokens <= 0 {
+		msg.Tokens, msg.TokenEncoding = 0, ""
+		m.countTokens(msg)
+	}
+}
+
+// capByCount keeps the newest linked groups of chronological msgs whose total
+// count fits max (max < 0: no cap). A group that does not fit stops the walk.
+func capByCount(msgs []Message, max int) []Message {
+	if max < 0 || len(msgs) <= max && !splitsGroup(msgs) {
+		return msgs
+	}
+	groups := toolGroups(msgs)
+	keep := make([]bool, len(msgs))
+	count := 0
+	for g := len(groups) - 1; g >= 0; g-- {
+		if count+len(groups[g]) > max {
+			break
+		}
+		count += len(groups[g])
+		for _, i := range groups[g] {
+			keep[i] = true
+		}
+	}
+	return keepOnly(msgs, keep)
+}
+
+// splitsGroup is false for the common case without tool calls.
+func splitsGroup(msgs []Message) bool {
+	for i := range msgs {
+		if len(msgs[i].ToolCallIDs()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func keepOnly(msgs []Message, keep []bool) []Message {
+	out := msgs[:0:0]
+	for i, k := range keep {
+		if k {
+			out = append(out, msgs[i])
+		}
+	}
+	return out
+}
+
+// trimToBudget keeps the newest contiguous linked groups of chronological msgs
+// whose tokens fit within limit (plus fixed overhead), for read-only recall.
+func trimToBudget(msgs []Message, limit, overhead int) []Message {
+	groups := toolGroups(msgs)
+	keep := make([]bool, len(msgs))
+	total := overhead
+	for g := len(groups) - 1; g >= 0; g-- {
+		sum := 0
+		for _, i := range groups[g] {
+			sum += msgs[i].Tokens
+		}
+		if total+sum > limit {
+			break
+		}
+		total += sum
+		for _, i := range groups[g] {
+			keep[i] = true
+		}
+	}
+	return keepOnly(msgs, keep)
+}

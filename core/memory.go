@@ -1,0 +1,151 @@
+package core
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agentmem/agentmem/tokenizer"
+)
+
+// DefaultMaxMessageBytes is the default cap on one message's encoded size.
+const DefaultMaxMessageBytes = 4 << 20
+
+// Options configure a Memory. Only Store is needed for history; semantic
+// recall needs Vector (and Embedder unless the store embeds itself).
+type Options struct {
+	Store    Store       // nil: every storage use fails with ErrNoStorage
+	Vector   VectorStore // semantic recall
+	Embedder Embedder    // required for recall unless Vector.SelfEmbedding()
+	// EmbeddingDimension, when set, names the index without a probe; an
+	// embedding of another length fails with ErrEmbeddingDimensionMismatch.
+	EmbeddingDimension int
+	// Tokenizer counts tokens; default tiktoken o200k_base, offline.
+	Tokenizer Tokenizer
+	// Config is the instance-wide memory configuration.
+	Config Config
+	// Processors run on the prompt after memory's own steps, in order.
+	Processors []Processor
+	// Model generates thread titles when Config.GenerateTitle is on.
+	Model Model
+	// Logger receives background failures (indexing, titles); default slog.Default().
+	Logger *slog.Logger
+	// MaxMessageBytes caps one message's encoded content; default 4 MiB.
+	MaxMessageBytes int
+	// Now and NewID replace the clock and id generator (tests).
+	Now   func() time.Time
+	NewID func() string
+}
+
+// Memory is conversation memory over a Store. It is safe for concurrent use.
+type Memory struct {
+	opts  Options
+	store Store
+	tk    Tokenizer
+	log   *slog.Logger
+
+	lastStamp atomic.Int64 // last assigned createdAt, unix micro
+	tokenized atomic.Int64 // messages tokenized, for instrumentation
+
+	dimMu    sync.Mutex
+	dim      int      // probed embedding dimension
+	indexes  sync.Map // index names ensured by this process
+	sysMu    sync.Mutex
+	sysCache map[string]int
+	bg       sync.WaitGroup
+}
+
+// New validates opts and returns a Memory. New without a Store succeeds, but
+// every call that needs storage returns ErrNoStorage.
+func New(opts Options) (*Memory, error) {
+	s, err := opts.Config.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if s.recall != nil {
+		if opts.Vector == nil {
+			return nil, &Error{Code: CodeNoVectorStore, Op: "New", Msg: ErrNoVectorStore.Msg}
+		}
+		if opts.Embedder == nil && !opts.Vector.SelfEmbedding() {
+			return nil, &Error{Code: CodeNoEmbedder, Op: "New", Msg: ErrNoEmbedder.Msg}
+		}
+	}
+	if opts.EmbeddingDimension < 0 {
+		return nil, Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
+	}
+	m := &Memory{opts: opts, store: opts.Store, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
+	if m.tk == nil {
+		m.tk = tokenizer.Default()
+	}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	if m.opts.MaxMessageBytes <= 0 {
+		m.opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if m.opts.Now == nil {
+		m.opts.Now = time.Now
+	}
+	if m.opts.NewID == nil {
+		m.opts.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
+	}
+	return m, nil
+}
+
+// Store returns the storage backend or ErrNoStorage.
+func (m *Memory) Store() (Store, error) {
+	if m.store == nil {
+		return nil, ErrNoStorage
+	}
+	return m.store, nil
+}
+
+// Tokenizer returns the tokenizer used for counts.
+func (m *Memory) Tokenizer() Tokenizer { return m.tk }
+
+// TokenizedMessages returns how many messages this Memory has tokenized; a turn
+// tokenizes only its new messages.
+func (m *Memory) TokenizedMessages() int64 { return m.tokenized.Load() }
+
+// Close waits for background work (indexing retries, titles) to finish.
+func (m *Memory) Close(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { m.bg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (m *Memory) settings(over *Config) (settings, error) {
+	return m.opts.Config.Merge(over).resolve()
+}
+
+// stamp returns a strictly increasing UTC time with microsecond precision, so
+// messages created in one process keep their order.
+func (m *Memory) stamp() time.Time {
+	now := m.opts.Now().UTC().Truncate(time.Microsecond).UnixMicro()
+	for {
+		last := m.lastStamp.Load()
+		next := max(now, last+1)
+		if m.lastStamp.CompareAndSwap(last, next) {
+			return time.UnixMicro(next).UTC()
+		}
+	}
+}
+
+// countTokens sets m.Tokens unless it was already counted with this encoding.
+func (m *Memory) countTokens(msg *Message) {
+	if msg.TokenEncoding == m.tk.Encoding() && msg.Tokens > 0 {
+		return
+	}
+	msg.Tokens = CountMessageTokens(m.tk, msg)
+	msg.TokenEncoding = m.tk.Encoding()
+	m.tokenized.Add(1)
+}

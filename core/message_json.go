@@ -1,0 +1,263 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// MarshalJSON encodes the part in the format-2 shape, unknown fields included.
+func (p Part) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(p.Extra)+4)
+	for k, v := range p.Extra {
+		m[k] = v
+	}
+	m["type"] = p.Type
+	switch p.Type {
+	case PartText:
+		m["text"] = p.Text
+	case PartReasoning:
+		m["reasoning"] = p.Reasoning
+		details := p.Details
+		if details == nil {
+			details = []ReasoningDetail{}
+		}
+		m["details"] = details
+	case PartToolInvocation:
+		if p.ToolInvocation != nil {
+			m["toolInvocation"] = p.ToolInvocation
+		}
+	case PartFile:
+		m["data"] = p.Data
+		m["mimeType"] = p.MimeType
+		if p.Filename != "" {
+			m["filename"] = p.Filename
+		}
+	case PartSource:
+		if p.Source != nil {
+			m["source"] = p.Source
+		}
+	}
+	if len(p.ProviderMetadata) > 0 {
+		m["providerMetadata"] = p.ProviderMetadata
+	}
+	return json.Marshal(m)
+}
+
+// knownPartFields lists, per part type, the fields decoded into typed fields.
+var knownPartFields = map[string][]string{
+	PartText:           {"text"},
+	PartReasoning:      {"reasoning", "details"},
+	PartToolInvocation: {"toolInvocation"},
+	PartFile:           {"data", "mimeType", "filename"},
+	PartSource:         {"source"},
+}
+
+// UnmarshalJSON decodes a part; a known field of the wrong shape is an error.
+func (p *Part) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("part: %w", err)
+	}
+	*p = Part{}
+	if err := decodeField(raw, "type", &p.Type); err != nil {
+		return err
+	}
+	if p.Type == "" {
+		return fmt.Errorf("part: missing type")
+	}
+	delete(raw, "type")
+	targets := map[string]any{
+		"text": &p.Text, "reasoning": &p.Reasoning, "details": &p.Details,
+		"toolInvocation": &p.ToolInvocation, "data": &p.Data, "mimeType": &p.MimeType,
+		"filename": &p.Filename, "source": &p.Source,
+	}
+	for _, name := range knownPartFields[p.Type] {
+		if err := decodeField(raw, name, targets[name]); err != nil {
+			return err
+		}
+		delete(raw, name)
+	}
+	if v, ok := raw["providerMetadata"]; ok {
+		p.ProviderMetadata = append(json.RawMessage(nil), v...)
+		delete(raw, "providerMetadata")
+	}
+	if p.Type == PartToolInvocation {
+		if p.ToolInvocation == nil {
+			return fmt.Errorf("part: tool-invocation without toolInvocation")
+		}
+		if p.ToolInvocation.ToolCallID == "" {
+			return fmt.Errorf("part: tool-invocation without toolCallId")
+		}
+	}
+	if len(raw) > 0 {
+		p.Extra = raw
+	}
+	return nil
+}
+
+func decodeField(raw map[string]json.RawMessage, name string, dst any) error {
+	v, ok := raw[name]
+	if !ok || bytes.Equal(v, []byte("null")) {
+		return nil
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		return fmt.Errorf("part field %q: %w", name, err)
+	}
+	return nil
+}
+
+type attachment struct {
+	URL         string `json:"url"`
+	ContentType string `json:"contentType,omitempty"`
+	Name        string `json:"name,omitempty"`
+}
+
+// MarshalJSON encodes format-2 content and derives the v4 mirrors from Parts.
+func (c Content) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(c.Extra)+8)
+	for k, v := range c.Extra {
+		m[k] = v
+	}
+	m["format"] = 2
+	parts := c.Parts
+	if parts == nil {
+		parts = []Part{}
+	}
+	m["parts"] = parts
+	if len(c.Metadata) > 0 {
+		m["metadata"] = c.Metadata
+	}
+	if len(c.ProviderMetadata) > 0 {
+		m["providerMetadata"] = c.ProviderMetadata
+	}
+	msg := Message{Content: c}
+	if _, kept := c.Extra["content"]; !kept {
+		if text := msg.Text(); text != "" {
+			m["content"] = text
+		}
+	}
+	var tools []*ToolInvocation
+	var reasoning []string
+	var files []attachment
+	for _, p := range c.Parts {
+		switch {
+		case p.Type == PartToolInvocation && p.ToolInvocation != nil:
+			tools = append(tools, p.ToolInvocation)
+		case p.Type == PartReasoning && p.Reasoning != "":
+			reasoning = append(reasoning, p.Reasoning)
+		case p.Type == PartFile:
+			files = append(files, attachment{URL: p.Data, ContentType: p.MimeType, Name: p.Filename})
+		}
+	}
+	if len(tools) > 0 {
+		m["toolInvocations"] = tools
+	}
+	if len(reasoning) > 0 {
+		r := reasoning[0]
+		for _, s := range reasoning[1:] {
+			r += "\n" + s
+		}
+		m["reasoning"] = r
+	}
+	if len(files) > 0 {
+		m["experimental_attachments"] = files
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON decodes format-2 content. Legacy shapes are accepted: a plain
+// string, an array of v1 content parts, or an object with only the v4 mirrors.
+func (c *Content) UnmarshalJSON(b []byte) error {
+	*c = Content{Format: 2}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	switch b[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		c.Parts = []Part{TextPart(s)}
+		return nil
+	case '[':
+		return c.decodeV1Parts(b)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("content: %w", err)
+	}
+	var legacyText string
+	var legacyTools []ToolInvocation
+	var legacyReasoning string
+	fields := map[string]any{
+		"parts": &c.Parts, "metadata": &c.Metadata, "content": &legacyText,
+		"toolInvocations": &legacyTools, "reasoning": &legacyReasoning,
+	}
+	for name, dst := range fields {
+		if err := decodeField(raw, name, dst); err != nil {
+			return fmt.Errorf("content: %w", err)
+		}
+		delete(raw, name)
+	}
+	if v, ok := raw["providerMetadata"]; ok {
+		c.ProviderMetadata = append(json.RawMessage(nil), v...)
+	}
+	delete(raw, "providerMetadata")
+	delete(raw, "format")
+	delete(raw, "experimental_attachments")
+	if len(c.Parts) > 0 && legacyText != "" {
+		// A mirror that differs from the parts (rows written by other clients,
+		// e.g. stringified JSON) is kept verbatim rather than re-derived.
+		if msg := (Message{Content: *c}); msg.Text() != legacyText {
+			raw["content"], _ = json.Marshal(legacyText)
+		}
+	}
+	if len(c.Parts) == 0 {
+		if legacyReasoning != "" {
+			c.Parts = append(c.Parts, Part{Type: PartReasoning, Reasoning: legacyReasoning})
+		}
+		if legacyText != "" {
+			c.Parts = append(c.Parts, TextPart(legacyText))
+		}
+		for i := range legacyTools {
+			ti := legacyTools[i]
+			c.Parts = append(c.Parts, Part{Type: PartToolInvocation, ToolInvocation: &ti})
+		}
+	}
+	if len(raw) > 0 {
+		c.Extra = raw
+	}
+	return nil
+}
+
+// decodeV1Parts reads the legacy v1 array content (AI SDK CoreMessage parts).
+func (c *Content) decodeV1Parts(b []byte) error {
+	var items []struct {
+		Type       string          `json:"type"`
+		Text       string          `json:"text"`
+		ToolCallID string          `json:"toolCallId"`
+		ToolName   string          `json:"toolName"`
+		Args       json.RawMessage `json:"args"`
+		Result     json.RawMessage `json:"result"`
+		IsError    bool            `json:"isError"`
+	}
+	if err := json.Unmarshal(b, &items); err != nil {
+		return fmt.Errorf("content: %w", err)
+	}
+	for _, it := range items {
+		switch it.Type {
+		case "text":
+			c.Parts = append(c.Parts, TextPart(it.Text))
+		case "tool-call":
+			c.Parts = append(c.Parts, Part{Type: PartToolInvocation, ToolInvocation: &ToolInvocation{
+				State: ToolStateCall, ToolCallID: it.ToolCallID, ToolName: it.ToolName, Args: it.Args}})
+		case "tool-result":
+			c.Parts = append(c.Parts, Part{Type: PartToolInvocation, ToolInvocation: &ToolInvocation{
+				State: ToolStateResult, ToolCallID: it.ToolCallID, ToolName: it.ToolName, Result: it.Result, IsError: it.IsError}})
+		}
+	}
+	return nil
+}

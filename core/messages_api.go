@@ -1,0 +1,312 @@
+package core
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// SaveMessages validates and stores messages (the page's saveMessages). Every
+// message needs ThreadID and ResourceID; its thread must exist and belong to
+// that resource. System messages and transient signals are dropped; working
+// memory tool parts and tags are stripped; missing IDs and timestamps are
+// assigned. A batch is all or nothing. New messages are indexed for semantic
+// recall when it is enabled; indexing failures never fail the save.
+func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
+	const op = "SaveMessages"
+	s, err := m.Store()
+	if err != nil {
+		return nil, err
+	}
+	st, err := m.settings(cfg)
+	if err != nil {
+		return nil, err
+	}
+	batch := make([]Message, 0, len(msgs))
+	for i := range msgs {
+		msg := msgs[i].Clone()
+		msg.Tokens, msg.TokenEncoding = 0, ""
+		if err := ValidateID("threadId", msg.ThreadID); err != nil {
+			return nil, err
+		}
+		if err := ValidateID("resourceId", msg.ResourceID); err != nil {
+			return nil, err
+		}
+		if err := m.validateMessage(op, &msg); err != nil {
+			return nil, err
+		}
+		if p, ok := m.prepare(op, msg); ok {
+			batch = append(batch, p)
+		}
+	}
+	if len(batch) == 0 {
+		return nil, nil
+	}
+	saved, err := s.SaveMessages(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	if st.recall != nil && !st.readOnly {
+		m.index(ctx, st, saved)
+	}
+	return saved, nil
+}
+
+// prepare makes a message persistable: strips what is never stored, assigns
+// id and timestamp, and counts tokens once.
+func (m *Memory) prepare(op string, msg Message) (Message, bool) {
+	msg, ok := persistable(msg)
+	if !ok {
+		return msg, false
+	}
+	if msg.ID == "" {
+		msg.ID = m.opts.NewID()
+	}
+	if msg.CreatedAt.IsZero() {
+		msg.CreatedAt = m.stamp()
+	} else {
+		msg.CreatedAt = msg.CreatedAt.UTC().Truncate(time.Microsecond)
+	}
+	msg.Content.Format = 2
+	msg.Source = ""
+	m.countTokens(&msg)
+	return msg, true
+}
+
+// ContentUpdate is a partial content update: non-nil Parts replace the parts,
+// Metadata is merged one level deep (a nil value deletes a key).
+type ContentUpdate struct {
+	Parts    []Part
+	Metadata map[string]any
+}
+
+// MessageUpdate is a partial message update; nil fields are unchanged.
+type MessageUpdate struct {
+	ID       string
+	Role     *Role
+	ThreadID *string
+	Content  *ContentUpdate
+}
+
+// UpdateMessages applies partial updates; unknown ids are ignored. Changed
+// content is re-tokenized and re-indexed for semantic recall.
+func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Message, error) {
+	const op = "UpdateMessages"
+	s, err := m.Store()
+	if err != nil {
+		return nil, err
+	}
+	st, err := m.settings(nil)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(ups))
+	for _, u := range ups {
+		if err := ValidateID("id", u.ID); err != nil {
+			return nil, err
+		}
+		ids = append(ids, u.ID)
+	}
+	current, err := s.GetMessages(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*Message, len(current))
+	for i := range current {
+		byID[current[i].ID] = &current[i]
+	}
+	var changed, reindex []Message
+	var stale []Message
+	for _, u := range ups {
+		cur, ok := byID[u.ID]
+		if !ok {
+			continue
+		}
+		next := cur.Clone()
+		if u.Role != nil {
+			next.Role = *u.Role
+		}
+		if u.ThreadID != nil {
+			next.ThreadID = *u.ThreadID
+		}
+		if c := u.Content; c != nil {
+			if c.Parts != nil {
+				next.Content.Parts = Content{Parts: c.Parts}.Clone().Parts
+			}
+			if len(c.Metadata) > 0 && next.Content.Metadata == nil {
+				next.Content.Metadata = map[string]any{}
+			}
+			for k, v := range cloneMap(c.Metadata) {
+				if v == nil {
+					delete(next.Content.Metadata, k)
+				} else {
+					next.Content.Metadata[k] = v
+				}
+			}
+			next.Tokens, next.TokenEncoding = 0, ""
+			m.countTokens(&next)
+		}
+		if err := m.validateMessage(op, &next); err != nil {
+			return nil, err
+		}
+		if next.Text() != cur.Text() || next.ThreadID != cur.ThreadID {
+			stale = append(stale, *cur)
+			reindex = append(reindex, next)
+		}
+		changed = append(changed, next)
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	saved, err := s.SaveMessages(ctx, changed)
+	if err != nil {
+		return nil, err
+	}
+	if st.recall != nil {
+		m.unindex(ctx, stale)
+		m.index(ctx, st, reindex)
+	}
+	return saved, nil
+}
+
+// DeleteMessages deletes messages and their vectors; unknown ids are fine.
+func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
+	s, err := m.Store()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := ValidateID("id", id); err != nil {
+			return &Error{Code: CodeInvalidArgument, Op: "DeleteMessages", Msg: "All message IDs must be non-empty strings"}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var doomed []Message
+	if m.opts.Vector != nil {
+		if doomed, err = s.GetMessages(ctx, ids); err != nil {
+			return err
+		}
+	}
+	if err := s.DeleteMessages(ctx, ids); err != nil {
+		return err
+	}
+	m.unindex(ctx, doomed)
+	return nil
+}
+
+// RecallQuery selects messages of a thread (the page's recall).
+type RecallQuery struct {
+	ThreadID   string
+	ResourceID string // when set, the thread must belong to it
+	Page       int
+	// PerPage: 0 uses the configured history (lastMessages / token budget);
+	// PerPageAll returns every message.
+	PerPage int
+	// Direction decides which page is selected (default: newest first); the
+	// result is always chronological.
+	Direction    Direction
+	Range        DateRange
+	IncludeTotal bool
+	// VectorSearch, when set and semantic recall is on, adds the messages
+	// around the best semantic matches.
+	VectorSearch string
+	Config       *Config
+}
+
+// RecallResult is the result of Recall; Messages are chronological.
+type RecallResult struct {
+	Messages []Message
+	Total    int
+	Page     int
+	PerPage  int
+	HasMore  bool
+}
+
+// Recall returns messages of a thread: the configured history window (count or
+// token bounded, after the persisted boundary), or an explicit page, plus
+// semantic matches. The result is always in chronological order.
+func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error) {
+	const op = "Recall"
+	s, err := m.Store()
+	if err != nil {
+		return RecallResult{}, err
+	}
+	if err := ValidateID("threadId", q.ThreadID); err != nil {
+		return RecallResult{}, err
+	}
+	st, err := m.settings(q.Config)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	wantVector := st.recall != nil && q.VectorSearch != ""
+	if !st.historyEnabled && q.PerPage == 0 && !wantVector {
+		return RecallResult{Page: q.Page}, nil
+	}
+	th, err := m.ownedThread(ctx, s, op, q.ThreadID, q.ResourceID)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	var includes []Include
+	if wantVector {
+		if includes, err = m.semanticIncludes(ctx, st, th, q.ResourceID, q.VectorSearch); err != nil {
+			return RecallResult{}, err
+		}
+	}
+	if q.PerPage == 0 && st.tokenBudget() {
+		hist, err := m.loadHistory(ctx, s, th, st)
+		if err != nil {
+			return RecallResult{}, err
+		}
+		kept := trimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, tokensReplyPriming)
+		extra, err := m.fetchIncludes(ctx, s, th, includes, kept)
+		if err != nil {
+			return RecallResult{}, err
+		}
+		out := mergeChronological(kept, extra)
+		return RecallResult{Messages: out, Total: len(out)}, nil
+	}
+	perPage := q.PerPage
+	if perPage == 0 {
+		perPage = st.maxMessages
+		if perPage < 0 {
+			perPage = PerPageAll
+		}
+	}
+	dir := q.Direction
+	if dir == "" && perPage != PerPageAll {
+		dir = Desc
+	}
+	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, ResourceID: q.ResourceID, Page: q.Page,
+		PerPage: perPage, Direction: dir, Range: q.Range, Include: includes, IncludeTotal: q.IncludeTotal})
+	if err != nil {
+		return RecallResult{}, err
+	}
+	return RecallResult{Messages: mergeChronological(page.Messages, page.Included), Total: page.Total,
+		Page: q.Page, PerPage: perPage, HasMore: page.HasMore}, nil
+}
+
+// mergeChronological merges message lists, dropping duplicate ids, sorted by (CreatedAt, Seq).
+func mergeChronological(lists ...[]Message) []Message {
+	var out []Message
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, msg := range l {
+			if !seen[msg.ID] {
+				seen[msg.ID] = true
+				out = append(out, msg)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Message) int {
+		if Less(&a, &b) {
+			return -1
+		}
+		if Less(&b, &a) {
+			return 1
+		}
+		return 0
+	})
+	return out
+}

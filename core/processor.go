@@ -1,0 +1,25 @@
+package core
+
+import "context"
+
+// Processor transforms the prompt of a turn after memory's own steps (history,
+// recall, trimming). Processors run in the order given in Options.Processors.
+type Processor interface {
+	// ProcessInput returns the prompt to use. It may drop or rewrite messages
+	// but must keep their Source. It must not modify storage.
+	ProcessInput(ctx context.Context, in ProcessorInput) ([]Message, error)
+}
+
+// ProcessorInput is what a Processor sees.
+type ProcessorInput struct {
+	ThreadID   string
+	ResourceID string
+	// Messages is the whole prompt: system messages first, then conversation.
+	Messages  []Message
+	Tokenizer Tokenizer
+}
+
+// OutputProcessor optionally transforms response messages before Commit saves them.
+type OutputProcessor interface {
+	ProcessOutput(ctx context.Context, in ProcessorInput) ([]Message, error)
+}

@@ -1,0 +1,320 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"sort"
+	"strings"
+)
+
+// embeddingText is the text of a message that semantic recall embeds.
+func embeddingText(msg *Message) string { return strings.TrimSpace(msg.Text()) }
+
+// dimension returns the embedding dimension: EmbeddingDimension when set, else
+// one probe of the embedder, remembered only when it succeeds.
+func (m *Memory) dimension(ctx context.Context) (int, error) {
+	if m.opts.Vector.SelfEmbedding() {
+		return m.opts.EmbeddingDimension, nil
+	}
+	m.dimMu.Lock()
+	defer m.dimMu.Unlock()
+	if m.dim > 0 {
+		return m.dim, nil
+	}
+	vecs, err := m.opts.Embedder.Embed(ctx, []string{"a"})
+	if err != nil || len(vecs) != 1 || len(vecs[0]) == 0 {
+		return 0, &Error{Code: CodeEmbeddingDimensionFailed, Op: "probe",
+			Msg: ErrEmbeddingDimensionFailed.Msg + ". Semantic recall cannot select a vector index until the embedder returns a usable embedding.", Err: err}
+	}
+	m.dim = len(vecs[0])
+	return m.dim, nil
+}
+
+// embed embeds texts and checks every vector has the expected dimension.
+func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, int, error) {
+	dim, err := m.dimension(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if m.opts.Vector.SelfEmbedding() {
+		return nil, dim, nil
+	}
+	vecs, err := m.opts.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, 0, &Error{Code: CodeVector, Op: "embed", Msg: "embedder failed", Err: err}
+	}
+	if len(vecs) != len(texts) {
+		return nil, 0, Errorf(CodeVector, "embed", "embedder returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	for _, v := range vecs {
+		if len(v) != dim {
+			return nil, 0, Errorf(CodeEmbeddingDimensionMismatch, "embed",
+				"embedder returned %d dimensions but the index %s expects %d", len(v), IndexName(dim), dim)
+		}
+	}
+	return vecs, dim, nil
+}
+
+func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string, error) {
+	name := IndexName(dim)
+	if _, ok := m.indexes.Load(name); ok {
+		return name, nil
+	}
+	if err := m.opts.Vector.EnsureIndex(ctx, IndexSpec{Name: name, Dimension: dim, Config: st.recall.IndexConfig}); err != nil {
+		return "", &Error{Code: CodeVector, Op: "EnsureIndex", Msg: "cannot create index " + name, Err: err}
+	}
+	m.indexes.Store(name, true)
+	return name, nil
+}
+
+// indexMessages embeds and upserts the chunks of msgs. Vector ids are
+// "<messageID>#<n>", so indexing again is idempotent.
+func (m *Memory) indexMessages(ctx context.Context, st settings, msgs []Message) error {
+	var recs []VectorRecord
+	var texts []string
+	for i := range msgs {
+		msg := &msgs[i]
+		for n, chunk := range ChunkText(embeddingText(msg), st.recall.MaxChunkChars) {
+			recs = append(recs, VectorRecord{ID: fmt.Sprintf("%s#%d", msg.ID, n), Text: chunk,
+				Meta: VectorMeta{MessageID: msg.ID, ThreadID: msg.ThreadID, ResourceID: msg.ResourceID, Role: msg.Role, CreatedAt: msg.CreatedAt}})
+			texts = append(texts, chunk)
+		}
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	vecs, dim, err := m.embed(ctx, texts)
+	if err != nil {
+		return err
+	}
+	for i := range vecs {
+		recs[i].Vector = vecs[i]
+	}
+	name, err := m.ensureIndex(ctx, st, dim)
+	if err != nil {
+		return err
+	}
+	if err := m.opts.Vector.Upsert(ctx, name, recs); err != nil {
+		return &Error{Code: CodeVector, Op: "Upsert", Msg: "indexing failed", Err: err}
+	}
+	return nil
+}
+
+// index indexes msgs, logging failures: storage is the source of truth and
+// Reindex repairs the index later.
+func (m *Memory) index(ctx context.Context, st settings, msgs []Message) {
+	if err := m.indexMessages(ctx, st, msgs); err != nil {
+		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; run Reindex to repair", "err", err, "messages", len(msgs))
+	}
+}
+
+// unindex deletes the vectors of msgs.
+func (m *Memory) unindex(ctx context.Context, msgs []Message) {
+	byResource := map[string][]string{}
+	for _, msg := range msgs {
+		byResource[msg.ResourceID] = append(byResource[msg.ResourceID], msg.ID)
+	}
+	for res, ids := range byResource {
+		if err := m.deleteVectors(ctx, VectorFilter{ResourceID: res, MessageIDs: ids}); err != nil {
+			m.log.WarnContext(ctx, "agentmem: deleting vectors failed", "err", err)
+		}
+	}
+}
+
+func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
+	if m.opts.Vector == nil {
+		return nil
+	}
+	var firstErr error
+	m.indexes.Range(func(name, _ any) bool {
+		if err := m.opts.Vector.Delete(ctx, name.(string), f); err != nil && firstErr == nil {
+			firstErr = &Error{Code: CodeVector, Op: "Delete", Msg: "deleting vectors failed", Err: err}
+		}
+		return true
+	})
+	if firstErr != nil {
+		return firstErr
+	}
+	// An index this process has not touched yet may still hold the vectors.
+	if dim, err := m.dimensionIfKnown(); err == nil {
+		if _, seen := m.indexes.Load(IndexName(dim)); !seen {
+			if err := m.opts.Vector.Delete(ctx, IndexName(dim), f); err != nil {
+				return &Error{Code: CodeVector, Op: "Delete", Msg: "deleting vectors failed", Err: err}
+			}
+		}
+	}
+	return nil
+}
+
+func (m *Memory) dimensionIfKnown() (int, error) {
+	if m.opts.Vector.SelfEmbedding() {
+		return m.opts.EmbeddingDimension, nil
+	}
+	m.dimMu.Lock()
+	defer m.dimMu.Unlock()
+	if m.dim > 0 {
+		return m.dim, nil
+	}
+	return 0, ErrEmbeddingDimensionFailed
+}
+
+// Reindex rebuilds the semantic-recall vectors of one thread from storage.
+func (m *Memory) Reindex(ctx context.Context, threadID string) error {
+	s, err := m.Store()
+	if err != nil {
+		return err
+	}
+	st, err := m.settings(nil)
+	if err != nil {
+		return err
+	}
+	if st.recall == nil {
+		return nil
+	}
+	q := MessageQuery{ThreadID: threadID, PerPage: 200, Direction: Desc}
+	for {
+		page, err := s.ListMessages(ctx, q)
+		if err != nil {
+			return err
+		}
+		if err := m.indexMessages(ctx, st, page.Messages); err != nil {
+			return err
+		}
+		if !page.HasMore {
+			return nil
+		}
+		last := page.Messages[len(page.Messages)-1]
+		q.Before = &Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
+	}
+}
+
+// semanticIncludes runs the vector query for text and returns include windows.
+func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, resourceID, text string) ([]Include, error) {
+	if st.recall.Scope == ScopeResource && resourceID == "" {
+		return nil, &Error{Code: CodeMissingResourceID, Op: "Recall",
+			Msg: "Memory error: Resource-scoped semantic recall is enabled but no resourceId was provided. Either provide a resourceId or explicitly set semanticRecall.scope to 'thread'."}
+	}
+	q := VectorQuery{Text: text, TopK: st.recall.TopK, MinScore: st.recall.Threshold,
+		Filter: VectorFilter{ResourceID: th.ResourceID}, Mode: SearchVector}
+	if st.recall.Scope == ScopeThread {
+		q.Filter.ThreadID = th.ID
+	}
+	if h := st.recall.Hybrid; h != nil {
+		q.Mode, q.Alpha = SearchHybrid, h.Alpha
+	}
+	vecs, dim, err := m.embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	if vecs != nil {
+		q.Vector = vecs[0]
+	}
+	name, err := m.ensureIndex(ctx, st, dim)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := m.opts.Vector.Query(ctx, name, q)
+	if err != nil {
+		return nil, &Error{Code: CodeVector, Op: "Query", Msg: "semantic recall query failed", Err: err}
+	}
+	var out []Include
+	seen := map[string]bool{}
+	r := st.recall.MessageRange
+	for _, h := range hits {
+		if h.Meta.ResourceID != th.ResourceID || seen[h.Meta.MessageID] || h.Score < st.recall.Threshold {
+			continue
+		}
+		seen[h.Meta.MessageID] = true
+		out = append(out, Include{ID: h.Meta.MessageID, Before: r.Before, After: r.After})
+	}
+	return out, nil
+}
+
+// fetchIncludes loads include windows, constrained to the thread's resource,
+// without the messages already in have.
+func (m *Memory) fetchIncludes(ctx context.Context, s Store, th Thread, inc []Include, have []Message) ([]Message, error) {
+	if len(inc) == 0 {
+		return nil, nil
+	}
+	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Include: inc})
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(have))
+	for _, h := range have {
+		seen[h.ID] = true
+	}
+	var out []Message
+	for _, msg := range page.Included {
+		if !seen[msg.ID] && msg.ResourceID == th.ResourceID && msg.Role != RoleSystem {
+			m.ensureTokens(&msg)
+			out = append(out, msg)
+		}
+	}
+	return out, nil
+}
+
+// renderOtherThreads renders recalled messages of other threads as the text of
+// one system message. Message text is escaped so it cannot close the fence or
+// forge prompt structure.
+func renderOtherThreads(msgs []Message) string {
+	sort.SliceStable(msgs, func(i, j int) bool {
+		if !msgs[i].CreatedAt.Equal(msgs[j].CreatedAt) {
+			return msgs[i].CreatedAt.Before(msgs[j].CreatedAt)
+		}
+		return msgs[i].ThreadID < msgs[j].ThreadID
+	})
+	var b strings.Builder
+	b.WriteString("The following messages were remembered from a different conversation:\n<remembered_from_other_conversation>\n")
+	day := ""
+	for _, msg := range msgs {
+		if d := msg.CreatedAt.UTC().Format("2006, Jan, 2"); d != day {
+			day = d
+			fmt.Fprintf(&b, "\nthe following messages are from %s\n", d)
+		}
+		fmt.Fprintf(&b, "Message from previous conversation at %s: %s: %s\n",
+			msg.CreatedAt.UTC().Format("3:04 PM UTC"), roleLabel(msg.Role), html.EscapeString(msg.Text()))
+	}
+	b.WriteString("<end_remembered_from_other_conversation>")
+	return b.String()
+}
+
+func roleLabel(r Role) string {
+	if r == "" {
+		return ""
+	}
+	return strings.ToUpper(string(r[:1])) + string(r[1:])
+}
+
+// recallForTurn queries with the last user message of the input and returns
+// the recalled messages of this thread (merged into history by the caller)
+// and of other threads of the resource (rendered as one system message).
+func (m *Memory) recallForTurn(ctx context.Context, s Store, st settings, th Thread, history, input []Message) (same, other []Message, err error) {
+	query := ""
+	for i := len(input) - 1; i >= 0 && query == ""; i-- {
+		if input[i].Role == RoleUser {
+			query = embeddingText(&input[i])
+		}
+	}
+	if query == "" {
+		return nil, nil, nil
+	}
+	inc, err := m.semanticIncludes(ctx, st, th, th.ResourceID, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	have := append(append([]Message(nil), history...), input...)
+	hits, err := m.fetchIncludes(ctx, s, th, inc, have)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, h := range hits {
+		if h.ThreadID == th.ID {
+			same = append(same, h)
+		} else {
+			other = append(other, h)
+		}
+	}
+	return same, other, nil
+}

@@ -1,0 +1,20 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) core.Store { return memstore.New() })
+}
+
+func TestConformanceShared(t *testing.T) {
+	storetest.RunShared(t, func(t *testing.T) (core.Store, core.Store) {
+		s := memstore.New()
+		return s, s
+	})
+}

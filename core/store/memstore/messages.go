@@ -1,0 +1,187 @@
+package memstore
+
+import (
+	"context"
+	"slices"
+	"sort"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// SaveMessages implements core.Store.
+func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+	const op = "SaveMessages"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Validate the whole batch before writing anything.
+	for i := range msgs {
+		m := &msgs[i]
+		if err := core.ValidateID("id", m.ID); err != nil {
+			return nil, err
+		}
+		if err := core.ValidateID("threadId", m.ThreadID); err != nil {
+			return nil, err
+		}
+		if err := core.ValidateID("resourceId", m.ResourceID); err != nil {
+			return nil, err
+		}
+		if m.Role == "" || m.CreatedAt.IsZero() {
+			return nil, core.Errorf(core.CodeInvalidMessage, op, "message %q needs a role and createdAt", m.ID)
+		}
+		t, ok := s.threads[m.ThreadID]
+		if !ok {
+			return nil, core.Errorf(core.CodeThreadNotFound, op, "Thread %s not found", m.ThreadID)
+		}
+		if t.ResourceID != m.ResourceID {
+			return nil, core.Errorf(core.CodeResourceMismatch, op,
+				"thread %q belongs to resource %q, not %q", m.ThreadID, t.ResourceID, m.ResourceID)
+		}
+	}
+	out := make([]core.Message, len(msgs))
+	touched := map[string]bool{}
+	for i, in := range msgs {
+		m := in.Clone()
+		m.Source = ""
+		m.CreatedAt = m.CreatedAt.UTC()
+		if old, ok := s.messages[m.ID]; ok {
+			m.CreatedAt, m.Seq = old.CreatedAt, old.Seq
+			s.unlink(old)
+			touched[old.ThreadID] = true
+		} else {
+			s.seq++
+			m.Seq = s.seq
+		}
+		stored := &m
+		s.messages[m.ID] = stored
+		s.link(stored)
+		touched[m.ThreadID] = true
+		out[i] = m.Clone()
+	}
+	for id := range touched {
+		if row, ok := s.threads[id]; ok {
+			s.touch(row)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) link(m *core.Message) {
+	list := s.byThread[m.ThreadID]
+	i := sort.Search(len(list), func(i int) bool { return core.Less(m, list[i]) })
+	s.byThread[m.ThreadID] = slices.Insert(list, i, m)
+}
+
+func (s *Store) unlink(m *core.Message) {
+	list := s.byThread[m.ThreadID]
+	for i, x := range list {
+		if x.ID == m.ID {
+			s.byThread[m.ThreadID] = slices.Delete(list, i, i+1)
+			return
+		}
+	}
+}
+
+// ListMessages implements core.Store.
+func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.MessagePage, error) {
+	q, err := core.NormalizeMessageQuery(q)
+	if err != nil {
+		return core.MessagePage{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	list := s.byThread[q.ThreadID]
+	var matched []*core.Message
+	for _, m := range list {
+		if q.ResourceID != "" && m.ResourceID != q.ResourceID {
+			continue
+		}
+		if !q.Range.InRange(m.CreatedAt) {
+			continue
+		}
+		if q.Before != nil && !core.Less(m, &core.Message{CreatedAt: q.Before.CreatedAt, Seq: q.Before.Seq}) {
+			continue
+		}
+		matched = append(matched, m)
+	}
+	if q.Direction == core.Desc {
+		slices.Reverse(matched)
+	}
+	var page core.MessagePage
+	if q.IncludeTotal {
+		page.Total = len(matched)
+	}
+	var listed []*core.Message
+	switch q.PerPage {
+	case 0:
+	case core.PerPageAll:
+		listed = matched
+	default:
+		lo := min(q.Page*q.PerPage, len(matched))
+		hi := min(lo+q.PerPage, len(matched))
+		listed = matched[lo:hi]
+		page.HasMore = hi < len(matched)
+	}
+	seen := map[string]bool{}
+	for _, m := range listed {
+		page.Messages = append(page.Messages, m.Clone())
+		seen[m.ID] = true
+	}
+	page.Included = s.includes(q, seen)
+	return page, nil
+}
+
+func (s *Store) includes(q core.MessageQuery, seen map[string]bool) []core.Message {
+	var out []core.Message
+	for _, inc := range q.Include {
+		target, ok := s.messages[inc.ID]
+		if !ok || (q.ResourceID != "" && target.ResourceID != q.ResourceID) {
+			continue
+		}
+		list := s.byThread[target.ThreadID]
+		idx := slices.Index(list, target)
+		lo := max(0, idx-inc.Before)
+		hi := min(len(list), idx+inc.After+1)
+		for _, m := range list[lo:hi] {
+			if !seen[m.ID] {
+				seen[m.ID] = true
+				out = append(out, m.Clone())
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return core.Less(&out[i], &out[j]) })
+	return out
+}
+
+// GetMessages implements core.Store.
+func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []core.Message
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if m, ok := s.messages[id]; ok && !seen[id] {
+			seen[id] = true
+			out = append(out, m.Clone())
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return core.Less(&out[i], &out[j]) })
+	return out, nil
+}
+
+// DeleteMessages implements core.Store.
+func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		m, ok := s.messages[id]
+		if !ok {
+			continue
+		}
+		s.unlink(m)
+		delete(s.messages, id)
+		if row, ok := s.threads[m.ThreadID]; ok {
+			s.touch(row)
+		}
+	}
+	return nil
+}

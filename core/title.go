@@ -1,0 +1,83 @@
+package core
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+const defaultTitleInstructions = `You write the title of a conversation.
+- You receive a transcript as lines "User: ..." and "Assistant: ...". Never answer or continue it.
+- Always produce a title, even for a greeting.
+- At most 80 characters, a short summary of what the user wants.
+- No quotes and no colons. Reply with the title only.`
+
+var thinkRE = regexp.MustCompile(`(?s)<think>.*?</think>|<reasoning>.*?</reasoning>`)
+
+// maybeTitle generates a title after Commit when the thread has none and has
+// at least MinMessages messages. Failures are logged, never returned.
+func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved []Message) {
+	if st.title == nil || st.readOnly || th.Title != "" {
+		return
+	}
+	model := st.title.Model
+	if model == nil {
+		model = m.opts.Model
+	}
+	if model == nil {
+		return
+	}
+	s, _ := m.Store()
+	cur, err := s.GetThread(ctx, th.ID)
+	if err != nil || cur.Title != "" {
+		return
+	}
+	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, PerPage: 50})
+	if err != nil || len(page.Messages) < st.title.MinMessages {
+		return
+	}
+	var b strings.Builder
+	for _, msg := range page.Messages {
+		if text := msg.Text(); text != "" {
+			b.WriteString(roleLabel(msg.Role) + ": " + truncate(text, 500) + "\n")
+		}
+	}
+	instructions := st.title.Instructions
+	if instructions == "" {
+		instructions = defaultTitleInstructions
+	}
+	out, err := model.Generate(ctx, instructions, b.String())
+	if err != nil {
+		m.log.WarnContext(ctx, "agentmem: title generation failed", "thread", th.ID, "err", err)
+		return
+	}
+	title := cleanTitle(out)
+	if title == "" {
+		return
+	}
+	if _, err := s.UpdateThread(ctx, th.ID, &title, nil); err != nil {
+		m.log.WarnContext(ctx, "agentmem: saving title failed", "thread", th.ID, "err", err)
+		return
+	}
+	if st.title.OnTitle != nil {
+		st.title.OnTitle(th.ID, title)
+	}
+}
+
+// cleanTitle strips reasoning blocks, quotes and colons and caps the length at 80.
+func cleanTitle(s string) string {
+	s = thinkRE.ReplaceAllString(s, "")
+	s = strings.TrimSpace(strings.SplitN(strings.TrimSpace(s), "\n", 2)[0])
+	s = strings.Trim(s, "\"'`“”‘’ ")
+	s = strings.ReplaceAll(s, ":", "")
+	return truncate(strings.TrimSpace(s), 80)
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n]))
+}

@@ -1,0 +1,136 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// promptTokens is the token count of a prompt by the project's own counter.
+func promptTokens(msgs ...[]Message) int {
+	total := tokensReplyPriming
+	for _, l := range msgs {
+		for i := range l {
+			total += l[i].Tokens
+		}
+	}
+	return total
+}
+
+// PromptTokens returns the token count of a prompt as the budget counts it.
+func PromptTokens(msgs []Message) int { return promptTokens(msgs) }
+
+// trim enforces the token budget on the whole prompt: over MaxTokens, the
+// oldest remembered groups (a tool call and its result together) are dropped
+// until the prompt is at most MaxTokens − AtMaxRemoveTokens. System, input and
+// context messages are never dropped. Messages of this thread that were
+// dropped advance the persisted boundary, so later turns start after them.
+func (t *Turn) trim(ctx context.Context, s Store, system, conv []Message) ([]Message, error) {
+	st := t.st
+	total := promptTokens(system, conv)
+	if total <= st.maxTokens {
+		return conv, nil
+	}
+	target := st.maxTokens - st.atMaxRemove
+	drop := make([]bool, len(conv))
+	for _, g := range toolGroups(conv) {
+		if total <= target {
+			break
+		}
+		removable, sum := true, 0
+		for _, i := range g {
+			removable = removable && conv[i].Source == SourceMemory
+			sum += conv[i].Tokens
+		}
+		if !removable {
+			continue
+		}
+		for _, i := range g {
+			drop[i] = true
+		}
+		total -= sum
+	}
+	var kept []Message
+	for i, msg := range conv {
+		if drop[i] {
+			t.trimmed = append(t.trimmed, msg)
+		} else {
+			kept = append(kept, msg)
+		}
+	}
+	if st.readOnly {
+		return kept, nil
+	}
+	if b, ok := boundaryFor(t.thread.ID, t.trimmed, st); ok {
+		stored, err := s.AdvanceBoundary(ctx, t.thread.ID, t.thread.ResourceID, b)
+		if err != nil {
+			return nil, err
+		}
+		t.thread.Boundary = &stored
+	}
+	return kept, nil
+}
+
+// boundaryFor is the boundary candidate for removed messages of one thread:
+// the newest removed timestamp and the ids removed at exactly that time.
+func boundaryFor(threadID string, removed []Message, st settings) (Boundary, bool) {
+	var newest time.Time
+	var ids []string
+	for _, msg := range removed {
+		if msg.ThreadID != threadID {
+			continue
+		}
+		switch {
+		case msg.CreatedAt.After(newest):
+			newest, ids = msg.CreatedAt, []string{msg.ID}
+		case msg.CreatedAt.Equal(newest):
+			ids = append(ids, msg.ID)
+		}
+	}
+	if ids == nil {
+		return Boundary{}, false
+	}
+	return Boundary{CreatedAt: newest, MessageIDs: ids, MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}, true
+}
+
+// pairToolCalls is the final guard before a prompt leaves memory: a tool call
+// without a result anywhere in the prompt is removed (or, with
+// keepIncomplete false, given a pending placeholder result), so no provider
+// receives an unpaired tool call. Messages left empty are dropped.
+func pairToolCalls(prompt []Message, filterIncomplete bool) []Message {
+	resolved := map[string]bool{}
+	for i := range prompt {
+		for _, p := range prompt[i].Content.Parts {
+			if ti := p.ToolInvocation; ti != nil && ti.State == ToolStateResult {
+				resolved[ti.ToolCallID] = true
+			}
+		}
+	}
+	out := prompt[:0:0]
+	for _, msg := range prompt {
+		changed := false
+		parts := msg.Content.Parts[:0:0]
+		for _, p := range msg.Content.Parts {
+			ti := p.ToolInvocation
+			if ti == nil || ti.State == ToolStateResult || resolved[ti.ToolCallID] {
+				parts = append(parts, p)
+				continue
+			}
+			changed = true
+			if !filterIncomplete && ti.State == ToolStateCall {
+				c := *ti
+				c.State, c.Result = ToolStateResult, json.RawMessage(`{"status":"pending"}`)
+				p.ToolInvocation = &c
+				parts = append(parts, p)
+			}
+		}
+		if changed {
+			if len(parts) == 0 {
+				continue
+			}
+			msg.Content.Parts = parts
+		}
+		out = append(out, msg)
+	}
+	return out
+}

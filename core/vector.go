@@ -1,0 +1,160 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Embedder turns texts into vectors, one per text, all of one dimension.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// VectorStore is the driver interface of semantic recall. Package vectortest
+// holds its conformance suite. Implementations must isolate resources: a query
+// never returns a record of another resource than Filter.ResourceID.
+type VectorStore interface {
+	// SelfEmbedding reports whether the store embeds text itself (then
+	// records and queries carry Text and no Vector, and no Embedder is needed).
+	SelfEmbedding() bool
+	// EnsureIndex creates the index if missing (idempotent).
+	EnsureIndex(ctx context.Context, spec IndexSpec) error
+	// Upsert inserts or replaces records by ID.
+	Upsert(ctx context.Context, index string, recs []VectorRecord) error
+	// Query returns the TopK best hits, best first.
+	Query(ctx context.Context, index string, q VectorQuery) ([]VectorHit, error)
+	// Delete removes the records matching f (ResourceID is required; with
+	// ThreadID or MessageIDs it narrows to them). Unknown ids are no error.
+	Delete(ctx context.Context, index string, f VectorFilter) error
+}
+
+// IndexSpec describes a vector index.
+type IndexSpec struct {
+	Name      string
+	Dimension int // 0 for self-embedding stores that learn it from the vectorizer
+	Config    IndexConfig
+}
+
+// VectorMeta is the metadata stored with every message vector.
+type VectorMeta struct {
+	MessageID  string
+	ThreadID   string
+	ResourceID string
+	Role       Role
+	CreatedAt  time.Time
+}
+
+// VectorRecord is one embedded chunk of a message; ID is "<messageID>#<n>".
+type VectorRecord struct {
+	ID     string
+	Vector []float32 // nil for self-embedding stores
+	Text   string
+	Meta   VectorMeta
+}
+
+// VectorFilter scopes queries and deletes. ResourceID is always required.
+type VectorFilter struct {
+	ResourceID string
+	ThreadID   string   // optional
+	MessageIDs []string // optional (deletes)
+}
+
+// Search modes of a VectorQuery.
+const (
+	SearchVector = "vector"
+	SearchHybrid = "hybrid"
+	SearchBM25   = "bm25"
+)
+
+// VectorQuery is a similarity query.
+type VectorQuery struct {
+	Text     string    // query text (self-embedding stores, hybrid and BM25)
+	Vector   []float32 // query vector (when the store does not embed)
+	TopK     int
+	Filter   VectorFilter
+	MinScore float64
+	Mode     string  // SearchVector (default), SearchHybrid or SearchBM25
+	Alpha    float64 // hybrid weight of the vector ranking
+}
+
+// VectorHit is one query result.
+type VectorHit struct {
+	ID    string
+	Score float64
+	Meta  VectorMeta
+}
+
+// IndexName is the one function that names the message index for every read
+// and write path: "memory_messages" for unknown or 1536 dimensions, else
+// "memory_messages_<dim>".
+func IndexName(dim int) string {
+	if dim == 0 || dim == 1536 {
+		return "memory_messages"
+	}
+	return fmt.Sprintf("memory_messages_%d", dim)
+}
+
+// ChunkText splits text on whitespace into chunks of at most maxChars bytes,
+// hard-splitting longer words at rune boundaries.
+func ChunkText(text string, maxChars int) []string {
+	if maxChars <= 0 || len(text) <= maxChars {
+		if text == "" {
+			return nil
+		}
+		return []string{text}
+	}
+	var chunks []string
+	cur := ""
+	flush := func() {
+		if cur != "" {
+			chunks = append(chunks, cur)
+			cur = ""
+		}
+	}
+	for _, word := range splitFields(text) {
+		for len(word) > maxChars {
+			flush()
+			cut := maxChars
+			for cut > 0 && !runeStart(word[cut]) {
+				cut--
+			}
+			if cut == 0 {
+				cut = maxChars
+			}
+			chunks = append(chunks, word[:cut])
+			word = word[cut:]
+		}
+		switch {
+		case cur == "":
+			cur = word
+		case len(cur)+1+len(word) <= maxChars:
+			cur += " " + word
+		default:
+			flush()
+			cur = word
+		}
+	}
+	flush()
+	return chunks
+}
+
+func runeStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func splitFields(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i < len(s); i++ {
+		space := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'
+		if space && start >= 0 {
+			out = append(out, s[start:i])
+			start = -1
+		} else if !space && start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}

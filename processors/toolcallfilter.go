@@ -1,0 +1,100 @@
+package processors
+
+import (
+	"context"
+	"slices"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// ToolCallFilter removes tool calls and their results from the prompt.
+// By default it removes those of remembered history and keeps the current
+// turn's; with FilterAfterToolSteps set it keeps only the tool calls of the
+// last N assistant messages that made tool calls. Calls and results are
+// removed as pairs; messages left empty are dropped.
+type ToolCallFilter struct {
+	// Exclude names the tools to filter; nil filters every tool, an empty
+	// non-nil slice filters none.
+	Exclude []string
+	// FilterAfterToolSteps, when non-nil, keeps the tool calls of the last N
+	// tool-calling assistant messages (history and current turn alike).
+	FilterAfterToolSteps *int
+}
+
+var _ core.Processor = ToolCallFilter{}
+
+// ProcessInput implements core.Processor.
+func (f ToolCallFilter) ProcessInput(ctx context.Context, in core.ProcessorInput) ([]core.Message, error) {
+	if f.Exclude != nil && len(f.Exclude) == 0 {
+		return in.Messages, nil
+	}
+	msgs := in.Messages
+	preserve := map[string]bool{} // tool call ids to keep
+	if f.FilterAfterToolSteps != nil {
+		steps := *f.FilterAfterToolSteps
+		for i := len(msgs) - 1; i >= 0 && steps > 0; i-- {
+			if msgs[i].Role == core.RoleAssistant && hasCall(&msgs[i]) {
+				steps--
+				for _, id := range msgs[i].ToolCallIDs() {
+					preserve[id] = true
+				}
+			}
+		}
+	} else {
+		for i := range msgs {
+			if msgs[i].Source != core.SourceMemory {
+				for _, id := range msgs[i].ToolCallIDs() {
+					preserve[id] = true
+				}
+			}
+		}
+	}
+	drop := map[string]bool{}
+	for i := range msgs {
+		for _, p := range msgs[i].Content.Parts {
+			if ti := p.ToolInvocation; ti != nil && !preserve[ti.ToolCallID] && f.excluded(ti.ToolName) {
+				drop[ti.ToolCallID] = true
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return msgs, nil
+	}
+	var out []core.Message
+	for _, msg := range msgs {
+		parts := msg.Content.Parts[:0:0]
+		for _, p := range msg.Content.Parts {
+			if p.ToolInvocation == nil || !drop[p.ToolInvocation.ToolCallID] {
+				parts = append(parts, p)
+			}
+		}
+		if len(parts) == 0 || onlyStepStarts(parts) {
+			continue
+		}
+		msg.Content.Parts = parts
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
+func (f ToolCallFilter) excluded(name string) bool {
+	return f.Exclude == nil || slices.Contains(f.Exclude, name)
+}
+
+func hasCall(m *core.Message) bool {
+	for _, p := range m.Content.Parts {
+		if p.ToolInvocation != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func onlyStepStarts(parts []core.Part) bool {
+	for _, p := range parts {
+		if p.Type != core.PartStepStart {
+			return false
+		}
+	}
+	return true
+}
