@@ -33,8 +33,8 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 	if err != nil || cur.Title != "" {
 		return
 	}
-	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, PerPage: 50})
-	if err != nil || len(page.Messages) < st.title.MinMessages {
+	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, PerPage: max(st.title.MinMessages, 20)})
+	if err != nil || len(page.Messages) < st.title.MinMessages || !hasUserMessage(page.Messages) {
 		return
 	}
 	var b strings.Builder
@@ -80,4 +80,13 @@ func truncate(s string, n int) string {
 	}
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:n]))
+}
+
+func hasUserMessage(msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Role == RoleUser {
+			return true
+		}
+	}
+	return false
 }

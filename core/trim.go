@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -33,7 +34,20 @@ func (t *Turn) trim(ctx context.Context, s Store, system, conv []Message) ([]Mes
 	}
 	target := st.maxTokens - st.atMaxRemove
 	drop := make([]bool, len(conv))
-	for _, g := range toolGroups(conv) {
+	// Sliding history goes first, oldest first; semantic hits were chosen for
+	// relevance and go only when history alone cannot meet the budget.
+	groups := toolGroups(conv)
+	slices.SortStableFunc(groups, func(a, b []int) int {
+		ra, rb := t.recalled[conv[a[0]].ID], t.recalled[conv[b[0]].ID]
+		switch {
+		case ra == rb:
+			return 0
+		case rb:
+			return -1
+		}
+		return 1
+	})
+	for _, g := range groups {
 		if total <= target {
 			break
 		}

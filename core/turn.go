@@ -44,6 +44,7 @@ type Turn struct {
 	persist   []Message // filtered input to save on Commit
 	tools     []Tool
 	trimmed   []Message
+	recalled  map[string]bool // ids of same-thread semantic hits
 	recallErr error
 	mu        sync.Mutex
 	committed bool
@@ -105,6 +106,10 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 		if err != nil {
 			t.recallErr = err
 			m.log.WarnContext(ctx, "agentmem: semantic recall failed; the turn goes on with history", "err", err)
+		}
+		t.recalled = make(map[string]bool, len(same))
+		for _, h := range same {
+			t.recalled[h.ID] = true
 		}
 		conversation = mergeChronological(conversation, setSource(same, SourceMemory))
 		if len(other) > 0 {

@@ -1,8 +1,300 @@
 package core
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
 
-// workingMemoryTurn returns the working-memory system message and tools of a turn.
+// WorkingMemoryTemplate is the configured shape of working memory: the
+// markdown template, or the JSON Schema in schema mode.
+type WorkingMemoryTemplate struct {
+	Format  string // "markdown" or "json"
+	Content string // trimmed template, or the JSON Schema text
+}
+
+// wmMaxAttempts bounds the read-compute-write retries of one update when
+// other writers (in this or another process) change working memory meanwhile.
+const wmMaxAttempts = 10
+
+const wmMissingResourceMsg = "Memory error: Resource-scoped working memory is enabled but no resourceId was provided. Either provide a resourceId or explicitly set workingMemory.scope to 'thread'."
+
+func errWMMissingResource() error {
+	return &Error{Code: CodeMissingResourceID, Msg: wmMissingResourceMsg}
+}
+
+func errWMDisabled() error {
+	return &Error{Code: CodeWorkingMemoryDisabled, Msg: ErrWorkingMemoryDisabled.Msg}
+}
+
+func errWMThreadNotFound(id string) error {
+	return Errorf(CodeThreadNotFound, "", "Thread %s not found", id)
+}
+
+// wmTarget returns the scope and key where working memory of th lives.
+func wmTarget(wc *WorkingMemoryConfig, threadID, resourceID string) (Scope, string, error) {
+	if wc.Scope == ScopeThread {
+		if err := ValidateID("threadId", threadID); err != nil {
+			return "", "", err
+		}
+		return ScopeThread, threadID, nil
+	}
+	if strings.TrimSpace(resourceID) == "" {
+		return "", "", errWMMissingResource()
+	}
+	if err := ValidateID("resourceId", resourceID); err != nil {
+		return "", "", err
+	}
+	return ScopeResource, resourceID, nil
+}
+
+// workingMemoryTurn returns the working-memory system message of a turn and,
+// unless the turn is read-only, the updateWorkingMemory tool bound to the
+// turn's thread and resource.
 func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) (string, []Tool, error) {
-	return "", nil, ErrWorkingMemoryDisabled
+	wc := st.wm
+	if wc == nil {
+		return "", nil, errWMDisabled()
+	}
+	s, err := m.Store()
+	if err != nil {
+		return "", nil, err
+	}
+	scope, id, err := wmTarget(wc, th.ID, th.ResourceID)
+	if err != nil {
+		return "", nil, err
+	}
+	cur, err := s.GetWorkingMemory(ctx, scope, id)
+	if err != nil && !(errors.Is(err, ErrThreadNotFound) && scope == ScopeThread) {
+		return "", nil, err
+	}
+	if st.readOnly {
+		return renderWorkingMemoryReadOnly(wc, cur.Data), nil, nil
+	}
+	return renderWorkingMemory(wc, cur.Data), []Tool{m.workingMemoryTool(*wc, scope, id, th)}, nil
+}
+
+// GetWorkingMemory returns the stored working memory of the thread (thread
+// scope) or of the resource (resource scope, the default); "" when nothing is
+// stored. cfg overrides the instance config.
+func (m *Memory) GetWorkingMemory(ctx context.Context, threadID, resourceID string, cfg *Config) (string, error) {
+	const op = "GetWorkingMemory"
+	s, scope, id, err := m.wmDirect(ctx, op, threadID, resourceID, cfg)
+	if err != nil {
+		return "", err
+	}
+	wm, err := s.GetWorkingMemory(ctx, scope, id)
+	if errors.Is(err, ErrThreadNotFound) && scope == ScopeThread {
+		return "", errWMThreadNotFound(id)
+	}
+	if err != nil {
+		return "", err
+	}
+	return wm.Data, nil
+}
+
+// UpdateWorkingMemory replaces the stored working memory of the thread (thread
+// scope; the thread must exist) or of the resource (resource scope, which
+// creates the resource). In schema mode non-empty data must be a JSON object
+// that matches the schema. The write is a compare-and-set, retried on
+// concurrent changes; a lost race surfaces as ErrConflict, never silently.
+func (m *Memory) UpdateWorkingMemory(ctx context.Context, threadID, resourceID, data string, cfg *Config) error {
+	const op = "UpdateWorkingMemory"
+	s, scope, id, err := m.wmDirect(ctx, op, threadID, resourceID, cfg)
+	if err != nil {
+		return err
+	}
+	st, _ := m.settings(cfg) // validated by wmDirect
+	if sch := st.wm.schema; sch != nil && strings.TrimSpace(data) != "" {
+		v, err := decodeJSON(data)
+		if err != nil {
+			return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory must be JSON in schema mode", Err: err}
+		}
+		if _, ok := v.(map[string]any); !ok {
+			return Errorf(CodeInvalidArgument, op, "working memory must be a JSON object in schema mode")
+		}
+		if err := sch.validate.Validate(v); err != nil {
+			return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory does not match the schema", Err: err}
+		}
+	}
+	_, err = m.casWorkingMemory(ctx, s, scope, id, nil, func(string) (string, bool, wmResult) {
+		return data, true, wmResult{Success: true}
+	})
+	if errors.Is(err, ErrThreadNotFound) && scope == ScopeThread {
+		return errWMThreadNotFound(id)
+	}
+	return err
+}
+
+// GetWorkingMemoryTemplate returns the configured template (cfg overrides the
+// instance config); false when working memory is disabled or the config is
+// invalid.
+func (m *Memory) GetWorkingMemoryTemplate(cfg *Config) (WorkingMemoryTemplate, bool) {
+	st, err := m.settings(cfg)
+	if err != nil || st.wm == nil {
+		return WorkingMemoryTemplate{}, false
+	}
+	if st.wm.schema != nil {
+		return WorkingMemoryTemplate{Format: "json", Content: strings.TrimSpace(string(st.wm.Schema))}, true
+	}
+	return WorkingMemoryTemplate{Format: "markdown", Content: strings.TrimSpace(st.wm.Template)}, true
+}
+
+// wmDirect resolves config, store and target of a direct API call and checks
+// thread ownership in thread scope.
+func (m *Memory) wmDirect(ctx context.Context, op, threadID, resourceID string, cfg *Config) (Store, Scope, string, error) {
+	s, err := m.Store()
+	if err != nil {
+		return nil, "", "", err
+	}
+	st, err := m.settings(cfg)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if st.wm == nil {
+		return nil, "", "", errWMDisabled()
+	}
+	scope, id, err := wmTarget(st.wm, threadID, resourceID)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if scope == ScopeThread && resourceID != "" {
+		_, err := m.ownedThread(ctx, s, op, threadID, resourceID)
+		if errors.Is(err, ErrThreadNotFound) {
+			return nil, "", "", errWMThreadNotFound(threadID)
+		}
+		if err != nil {
+			return nil, "", "", err
+		}
+	}
+	return s, scope, id, nil
+}
+
+// wmResult is the JSON result of the updateWorkingMemory tool.
+type wmResult struct {
+	Success bool   `json:"success"`
+	Message string `json:"message,omitempty"`
+}
+
+func (r wmResult) JSON() json.RawMessage {
+	b, _ := json.Marshal(r)
+	return b
+}
+
+func wmFail(msg string) wmResult { return wmResult{Success: false, Message: msg} }
+
+var wmNoData = wmResult{Success: true, Message: "No memory data provided, existing memory unchanged."}
+
+// casWorkingMemory applies compute to the current data and stores the result
+// with compare-and-set on the version. On a conflict it re-reads and
+// re-applies compute, with jittered backoff, up to wmMaxAttempts times; then
+// it returns ErrConflict. compute returns the new data, whether to write, and
+// the result to report. onMissing, when set, is called once if the thread of
+// a thread-scoped memory does not exist, and the update is retried.
+func (m *Memory) casWorkingMemory(ctx context.Context, s Store, scope Scope, id string, onMissing func() error,
+	compute func(cur string) (string, bool, wmResult)) (wmResult, error) {
+	var lastErr error
+	for attempt := 0; attempt < wmMaxAttempts; attempt++ {
+		if attempt > 0 {
+			if err := wmBackoff(ctx, attempt); err != nil {
+				return wmResult{}, err
+			}
+		}
+		cur, err := s.GetWorkingMemory(ctx, scope, id)
+		if err == nil {
+			next, write, res := compute(cur.Data)
+			if !write || (next == cur.Data && cur.Version > 0) {
+				return res, nil
+			}
+			if _, err = s.PutWorkingMemory(ctx, scope, id, next, cur.Version); err == nil {
+				return res, nil
+			}
+		}
+		switch {
+		case errors.Is(err, ErrConflict):
+			lastErr = err
+		case errors.Is(err, ErrThreadNotFound) && scope == ScopeThread && onMissing != nil:
+			if err := onMissing(); err != nil {
+				return wmResult{}, err
+			}
+			onMissing = nil
+			attempt-- // creating the thread is not a lost race
+		default:
+			return wmResult{}, err
+		}
+	}
+	return wmResult{}, &Error{Code: CodeConflict, Op: "updateWorkingMemory",
+		Msg: "working memory kept changing concurrently; the update was not applied", Err: lastErr}
+}
+
+func wmBackoff(ctx context.Context, attempt int) error {
+	ceiling := time.Millisecond << min(attempt, 6) // up to 64ms
+	t := time.NewTimer(time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+const (
+	wmToolDescriptionMarkdown = "Update the working memory: persistent notes about the user kept across conversations. " +
+		"Pass the complete Markdown content as the string argument memory; it replaces the stored notes."
+	wmToolDescriptionJSON = "Update the working memory: persistent notes about the user kept across conversations. " +
+		"Pass an object as memory; it is merged into the stored object (objects merge, arrays are replaced, null deletes a field)."
+	wmToolParamsMarkdown = `{"type":"object","properties":{"memory":{"type":"string","description":"The complete working memory as Markdown, following the template. It replaces the stored memory."}},"required":["memory"]}`
+)
+
+// workingMemoryTool builds the updateWorkingMemory tool bound to one target.
+// Call is safe for concurrent use.
+func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id string, th Thread) Tool {
+	t := Tool{Name: WorkingMemoryToolName, Description: wmToolDescriptionMarkdown, Parameters: json.RawMessage(wmToolParamsMarkdown)}
+	if wc.schema != nil {
+		t.Description = wmToolDescriptionJSON
+		t.Parameters = append(json.RawMessage(nil), wc.schema.params...)
+	}
+	// ensureThread recreates the turn's thread if it vanished (thread scope).
+	ensureThread := func(ctx context.Context, s Store) error {
+		if _, err := s.GetThread(ctx, th.ID); err == nil || !errors.Is(err, ErrThreadNotFound) {
+			return err
+		}
+		now := m.stamp()
+		_, err := s.SaveThread(ctx, Thread{ID: th.ID, ResourceID: th.ResourceID, CreatedAt: now, UpdatedAt: now})
+		return err
+	}
+	t.Call = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		s, err := m.Store()
+		if err != nil {
+			return nil, err
+		}
+		var compute func(string) (string, bool, wmResult)
+		if wc.schema != nil {
+			patch, res := parseSchemaUpdate(wc.schema, args)
+			if patch == nil {
+				return res.JSON(), nil
+			}
+			compute = schemaUpdate(wc.schema, patch)
+		} else {
+			data, res, ok := parseMarkdownUpdate(args)
+			if !ok {
+				return res.JSON(), nil
+			}
+			compute = markdownUpdate(wc.Template, data)
+		}
+		var missing func() error
+		if scope == ScopeThread {
+			missing = func() error { return ensureThread(ctx, s) }
+		}
+		res, err := m.casWorkingMemory(ctx, s, scope, id, missing, compute)
+		if err != nil {
+			return nil, err
+		}
+		return res.JSON(), nil
+	}
+	return t
 }

@@ -1,0 +1,393 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+const messageCols = `seq, id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding`
+
+// maxIn bounds the size of IN lists (SQLite's variable limit is far higher).
+const maxIn = 500
+
+func scanMessage(sc scanner) (core.Message, error) {
+	var (
+		m       core.Message
+		role    string
+		content []byte
+		created int64
+	)
+	if err := sc.Scan(&m.Seq, &m.ID, &m.ThreadID, &m.ResourceID, &role, &m.Type, &content, &created, &m.Tokens, &m.TokenEncoding); err != nil {
+		return m, err
+	}
+	m.Role, m.CreatedAt = core.Role(role), fromMicro(created)
+	if err := json.Unmarshal(content, &m.Content); err != nil {
+		return m, fmt.Errorf("decode content of message %q: %w", m.ID, err)
+	}
+	return m, nil
+}
+
+func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]core.Message, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []core.Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+func validateMessage(op string, i int, m *core.Message) error {
+	for _, c := range []struct{ name, v string }{{"id", m.ID}, {"threadId", m.ThreadID}, {"resourceId", m.ResourceID}} {
+		if err := core.ValidateID(c.name, c.v); err != nil {
+			return withOp(op, err)
+		}
+	}
+	if m.Role == "" {
+		return core.Errorf(core.CodeInvalidMessage, op, "message %d (%q) has no role", i, m.ID)
+	}
+	if m.CreatedAt.IsZero() {
+		return core.Errorf(core.CodeInvalidMessage, op, "message %d (%q) has no createdAt", i, m.ID)
+	}
+	return nil
+}
+
+// SaveMessages upserts msgs in one transaction (all or none), checking that
+// every thread exists and belongs to the message's resource, and that an
+// existing message is not taken over by another resource.
+func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+	const op = "SaveMessages"
+	if len(msgs) == 0 {
+		return []core.Message{}, nil
+	}
+	contents := make([]string, len(msgs))
+	for i := range msgs {
+		if err := validateMessage(op, i, &msgs[i]); err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(msgs[i].Content)
+		if err != nil {
+			return nil, core.Errorf(core.CodeInvalidMessage, op, "message %q: content is not JSON: %v", msgs[i].ID, err)
+		}
+		contents[i] = string(b)
+	}
+	out := make([]core.Message, len(msgs))
+	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		owners := map[string]string{} // thread id -> resource id
+		for _, m := range msgs {
+			owner, ok := owners[m.ThreadID]
+			if !ok {
+				err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, m.ThreadID).Scan(&owner)
+				if errors.Is(err, sql.ErrNoRows) {
+					return core.Errorf(core.CodeThreadNotFound, op, "thread %q not found", m.ThreadID)
+				}
+				if err != nil {
+					return err
+				}
+				owners[m.ThreadID] = owner
+			}
+			if owner != m.ResourceID {
+				return core.Errorf(core.CodeResourceMismatch, op, "thread %q does not belong to resource %q", m.ThreadID, m.ResourceID)
+			}
+		}
+		old, err := tx.PrepareContext(ctx, `SELECT thread_id, resource_id FROM messages WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer old.Close()
+		up, err := tx.PrepareContext(ctx, `INSERT INTO messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, resource_id = excluded.resource_id,
+				role = excluded.role, type = excluded.type, content = excluded.content,
+				tokens = excluded.tokens, token_encoding = excluded.token_encoding
+			RETURNING seq, created_at`)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		touched := map[string]bool{}
+		for i, m := range msgs {
+			var oldThread, oldResource string
+			switch err := old.QueryRowContext(ctx, m.ID).Scan(&oldThread, &oldResource); {
+			case errors.Is(err, sql.ErrNoRows):
+			case err != nil:
+				return err
+			case oldResource != m.ResourceID:
+				return core.Errorf(core.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
+			default:
+				touched[oldThread] = true
+			}
+			touched[m.ThreadID] = true
+			var created int64
+			if err := up.QueryRowContext(ctx, m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type, contents[i],
+				m.CreatedAt.UTC().UnixMicro(), m.Tokens, m.TokenEncoding).Scan(&m.Seq, &created); err != nil {
+				return err
+			}
+			m.CreatedAt = fromMicro(created)
+			out[i] = m
+		}
+		return bumpThreads(ctx, tx, keys(touched), s.stamp())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// bumpThreads sets updated_at of the given threads.
+func bumpThreads(ctx context.Context, tx *sql.Tx, ids []string, now int64) error {
+	for _, c := range chunk(ids, maxIn) {
+		if _, err := tx.ExecContext(ctx, `UPDATE threads SET updated_at = ? WHERE id IN (`+placeholders(len(c))+`)`,
+			append([]any{now}, anyArgs(c)...)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetMessages returns the messages with the given ids in (CreatedAt, Seq)
+// order; unknown ids are skipped.
+func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, error) {
+	const op = "GetMessages"
+	var out []core.Message
+	err := s.read(ctx, op, func(tx *sql.Tx) error {
+		for _, c := range chunk(dedup(ids), maxIn) {
+			ms, err := queryMessages(ctx, tx, `SELECT `+messageCols+` FROM messages WHERE id IN (`+placeholders(len(c))+`)`, anyArgs(c)...)
+			if err != nil {
+				return err
+			}
+			out = append(out, ms...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sortMessages(out)
+	return out, nil
+}
+
+func dedup(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func sortMessages(ms []core.Message) {
+	sort.Slice(ms, func(i, j int) bool { return core.Less(&ms[i], &ms[j]) })
+}
+
+// DeleteMessages deletes messages by id and bumps the UpdatedAt of their threads.
+func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
+	const op = "DeleteMessages"
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.write(ctx, op, func(tx *sql.Tx) error {
+		touched := map[string]bool{}
+		for _, c := range chunk(dedup(ids), maxIn) {
+			rows, err := tx.QueryContext(ctx, `DELETE FROM messages WHERE id IN (`+placeholders(len(c))+`) RETURNING thread_id`, anyArgs(c)...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var tid string
+				if err := rows.Scan(&tid); err != nil {
+					rows.Close()
+					return err
+				}
+				touched[tid] = true
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return bumpThreads(ctx, tx, keys(touched), s.stamp())
+	})
+}
+
+// ListMessages selects messages of one thread; see core.MessageQuery.
+func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.MessagePage, error) {
+	const op = "ListMessages"
+	q, err := core.NormalizeMessageQuery(q)
+	if err != nil {
+		return core.MessagePage{}, withOp(op, err)
+	}
+	if q.ResourceID != "" {
+		if err := core.ValidateID("resourceId", q.ResourceID); err != nil {
+			return core.MessagePage{}, withOp(op, err)
+		}
+	}
+	var page core.MessagePage
+	err = s.read(ctx, op, func(tx *sql.Tx) error {
+		where, args := messageFilter(q)
+		if q.IncludeTotal {
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE `+where, args...).Scan(&page.Total); err != nil {
+				return err
+			}
+		}
+		if query, args, ok := listQuery(q); ok {
+			ms, err := queryMessages(ctx, tx, query, args...)
+			if err != nil {
+				return err
+			}
+			if q.PerPage > 0 && len(ms) > q.PerPage {
+				ms, page.HasMore = ms[:q.PerPage], true
+			}
+			page.Messages = ms
+		}
+		inc, err := includeWindows(ctx, tx, q, page.Messages)
+		page.Included = inc
+		return err
+	})
+	if err != nil {
+		return core.MessagePage{}, err
+	}
+	if page.Messages == nil {
+		page.Messages = []core.Message{}
+	}
+	return page, nil
+}
+
+// messageFilter is the WHERE clause of the listed selection: thread,
+// resource, date range and the keyset cursor, all index-range friendly.
+func messageFilter(q core.MessageQuery) (string, []any) {
+	conds := []string{`thread_id = ?`}
+	args := []any{q.ThreadID}
+	if q.ResourceID != "" {
+		conds = append(conds, `resource_id = ?`)
+		args = append(args, q.ResourceID)
+	}
+	if r := q.Range; r.Start != nil {
+		if r.StartExclusive {
+			conds, args = append(conds, `created_at > ?`), append(args, floorMicro(*r.Start))
+		} else {
+			conds, args = append(conds, `created_at >= ?`), append(args, ceilMicro(*r.Start))
+		}
+	}
+	if r := q.Range; r.End != nil {
+		if r.EndExclusive {
+			conds, args = append(conds, `created_at < ?`), append(args, ceilMicro(*r.End))
+		} else {
+			conds, args = append(conds, `created_at <= ?`), append(args, floorMicro(*r.End))
+		}
+	}
+	if c := q.Before; c != nil {
+		if f := floorMicro(c.CreatedAt); f == ceilMicro(c.CreatedAt) {
+			conds, args = append(conds, `(created_at, seq) < (?, ?)`), append(args, f, c.Seq)
+		} else {
+			conds, args = append(conds, `created_at <= ?`), append(args, f)
+		}
+	}
+	return strings.Join(conds, ` AND `), args
+}
+
+// listQuery returns the query of the listed page; ok is false when the page
+// is empty by definition (PerPage 0 or an offset beyond any table).
+func listQuery(q core.MessageQuery) (query string, args []any, ok bool) {
+	where, args := messageFilter(q)
+	dir := "ASC"
+	if q.Direction == core.Desc {
+		dir = "DESC"
+	}
+	limit, offset := int64(-1), int64(0)
+	switch {
+	case q.PerPage == 0:
+		return "", nil, false
+	case q.PerPage > 0:
+		if int64(q.Page) > (math.MaxInt64-1)/int64(q.PerPage) {
+			return "", nil, false
+		}
+		limit, offset = int64(q.PerPage)+1, int64(q.Page)*int64(q.PerPage)
+	}
+	query = `SELECT ` + messageCols + ` FROM messages WHERE ` + where +
+		` ORDER BY created_at ` + dir + `, seq ` + dir + ` LIMIT ? OFFSET ?`
+	return query, append(args, limit, offset), true
+}
+
+// includeWindows loads the Include windows: for each target found (within
+// q.ResourceID when set), the target, up to Before messages before it and up
+// to After messages after it, in the target's own thread; deduplicated
+// against listed and returned chronologically.
+func includeWindows(ctx context.Context, tx *sql.Tx, q core.MessageQuery, listed []core.Message) ([]core.Message, error) {
+	if len(q.Include) == 0 {
+		return nil, nil
+	}
+	seen := make(map[string]bool, len(listed))
+	for _, m := range listed {
+		seen[m.ID] = true
+	}
+	res, resArgs := "", []any{}
+	if q.ResourceID != "" {
+		res, resArgs = ` AND resource_id = ?`, []any{q.ResourceID}
+	}
+	var out []core.Message
+	for _, inc := range q.Include {
+		var thread string
+		var created, seq int64
+		err := tx.QueryRowContext(ctx, `SELECT thread_id, created_at, seq FROM messages WHERE id = ?`+res,
+			append([]any{inc.ID}, resArgs...)...).Scan(&thread, &created, &seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		windows := []struct {
+			cmp, dir string
+			n        int
+		}{{"<=", "DESC", inc.Before + 1}, {">", "ASC", inc.After}} // the target itself plus Before earlier
+		for _, w := range windows {
+			if w.n == 0 {
+				continue
+			}
+			ms, err := queryMessages(ctx, tx, `SELECT `+messageCols+` FROM messages WHERE thread_id = ?`+res+
+				` AND (created_at, seq) `+w.cmp+` (?, ?) ORDER BY created_at `+w.dir+`, seq `+w.dir+` LIMIT ?`,
+				append(append([]any{thread}, resArgs...), created, seq, w.n)...)
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range ms {
+				if !seen[m.ID] {
+					seen[m.ID] = true
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	sortMessages(out)
+	return out, nil
+}

@@ -1,0 +1,322 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+const threadCols = `id, resource_id, title, metadata, created_at, updated_at, boundary`
+
+func scanThread(sc scanner) (core.Thread, error) {
+	var (
+		t                  core.Thread
+		meta, boundary     sql.NullString
+		created, updatedAt int64
+	)
+	if err := sc.Scan(&t.ID, &t.ResourceID, &t.Title, &meta, &created, &updatedAt, &boundary); err != nil {
+		return t, err
+	}
+	t.CreatedAt, t.UpdatedAt = fromMicro(created), fromMicro(updatedAt)
+	var err error
+	if t.Metadata, err = decodeMeta(meta); err != nil {
+		return t, err
+	}
+	if boundary.Valid {
+		var b core.Boundary
+		if err := json.Unmarshal([]byte(boundary.String), &b); err != nil {
+			return t, fmt.Errorf("decode boundary of thread %q: %w", t.ID, err)
+		}
+		t.Boundary = &b
+	}
+	return t, nil
+}
+
+func decodeMeta(s sql.NullString) (map[string]any, error) {
+	if !s.Valid {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s.String), &m); err != nil {
+		return nil, fmt.Errorf("decode metadata: %w", err)
+	}
+	return m, nil
+}
+
+// encodeMeta returns the JSON of m, or NULL for a nil map.
+func encodeMeta(op string, m map[string]any) (any, error) {
+	if m == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, core.Errorf(core.CodeInvalidArgument, op, "metadata is not JSON: %v", err)
+	}
+	return string(b), nil
+}
+
+// mergeMeta shallow-merges patch into old; a nil value deletes the key.
+func mergeMeta(old, patch map[string]any) map[string]any {
+	if old == nil && len(patch) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(old)+len(patch))
+	for k, v := range old {
+		out[k] = v
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func getThread(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, op, id string) (core.Thread, error) {
+	t, err := scanThread(q.QueryRowContext(ctx, `SELECT `+threadCols+` FROM threads WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, core.Errorf(core.CodeThreadNotFound, op, "thread %q not found", id)
+	}
+	return t, err
+}
+
+// SaveThread inserts or replaces a thread; an existing thread keeps its
+// CreatedAt, Boundary and working memory and may not change resource.
+func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, error) {
+	const op = "SaveThread"
+	if err := core.ValidateID("threadId", t.ID); err != nil {
+		return core.Thread{}, withOp(op, err)
+	}
+	if err := core.ValidateID("resourceId", t.ResourceID); err != nil {
+		return core.Thread{}, withOp(op, err)
+	}
+	meta, err := encodeMeta(op, t.Metadata)
+	if err != nil {
+		return core.Thread{}, err
+	}
+	now := s.stamp()
+	created, updated := now, now
+	if !t.CreatedAt.IsZero() {
+		created = t.CreatedAt.UTC().UnixMicro()
+	}
+	if !t.UpdatedAt.IsZero() {
+		updated = t.UpdatedAt.UTC().UnixMicro()
+	}
+	var out core.Thread
+	err = s.write(ctx, op, func(tx *sql.Tx) error {
+		var owner string
+		err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, t.ID).Scan(&owner)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			_, err = tx.ExecContext(ctx, `INSERT INTO threads (id, resource_id, title, metadata, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?)`, t.ID, t.ResourceID, t.Title, meta, created, updated)
+		case err != nil:
+		case owner != t.ResourceID:
+			return core.Errorf(core.CodeResourceMismatch, op, "thread %q belongs to another resource", t.ID)
+		default:
+			_, err = tx.ExecContext(ctx, `UPDATE threads SET title = ?, metadata = ?, updated_at = ? WHERE id = ?`,
+				t.Title, meta, updated, t.ID)
+		}
+		if err != nil {
+			return err
+		}
+		out, err = getThread(ctx, tx, op, t.ID)
+		return err
+	})
+	return out, err
+}
+
+// GetThread returns the thread or core.ErrThreadNotFound.
+func (s *Store) GetThread(ctx context.Context, id string) (core.Thread, error) {
+	const op = "GetThread"
+	if err := core.ValidateID("threadId", id); err != nil {
+		return core.Thread{}, withOp(op, err)
+	}
+	t, err := getThread(ctx, s.r, op, id)
+	return t, withOp(op, err)
+}
+
+// ListThreads lists threads by resource and metadata, paged and ordered.
+func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.ThreadPage, error) {
+	const op = "ListThreads"
+	q, err := core.NormalizeThreadQuery(q)
+	if err != nil {
+		return core.ThreadPage{}, withOp(op, err)
+	}
+	where, args := threadFilter(q)
+	col := "created_at"
+	if q.OrderBy == "updatedAt" {
+		col = "updated_at"
+	}
+	dir := "DESC"
+	if q.Direction == core.Asc {
+		dir = "ASC"
+	}
+	limit, offset := int64(q.PerPage), int64(q.Page)*int64(q.PerPage)
+	switch {
+	case q.PerPage == core.PerPageAll:
+		limit, offset = -1, 0
+	case int64(q.Page) > math.MaxInt64/int64(q.PerPage):
+		limit = 0 // a page beyond any table
+	}
+	page := core.ThreadPage{Page: q.Page, PerPage: q.PerPage}
+	err = s.read(ctx, op, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads`+where, args...).Scan(&page.Total); err != nil {
+			return err
+		}
+		if limit == 0 {
+			return nil
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT `+threadCols+` FROM threads`+where+
+			` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			t, err := scanThread(rows)
+			if err != nil {
+				return err
+			}
+			page.Threads = append(page.Threads, t)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return core.ThreadPage{}, err
+	}
+	page.HasMore = limit > 0 && offset+int64(len(page.Threads)) < int64(page.Total)
+	return page, nil
+}
+
+// threadFilter builds the WHERE clause of ListThreads. Metadata keys are
+// validated by NormalizeThreadQuery and still bound as parameters; json_type
+// keeps types apart (true does not match 1, "1" does not match 1).
+func threadFilter(q core.ThreadQuery) (string, []any) {
+	var conds []string
+	var args []any
+	if q.ResourceID != "" {
+		conds = append(conds, `resource_id = ?`)
+		args = append(args, q.ResourceID)
+	}
+	names := make([]string, 0, len(q.Metadata))
+	for k := range q.Metadata {
+		names = append(names, k)
+	}
+	sort.Strings(names) // deterministic SQL text
+	for _, k := range names {
+		v := q.Metadata[k]
+		const path = `'$.' || ?`
+		switch x := v.(type) {
+		case nil:
+			conds = append(conds, `json_type(metadata, `+path+`) = 'null'`)
+			args = append(args, k)
+		case bool:
+			want := "false"
+			if x {
+				want = "true"
+			}
+			conds = append(conds, `json_type(metadata, `+path+`) = ?`)
+			args = append(args, k, want)
+		case string:
+			conds = append(conds, `json_type(metadata, `+path+`) = 'text' AND json_extract(metadata, `+path+`) = ?`)
+			args = append(args, k, k, x)
+		default: // numbers
+			if f, ok := x.(float32); ok {
+				v = float64(f)
+			}
+			conds = append(conds, `json_type(metadata, `+path+`) IN ('integer', 'real') AND json_extract(metadata, `+path+`) = ?`)
+			args = append(args, k, k, v)
+		}
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return ` WHERE ` + strings.Join(conds, ` AND `), args
+}
+
+// UpdateThread sets the title (when non-nil), shallow-merges metadata (a nil
+// value deletes the key) and bumps UpdatedAt.
+func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (core.Thread, error) {
+	const op = "UpdateThread"
+	if err := core.ValidateID("threadId", id); err != nil {
+		return core.Thread{}, withOp(op, err)
+	}
+	var out core.Thread
+	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		t, err := getThread(ctx, tx, op, id)
+		if err != nil {
+			return err
+		}
+		if title != nil {
+			t.Title = *title
+		}
+		meta, err := encodeMeta(op, mergeMeta(t.Metadata, metadata))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE threads SET title = ?, metadata = ?, updated_at = ? WHERE id = ?`,
+			t.Title, meta, s.stamp(), id); err != nil {
+			return err
+		}
+		out, err = getThread(ctx, tx, op, id)
+		return err
+	})
+	return out, err
+}
+
+// DeleteThread removes a thread and its messages; a missing thread is no error.
+func (s *Store) DeleteThread(ctx context.Context, id string) error {
+	const op = "DeleteThread"
+	if err := core.ValidateID("threadId", id); err != nil {
+		return withOp(op, err)
+	}
+	return s.write(ctx, op, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE thread_id = ?`, id); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, id)
+		return err
+	})
+}
+
+// AdvanceBoundary merges cand into the thread's boundary with
+// core.MergeBoundary inside one IMMEDIATE transaction and returns the result.
+func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand core.Boundary) (core.Boundary, error) {
+	const op = "AdvanceBoundary"
+	if err := core.ValidateID("threadId", threadID); err != nil {
+		return core.Boundary{}, withOp(op, err)
+	}
+	if err := core.ValidateID("resourceId", resourceID); err != nil {
+		return core.Boundary{}, withOp(op, err)
+	}
+	var out core.Boundary
+	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		t, err := getThread(ctx, tx, op, threadID)
+		if err != nil {
+			return err
+		}
+		if t.ResourceID != resourceID {
+			return core.Errorf(core.CodeResourceMismatch, op, "thread %q belongs to another resource", threadID)
+		}
+		out = core.MergeBoundary(t.Boundary, cand)
+		b, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE threads SET boundary = ? WHERE id = ?`, string(b), threadID)
+		return err
+	})
+	return out, err
+}

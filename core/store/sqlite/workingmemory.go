@@ -1,0 +1,183 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+func getResource(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, op, id string) (core.Resource, error) {
+	var (
+		r                core.Resource
+		wm, meta         sql.NullString
+		created, updated int64
+	)
+	err := q.QueryRowContext(ctx, `SELECT id, working_memory, metadata, created_at, updated_at FROM resources WHERE id = ?`, id).
+		Scan(&r.ID, &wm, &meta, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, core.Errorf(core.CodeNotFound, op, "resource %q not found", id)
+	}
+	if err != nil {
+		return r, err
+	}
+	r.WorkingMemory, r.CreatedAt, r.UpdatedAt = wm.String, fromMicro(created), fromMicro(updated)
+	r.Metadata, err = decodeMeta(meta)
+	return r, err
+}
+
+// GetResource returns the resource or core.ErrNotFound.
+func (s *Store) GetResource(ctx context.Context, id string) (core.Resource, error) {
+	const op = "GetResource"
+	if err := core.ValidateID("resourceId", id); err != nil {
+		return core.Resource{}, withOp(op, err)
+	}
+	r, err := getResource(ctx, s.r, op, id)
+	return r, withOp(op, err)
+}
+
+// UpdateResource creates the resource if missing and shallow-merges metadata
+// (a nil value deletes the key).
+func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (core.Resource, error) {
+	const op = "UpdateResource"
+	if err := core.ValidateID("resourceId", id); err != nil {
+		return core.Resource{}, withOp(op, err)
+	}
+	var out core.Resource
+	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		now := s.stamp()
+		r, err := getResource(ctx, tx, op, id)
+		missing := errors.Is(err, core.ErrNotFound)
+		if err != nil && !missing {
+			return err
+		}
+		meta, err := encodeMeta(op, mergeMeta(r.Metadata, metadata))
+		if err != nil {
+			return err
+		}
+		if missing {
+			_, err = tx.ExecContext(ctx, `INSERT INTO resources (id, metadata, created_at, updated_at) VALUES (?, ?, ?, ?)`,
+				id, meta, now, now)
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE resources SET metadata = ?, updated_at = ? WHERE id = ?`, meta, now, id)
+		}
+		if err != nil {
+			return err
+		}
+		out, err = getResource(ctx, tx, op, id)
+		return err
+	})
+	return out, err
+}
+
+// wmTable returns the table holding working memory of scope.
+func wmTable(op string, scope core.Scope) (string, error) {
+	switch scope {
+	case core.ScopeThread:
+		return "threads", nil
+	case core.ScopeResource:
+		return "resources", nil
+	}
+	return "", core.Errorf(core.CodeInvalidArgument, op, "unknown scope %q", scope)
+}
+
+func validateScopeID(op string, scope core.Scope, id string) error {
+	name := "resourceId"
+	if scope == core.ScopeThread {
+		name = "threadId"
+	}
+	return withOp(op, core.ValidateID(name, id))
+}
+
+func getWM(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, op string, scope core.Scope, id string) (wm core.WorkingMemory, found bool, err error) {
+	table, err := wmTable(op, scope)
+	if err != nil {
+		return wm, false, err
+	}
+	var data sql.NullString
+	var updated sql.NullInt64
+	err = q.QueryRowContext(ctx, `SELECT working_memory, wm_version, wm_updated_at FROM `+table+` WHERE id = ?`, id).
+		Scan(&data, &wm.Version, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.WorkingMemory{}, false, nil
+	}
+	if err != nil {
+		return wm, false, err
+	}
+	wm.Data = data.String
+	if updated.Valid {
+		wm.UpdatedAt = fromMicro(updated.Int64)
+	}
+	return wm, true, nil
+}
+
+// GetWorkingMemory returns the working memory of a thread or resource; a
+// never-written one has Version 0. A missing thread is core.ErrThreadNotFound.
+func (s *Store) GetWorkingMemory(ctx context.Context, scope core.Scope, id string) (core.WorkingMemory, error) {
+	const op = "GetWorkingMemory"
+	if _, err := wmTable(op, scope); err != nil {
+		return core.WorkingMemory{}, err
+	}
+	if err := validateScopeID(op, scope, id); err != nil {
+		return core.WorkingMemory{}, err
+	}
+	wm, found, err := getWM(ctx, s.r, op, scope, id)
+	if err != nil {
+		return core.WorkingMemory{}, withOp(op, err)
+	}
+	if !found && scope == core.ScopeThread {
+		return core.WorkingMemory{}, core.Errorf(core.CodeThreadNotFound, op, "thread %q not found", id)
+	}
+	return wm, nil
+}
+
+// PutWorkingMemory stores data if the current version equals expectVersion
+// (else core.ErrConflict) and returns the new version. Resource scope creates
+// the resource; thread scope needs the thread.
+func (s *Store) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data string, expectVersion int64) (core.WorkingMemory, error) {
+	const op = "PutWorkingMemory"
+	table, err := wmTable(op, scope)
+	if err != nil {
+		return core.WorkingMemory{}, err
+	}
+	if err := validateScopeID(op, scope, id); err != nil {
+		return core.WorkingMemory{}, err
+	}
+	var out core.WorkingMemory
+	err = s.write(ctx, op, func(tx *sql.Tx) error {
+		cur, found, err := getWM(ctx, tx, op, scope, id)
+		if err != nil {
+			return err
+		}
+		if !found && scope == core.ScopeThread {
+			return core.Errorf(core.CodeThreadNotFound, op, "thread %q not found", id)
+		}
+		if cur.Version != expectVersion {
+			return core.Errorf(core.CodeConflict, op, "working memory of %s %q is at version %d, not %d", scope, id, cur.Version, expectVersion)
+		}
+		now := s.stamp()
+		out = core.WorkingMemory{Data: data, Version: cur.Version + 1, UpdatedAt: fromMicro(now)}
+		if !found { // resource scope
+			_, err = tx.ExecContext(ctx, `INSERT INTO resources (id, working_memory, wm_version, wm_updated_at, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?)`, id, data, out.Version, now, now, now)
+			return err
+		}
+		set := `working_memory = ?, wm_version = ?, wm_updated_at = ?`
+		args := []any{data, out.Version, now}
+		if table == "resources" {
+			set += `, updated_at = ?`
+			args = append(args, now)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE `+table+` SET `+set+` WHERE id = ?`, append(args, id)...)
+		return err
+	})
+	if err != nil {
+		return core.WorkingMemory{}, err
+	}
+	return out, nil
+}
