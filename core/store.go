@@ -30,7 +30,9 @@ type Store interface {
 	// SaveMessages upserts messages atomically: all or none. Every message has
 	// an ID, ThreadID, ResourceID and CreatedAt; its thread exists and belongs
 	// to ResourceID (else ErrThreadNotFound / ErrResourceMismatch). An upsert
-	// never changes CreatedAt or Seq; it may move a message to another thread.
+	// never changes CreatedAt or Seq; it may move a message to another thread
+	// of the same resource, but never take over a message id of another
+	// resource (ErrResourceMismatch).
 	// The UpdatedAt of every touched thread is bumped. Returned messages carry
 	// their stored CreatedAt and Seq.
 	SaveMessages(ctx context.Context, msgs []Message) ([]Message, error)

@@ -216,6 +216,15 @@ func testMessagesOwnership(t *testing.T, s core.Store) {
 	_, err := s.SaveMessages(ctx(), []core.Message{msg("m1", "A", "r1", "ok", T(1)), msg("m2", "A", "r2", "forged", T(2))})
 	wantCode(t, err, core.ErrResourceMismatch)
 	eq(t, "nothing written", ids(list(t, s, core.MessageQuery{ThreadID: "A", PerPage: core.PerPageAll}).Messages), nil)
+	// A message id of another resource cannot be taken over.
+	mustThread(t, s, "B", "r2")
+	mustSave(t, s, msg("owned", "A", "r1", "mine", T(3)))
+	_, err = s.SaveMessages(ctx(), []core.Message{msg("owned", "B", "r2", "stolen", T(4))})
+	wantCode(t, err, core.ErrResourceMismatch)
+	got, _ := s.GetMessages(ctx(), []string{"owned"})
+	if len(got) != 1 || got[0].Text() != "mine" || got[0].ThreadID != "A" {
+		t.Fatalf("takeover changed the message: %+v", got)
+	}
 }
 
 func testMessagesSameTimestampOrder(t *testing.T, s core.Store) {

@@ -28,6 +28,9 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 		if m.Role == "" || m.CreatedAt.IsZero() {
 			return nil, core.Errorf(core.CodeInvalidMessage, op, "message %q needs a role and createdAt", m.ID)
 		}
+		if old, ok := s.messages[m.ID]; ok && old.ResourceID != m.ResourceID {
+			return nil, core.Errorf(core.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
+		}
 		t, ok := s.threads[m.ThreadID]
 		if !ok {
 			return nil, core.Errorf(core.CodeThreadNotFound, op, "Thread %s not found", m.ThreadID)

@@ -1,0 +1,125 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// boundaryTimeLayout is how createdAt is stored inside the boundary JSONB:
+// ISO 8601 in UTC with exactly microsecond precision.
+const boundaryTimeLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+// storedBoundary is the JSONB shape of threads.boundary.
+type storedBoundary struct {
+	CreatedAt         string   `json:"createdAt"`
+	MessageIDs        []string `json:"messageIds"`
+	MaxTokens         int      `json:"maxTokens"`
+	AtMaxRemoveTokens int      `json:"atMaxRemoveTokens"`
+}
+
+// AdvanceBoundary merges cand into the thread's boundary with one UPDATE
+// whose SET expression is core.MergeBoundary written over the stored JSONB
+// (timestamps compared as timestamptz). Row locking makes it a
+// compare-and-set: a concurrent writer's value is re-read before merging. A
+// missing thread or one owned by another resource is reported from the same
+// statement, with nothing written.
+func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand core.Boundary) (core.Boundary, error) {
+	const op = "AdvanceBoundary"
+	if err := core.ValidateID("threadId", threadID); err != nil {
+		return core.Boundary{}, opError(op, err)
+	}
+	if err := core.ValidateID("resourceId", resourceID); err != nil {
+		return core.Boundary{}, opError(op, err)
+	}
+	cand = cand.Clone()
+	cand.CreatedAt = utc(cand.CreatedAt)
+	candJSON, err := encodeBoundary(cand)
+	if err != nil {
+		return core.Boundary{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "boundary is not JSON", Err: err}
+	}
+	var (
+		stored []byte
+		owner  *string
+	)
+	err = retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, s.q.advanceBoundary, threadID, resourceID, cand.CreatedAt,
+			int64(cand.MaxTokens), int64(cand.AtMaxRemoveTokens), candJSON, cand.MessageIDs).Scan(&stored, &owner)
+	})
+	if err != nil {
+		return core.Boundary{}, wrap(op, err)
+	}
+	if stored == nil {
+		if owner == nil {
+			return core.Boundary{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+		}
+		return core.Boundary{}, withOp(core.CodeResourceMismatch, op, "thread belongs to another resource")
+	}
+	b, err := decodeBoundary(stored)
+	if err != nil || b == nil {
+		return core.Boundary{}, core.WrapStorage(op, err)
+	}
+	return *b, nil
+}
+
+// advanceBoundarySQL: $1 thread, $2 resource, $3 cand createdAt, $4 maxTokens,
+// $5 atMaxRemoveTokens, $6 cand as JSONB, $7 cand message ids.
+//
+// Cases, as in core.MergeBoundary: no boundary or another epoch → cand; a
+// newer stored createdAt → kept; an older one → cand; equal → the stored ids
+// followed by the new cand ids (first occurrence order), unchanged if none.
+const advanceBoundarySQL = `
+WITH u AS (
+	UPDATE {{schema}}.threads t SET boundary = CASE
+		WHEN t.boundary IS NULL OR jsonb_typeof(t.boundary) <> 'object'
+			OR (t.boundary->>'maxTokens')::bigint IS DISTINCT FROM $4::bigint
+			OR (t.boundary->>'atMaxRemoveTokens')::bigint IS DISTINCT FROM $5::bigint
+			THEN $6::jsonb
+		WHEN (t.boundary->>'createdAt')::timestamptz > $3::timestamptz THEN t.boundary
+		WHEN (t.boundary->>'createdAt')::timestamptz < $3::timestamptz THEN $6::jsonb
+		ELSE COALESCE((
+			SELECT jsonb_set(t.boundary, '{messageIds}',
+				COALESCE(NULLIF(t.boundary->'messageIds', 'null'::jsonb), '[]'::jsonb) || jsonb_agg(c.x ORDER BY c.o))
+			FROM (SELECT e.x, min(e.o) AS o FROM unnest($7::text[]) WITH ORDINALITY AS e(x, o) GROUP BY e.x) c
+			WHERE NOT COALESCE(t.boundary->'messageIds', '[]'::jsonb) ? c.x
+			HAVING count(*) > 0
+		), t.boundary)
+	END
+	WHERE t.id = $1 AND t.resource_id = $2
+	RETURNING t.boundary
+)
+SELECT (SELECT boundary FROM u), (SELECT resource_id FROM {{schema}}.threads WHERE id = $1)`
+
+// encodeBoundary renders a boundary as stored JSONB.
+func encodeBoundary(b core.Boundary) ([]byte, error) {
+	return json.Marshal(storedBoundary{
+		CreatedAt:         b.CreatedAt.UTC().Format(boundaryTimeLayout),
+		MessageIDs:        b.MessageIDs,
+		MaxTokens:         b.MaxTokens,
+		AtMaxRemoveTokens: b.AtMaxRemoveTokens,
+	})
+}
+
+// decodeBoundary reads threads.boundary; SQL NULL gives nil.
+func decodeBoundary(raw []byte) (*core.Boundary, error) {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var sb storedBoundary
+	if err := json.Unmarshal(raw, &sb); err != nil {
+		return nil, err
+	}
+	at, err := time.Parse(time.RFC3339Nano, sb.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	return &core.Boundary{
+		CreatedAt:         at.UTC(),
+		MessageIDs:        sb.MessageIDs,
+		MaxTokens:         sb.MaxTokens,
+		AtMaxRemoveTokens: sb.AtMaxRemoveTokens,
+	}, nil
+}

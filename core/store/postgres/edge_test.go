@@ -1,0 +1,99 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+func TestListThreadsPastLastPage(t *testing.T) {
+	s := openFresh(t)
+	for i := 0; i < 5; i++ {
+		if _, err := s.SaveThread(bg(), core.Thread{ID: fmt.Sprint("t", i), ResourceID: "r", Metadata: map[string]any{"k": "v"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := s.ListThreads(bg(), core.ThreadQuery{ResourceID: "r", Metadata: map[string]any{"k": "v"}, PerPage: 2, Page: 7})
+	if err != nil || len(p.Threads) != 0 || p.Total != 5 || p.HasMore || p.Page != 7 {
+		t.Fatalf("past the end: %+v %v", p, err)
+	}
+}
+
+func TestSaveMessagesBatchSemantics(t *testing.T) {
+	s := openFresh(t)
+	for _, id := range []string{"a", "b"} {
+		if _, err := s.SaveThread(bg(), core.Thread{ID: id, ResourceID: "r"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2026, 6, 1, 0, 0, 0, 987654321, time.UTC)
+	m := func(id, thread, text string, ts time.Time) core.Message {
+		x := core.NewMessage(core.RoleUser, text)
+		x.ID, x.ThreadID, x.ResourceID, x.CreatedAt = id, thread, "r", ts
+		return x
+	}
+	// A repeated id behaves like two consecutive saves.
+	out, err := s.SaveMessages(bg(), []core.Message{m("x", "a", "first", at), m("y", "a", "y", at), m("x", "b", "second", at.Add(time.Hour))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out[0].CreatedAt.Equal(at.Truncate(time.Microsecond)) || out[0].Seq != out[2].Seq || out[0].Seq == out[1].Seq {
+		t.Fatalf("returned %+v", out)
+	}
+	got, _ := s.GetMessages(bg(), []string{"x"})
+	if len(got) != 1 || got[0].Text() != "second" || got[0].ThreadID != "b" || !got[0].CreatedAt.Equal(at.Truncate(time.Microsecond)) {
+		t.Fatalf("stored %+v", got)
+	}
+	// A refused batch writes nothing, not even the thread bump.
+	before, _ := s.GetThread(bg(), "a")
+	_, err = s.SaveMessages(bg(), []core.Message{m("z", "a", "z", at), m("w", "missing", "w", at)})
+	if !errors.Is(err, core.ErrThreadNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+	after, _ := s.GetThread(bg(), "a")
+	if !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Fatal("refused batch bumped the thread")
+	}
+	if got, _ := s.GetMessages(bg(), []string{"z", "w"}); len(got) != 0 {
+		t.Fatalf("refused batch wrote %v", got)
+	}
+}
+
+func TestResourceAndWorkingMemoryDetails(t *testing.T) {
+	s := openFresh(t)
+	r, err := s.UpdateResource(bg(), "r", nil)
+	if err != nil || r.Metadata != nil || r.CreatedAt.IsZero() {
+		t.Fatalf("create without metadata: %+v %v", r, err)
+	}
+	r, err = s.UpdateResource(bg(), "r", map[string]any{"a": "1", "b": map[string]any{"c": true}})
+	if err != nil || !reflect.DeepEqual(r.Metadata, map[string]any{"a": "1", "b": map[string]any{"c": true}}) {
+		t.Fatalf("merge: %+v %v", r, err)
+	}
+	r, err = s.UpdateResource(bg(), "r", map[string]any{"a": nil})
+	if err != nil || !reflect.DeepEqual(r.Metadata, map[string]any{"b": map[string]any{"c": true}}) {
+		t.Fatalf("delete key: %+v %v", r, err)
+	}
+	// A resource created by UpdateResource has working-memory version 0.
+	wm, err := s.PutWorkingMemory(bg(), core.ScopeResource, "r", "hello", 0)
+	if err != nil || wm.Version != 1 || wm.Data != "hello" || wm.UpdatedAt.IsZero() {
+		t.Fatalf("put: %+v %v", wm, err)
+	}
+	// Never-written resource working memory, and an unknown resource with a
+	// non-zero expected version, conflict rather than create.
+	if _, err := s.PutWorkingMemory(bg(), core.ScopeResource, "new", "x", 3); !errors.Is(err, core.ErrConflict) {
+		t.Fatalf("expect 3 on missing resource: %v", err)
+	}
+	if _, err := s.GetResource(bg(), "new"); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("conflicting put created the resource: %v", err)
+	}
+	if _, err := s.GetWorkingMemory(bg(), "bogus", "r"); !errors.Is(err, core.ErrInvalidArgument) {
+		t.Fatalf("bad scope: %v", err)
+	}
+	if _, err := s.PutWorkingMemory(bg(), core.ScopeThread, "", "x", 0); !errors.Is(err, core.ErrMissingThreadID) {
+		t.Fatalf("empty thread id: %v", err)
+	}
+}

@@ -1,0 +1,468 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+const messageCols = "id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding, seq"
+
+// SaveMessages upserts the batch with a single statement (one round trip): it
+// locks the threads involved in id order (the target threads and the old
+// threads of moved messages), refuses the whole batch when a thread is missing
+// or owned by another resource, upserts the messages without touching
+// created_at or seq, and bumps updated_at of every locked thread.
+func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+	const op = "SaveMessages"
+	n := len(msgs)
+	if n == 0 {
+		return []core.Message{}, nil
+	}
+	var (
+		ids, threads, resources = make([]string, n), make([]string, n), make([]string, n)
+		roles, types, contents  = make([]string, n), make([]string, n), make([]string, n)
+		created                 = make([]time.Time, n)
+		tokens                  = make([]int32, n)
+		encodings               = make([]string, n)
+		first                   = make(map[string]int, n)
+	)
+	for i := range msgs {
+		m := &msgs[i]
+		if err := core.ValidateID("id", m.ID); err != nil {
+			return nil, opError(op, err)
+		}
+		if err := core.ValidateID("threadId", m.ThreadID); err != nil {
+			return nil, opError(op, err)
+		}
+		if err := core.ValidateID("resourceId", m.ResourceID); err != nil {
+			return nil, opError(op, err)
+		}
+		if m.Role == "" || m.CreatedAt.IsZero() {
+			return nil, core.Errorf(core.CodeInvalidMessage, op, "message %q needs a role and createdAt", m.ID)
+		}
+		if int64(m.Tokens) != int64(int32(m.Tokens)) {
+			return nil, core.Errorf(core.CodeInvalidMessage, op, "message %q: token count out of range", m.ID)
+		}
+		content, err := json.Marshal(m.Content)
+		if err != nil {
+			return nil, &core.Error{Code: core.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
+		}
+		ids[i], threads[i], resources[i] = m.ID, m.ThreadID, m.ResourceID
+		roles[i], types[i], contents[i] = string(m.Role), m.Type, string(content)
+		created[i], tokens[i], encodings[i] = utc(m.CreatedAt), int32(m.Tokens), m.TokenEncoding
+		// An id repeated in the batch behaves like consecutive saves: the
+		// last occurrence wins except for createdAt, which the first set.
+		if j, ok := first[m.ID]; ok {
+			created[i] = created[j]
+		} else {
+			first[m.ID] = i
+		}
+	}
+
+	type stored struct {
+		createdAt time.Time
+		seq       int64
+	}
+	var (
+		saved   map[string]stored
+		refused error
+	)
+	at := now()
+	err := retry(ctx, func() error {
+		saved, refused = make(map[string]stored, n), nil
+		rows, err := s.pool.Query(ctx, s.q.saveMessages,
+			ids, threads, resources, roles, types, contents, created, tokens, encodings, at)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				kind     int32
+				ord      *int64
+				threadID *string
+				missing  *bool
+				id       *string
+				at       *time.Time
+				seq      *int64
+			)
+			if err := rows.Scan(&kind, &ord, &threadID, &missing, &id, &at, &seq); err != nil {
+				return err
+			}
+			switch {
+			case kind == 0 && missing != nil && *missing:
+				refused = core.Errorf(core.CodeThreadNotFound, op, "thread %q of message %d not found", deref(threadID), deref(ord)-1)
+			case kind == 0:
+				refused = core.Errorf(core.CodeResourceMismatch, op, "thread %q of message %d belongs to another resource", deref(threadID), deref(ord)-1)
+			case kind == 2:
+				return errStale
+			case id != nil && at != nil && seq != nil:
+				saved[*id] = stored{at.UTC(), *seq}
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	if refused != nil {
+		return nil, refused
+	}
+	out := make([]core.Message, n)
+	for i := range msgs {
+		st, ok := saved[msgs[i].ID]
+		if !ok {
+			return nil, core.Errorf(core.CodeStorage, op, "message %q was not returned by the upsert", msgs[i].ID)
+		}
+		out[i] = msgs[i].Clone()
+		out[i].CreatedAt, out[i].Seq = st.createdAt, st.seq
+	}
+	return out, nil
+}
+
+// saveMessagesSQL takes its locks in one global order before any write:
+// first the threads involved (thr: the targets and the threads that hold the
+// existing messages, FOR UPDATE in id order), then the existing message rows
+// (cur, FOR UPDATE in id order); new rows are inserted in id order.
+// DeleteMessages does the same, so saves, moves and deletes of overlapping
+// messages serialise instead of deadlocking. If a message was moved after
+// the statement's snapshot, its current thread (seen through the row lock)
+// is not in thr: the statement then writes nothing and reports stale, and
+// the caller runs it again with a fresh snapshot. ups and touch are gated by
+// ok, a one-time condition evaluated before their first row, which reads all
+// of thr (through locked) and all of cur (through stale). A row inserted by
+// another transaction after the snapshot is invisible to cur; should that
+// ever close a lock cycle, the server's deadlock detector aborts one
+// statement and retry runs it again.
+const saveMessagesSQL = `
+WITH inp AS (
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+		$7::timestamptz[], $8::int[], $9::text[])
+		WITH ORDINALITY AS i(id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding, ord)
+),
+thr AS (
+	SELECT t.id, t.resource_id FROM {{schema}}.threads t
+	WHERE t.id IN (SELECT thread_id FROM inp
+		UNION SELECT m.thread_id FROM {{schema}}.messages m WHERE m.id IN (SELECT id FROM inp))
+	ORDER BY t.id
+	FOR UPDATE
+),
+locked AS (SELECT count(*) AS n FROM thr),
+bad AS (
+	SELECT i.ord, i.thread_id, (t.id IS NULL) AS missing
+	FROM inp i LEFT JOIN thr t ON t.id = i.thread_id
+	WHERE t.id IS NULL OR t.resource_id <> i.resource_id
+	ORDER BY i.ord
+	LIMIT 1
+),
+cur AS (
+	SELECT m.id, m.thread_id FROM {{schema}}.messages m
+	WHERE m.id IN (SELECT id FROM inp) AND (SELECT n FROM locked) >= 0 AND NOT EXISTS (SELECT 1 FROM bad)
+	ORDER BY m.id
+	FOR UPDATE
+),
+stale AS (
+	SELECT count(*) > 0 AS s FROM cur c WHERE c.thread_id NOT IN (SELECT id FROM thr)
+),
+ok AS (SELECT NOT EXISTS (SELECT 1 FROM bad) AND NOT (SELECT s FROM stale) AS go),
+ups AS (
+	INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+	SELECT DISTINCT ON (id) id, thread_id, resource_id, role, type, content::jsonb, created_at, tokens, token_encoding
+	FROM inp
+	WHERE (SELECT go FROM ok)
+	ORDER BY id, ord DESC
+	ON CONFLICT (id) DO UPDATE SET
+		thread_id = excluded.thread_id, resource_id = excluded.resource_id, role = excluded.role,
+		type = excluded.type, content = excluded.content, tokens = excluded.tokens,
+		token_encoding = excluded.token_encoding
+	RETURNING m.id, m.created_at, m.seq
+),
+touch AS (
+	UPDATE {{schema}}.threads t SET updated_at = $10
+	WHERE t.id IN (SELECT id FROM thr) AND (SELECT go FROM ok)
+)
+SELECT 0::int4 AS kind, b.ord, b.thread_id, b.missing, NULL::text AS id, NULL::timestamptz AS created_at, NULL::bigint AS seq FROM bad b
+UNION ALL
+SELECT 1::int4, NULL::bigint, NULL::text, NULL::bool, u.id, u.created_at, u.seq FROM ups u
+UNION ALL
+SELECT 2::int4, NULL::bigint, NULL::text, NULL::bool, NULL::text, NULL::timestamptz, NULL::bigint FROM stale WHERE s`
+
+// ListMessages selects messages of one thread and the Include windows in a
+// single statement: the listed page (keyset cursor, date range, LIMIT
+// PerPage+1 for HasMore), each window by LATERAL index scans around its
+// target, and the total count when asked.
+func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.MessagePage, error) {
+	const op = "ListMessages"
+	q, err := core.NormalizeMessageQuery(q)
+	if err != nil {
+		return core.MessagePage{}, err
+	}
+	page := core.MessagePage{Messages: []core.Message{}, Included: []core.Message{}}
+	sql, args := s.listMessagesSQL(q)
+	if sql == "" {
+		return page, nil
+	}
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return core.MessagePage{}, wrap(op, err)
+	}
+	var included []core.Message
+	for rows.Next() {
+		var (
+			src   int32
+			total *int64
+		)
+		m, err := scanMessage(rows, []any{&src}, []any{&total})
+		if err != nil {
+			rows.Close()
+			return core.MessagePage{}, wrap(op, err)
+		}
+		switch src {
+		case 0:
+			page.Messages = append(page.Messages, m)
+		case 1:
+			included = append(included, m)
+		case 2:
+			if total != nil {
+				page.Total = int(*total)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return core.MessagePage{}, wrap(op, err)
+	}
+
+	less := func(a, b *core.Message) bool { return core.Less(a, b) }
+	if q.Direction == core.Desc {
+		less = func(a, b *core.Message) bool { return core.Less(b, a) }
+	}
+	sort.Slice(page.Messages, func(i, j int) bool { return less(&page.Messages[i], &page.Messages[j]) })
+	if q.PerPage > 0 && len(page.Messages) > q.PerPage {
+		page.Messages = page.Messages[:q.PerPage]
+		page.HasMore = true
+	}
+	seen := make(map[string]bool, len(page.Messages)+len(included))
+	for i := range page.Messages {
+		seen[page.Messages[i].ID] = true
+	}
+	for _, m := range included {
+		if !seen[m.ID] {
+			seen[m.ID] = true
+			page.Included = append(page.Included, m)
+		}
+	}
+	sort.Slice(page.Included, func(i, j int) bool { return core.Less(&page.Included[i], &page.Included[j]) })
+	return page, nil
+}
+
+// listMessagesSQL builds the ListMessages statement from fixed fragments;
+// every value is a bound parameter. It returns "" when nothing is asked.
+func (s *Store) listMessagesSQL(q core.MessageQuery) (string, []any) {
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	cols := "m.id, m.thread_id, m.resource_id, m.role, m.type, m.content, m.created_at, m.tokens, m.token_encoding, m.seq"
+	resource := ""
+	if q.ResourceID != "" {
+		resource = arg(q.ResourceID) + "::text"
+	}
+	var filter strings.Builder // conditions of listed (and counted) rows
+	if q.PerPage != 0 || q.IncludeTotal {
+		filter.WriteString("m.thread_id = " + arg(q.ThreadID) + "::text")
+		if resource != "" {
+			filter.WriteString(" AND m.resource_id = " + resource)
+		}
+		if r := q.Range; r.Start != nil {
+			op := " >= "
+			if r.StartExclusive {
+				op = " > "
+			}
+			filter.WriteString(" AND m.created_at" + op + arg(utc(*r.Start)) + "::timestamptz")
+		}
+		if r := q.Range; r.End != nil {
+			op := " <= "
+			if r.EndExclusive {
+				op = " < "
+			}
+			filter.WriteString(" AND m.created_at" + op + arg(utc(*r.End)) + "::timestamptz")
+		}
+		if c := q.Before; c != nil {
+			filter.WriteString(" AND (m.created_at, m.seq) < (" + arg(utc(c.CreatedAt)) + "::timestamptz, " + arg(c.Seq) + "::bigint)")
+		}
+	}
+	var parts []string
+	if q.PerPage != 0 {
+		dir := " ASC"
+		if q.Direction == core.Desc {
+			dir = " DESC"
+		}
+		p := "(SELECT 0::int4 AS src, " + cols + ", NULL::bigint AS total FROM " + s.q.messages + " m WHERE " + filter.String() +
+			" ORDER BY m.created_at" + dir + ", m.seq" + dir
+		if q.PerPage != core.PerPageAll {
+			p += " LIMIT " + arg(int64(q.PerPage)+1) + " OFFSET " + arg(int64(q.Page)*int64(q.PerPage))
+		}
+		parts = append(parts, p+")")
+	}
+	if len(q.Include) > 0 {
+		ids := make([]string, len(q.Include))
+		before := make([]int64, len(q.Include))
+		after := make([]int64, len(q.Include))
+		for i, inc := range q.Include {
+			// The window is the target, up to Before earlier and up to After
+			// later messages (as the conformance suite and memstore define it).
+			ids[i], before[i], after[i] = inc.ID, int64(inc.Before)+1, int64(inc.After)
+		}
+		own, win := "", ""
+		if resource != "" {
+			own = " AND t.resource_id = " + resource
+			win = " AND m.resource_id = " + resource
+		}
+		parts = append(parts, "(SELECT 1::int4 AS src, w.*, NULL::bigint AS total"+
+			" FROM unnest("+arg(ids)+"::text[], "+arg(before)+"::bigint[], "+arg(after)+"::bigint[]) AS i(id, nb, na)"+
+			" JOIN "+s.q.messages+" t ON t.id = i.id"+own+
+			" CROSS JOIN LATERAL ("+
+			"(SELECT "+cols+" FROM "+s.q.messages+" m WHERE m.thread_id = t.thread_id"+win+
+			" AND (m.created_at, m.seq) <= (t.created_at, t.seq) ORDER BY m.created_at DESC, m.seq DESC LIMIT i.nb)"+
+			" UNION ALL "+
+			"(SELECT "+cols+" FROM "+s.q.messages+" m WHERE m.thread_id = t.thread_id"+win+
+			" AND (m.created_at, m.seq) > (t.created_at, t.seq) ORDER BY m.created_at ASC, m.seq ASC LIMIT i.na)"+
+			") w)")
+	}
+	if q.IncludeTotal {
+		parts = append(parts, "(SELECT 2::int4, ''::text, ''::text, ''::text, ''::text, ''::text, 'null'::jsonb,"+
+			" 'epoch'::timestamptz, 0::int4, ''::text, 0::bigint, count(*) FROM "+s.q.messages+" m WHERE "+filter.String()+")")
+	}
+	if len(parts) == 0 {
+		return "", nil
+	}
+	return strings.Join(parts, " UNION ALL "), args
+}
+
+// GetMessages returns the messages with the given ids, chronologically;
+// unknown ids are skipped.
+func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, error) {
+	const op = "GetMessages"
+	out := []core.Message{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, s.q.getMessages, ids)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	for rows.Next() {
+		m, err := scanMessage(rows, nil, nil)
+		if err != nil {
+			rows.Close()
+			return nil, wrap(op, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(op, err)
+	}
+	return out, nil
+}
+
+const getMessagesSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages WHERE id = ANY($1::text[]) ORDER BY created_at, seq`
+
+// DeleteMessages deletes messages by id and bumps the UpdatedAt of their
+// threads, in one statement.
+func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
+	const op = "DeleteMessages"
+	if len(ids) == 0 {
+		return nil
+	}
+	at := now()
+	return wrap(op, retry(ctx, func() error {
+		var stale bool
+		if err := s.pool.QueryRow(ctx, s.q.deleteMessages, ids, at).Scan(&stale); err != nil {
+			return err
+		}
+		if stale {
+			return errStale
+		}
+		return nil
+	}))
+}
+
+// deleteMessagesSQL locks threads, then message rows, in the order of
+// saveMessagesSQL, and reports stale (deleting nothing) when a message moved
+// to a thread it did not lock.
+const deleteMessagesSQL = `
+WITH thr AS (
+	SELECT t.id FROM {{schema}}.threads t
+	WHERE t.id IN (SELECT m.thread_id FROM {{schema}}.messages m WHERE m.id = ANY($1::text[]))
+	ORDER BY t.id
+	FOR UPDATE
+),
+locked AS (SELECT count(*) AS n FROM thr),
+cur AS (
+	SELECT m.id, m.thread_id FROM {{schema}}.messages m
+	WHERE m.id = ANY($1::text[]) AND (SELECT n FROM locked) >= 0
+	ORDER BY m.id
+	FOR UPDATE
+),
+stale AS (
+	SELECT count(*) > 0 AS s FROM cur c WHERE c.thread_id NOT IN (SELECT id FROM thr)
+),
+del AS (
+	DELETE FROM {{schema}}.messages m
+	WHERE m.id = ANY($1::text[]) AND NOT (SELECT s FROM stale)
+	RETURNING m.thread_id
+),
+touch AS (
+	UPDATE {{schema}}.threads SET updated_at = $2
+	WHERE id IN (SELECT thread_id FROM del)
+)
+SELECT s FROM stale`
+
+// scanMessage reads messageCols, with optional destinations before (pre)
+// and after (post) them.
+func scanMessage(row pgx.Row, pre, post []any) (core.Message, error) {
+	var (
+		m       core.Message
+		role    string
+		content []byte
+		tokens  int32
+	)
+	dest := make([]any, 0, len(pre)+10+len(post))
+	dest = append(dest, pre...)
+	dest = append(dest, &m.ID, &m.ThreadID, &m.ResourceID, &role, &m.Type, &content, &m.CreatedAt, &tokens, &m.TokenEncoding, &m.Seq)
+	dest = append(dest, post...)
+	if err := row.Scan(dest...); err != nil {
+		return core.Message{}, err
+	}
+	m.Role, m.Tokens, m.CreatedAt = core.Role(role), int(tokens), m.CreatedAt.UTC()
+	if len(content) > 0 && !bytes.Equal(content, []byte("null")) {
+		// jsonb re-formats JSON ("a": 1); compact it so raw fields such as
+		// tool arguments come back without the added spaces.
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, content); err != nil {
+			return core.Message{}, err
+		}
+		if err := json.Unmarshal(buf.Bytes(), &m.Content); err != nil {
+			return core.Message{}, err
+		}
+	}
+	return m, nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

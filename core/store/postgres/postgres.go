@@ -1,0 +1,260 @@
+// Package postgres is a PostgreSQL implementation of core.Store on pgx/v5.
+//
+// Open connects with a connection string and owns the pool it creates; New
+// uses a *pgxpool.Pool that the caller owns. Either applies the embedded,
+// versioned schema migrations once (under a transaction-scoped advisory lock,
+// so processes starting at the same time migrate exactly once) into the schema
+// chosen with WithSchema ("public" by default).
+//
+// Every invariant of core.Store is enforced by the database, so any number of
+// processes may share one schema: SaveMessages is one atomic statement that
+// checks thread existence and ownership before writing anything,
+// AdvanceBoundary is a single compare-and-set UPDATE that computes
+// core.MergeBoundary on the stored JSONB value, and working memory is guarded
+// by a version compare-and-set. Each of these is a single statement, so one
+// network round trip. Statements that write messages lock the threads
+// involved and then the message rows, each in id order, so concurrent saves,
+// moves and deletes serialise rather than deadlock; a statement that the
+// server nevertheless aborts as a whole (deadlock, serialization failure, or
+// a message moved under it) had no effect and is run again, a few times at
+// most and never past the context's deadline.
+//
+// Times are stored as timestamptz in UTC with microsecond precision. Message
+// content and metadata are JSONB: their meaning round-trips, but raw JSON
+// fields (tool arguments, provider metadata) come back compacted with object
+// keys in JSONB's order, and text containing NUL characters cannot be stored
+// (ErrInvalidMessage / ErrInvalidArgument).
+//
+// Errors are *core.Error values. Driver and connection failures match
+// errors.Is(err, core.ErrStorage) and keep the pgx error reachable through
+// errors.As.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// DefaultSchema is the schema used when WithSchema is not given.
+const DefaultSchema = "public"
+
+// Store is a core.Store backed by PostgreSQL. It is safe for concurrent use.
+type Store struct {
+	pool   *pgxpool.Pool
+	owned  bool
+	schema string
+	q      queries
+
+	closeOnce sync.Once
+}
+
+var _ core.Store = (*Store)(nil)
+
+// Option configures Open and New.
+type Option func(*config)
+
+type config struct {
+	schema string
+}
+
+// WithSchema selects the schema that holds the tables (created if missing).
+// The name is used as a quoted identifier, so it is case-sensitive and may
+// contain any character but NUL; at most 63 bytes.
+func WithSchema(name string) Option {
+	return func(c *config) { c.schema = name }
+}
+
+// Open connects to PostgreSQL with a pgx connection string (URL or key=value
+// form), migrates the schema and returns a Store that closes its pool on Close.
+func Open(ctx context.Context, connString string, opts ...Option) (*Store, error) {
+	const op = "postgres.Open"
+	cfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, &core.Error{Code: core.CodeInvalidConfig, Op: op, Msg: "invalid connection string", Err: err}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, core.WrapStorage(op, err)
+	}
+	s, err := New(ctx, pool, opts...)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.owned = true
+	return s, nil
+}
+
+// New returns a Store on an existing pool, migrating the schema first. The
+// pool stays owned by the caller: Close does not close it.
+func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
+	const op = "postgres.New"
+	if pool == nil {
+		return nil, core.Errorf(core.CodeInvalidConfig, op, "nil pool")
+	}
+	c := config{schema: DefaultSchema}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if c.schema == "" || len(c.schema) > 63 || !utf8.ValidString(c.schema) || strings.IndexByte(c.schema, 0) >= 0 {
+		return nil, core.Errorf(core.CodeInvalidConfig, op, "schema name must be 1 to 63 bytes of UTF-8 without NUL")
+	}
+	s := &Store{pool: pool, schema: c.schema}
+	s.q = buildQueries(quoteIdent(c.schema))
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Pool returns the connection pool the store uses.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Schema returns the name of the schema holding the store's tables.
+func (s *Store) Schema() string { return s.schema }
+
+// Close closes the pool if Open created it; a pool given to New is left open.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if s.owned {
+			s.pool.Close()
+		}
+	})
+	return nil
+}
+
+// quoteIdent quotes a PostgreSQL identifier.
+func quoteIdent(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+// withSchema replaces the {{schema}} placeholder of a statement template by
+// the quoted schema name. The name comes from configuration, never from data.
+func withSchema(tmpl, quoted string) string {
+	return strings.ReplaceAll(tmpl, "{{schema}}", quoted)
+}
+
+// now is the store's clock: UTC with microsecond precision, like timestamptz.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// utc normalises a time to what timestamptz stores.
+func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// wrap turns a driver error into a *core.Error. Foreign-key violations on the
+// thread reference (a thread deleted concurrently) become ErrThreadNotFound.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23503" && strings.Contains(pgErr.ConstraintName, "thread_id") {
+		return &core.Error{Code: core.CodeThreadNotFound, Op: op, Msg: "thread not found", Err: err}
+	}
+	if errors.As(err, &pgErr) && (pgErr.Code == "22P05" || pgErr.Code == "22021") {
+		// Text PostgreSQL cannot store, such as NUL characters (also \u0000 in jsonb).
+		code := core.CodeInvalidArgument
+		if op == "SaveMessages" {
+			code = core.CodeInvalidMessage
+		}
+		return &core.Error{Code: code, Op: op, Msg: "value cannot be stored by PostgreSQL", Err: err}
+	}
+	return core.WrapStorage(op, err)
+}
+
+// errStale reports that a statement found, under its row locks, data newer
+// than its snapshot (a message moved to a thread it had not locked), wrote
+// nothing and must run again with a fresh snapshot.
+var errStale = errors.New("postgres: concurrent move; statement must be retried")
+
+// maxAttempts bounds how often retry runs a statement.
+const maxAttempts = 10
+
+// retryable reports whether err aborted a statement as a whole (so it had no
+// effect) for a reason that running it again may cure: a stale snapshot, a
+// deadlock or a serialization failure.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.Is(err, errStale) || errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
+
+// retry runs fn, one atomic statement, again after a retryable failure, with
+// a short jittered backoff, at most maxAttempts times and never past ctx.
+func retry(ctx context.Context, fn func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		if err == nil || attempt == maxAttempts || !retryable(err) {
+			return err
+		}
+		wait := time.Duration(attempt)*time.Millisecond + time.Duration(rand.Int64N(int64(2*time.Millisecond)))
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return err
+		case <-timer.C:
+		}
+	}
+}
+
+// withOp returns a copy of a sentinel-like error carrying an operation name.
+func withOp(code core.Code, op, msg string) error {
+	return &core.Error{Code: code, Op: op, Msg: msg}
+}
+
+// opError sets the operation on a validation error returned by core helpers.
+func opError(op string, err error) error {
+	var e *core.Error
+	if errors.As(err, &e) && e.Op == "" {
+		c := *e
+		c.Op = op
+		return &c
+	}
+	return err
+}
+
+// queries are the store's statements with the schema filled in.
+type queries struct {
+	threads, messages, resources string // qualified table names
+
+	saveThread, getThread, updateThread, deleteThread string
+	saveMessages, getMessages, deleteMessages         string
+	getResource, updateResource                       string
+	getThreadWM, getResourceWM                        string
+	putThreadWM, putResourceWM                        string
+	advanceBoundary                                   string
+}
+
+func buildQueries(schema string) queries {
+	f := func(tmpl string) string { return withSchema(tmpl, schema) }
+	return queries{
+		threads:   f("{{schema}}.threads"),
+		messages:  f("{{schema}}.messages"),
+		resources: f("{{schema}}.resources"),
+
+		saveThread:      f(saveThreadSQL),
+		getThread:       f(getThreadSQL),
+		updateThread:    f(updateThreadSQL),
+		deleteThread:    f(deleteThreadSQL),
+		saveMessages:    f(saveMessagesSQL),
+		getMessages:     f(getMessagesSQL),
+		deleteMessages:  f(deleteMessagesSQL),
+		getResource:     f(getResourceSQL),
+		updateResource:  f(updateResourceSQL),
+		getThreadWM:     f(getThreadWMSQL),
+		getResourceWM:   f(getResourceWMSQL),
+		putThreadWM:     f(putThreadWMSQL),
+		putResourceWM:   f(putResourceWMSQL),
+		advanceBoundary: f(advanceBoundarySQL),
+	}
+}

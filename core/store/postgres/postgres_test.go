@@ -1,0 +1,112 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/storetest"
+)
+
+// testDSN returns AGENTMEM_PG_DSN. Without it the test is skipped, unless
+// AGENTMEM_REQUIRE_SERVERS=1, in which case a missing or unreachable server
+// fails the test.
+func testDSN(t testing.TB) string {
+	t.Helper()
+	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	require := os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1"
+	if dsn == "" {
+		if require {
+			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
+		}
+		t.Skip("AGENTMEM_PG_DSN not set; no PostgreSQL server to test against")
+	}
+	reachOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		pool, err := pgxpool.New(ctx, dsn)
+		if err == nil {
+			err = pool.Ping(ctx)
+			pool.Close()
+		}
+		reachErr = err
+	})
+	if reachErr != nil {
+		if require {
+			t.Fatalf("PostgreSQL at AGENTMEM_PG_DSN unreachable: %v", reachErr)
+		}
+		t.Skipf("PostgreSQL at AGENTMEM_PG_DSN unreachable: %v", reachErr)
+	}
+	return dsn
+}
+
+var (
+	reachOnce sync.Once
+	reachErr  error
+)
+
+func bg() context.Context { return context.Background() }
+
+// freshSchema returns a new random schema name, dropped when the test ends.
+func freshSchema(t testing.TB) string {
+	t.Helper()
+	dsn := testDSN(t)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "agentmem_test_" + hex.EncodeToString(b[:])
+	dropSchemaAtCleanup(t, dsn, name)
+	return name
+}
+
+// dropSchemaAtCleanup drops the schema (if it exists) when the test ends.
+func dropSchemaAtCleanup(t testing.TB, dsn, name string) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		pool, err := pgxpool.New(ctx, dsn)
+		if err != nil {
+			t.Logf("drop schema %s: %v", name, err)
+			return
+		}
+		defer pool.Close()
+		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+quoteIdent(name)+" CASCADE"); err != nil {
+			t.Logf("drop schema %s: %v", name, err)
+		}
+	})
+}
+
+// openSchema opens a store (with its own pool) on the schema; closed at cleanup.
+func openSchema(t testing.TB, schema string) *Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(bg(), 30*time.Second)
+	defer cancel()
+	s, err := Open(ctx, testDSN(t), WithSchema(schema))
+	if err != nil {
+		t.Fatalf("Open(schema %q): %v", schema, err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// openFresh opens a store on a fresh schema.
+func openFresh(t testing.TB) *Store { return openSchema(t, freshSchema(t)) }
+
+func TestConformance(t *testing.T) {
+	testDSN(t)
+	storetest.Run(t, func(t *testing.T) core.Store { return openFresh(t) })
+}
+
+func TestConformanceShared(t *testing.T) {
+	testDSN(t)
+	storetest.RunShared(t, func(t *testing.T) (core.Store, core.Store) {
+		schema := freshSchema(t)
+		return openSchema(t, schema), openSchema(t, schema)
+	})
+}

@@ -1,0 +1,170 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// counter counts statements through pgx's tracer hooks (Query/QueryRow/Exec
+// and SendBatch each count once) and client writes on the socket, which on a
+// warm connection is the number of network round trips.
+type counter struct {
+	statements, batches, writes atomic.Int64
+}
+
+func (c *counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	c.statements.Add(1)
+	return ctx
+}
+func (c *counter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (c *counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.batches.Add(1)
+	return ctx
+}
+func (c *counter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (c *counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+func (c *counter) reset() { c.statements.Store(0); c.batches.Store(0); c.writes.Store(0) }
+
+// calls is what the tracer saw: statements plus batches.
+func (c *counter) calls() int64 { return c.statements.Load() + c.batches.Load() }
+
+type countingConn struct {
+	net.Conn
+	c *counter
+}
+
+func (cc countingConn) Write(p []byte) (int, error) {
+	cc.c.writes.Add(1)
+	return cc.Conn.Write(p)
+}
+
+// tracedStore opens a store on a one-connection pool that counts round trips.
+func tracedStore(t *testing.T) (*Store, *counter) {
+	t.Helper()
+	schema := freshSchema(t)
+	cfg, err := pgxpool.ParseConfig(testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &counter{}
+	cfg.MaxConns, cfg.MinConns = 1, 1
+	cfg.ConnConfig.Tracer = c
+	// No liveness pings on acquire: they are pool traffic, not the store's.
+	cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
+	var d net.Dialer
+	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countingConn{conn, c}, nil
+	}
+	pool, err := pgxpool.NewWithConfig(bg(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	s, err := New(bg(), pool, WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c
+}
+
+func TestRoundTrips(t *testing.T) {
+	s, c := tracedStore(t)
+	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r", CreatedAt: now(), UpdatedAt: now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveThread(bg(), core.Thread{ID: "u", ResourceID: "other", CreatedAt: now(), UpdatedAt: now()}); err != nil {
+		t.Fatal(err)
+	}
+	batch := func(k int) []core.Message {
+		var out []core.Message
+		for i := 0; i < 20; i++ {
+			m := core.NewMessage(core.RoleUser, "hello")
+			m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprintf("m%d-%d", k, i), "t", "r", now()
+			out = append(out, m)
+		}
+		return out
+	}
+	cand := func(i int) core.Boundary {
+		return core.Boundary{CreatedAt: now(), MessageIDs: []string{fmt.Sprint("m", i)}, MaxTokens: 100, AtMaxRemoveTokens: 10}
+	}
+	type step struct {
+		name string
+		max  int64 // statements and warm round trips allowed
+		fn   func(i int) error
+	}
+	steps := []step{
+		{"SaveMessages", 1, func(i int) error { _, err := s.SaveMessages(bg(), batch(i)); return err }},
+		{"SaveMessages (refused: other resource)", 1, func(i int) error {
+			b := batch(100 + i)
+			b[7].ThreadID = "u"
+			_, err := s.SaveMessages(bg(), b)
+			if !errors.Is(err, core.ErrResourceMismatch) {
+				return fmt.Errorf("want ErrResourceMismatch, got %v", err)
+			}
+			return nil
+		}},
+		{"AdvanceBoundary", 1, func(i int) error { _, err := s.AdvanceBoundary(bg(), "t", "r", cand(i)); return err }},
+		{"AdvanceBoundary (missing thread)", 1, func(i int) error {
+			_, err := s.AdvanceBoundary(bg(), "nope", "r", cand(i))
+			if !errors.Is(err, core.ErrThreadNotFound) {
+				return fmt.Errorf("want ErrThreadNotFound, got %v", err)
+			}
+			return nil
+		}},
+		{"AdvanceBoundary (other resource)", 1, func(i int) error {
+			_, err := s.AdvanceBoundary(bg(), "u", "r", cand(i))
+			if !errors.Is(err, core.ErrResourceMismatch) {
+				return fmt.Errorf("want ErrResourceMismatch, got %v", err)
+			}
+			return nil
+		}},
+		{"ListMessages (page+includes+total)", 1, func(i int) error {
+			_, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t", PerPage: 10, Direction: core.Desc, IncludeTotal: true,
+				Include: []core.Include{{ID: "m0-3", Before: 2, After: 2}, {ID: "m0-15", Before: 1, After: 1}}})
+			return err
+		}},
+		{"PutWorkingMemory", 1, func(i int) error {
+			_, err := s.PutWorkingMemory(bg(), core.ScopeThread, "t", "wm", int64(i))
+			return err
+		}},
+		{"PutWorkingMemory (conflict)", 1, func(i int) error {
+			_, err := s.PutWorkingMemory(bg(), core.ScopeResource, "r", "wm", 99)
+			if !errors.Is(err, core.ErrConflict) {
+				return fmt.Errorf("want ErrConflict, got %v", err)
+			}
+			return nil
+		}},
+	}
+	for _, st := range steps {
+		// Call 0 warms the connection's statement cache (pgx prepares a
+		// statement on first use); calls 1 and 2 are measured.
+		for i := 0; i < 3; i++ {
+			c.reset()
+			if err := st.fn(i); err != nil {
+				t.Fatalf("%s: %v", st.name, err)
+			}
+			if i == 0 {
+				continue
+			}
+			calls, writes := c.calls(), c.writes.Load()
+			t.Logf("%s: %d statement(s), %d network round trip(s)", st.name, calls, writes)
+			if calls > st.max || writes > st.max {
+				t.Errorf("%s: %d statements / %d round trips, want <= %d", st.name, calls, writes, st.max)
+			}
+		}
+	}
+}

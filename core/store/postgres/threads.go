@@ -1,0 +1,280 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+const threadCols = "id, resource_id, title, metadata, created_at, updated_at, boundary"
+
+// SaveThread inserts or replaces a thread in one statement. An existing thread
+// keeps its CreatedAt, Boundary and working memory; a different ResourceID is
+// refused with ErrResourceMismatch and nothing is written.
+func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, error) {
+	const op = "SaveThread"
+	if err := core.ValidateID("threadId", t.ID); err != nil {
+		return core.Thread{}, opError(op, err)
+	}
+	if err := core.ValidateID("resourceId", t.ResourceID); err != nil {
+		return core.Thread{}, opError(op, err)
+	}
+	meta, err := encodeMap(t.Metadata)
+	if err != nil {
+		return core.Thread{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
+	}
+	n := now()
+	created, updated := utc(t.CreatedAt), utc(t.UpdatedAt)
+	if t.CreatedAt.IsZero() {
+		created = n
+	}
+	if t.UpdatedAt.IsZero() {
+		updated = n
+	}
+	var out core.Thread
+	err = retry(ctx, func() (err error) {
+		out, err = scanThread(s.pool.QueryRow(ctx, s.q.saveThread, t.ID, t.ResourceID, t.Title, meta, created, updated))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return core.Thread{}, withOp(core.CodeResourceMismatch, op, "thread belongs to another resource")
+	}
+	if err != nil {
+		return core.Thread{}, wrap(op, err)
+	}
+	return out, nil
+}
+
+const saveThreadSQL = `
+INSERT INTO {{schema}}.threads AS t (id, resource_id, title, metadata, created_at, updated_at)
+VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+ON CONFLICT (id) DO UPDATE
+	SET title = excluded.title, metadata = excluded.metadata, updated_at = excluded.updated_at
+	WHERE t.resource_id = excluded.resource_id
+RETURNING ` + threadCols
+
+// GetThread returns the thread or ErrThreadNotFound.
+func (s *Store) GetThread(ctx context.Context, id string) (core.Thread, error) {
+	const op = "GetThread"
+	if err := core.ValidateID("threadId", id); err != nil {
+		return core.Thread{}, opError(op, err)
+	}
+	t, err := scanThread(s.pool.QueryRow(ctx, s.q.getThread, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return core.Thread{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+	}
+	if err != nil {
+		return core.Thread{}, wrap(op, err)
+	}
+	return t, nil
+}
+
+const getThreadSQL = `SELECT ` + threadCols + ` FROM {{schema}}.threads WHERE id = $1`
+
+// ListThreads lists threads by resource and metadata (a jsonb containment
+// test with bound parameters), paged and ordered, with the total count
+// computed in the same query.
+func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.ThreadPage, error) {
+	const op = "ListThreads"
+	q, err := core.NormalizeThreadQuery(q)
+	if err != nil {
+		return core.ThreadPage{}, err
+	}
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var where []string
+	if q.ResourceID != "" {
+		where = append(where, "resource_id = "+arg(q.ResourceID))
+	}
+	if len(q.Metadata) > 0 {
+		filter, err := json.Marshal(q.Metadata)
+		if err != nil {
+			return core.ThreadPage{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "metadata filter is not JSON", Err: err}
+		}
+		where = append(where, "metadata @> "+arg(string(filter))+"::jsonb")
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	col := "created_at"
+	if q.OrderBy == "updatedAt" {
+		col = "updated_at"
+	}
+	dir := "DESC"
+	if q.Direction == core.Asc {
+		dir = "ASC"
+	}
+	sql := "SELECT " + threadCols + ", count(*) OVER () FROM " + s.q.threads + cond +
+		" ORDER BY " + col + " " + dir + ", id " + dir
+	offset := 0
+	if q.PerPage != core.PerPageAll {
+		offset = q.Page * q.PerPage
+		sql += " LIMIT " + arg(int64(q.PerPage)) + " OFFSET " + arg(int64(offset))
+	}
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return core.ThreadPage{}, wrap(op, err)
+	}
+	page := core.ThreadPage{Threads: []core.Thread{}, Page: q.Page, PerPage: q.PerPage}
+	total := int64(-1)
+	for rows.Next() {
+		t, err := scanThreadWith(rows, &total)
+		if err != nil {
+			rows.Close()
+			return core.ThreadPage{}, wrap(op, err)
+		}
+		page.Threads = append(page.Threads, t)
+	}
+	if err := rows.Err(); err != nil {
+		return core.ThreadPage{}, wrap(op, err)
+	}
+	if total < 0 {
+		total = 0
+		if offset > 0 { // past the last page: count separately
+			cargs := args
+			if q.PerPage != core.PerPageAll {
+				cargs = args[:len(args)-2]
+			}
+			if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM "+s.q.threads+cond, cargs...).Scan(&total); err != nil {
+				return core.ThreadPage{}, wrap(op, err)
+			}
+		}
+	}
+	page.Total = int(total)
+	page.HasMore = q.PerPage != core.PerPageAll && offset+len(page.Threads) < page.Total
+	return page, nil
+}
+
+// UpdateThread sets the title (when non-nil) and shallow-merges metadata (a
+// nil value deletes the key) in one statement, bumping UpdatedAt.
+func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (core.Thread, error) {
+	const op = "UpdateThread"
+	if err := core.ValidateID("threadId", id); err != nil {
+		return core.Thread{}, opError(op, err)
+	}
+	set, del, err := splitMerge(metadata)
+	if err != nil {
+		return core.Thread{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
+	}
+	var t core.Thread
+	at := now()
+	err = retry(ctx, func() (err error) {
+		t, err = scanThread(s.pool.QueryRow(ctx, s.q.updateThread, id, title, len(metadata) > 0, set, del, at))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return core.Thread{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+	}
+	if err != nil {
+		return core.Thread{}, wrap(op, err)
+	}
+	return t, nil
+}
+
+const updateThreadSQL = `
+UPDATE {{schema}}.threads SET
+	title = COALESCE($2::text, title),
+	metadata = CASE WHEN $3::bool THEN (COALESCE(metadata, '{}'::jsonb) || $4::jsonb) - $5::text[] ELSE metadata END,
+	updated_at = $6
+WHERE id = $1
+RETURNING ` + threadCols
+
+// DeleteThread removes a thread and (by cascade) its messages. A missing
+// thread is no error.
+func (s *Store) DeleteThread(ctx context.Context, id string) error {
+	const op = "DeleteThread"
+	if err := core.ValidateID("threadId", id); err != nil {
+		return opError(op, err)
+	}
+	return wrap(op, retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, s.q.deleteThread, id)
+		return err
+	}))
+}
+
+const deleteThreadSQL = `DELETE FROM {{schema}}.threads WHERE id = $1`
+
+// scanThread reads one row of threadCols.
+func scanThread(row pgx.Row) (core.Thread, error) { return scanThreadWith(row, nil) }
+
+// scanThreadWith reads threadCols followed by the extra destinations.
+func scanThreadWith(row pgx.Row, extra ...any) (core.Thread, error) {
+	var (
+		t              core.Thread
+		meta, boundary []byte
+	)
+	dest := []any{&t.ID, &t.ResourceID, &t.Title, &meta, &t.CreatedAt, &t.UpdatedAt, &boundary}
+	for _, e := range extra {
+		if e != nil {
+			dest = append(dest, e)
+		}
+	}
+	if err := row.Scan(dest...); err != nil {
+		return core.Thread{}, err
+	}
+	t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC(), t.UpdatedAt.UTC()
+	var err error
+	if t.Metadata, err = decodeMap(meta); err != nil {
+		return core.Thread{}, err
+	}
+	if t.Boundary, err = decodeBoundary(boundary); err != nil {
+		return core.Thread{}, err
+	}
+	return t, nil
+}
+
+// encodeMap encodes metadata for a jsonb column; nil stays SQL NULL.
+func encodeMap(m map[string]any) ([]byte, error) {
+	if m == nil {
+		return nil, nil
+	}
+	return json.Marshal(m)
+}
+
+// decodeMap decodes a jsonb object; SQL NULL and JSON null give nil.
+func decodeMap(b []byte) (map[string]any, error) {
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// splitMerge splits a shallow-merge patch into the object to merge and the
+// keys to delete (those with a nil value).
+func splitMerge(patch map[string]any) (set []byte, del []string, err error) {
+	keep := make(map[string]any, len(patch))
+	del = []string{}
+	for k, v := range patch {
+		if v == nil {
+			del = append(del, k)
+		} else {
+			keep[k] = v
+		}
+	}
+	set, err = json.Marshal(keep)
+	return set, del, err
+}
+
+// timeOrZero converts a nullable timestamptz to a UTC time (zero when NULL).
+func timeOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}

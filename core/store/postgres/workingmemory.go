@@ -1,0 +1,187 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+const resourceCols = "id, COALESCE(working_memory, ''), metadata, created_at, updated_at"
+
+// GetResource returns the resource or ErrNotFound.
+func (s *Store) GetResource(ctx context.Context, id string) (core.Resource, error) {
+	const op = "GetResource"
+	if err := core.ValidateID("resourceId", id); err != nil {
+		return core.Resource{}, opError(op, err)
+	}
+	r, err := scanResource(s.pool.QueryRow(ctx, s.q.getResource, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return core.Resource{}, withOp(core.CodeNotFound, op, "resource not found")
+	}
+	if err != nil {
+		return core.Resource{}, wrap(op, err)
+	}
+	return r, nil
+}
+
+const getResourceSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.resources WHERE id = $1`
+
+// UpdateResource creates the resource if missing and shallow-merges metadata
+// (a nil value deletes the key), in one upsert.
+func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (core.Resource, error) {
+	const op = "UpdateResource"
+	if err := core.ValidateID("resourceId", id); err != nil {
+		return core.Resource{}, opError(op, err)
+	}
+	set, del, err := splitMerge(metadata)
+	if err != nil {
+		return core.Resource{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
+	}
+	var r core.Resource
+	at := now()
+	err = retry(ctx, func() (err error) {
+		r, err = scanResource(s.pool.QueryRow(ctx, s.q.updateResource, id, metadata != nil, set, del, at))
+		return err
+	})
+	if err != nil {
+		return core.Resource{}, wrap(op, err)
+	}
+	return r, nil
+}
+
+const updateResourceSQL = `
+INSERT INTO {{schema}}.resources AS r (id, metadata, created_at, updated_at)
+VALUES ($1, CASE WHEN $2::bool THEN $3::jsonb END, $5, $5)
+ON CONFLICT (id) DO UPDATE SET
+	metadata = CASE WHEN $2::bool THEN (COALESCE(r.metadata, '{}'::jsonb) || $3::jsonb) - $4::text[] ELSE r.metadata END,
+	updated_at = excluded.updated_at
+RETURNING ` + resourceCols
+
+// GetWorkingMemory returns the working memory of a thread or resource; a
+// never-written one has Version 0. A missing thread is ErrThreadNotFound; a
+// missing resource is simply never written.
+func (s *Store) GetWorkingMemory(ctx context.Context, scope core.Scope, id string) (core.WorkingMemory, error) {
+	const op = "GetWorkingMemory"
+	sql, err := s.wmQuery(op, scope, id, s.q.getThreadWM, s.q.getResourceWM)
+	if err != nil {
+		return core.WorkingMemory{}, err
+	}
+	var (
+		wm core.WorkingMemory
+		at *time.Time
+	)
+	err = s.pool.QueryRow(ctx, sql, id).Scan(&wm.Data, &wm.Version, &at)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows) && scope == core.ScopeThread:
+		return core.WorkingMemory{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+	case errors.Is(err, pgx.ErrNoRows):
+		return core.WorkingMemory{}, nil
+	case err != nil:
+		return core.WorkingMemory{}, wrap(op, err)
+	}
+	wm.UpdatedAt = timeOrZero(at)
+	return wm, nil
+}
+
+const (
+	getThreadWMSQL   = `SELECT COALESCE(working_memory, ''), wm_version, wm_updated_at FROM {{schema}}.threads WHERE id = $1`
+	getResourceWMSQL = `SELECT COALESCE(working_memory, ''), wm_version, wm_updated_at FROM {{schema}}.resources WHERE id = $1`
+)
+
+// PutWorkingMemory stores data if the current version equals expectVersion,
+// as one compare-and-set statement, and returns the new version; otherwise
+// ErrConflict. Resource scope creates the resource (expectVersion 0); thread
+// scope needs the thread (ErrThreadNotFound).
+func (s *Store) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data string, expectVersion int64) (core.WorkingMemory, error) {
+	const op = "PutWorkingMemory"
+	sql, err := s.wmQuery(op, scope, id, s.q.putThreadWM, s.q.putResourceWM)
+	if err != nil {
+		return core.WorkingMemory{}, err
+	}
+	if !utf8.ValidString(data) || strings.IndexByte(data, 0) >= 0 {
+		return core.WorkingMemory{}, core.Errorf(core.CodeInvalidArgument, op, "working memory must be valid UTF-8 without NUL")
+	}
+	var (
+		version *int64
+		at      *time.Time
+		exists  bool
+	)
+	ts := now()
+	if err := retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, sql, id, data, expectVersion, ts).Scan(&version, &at, &exists)
+	}); err != nil {
+		return core.WorkingMemory{}, wrap(op, err)
+	}
+	if version == nil {
+		if scope == core.ScopeThread && !exists {
+			return core.WorkingMemory{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+		}
+		return core.WorkingMemory{}, withOp(core.CodeConflict, op, "working memory version changed")
+	}
+	return core.WorkingMemory{Data: data, Version: *version, UpdatedAt: timeOrZero(at)}, nil
+}
+
+// The subqueries outside u read the snapshot before the update, so exists
+// tells a conflict from a missing row within the same round trip.
+const (
+	putThreadWMSQL = `
+WITH u AS (
+	UPDATE {{schema}}.threads SET working_memory = $2, wm_version = wm_version + 1, wm_updated_at = $4, updated_at = $4
+	WHERE id = $1 AND wm_version = $3::bigint
+	RETURNING wm_version, wm_updated_at
+)
+SELECT (SELECT wm_version FROM u), (SELECT wm_updated_at FROM u),
+	EXISTS (SELECT 1 FROM {{schema}}.threads WHERE id = $1)`
+
+	putResourceWMSQL = `
+WITH u AS (
+	INSERT INTO {{schema}}.resources AS r (id, working_memory, wm_version, wm_updated_at, created_at, updated_at)
+	SELECT $1, $2, 1, $4, $4, $4
+	WHERE $3::bigint = 0 OR EXISTS (SELECT 1 FROM {{schema}}.resources WHERE id = $1)
+	ON CONFLICT (id) DO UPDATE SET
+		working_memory = excluded.working_memory, wm_version = r.wm_version + 1,
+		wm_updated_at = excluded.wm_updated_at, updated_at = excluded.updated_at
+	WHERE r.wm_version = $3::bigint
+	RETURNING r.wm_version, r.wm_updated_at
+)
+SELECT (SELECT wm_version FROM u), (SELECT wm_updated_at FROM u),
+	EXISTS (SELECT 1 FROM {{schema}}.resources WHERE id = $1)`
+)
+
+// wmQuery validates scope and id and picks the statement for the scope.
+func (s *Store) wmQuery(op string, scope core.Scope, id, thread, resource string) (string, error) {
+	switch scope {
+	case core.ScopeThread:
+		if err := core.ValidateID("threadId", id); err != nil {
+			return "", opError(op, err)
+		}
+		return thread, nil
+	case core.ScopeResource:
+		if err := core.ValidateID("resourceId", id); err != nil {
+			return "", opError(op, err)
+		}
+		return resource, nil
+	}
+	return "", core.Errorf(core.CodeInvalidArgument, op, "scope must be %q or %q, got %q", core.ScopeThread, core.ScopeResource, scope)
+}
+
+// scanResource reads one row of resourceCols.
+func scanResource(row pgx.Row) (core.Resource, error) {
+	var (
+		r    core.Resource
+		meta []byte
+	)
+	if err := row.Scan(&r.ID, &r.WorkingMemory, &meta, &r.CreatedAt, &r.UpdatedAt); err != nil {
+		return core.Resource{}, err
+	}
+	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
+	var err error
+	r.Metadata, err = decodeMap(meta)
+	return r, err
+}

@@ -1,0 +1,156 @@
+package local
+
+import (
+	"math"
+	"strings"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// index is one named index: a partition per resource.
+type index struct {
+	dim   int
+	parts map[string]*partition
+}
+
+func newIndex(dim int) *index { return &index{dim: dim, parts: map[string]*partition{}} }
+
+func (ix *index) part(resource string) *partition {
+	p := ix.parts[resource]
+	if p == nil {
+		p = &partition{recs: map[string]*entry{}, df: map[string]int{}}
+		ix.parts[resource] = p
+	}
+	return p
+}
+
+// partition holds one resource's records and its BM25 statistics.
+type partition struct {
+	recs   map[string]*entry
+	df     map[string]int // documents containing each term
+	totLen int            // sum of document lengths in tokens
+}
+
+// entry is a stored record with what search needs precomputed.
+type entry struct {
+	rec     core.VectorRecord
+	invNorm float64        // 1/|Vector| (0 for a zero vector)
+	tf      map[string]int // term frequencies of Text
+	length  int            // tokens in Text
+}
+
+func newEntry(r core.VectorRecord) *entry {
+	r.Vector = append([]float32(nil), r.Vector...)
+	e := &entry{rec: r, tf: map[string]int{}}
+	var sq float64
+	for _, x := range r.Vector {
+		sq += float64(x) * float64(x)
+	}
+	if sq > 0 {
+		e.invNorm = 1 / math.Sqrt(sq)
+	}
+	for _, t := range Tokenize(r.Text) {
+		e.tf[t]++
+		e.length++
+	}
+	return e
+}
+
+func (p *partition) put(e *entry) {
+	p.remove(e.rec.ID)
+	p.recs[e.rec.ID] = e
+	p.totLen += e.length
+	for t := range e.tf {
+		p.df[t]++
+	}
+}
+
+func (p *partition) remove(id string) {
+	e := p.recs[id]
+	if e == nil {
+		return
+	}
+	delete(p.recs, id)
+	p.totLen -= e.length
+	for t := range e.tf {
+		if p.df[t]--; p.df[t] <= 0 {
+			delete(p.df, t)
+		}
+	}
+}
+
+// BM25 parameters (Weaviate's defaults).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// stopwords are left out of BM25 queries: Weaviate's "en" preset (the
+// Lucene list), so local and Weaviate rank alike.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by for if in into is it no not of on or such
+		that the their then there these they this to was will with`) {
+		stopwords[w] = true
+	}
+}
+
+// bm25 scores the candidates against query; documents without a query term
+// are left out. Statistics cover the whole partition, not just candidates.
+func (p *partition) bm25(cands []*entry, query string) []scored {
+	terms := map[string]float64{} // term -> idf
+	n := float64(len(p.recs))
+	for _, t := range Tokenize(query) {
+		if stopwords[t] {
+			continue
+		}
+		if df := float64(p.df[t]); df > 0 {
+			terms[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
+		}
+	}
+	if len(terms) == 0 || n == 0 {
+		return nil
+	}
+	avg := float64(p.totLen) / n
+	if avg == 0 {
+		avg = 1
+	}
+	var out []scored
+	for _, e := range cands {
+		var s float64
+		for t, idf := range terms {
+			if f := float64(e.tf[t]); f > 0 {
+				s += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(e.length)/avg))
+			}
+		}
+		if s > 0 {
+			out = append(out, scored{e, s})
+		}
+	}
+	return out
+}
+
+// cosine scores every candidate that has a vector against q.
+func cosine(cands []*entry, q []float32) []scored {
+	var qq float64
+	for _, x := range q {
+		qq += float64(x) * float64(x)
+	}
+	if qq == 0 {
+		return nil
+	}
+	inv := 1 / math.Sqrt(qq)
+	out := make([]scored, 0, len(cands))
+	for _, e := range cands {
+		if e.invNorm == 0 || len(e.rec.Vector) != len(q) {
+			continue
+		}
+		var dot float64
+		for i, x := range e.rec.Vector {
+			dot += float64(x) * float64(q[i])
+		}
+		out = append(out, scored{e, dot * inv * e.invNorm})
+	}
+	return out
+}

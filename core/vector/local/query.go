@@ -1,0 +1,149 @@
+package local
+
+import (
+	"context"
+	"sort"
+	"strconv"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// hybridCandidates is how many results each side of a hybrid query
+// contributes before fusion (Weaviate's QUERY_HYBRID_MAXIMUM_RESULTS).
+const hybridCandidates = 100
+
+type scored struct {
+	e     *entry
+	score float64
+}
+
+// Query returns the TopK (DefaultTopK when <= 0) best hits of
+// q.Filter.ResourceID, best first, narrowed to q.Filter.ThreadID when set.
+// Scores: cosine similarity (SearchVector), BM25 (SearchBM25, only records
+// sharing a term with q.Text), or the relativeScoreFusion of both
+// (SearchHybrid: min-max normalized, weighted Alpha for vector and 1-Alpha for
+// BM25, in [0,1]). Hits scoring below a non-zero q.MinScore are dropped
+// (cosine similarity can be negative; MinScore 0 means no threshold).
+func (s *Store) Query(ctx context.Context, name string, q core.VectorQuery) ([]core.VectorHit, error) {
+	const op = "Query"
+	if q.Filter.ResourceID == "" {
+		return nil, missingResource(op)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, vecErr(op, "canceled", err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ix, err := s.indexLocked(op, name)
+	if err != nil {
+		return nil, err
+	}
+	mode := q.Mode
+	if mode == "" {
+		mode = core.SearchVector
+	}
+	needVec := mode == core.SearchVector || (mode == core.SearchHybrid && q.Alpha > 0)
+	switch {
+	case mode != core.SearchVector && mode != core.SearchBM25 && mode != core.SearchHybrid:
+		return nil, vecErr(op, "unknown search mode "+strconv.Quote(mode), nil)
+	case mode == core.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
+		return nil, vecErr(op, "hybrid alpha must be within [0,1]", nil)
+	case needVec && len(q.Vector) == 0:
+		return nil, vecErr(op, "query vector is required for mode "+mode, nil)
+	case needVec && ix.dim != 0 && len(q.Vector) != ix.dim:
+		return nil, dimErr(op, name, ix.dim, len(q.Vector))
+	}
+	p := ix.parts[q.Filter.ResourceID]
+	if p == nil {
+		return nil, nil
+	}
+	cands := make([]*entry, 0, len(p.recs))
+	for _, e := range p.recs {
+		if q.Filter.ThreadID == "" || e.rec.Meta.ThreadID == q.Filter.ThreadID {
+			cands = append(cands, e)
+		}
+	}
+	var res []scored
+	switch mode {
+	case core.SearchVector:
+		res = cosine(cands, q.Vector)
+	case core.SearchBM25:
+		res = p.bm25(cands, q.Text)
+	default:
+		res = hybrid(p, cands, q)
+	}
+	sortScored(res)
+	k := q.TopK
+	if k <= 0 {
+		k = DefaultTopK
+	}
+	hits := make([]core.VectorHit, 0, min(k, len(res)))
+	for _, r := range res {
+		if len(hits) == k || (q.MinScore != 0 && r.score < q.MinScore) {
+			break
+		}
+		m := r.e.rec.Meta
+		hits = append(hits, core.VectorHit{ID: r.e.rec.ID, Score: r.score, Meta: m})
+	}
+	return hits, nil
+}
+
+// hybrid fuses the top hybridCandidates of the vector and BM25 rankings like
+// Weaviate's relativeScoreFusion: each list is min-max normalized (all equal
+// scores normalize to 1), weighted, and summed per record.
+func hybrid(p *partition, cands []*entry, q core.VectorQuery) []scored {
+	fused := map[*entry]float64{}
+	add := func(list []scored, w float64) {
+		sortScored(list)
+		if len(list) > max(hybridCandidates, q.TopK) {
+			list = list[:max(hybridCandidates, q.TopK)]
+		}
+		if len(list) == 0 {
+			return
+		}
+		hi, lo := list[0].score, list[len(list)-1].score
+		for _, r := range list {
+			s := w
+			if hi != lo {
+				s *= (r.score - lo) / (hi - lo)
+			}
+			fused[r.e] += s
+		}
+	}
+	if q.Alpha < 1 && q.Text != "" {
+		add(p.bm25(cands, q.Text), 1-q.Alpha)
+	}
+	if q.Alpha > 0 {
+		add(cosine(cands, q.Vector), q.Alpha)
+	}
+	out := make([]scored, 0, len(fused))
+	for e, s := range fused {
+		out = append(out, scored{e, s})
+	}
+	return out
+}
+
+// sortScored orders by score descending, then by ID for determinism.
+func sortScored(list []scored) {
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].score != list[j].score {
+			return list[i].score > list[j].score
+		}
+		return list[i].e.rec.ID < list[j].e.rec.ID
+	})
+}
+
+func vecErr(op, msg string, err error) error {
+	return &core.Error{Code: core.CodeVector, Op: "local." + op, Msg: msg, Err: err}
+}
+
+func dimErr(op, name string, want, got int) error {
+	return vecErr(op, "index "+name+" has dimension "+strconv.Itoa(want)+", got "+strconv.Itoa(got),
+		core.ErrEmbeddingDimensionMismatch)
+}
+
+func missingResource(op string) error {
+	return vecErr(op, "filter", core.ErrMissingResourceID)
+}
+
+func errClosed(op string) error { return vecErr(op, "store is closed", nil) }

@@ -1,0 +1,192 @@
+// Package local is an in-process core.VectorStore: exact (brute-force) cosine
+// search, a real BM25 over the record texts of each resource, and Weaviate-style
+// hybrid search (relativeScoreFusion). It is goroutine-safe and isolates
+// resources: every resource is its own partition, so a query never sees
+// another resource's records and BM25 statistics are per resource.
+//
+// New keeps everything in memory; Open additionally persists the store to one
+// file (for instance next to the SQLite database), rewritten atomically (temp
+// file + rename) after every Upsert and Delete. Exact search is linear in the
+// number of records of the queried resource, which is fine for the tens of
+// thousands of messages a single resource usually holds.
+//
+// HashEmbedder is an offline lexical embedder to pair it with in development.
+package local
+
+import (
+	"context"
+	"sync"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// DefaultTopK is the number of hits a query with TopK <= 0 returns.
+const DefaultTopK = 10
+
+// Store is the in-process vector store. The zero value is not usable; call New
+// or Open.
+type Store struct {
+	mu      sync.RWMutex
+	path    string // "" = in memory only
+	dirty   bool   // state not yet saved to path
+	closed  bool
+	indexes map[string]*index
+}
+
+var _ core.VectorStore = (*Store)(nil)
+
+// New returns an empty store that lives in memory only.
+func New() *Store { return &Store{indexes: map[string]*index{}} }
+
+// Open returns a store persisted to the file at path, loading it when it
+// exists. Every Upsert and Delete rewrites the file atomically; Close flushes.
+func Open(path string) (*Store, error) {
+	s := New()
+	s.path = path
+	if err := s.load(); err != nil {
+		return nil, vecErr("Open", "load "+path, err)
+	}
+	return s, nil
+}
+
+// SelfEmbedding reports false: records and queries carry vectors.
+func (s *Store) SelfEmbedding() bool { return false }
+
+// SearchModes lists the supported VectorQuery modes.
+func (s *Store) SearchModes() []string {
+	return []string{core.SearchVector, core.SearchBM25, core.SearchHybrid}
+}
+
+// EnsureIndex creates the index if missing. An existing index keeps its
+// records; a different non-zero dimension is an error.
+func (s *Store) EnsureIndex(ctx context.Context, spec core.IndexSpec) error {
+	const op = "EnsureIndex"
+	if spec.Name == "" || spec.Dimension < 0 {
+		return vecErr(op, "index name and a non-negative dimension are required", nil)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errClosed(op)
+	}
+	if ix, ok := s.indexes[spec.Name]; ok {
+		if spec.Dimension != 0 && ix.dim != 0 && ix.dim != spec.Dimension {
+			return dimErr(op, spec.Name, ix.dim, spec.Dimension)
+		}
+		if ix.dim == 0 {
+			ix.dim = spec.Dimension
+		}
+		return nil
+	}
+	s.indexes[spec.Name] = newIndex(spec.Dimension)
+	return s.saveLocked(op)
+}
+
+// Upsert inserts or replaces records by ID within their resource. All
+// records are validated first: either all are written or none.
+func (s *Store) Upsert(ctx context.Context, name string, recs []core.VectorRecord) error {
+	const op = "Upsert"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ix, err := s.indexLocked(op, name)
+	if err != nil {
+		return err
+	}
+	dim := ix.dim
+	for _, r := range recs {
+		switch {
+		case r.ID == "":
+			return vecErr(op, "record id is required", nil)
+		case r.Meta.ResourceID == "":
+			return vecErr(op, "record "+r.ID, core.ErrMissingResourceID)
+		case len(r.Vector) == 0:
+			return vecErr(op, "record "+r.ID+" has no vector (the store does not embed)", nil)
+		case dim != 0 && len(r.Vector) != dim:
+			return dimErr(op, name, dim, len(r.Vector))
+		}
+		dim = len(r.Vector)
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	ix.dim = dim
+	for _, r := range recs {
+		ix.part(r.Meta.ResourceID).put(newEntry(r))
+	}
+	return s.saveLocked(op)
+}
+
+// Delete removes the records of f.ResourceID, narrowed to f.ThreadID and/or
+// f.MessageIDs when set. Unknown ids and indexes are no error.
+func (s *Store) Delete(ctx context.Context, name string, f core.VectorFilter) error {
+	const op = "Delete"
+	if f.ResourceID == "" {
+		return missingResource(op)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errClosed(op)
+	}
+	ix := s.indexes[name]
+	if ix == nil || ix.parts[f.ResourceID] == nil {
+		return nil
+	}
+	p := ix.parts[f.ResourceID]
+	if f.ThreadID == "" && len(f.MessageIDs) == 0 {
+		delete(ix.parts, f.ResourceID)
+		return s.saveLocked(op)
+	}
+	var ids map[string]bool
+	if len(f.MessageIDs) > 0 {
+		ids = make(map[string]bool, len(f.MessageIDs))
+		for _, id := range f.MessageIDs {
+			ids[id] = true
+		}
+	}
+	n := 0
+	for id, e := range p.recs {
+		if (f.ThreadID == "" || e.rec.Meta.ThreadID == f.ThreadID) && (ids == nil || ids[e.rec.Meta.MessageID]) {
+			p.remove(id)
+			n++
+		}
+	}
+	if len(p.recs) == 0 {
+		delete(ix.parts, f.ResourceID)
+	}
+	if n == 0 {
+		return nil
+	}
+	return s.saveLocked(op)
+}
+
+// Flush writes the store to its file now if it has unsaved changes (only
+// after an earlier save failed). It is a no-op for stores from New.
+func (s *Store) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flushLocked("Flush")
+}
+
+// Close flushes the store; later calls other than Close fail.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	err := s.flushLocked("Close")
+	s.closed = true
+	return err
+}
+
+func (s *Store) indexLocked(op, name string) (*index, error) {
+	if s.closed {
+		return nil, errClosed(op)
+	}
+	ix := s.indexes[name]
+	if ix == nil {
+		return nil, vecErr(op, "index "+name+" does not exist (call EnsureIndex)", nil)
+	}
+	return ix, nil
+}

@@ -1,0 +1,150 @@
+package local_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vectortest"
+)
+
+func TestConformance(t *testing.T) {
+	vectortest.Run(t, func(t *testing.T) core.VectorStore { return local.New() }, local.NewHashEmbedder(0))
+}
+
+func TestConformancePersistent(t *testing.T) {
+	vectortest.Run(t, func(t *testing.T) core.VectorStore {
+		s, err := local.Open(filepath.Join(t.TempDir(), "vectors.bin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}, local.NewHashEmbedder(64), vectortest.RunOptions{IsolationQueries: 50})
+}
+
+func TestPersistence(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vectors.bin")
+	emb := local.NewHashEmbedder(32)
+	s, err := local.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := vectortest.NewH(t, s, emb)
+	for i, text := range vectortest.Corpus {
+		h.Upsert(vectortest.Rec(fmt.Sprint("m", i), "t", "r", text))
+	}
+	h.Delete(core.VectorFilter{ResourceID: "r", MessageIDs: []string{"m1"}})
+	q := core.VectorQuery{Text: vectortest.Queries[4], TopK: 10, Mode: core.SearchHybrid, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: "r"}}
+	before := h.Query(q)
+	// A second handle reads what the first wrote, without Close.
+	s2, err := local.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2 := vectortest.NewH(t, s2, emb)
+	after := h2.Query(q)
+	if fmt.Sprint(before) != fmt.Sprint(after) || len(after) != len(vectortest.Corpus)-1 {
+		t.Fatalf("reopened store differs:\n%v\n%v", before, after)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Upsert(context.Background(), h.Index, nil); !errors.Is(err, core.ErrVector) {
+		t.Fatalf("Upsert after Close: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("temp files left behind: %v", entries)
+	}
+	if err := os.WriteFile(path, []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := local.Open(path); !errors.Is(err, core.ErrVector) {
+		t.Fatalf("Open of a corrupt file: %v", err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ctx := context.Background()
+	s := local.New()
+	emb := local.NewHashEmbedder(8)
+	rec := vectortest.Rec("m", "t", "r", "x")
+	if err := s.Upsert(ctx, "nope", []core.VectorRecord{rec}); !errors.Is(err, core.ErrVector) {
+		t.Fatalf("Upsert to a missing index: %v", err)
+	}
+	h := vectortest.NewH(t, s, emb)
+	rec.Vector = []float32{1, 2, 3}
+	err := s.Upsert(ctx, h.Index, []core.VectorRecord{rec})
+	if !errors.Is(err, core.ErrVector) || !errors.Is(err, core.ErrEmbeddingDimensionMismatch) {
+		t.Fatalf("dimension mismatch: %v", err)
+	}
+	_, err = s.Query(ctx, h.Index, core.VectorQuery{TopK: 1, Filter: core.VectorFilter{ThreadID: "t"}})
+	if !errors.Is(err, core.ErrVector) || !errors.Is(err, core.ErrMissingResourceID) {
+		t.Fatalf("query without resource: %v", err)
+	}
+	_, err = s.Query(ctx, h.Index, core.VectorQuery{Text: "x", Mode: "fuzzy", Filter: core.VectorFilter{ResourceID: "r"}})
+	if !errors.Is(err, core.ErrVector) {
+		t.Fatalf("unknown mode: %v", err)
+	}
+	if err := s.EnsureIndex(ctx, core.IndexSpec{Name: h.Index, Dimension: 9}); !errors.Is(err, core.ErrVector) {
+		t.Fatalf("EnsureIndex with another dimension: %v", err)
+	}
+}
+
+func TestConcurrent(t *testing.T) {
+	s := local.New()
+	emb := local.NewHashEmbedder(16)
+	h := vectortest.NewH(t, s, emb)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := fmt.Sprint("r", g%2)
+			for i := range 50 {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				h.Upsert(vectortest.Rec(id, "t", res, vectortest.Corpus[i%len(vectortest.Corpus)]))
+				for _, hit := range h.Query(core.VectorQuery{Text: vectortest.Queries[i%len(vectortest.Queries)], TopK: 3, Mode: core.SearchHybrid, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: res}}) {
+					if hit.Meta.ResourceID != res {
+						t.Errorf("leak: %+v", hit)
+					}
+				}
+				if i%10 == 9 {
+					h.Delete(core.VectorFilter{ResourceID: res, MessageIDs: []string{id}})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestHashEmbedder(t *testing.T) {
+	e := local.NewHashEmbedder(0)
+	a, _ := e.Embed(context.Background(), []string{"Hello, World!", "hello world", "", "!!!"})
+	if len(a[0]) != local.DefaultDimension || e.Dimension() != local.DefaultDimension {
+		t.Fatalf("dimension %d", len(a[0]))
+	}
+	if fmt.Sprint(a[0]) != fmt.Sprint(a[1]) {
+		t.Fatal("case and punctuation should not matter")
+	}
+	if a[2][0] != 1 || a[3][0] != 1 {
+		t.Fatal("empty text must map to the first basis vector")
+	}
+	var n float64
+	for _, x := range e.EmbedOne("the quick brown fox") {
+		n += float64(x) * float64(x)
+	}
+	if n < 0.999 || n > 1.001 {
+		t.Fatalf("norm² %v", n)
+	}
+	if fmt.Sprint(local.NewHashEmbedder(0).EmbedOne("abc def")) != fmt.Sprint(e.EmbedOne("abc def")) {
+		t.Fatal("not deterministic")
+	}
+}

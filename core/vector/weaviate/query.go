@@ -1,0 +1,174 @@
+package weaviate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
+	"github.com/weaviate/weaviate/entities/models"
+)
+
+// Query returns the TopK (DefaultTopK when <= 0) best hits in the tenant of
+// q.Filter.ResourceID, narrowed to q.Filter.ThreadID when set. Modes:
+// SearchVector (nearText when self-embedding, else nearVector; score =
+// 1 - distance, the cosine similarity), SearchBM25 (score = BM25 on "text")
+// and SearchHybrid (relativeScoreFusion with q.Alpha; score in [0,1]). Hits
+// scoring below a non-zero q.MinScore are dropped.
+func (s *Store) Query(ctx context.Context, index string, q core.VectorQuery) ([]core.VectorHit, error) {
+	const op = "Query"
+	if q.Filter.ResourceID == "" {
+		return nil, missingResource(op)
+	}
+	mode := q.Mode
+	if mode == "" {
+		mode = core.SearchVector
+	}
+	text := gqlText(q.Text)
+	switch {
+	case mode != core.SearchVector && mode != core.SearchBM25 && mode != core.SearchHybrid:
+		return nil, vecErr(op, "unknown search mode "+strconv.Quote(mode), nil)
+	case mode == core.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
+		return nil, vecErr(op, "hybrid alpha must be within [0,1]", nil)
+	case !s.SelfEmbedding() && len(q.Vector) == 0 && (mode == core.SearchVector || mode == core.SearchHybrid && q.Alpha > 0):
+		return nil, vecErr(op, "query vector is required for mode "+mode+" (vectorizer none)", nil)
+	case !gqlSafe(q.Filter.ThreadID):
+		return nil, vecErr(op, "thread id contains control characters", nil)
+	}
+	if strings.TrimSpace(text) == "" && (mode == core.SearchBM25 || s.SelfEmbedding() && mode == core.SearchVector) {
+		return nil, nil
+	}
+	class, tenant := s.ClassName(index), TenantName(q.Filter.ResourceID)
+	ok, err := s.tenantExists(ctx, class, tenant)
+	if err != nil {
+		return nil, vecErr(op, "tenant lookup", err)
+	}
+	if !ok {
+		if exists, _ := s.classExists(ctx, class); !exists {
+			return nil, vecErr(op, "index "+index+" (class "+class+") does not exist", nil)
+		}
+		return nil, nil
+	}
+	k := q.TopK
+	if k <= 0 {
+		k = DefaultTopK
+	}
+	gql := s.client.GraphQL()
+	get := gql.Get().WithClassName(class).WithTenant(tenant).WithLimit(k).WithFields(
+		graphql.Field{Name: propRecordID}, graphql.Field{Name: propMessageID}, graphql.Field{Name: propThreadID},
+		graphql.Field{Name: propResourceID}, graphql.Field{Name: propRole}, graphql.Field{Name: propCreatedAt},
+		graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "distance"}, {Name: "score"}}})
+	if q.Filter.ThreadID != "" {
+		get = get.WithWhere(filters.Where().WithPath([]string{propThreadID}).WithOperator(filters.Equal).WithValueText(q.Filter.ThreadID))
+	}
+	switch {
+	case mode == core.SearchBM25:
+		get = get.WithBM25(gql.Bm25ArgBuilder().WithQuery(text).WithProperties(propText))
+	case mode == core.SearchHybrid:
+		h := gql.HybridArgumentBuilder().WithQuery(text).WithAlpha(float32(q.Alpha)).
+			WithProperties([]string{propText}).WithFusionType(graphql.RelativeScore)
+		if !s.SelfEmbedding() && len(q.Vector) > 0 {
+			h = h.WithVector(q.Vector)
+		}
+		get = get.WithHybrid(h)
+	case s.SelfEmbedding():
+		get = get.WithNearText(gql.NearTextArgBuilder().WithConcepts([]string{text}))
+	default:
+		get = get.WithNearVector(gql.NearVectorArgBuilder().WithVector(q.Vector))
+	}
+	resp, err := get.Do(ctx)
+	if err == nil {
+		err = gqlErrors(resp)
+	}
+	if err != nil {
+		return nil, vecErr(op, mode+" query on "+class, err)
+	}
+	return parseHits(resp, class, mode, q.MinScore)
+}
+
+// gqlErrors returns the GraphQL errors of resp, which come with HTTP 200.
+func gqlErrors(resp *models.GraphQLResponse) error {
+	if resp == nil {
+		return errors.New("empty GraphQL response")
+	}
+	if len(resp.Errors) == 0 {
+		return nil
+	}
+	msgs := make([]string, 0, len(resp.Errors))
+	for _, e := range resp.Errors {
+		if e != nil {
+			msgs = append(msgs, e.Message)
+		}
+	}
+	return fmt.Errorf("graphql: %s", strings.Join(msgs, "; "))
+}
+
+func parseHits(resp *models.GraphQLResponse, class, mode string, minScore float64) ([]core.VectorHit, error) {
+	get, _ := resp.Data["Get"].(map[string]any)
+	rows, _ := get[class].([]any)
+	hits := make([]core.VectorHit, 0, len(rows))
+	for _, row := range rows {
+		m, _ := row.(map[string]any)
+		add, _ := m["_additional"].(map[string]any)
+		var score float64
+		if mode == core.SearchVector {
+			d, ok := number(add["distance"])
+			if !ok {
+				return nil, vecErr("Query", "result without distance", nil)
+			}
+			score = 1 - d
+		} else {
+			var ok bool
+			if score, ok = number(add["score"]); !ok {
+				return nil, vecErr("Query", "result without score", nil)
+			}
+		}
+		if minScore != 0 && score < minScore {
+			continue
+		}
+		str := func(k string) string { v, _ := m[k].(string); return v }
+		at, _ := time.Parse(time.RFC3339Nano, str(propCreatedAt))
+		hits = append(hits, core.VectorHit{ID: str(propRecordID), Score: score, Meta: core.VectorMeta{
+			MessageID: str(propMessageID), ThreadID: str(propThreadID), ResourceID: str(propResourceID),
+			Role: core.Role(str(propRole)), CreatedAt: at}})
+	}
+	return hits, nil
+}
+
+// number reads a JSON number or a numeric string (hybrid/bm25 scores are strings).
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// gqlSafe reports whether the client's Go-quoted rendering of s is a valid
+// GraphQL string (no \x, \U, \a or \v escapes).
+func gqlSafe(s string) bool { return gqlText(s) == s }
+
+// gqlText replaces what cannot be quoted into GraphQL by the client with spaces.
+func gqlText(s string) string {
+	s = strings.ToValidUTF8(s, " ")
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || r == '\r' || r == '\b' || r == '\f' {
+			return r
+		}
+		q := strconv.QuoteRune(r)
+		if strings.Contains(q, `\x`) || strings.Contains(q, `\U`) || strings.Contains(q, `\a`) ||
+			strings.Contains(q, `\v`) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,203 @@
+package weaviate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"strings"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/weaviate/weaviate/entities/models"
+)
+
+// Property names of the stored objects.
+const (
+	propText       = "text"
+	propRecordID   = "recordId"
+	propMessageID  = "messageId"
+	propThreadID   = "threadId"
+	propResourceID = "resourceId"
+	propRole       = "role"
+	propCreatedAt  = "createdAt"
+)
+
+// TenantName returns the tenant of a resource id: "r" and 32 hex digits of
+// its SHA-256 (tenant names must match [A-Za-z0-9_-]{1,64}).
+func TenantName(resourceID string) string {
+	sum := sha256.Sum256([]byte(resourceID))
+	return "r" + hex.EncodeToString(sum[:16])
+}
+
+// EnsureIndex creates the class of spec.Name if it does not exist. An
+// existing class with another vectorizer is an error.
+func (s *Store) EnsureIndex(ctx context.Context, spec core.IndexSpec) error {
+	const op = "EnsureIndex"
+	if spec.Name == "" {
+		return vecErr(op, "index name is required", nil)
+	}
+	class := s.ClassName(spec.Name)
+	cls, err := s.client.Schema().ClassGetter().WithClassName(class).Do(ctx)
+	if err == nil && cls != nil {
+		if cls.Vectorizer != s.cfg.Vectorizer {
+			return vecErr(op, "class "+class+" exists with vectorizer "+cls.Vectorizer+", not "+s.cfg.Vectorizer, nil)
+		}
+		s.markClass(class)
+		return nil
+	}
+	if err := s.client.Schema().ClassCreator().WithClass(s.classDef(class, spec)).Do(ctx); err != nil {
+		// Another process may have created it meanwhile.
+		if ok, cerr := s.client.Schema().ClassExistenceChecker().WithClassName(class).Do(ctx); cerr != nil || !ok {
+			return vecErr(op, "create class "+class, err)
+		}
+	}
+	s.markClass(class)
+	return nil
+}
+
+func (s *Store) markClass(class string) {
+	s.mu.Lock()
+	s.classes[class] = true
+	s.mu.Unlock()
+}
+
+func (s *Store) classDef(class string, spec core.IndexSpec) *models.Class {
+	f, t := false, true
+	idProp := func(name string) *models.Property {
+		return &models.Property{Name: name, DataType: []string{"text"}, Tokenization: "field",
+			IndexSearchable: &f, IndexFilterable: &t, ModuleConfig: s.skipVectorization()}
+	}
+	c := &models.Class{
+		Class:       class,
+		Description: "agentmem message vectors of index " + spec.Name,
+		Vectorizer:  s.cfg.Vectorizer,
+		MultiTenancyConfig: &models.MultiTenancyConfig{Enabled: true, AutoTenantCreation: true,
+			AutoTenantActivation: true},
+		VectorIndexType:   "hnsw",
+		VectorIndexConfig: map[string]any{"distance": distance(spec.Config.Metric)},
+		Properties: []*models.Property{
+			{Name: propText, DataType: []string{"text"}, Tokenization: "word", IndexSearchable: &t, IndexFilterable: &t},
+			idProp(propRecordID), idProp(propMessageID), idProp(propThreadID), idProp(propResourceID), idProp(propRole),
+			{Name: propCreatedAt, DataType: []string{"date"}, IndexFilterable: &t, ModuleConfig: s.skipVectorization()},
+		},
+	}
+	if strings.EqualFold(spec.Config.Type, "flat") {
+		c.VectorIndexType = "flat"
+	} else if h := spec.Config.HNSW; h.M > 0 || h.EfConstruction > 0 {
+		if h.M > 0 {
+			c.VectorIndexConfig.(map[string]any)["maxConnections"] = h.M
+		}
+		if h.EfConstruction > 0 {
+			c.VectorIndexConfig.(map[string]any)["efConstruction"] = h.EfConstruction
+		}
+	}
+	if s.SelfEmbedding() {
+		mc := map[string]any{"vectorizeClassName": false, "properties": []string{propText}}
+		maps.Copy(mc, s.cfg.ModuleConfig)
+		c.ModuleConfig = map[string]any{s.cfg.Vectorizer: mc}
+	}
+	return c
+}
+
+// skipVectorization is the property moduleConfig that keeps a property out
+// of the embedded text.
+func (s *Store) skipVectorization() any {
+	if !s.SelfEmbedding() {
+		return nil
+	}
+	return map[string]any{s.cfg.Vectorizer: map[string]any{"skip": true, "vectorizePropertyName": false}}
+}
+
+// distance maps core.IndexConfig.Metric to Weaviate's distance names.
+func distance(metric string) string {
+	switch strings.ToLower(metric) {
+	case "euclidean", "l2", "l2-squared":
+		return "l2-squared"
+	case "dotproduct", "dot":
+		return "dot"
+	default:
+		return "cosine"
+	}
+}
+
+// classExists reports whether class exists, asking the server once.
+func (s *Store) classExists(ctx context.Context, class string) (bool, error) {
+	s.mu.Lock()
+	known := s.classes[class]
+	s.mu.Unlock()
+	if known {
+		return true, nil
+	}
+	ok, err := s.client.Schema().ClassExistenceChecker().WithClassName(class).Do(ctx)
+	if ok {
+		s.markClass(class)
+	}
+	return ok, err
+}
+
+// tenantExists reports whether the tenant exists; positive answers are cached.
+func (s *Store) tenantExists(ctx context.Context, class, tenant string) (bool, error) {
+	s.mu.Lock()
+	known := s.tenants[class][tenant]
+	s.mu.Unlock()
+	if known {
+		return true, nil
+	}
+	if ok, err := s.classExists(ctx, class); err != nil || !ok {
+		return false, err
+	}
+	ok, err := s.client.Schema().TenantsExists().WithClassName(class).WithTenant(tenant).Do(ctx)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		s.markTenants(class, tenant)
+	}
+	return ok, nil
+}
+
+// ensureTenants creates the tenants not known to exist.
+func (s *Store) ensureTenants(ctx context.Context, class string, tenants []string) error {
+	s.mu.Lock()
+	var missing []models.Tenant
+	for _, t := range tenants {
+		if !s.tenants[class][t] {
+			missing = append(missing, models.Tenant{Name: t})
+		}
+	}
+	s.mu.Unlock()
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := s.client.Schema().TenantsCreator().WithClassName(class).WithTenants(missing...).Do(ctx); err != nil {
+		// Existing tenants are fine; anything else fails the write.
+		for _, t := range missing {
+			if ok, _ := s.client.Schema().TenantsExists().WithClassName(class).WithTenant(t.Name).Do(ctx); !ok {
+				return err
+			}
+		}
+	}
+	names := make([]string, len(missing))
+	for i, t := range missing {
+		names[i] = t.Name
+	}
+	s.markTenants(class, names...)
+	return nil
+}
+
+func (s *Store) markTenants(class string, tenants ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tenants[class] == nil {
+		s.tenants[class] = map[string]bool{}
+	}
+	for _, t := range tenants {
+		s.tenants[class][t] = true
+	}
+}
+
+func (s *Store) forgetTenant(class, tenant string) {
+	s.mu.Lock()
+	delete(s.tenants[class], tenant)
+	s.mu.Unlock()
+}

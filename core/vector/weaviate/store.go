@@ -1,0 +1,162 @@
+// Package weaviate is a core.VectorStore on Weaviate (weaviate-go-client/v5,
+// tested against server v1.35.2).
+//
+// Every index is one collection (class) with multi-tenancy on and one tenant
+// per resource, so Weaviate itself isolates resources: a query or delete runs
+// inside the resource's tenant and cannot see other tenants' objects. Tenant
+// names are derived from a hash of the resource id (tenant names have a
+// restricted charset); tenants are created on first write.
+//
+// With Config.Vectorizer "none" the caller brings vectors (nearVector; hybrid
+// sends the query vector along). With a vectorizer module (for instance
+// "text2vec-transformers", "text2vec-ollama" or "text2vec-openai") the store
+// is self-embedding: Weaviate embeds the "text" property of every object and
+// the query text (nearText), and only that property (vectorizeClassName off,
+// the id properties skipped).
+//
+// Objects: text (word tokenization, BM25-searchable), recordId, messageId,
+// threadId, resourceId, role (field tokenization, filterable only) and
+// createdAt (date). The object UUID is a UUIDv5 of the record id, so upserts
+// are idempotent. Writes use the batch API (over gRPC when Config.GRPCHost is
+// set); per-object batch failures and GraphQL errors, which the client
+// reports with a nil error, become core.Error values with core.CodeVector.
+package weaviate
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+	wv "github.com/weaviate/weaviate-go-client/v5/weaviate"
+	wvgrpc "github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
+)
+
+// VectorizerNone is the Config.Vectorizer of a store that is given vectors.
+const VectorizerNone = "none"
+
+// DefaultTopK is the number of hits a query with TopK <= 0 returns.
+const DefaultTopK = 10
+
+// Config configures a Store.
+type Config struct {
+	// Host is the REST endpoint, host:port (required), e.g. "127.0.0.1:8080".
+	Host string
+	// Scheme is "http" (default) or "https".
+	Scheme string
+	// GRPCHost, when set (host:port), sends batch writes over gRPC.
+	GRPCHost string
+	// GRPCSecured uses TLS for gRPC.
+	GRPCSecured bool
+	// Vectorizer is "none" (default; records carry vectors) or a text2vec
+	// module enabled on the server, which makes the store self-embedding.
+	Vectorizer string
+	// ModuleConfig is merged over the defaults {"vectorizeClassName": false,
+	// "properties": ["text"]} into the class's moduleConfig[Vectorizer],
+	// e.g. {"inferenceUrl": ...} or {"model": ...}.
+	ModuleConfig map[string]any
+	// ClassPrefix starts every class name (default "Agentmem"); index
+	// "memory_messages_384" becomes class "AgentmemMemoryMessages384".
+	ClassPrefix string
+	// Headers are sent with every request (e.g. a module's API key header).
+	Headers map[string]string
+	// Timeout bounds every HTTP request (default 60s).
+	Timeout time.Duration
+	// StartupTimeout makes New wait that long for the server to be ready.
+	StartupTimeout time.Duration
+	// BatchSize is the number of objects per batch request (default 100).
+	BatchSize int
+}
+
+// Store is the Weaviate vector store; it is safe for concurrent use.
+type Store struct {
+	cfg    Config
+	client *wv.Client
+
+	mu      sync.Mutex
+	classes map[string]bool            // classes known to exist
+	tenants map[string]map[string]bool // class -> tenants known to exist
+}
+
+var _ core.VectorStore = (*Store)(nil)
+
+// New connects to the server of cfg and checks that it is ready.
+func New(ctx context.Context, cfg Config) (*Store, error) {
+	const op = "New"
+	if cfg.Host == "" {
+		return nil, vecErr(op, "Config.Host is required", nil)
+	}
+	if cfg.Scheme == "" {
+		cfg.Scheme = "http"
+	}
+	if cfg.Vectorizer == "" {
+		cfg.Vectorizer = VectorizerNone
+	}
+	if cfg.ClassPrefix == "" {
+		cfg.ClassPrefix = "Agentmem"
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 100
+	}
+	wc := wv.Config{Host: cfg.Host, Scheme: cfg.Scheme, Headers: cfg.Headers, Timeout: cfg.Timeout,
+		StartupTimeout: cfg.StartupTimeout}
+	if cfg.GRPCHost != "" {
+		wc.GrpcConfig = &wvgrpc.Config{Host: cfg.GRPCHost, Secured: cfg.GRPCSecured}
+	}
+	client, err := wv.NewClient(wc)
+	if err != nil {
+		return nil, vecErr(op, "connect to "+cfg.Host, err)
+	}
+	ready, err := client.Misc().ReadyChecker().Do(ctx)
+	if err == nil && !ready {
+		err = errors.New("server not ready")
+	}
+	if err != nil {
+		return nil, vecErr(op, "connect to "+cfg.Host, err)
+	}
+	return &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{}}, nil
+}
+
+// Client returns the underlying client (for administration and tests).
+func (s *Store) Client() *wv.Client { return s.client }
+
+// SelfEmbedding reports whether Weaviate embeds the text (Vectorizer != "none").
+func (s *Store) SelfEmbedding() bool { return s.cfg.Vectorizer != VectorizerNone }
+
+// SearchModes lists the supported VectorQuery modes.
+func (s *Store) SearchModes() []string {
+	return []string{core.SearchVector, core.SearchBM25, core.SearchHybrid}
+}
+
+// ClassName returns the class of index in this store (see ClassName).
+func (s *Store) ClassName(index string) string { return ClassName(s.cfg.ClassPrefix, index) }
+
+// ClassName returns the class of an index: the prefix followed by the
+// CamelCase words of the index name ("Agentmem", "memory_messages_384" ->
+// "AgentmemMemoryMessages384"), starting with "C" if it would not start with
+// an upper-case letter.
+func ClassName(prefix, index string) string {
+	var b strings.Builder
+	for _, part := range []string{prefix, index} {
+		for _, w := range strings.FieldsFunc(part, func(r rune) bool { return !isAlnum(r) }) {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	name := b.String()
+	if name == "" || name[0] < 'A' || name[0] > 'Z' {
+		name = "C" + name
+	}
+	return name
+}
+
+func isAlnum(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}
+
+func vecErr(op, msg string, err error) error {
+	return &core.Error{Code: core.CodeVector, Op: "weaviate." + op, Msg: msg, Err: err}
+}
+
+func missingResource(op string) error { return vecErr(op, "filter", core.ErrMissingResourceID) }

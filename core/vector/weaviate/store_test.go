@@ -1,0 +1,77 @@
+package weaviate_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/core/vectortest"
+)
+
+// server returns the configured Weaviate host and gRPC host, skipping the
+// test when AGENTMEM_WEAVIATE_HOST is empty and failing it when the server is
+// unreachable while AGENTMEM_REQUIRE_SERVERS=1.
+func server(t testing.TB) (host, grpc string) {
+	t.Helper()
+	host = os.Getenv("AGENTMEM_WEAVIATE_HOST")
+	if host == "" {
+		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_WEAVIATE_HOST is empty")
+		}
+		t.Skip("AGENTMEM_WEAVIATE_HOST not set")
+	}
+	c, err := net.DialTimeout("tcp", host, 2*time.Second)
+	if err != nil {
+		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+			t.Fatalf("Weaviate at %s unreachable: %v", host, err)
+		}
+		t.Skipf("Weaviate at %s unreachable: %v", host, err)
+	}
+	c.Close()
+	return host, os.Getenv("AGENTMEM_WEAVIATE_GRPC")
+}
+
+var prefixSeq atomic.Int64
+
+// open returns a store with a class prefix unique to this test run, whose
+// classes are dropped when the test ends.
+func open(t testing.TB, vectorizer string, moduleConfig map[string]any) *weaviate.Store {
+	t.Helper()
+	host, grpc := server(t)
+	prefix := fmt.Sprintf("T%d%dx%d", os.Getpid(), time.Now().UnixNano()%1e6, prefixSeq.Add(1))
+	ctx := context.Background()
+	s, err := weaviate.New(ctx, weaviate.Config{Host: host, GRPCHost: grpc, Vectorizer: vectorizer,
+		ModuleConfig: moduleConfig, ClassPrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sch, err := s.Client().Schema().Getter().Do(ctx)
+		if err != nil {
+			return
+		}
+		for _, c := range sch.Classes {
+			if strings.HasPrefix(c.Class, prefix) {
+				_ = s.Client().Schema().ClassDeleter().WithClassName(c.Class).Do(ctx)
+			}
+		}
+	})
+	return s
+}
+
+func TestConformanceVectorizerNone(t *testing.T) {
+	vectortest.Run(t, func(t *testing.T) core.VectorStore { return open(t, weaviate.VectorizerNone, nil) },
+		local.NewHashEmbedder(0))
+}
+
+func TestConformanceSelfEmbedding(t *testing.T) {
+	vectortest.Run(t, func(t *testing.T) core.VectorStore { return open(t, "text2vec-transformers", nil) }, nil)
+}

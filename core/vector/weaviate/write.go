@@ -1,0 +1,183 @@
+package weaviate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/go-openapi/strfmt"
+	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
+	"github.com/weaviate/weaviate/entities/models"
+)
+
+// uuidNamespace is the UUIDv5 namespace of object ids.
+var uuidNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("agentmem:vector-record"))
+
+// ObjectID returns the deterministic object UUID of a record id.
+func ObjectID(recordID string) string { return uuid.NewSHA1(uuidNamespace, []byte(recordID)).String() }
+
+// Upsert writes recs with the batch API, replacing objects of the same record
+// id within the resource. Objects the server rejects (reported per object)
+// make it fail; the others are stored.
+func (s *Store) Upsert(ctx context.Context, index string, recs []core.VectorRecord) error {
+	const op = "Upsert"
+	class := s.ClassName(index)
+	var tenants []string
+	seen := map[string]bool{}
+	objs := make([]*models.Object, 0, len(recs))
+	for _, r := range recs {
+		switch {
+		case r.ID == "":
+			return vecErr(op, "record id is required", nil)
+		case r.Meta.ResourceID == "":
+			return vecErr(op, "record "+r.ID, core.ErrMissingResourceID)
+		case !s.SelfEmbedding() && len(r.Vector) == 0:
+			return vecErr(op, "record "+r.ID+" has no vector (vectorizer none)", nil)
+		}
+		tenant := TenantName(r.Meta.ResourceID)
+		if !seen[tenant] {
+			seen[tenant] = true
+			tenants = append(tenants, tenant)
+		}
+		o := &models.Object{Class: class, ID: strfmt.UUID(ObjectID(r.ID)), Tenant: tenant, Properties: map[string]any{
+			propText: r.Text, propRecordID: r.ID, propMessageID: r.Meta.MessageID, propThreadID: r.Meta.ThreadID,
+			propResourceID: r.Meta.ResourceID, propRole: string(r.Meta.Role),
+			propCreatedAt: r.Meta.CreatedAt.UTC().Format(time.RFC3339Nano),
+		}}
+		if !s.SelfEmbedding() {
+			o.Vector = r.Vector
+		}
+		objs = append(objs, o)
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	if ok, err := s.classExists(ctx, class); err != nil || !ok {
+		return vecErr(op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", err)
+	}
+	if err := s.ensureTenants(ctx, class, tenants); err != nil {
+		return vecErr(op, "create tenants", err)
+	}
+	for start := 0; start < len(objs); start += s.cfg.BatchSize {
+		batch := objs[start:min(start+s.cfg.BatchSize, len(objs))]
+		res, err := s.client.Batch().ObjectsBatcher().WithObjects(batch...).Do(ctx)
+		if err != nil {
+			return vecErr(op, fmt.Sprintf("batch of %d objects", len(batch)), err)
+		}
+		if err := batchErrors(res, len(batch)); err != nil {
+			return vecErr(op, "batch", err)
+		}
+	}
+	return nil
+}
+
+// batchErrors turns the per-object failures of a batch reply into an error.
+func batchErrors(res []models.ObjectsGetResponse, n int) error {
+	var msgs []string
+	failed := 0
+	for _, r := range res {
+		if r.Result == nil || r.Result.Errors == nil || len(r.Result.Errors.Error) == 0 {
+			if r.Result == nil || r.Result.Status == nil || *r.Result.Status != models.ObjectsGetResponseAO2ResultStatusFAILED {
+				continue
+			}
+		}
+		failed++
+		if len(msgs) < 3 {
+			id, _ := r.Properties.(map[string]any)[propRecordID].(string)
+			msg := "failed"
+			if r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
+				msg = r.Result.Errors.Error[0].Message
+			}
+			msgs = append(msgs, fmt.Sprintf("record %q: %s", id, msg))
+		}
+	}
+	if failed == 0 && len(res) == n {
+		return nil
+	}
+	if failed == 0 {
+		return fmt.Errorf("server answered %d results for %d objects", len(res), n)
+	}
+	return fmt.Errorf("%d of %d objects failed: %s", failed, n, strings.Join(msgs, "; "))
+}
+
+// Delete removes the records of f.ResourceID (the whole tenant), narrowed to
+// f.ThreadID and/or f.MessageIDs when set. Unknown ids, resources and
+// indexes are no error.
+func (s *Store) Delete(ctx context.Context, index string, f core.VectorFilter) error {
+	const op = "Delete"
+	if f.ResourceID == "" {
+		return missingResource(op)
+	}
+	class, tenant := s.ClassName(index), TenantName(f.ResourceID)
+	ok, err := s.tenantExists(ctx, class, tenant)
+	if err != nil {
+		return vecErr(op, "tenant lookup", err)
+	}
+	if !ok {
+		return nil
+	}
+	if f.ThreadID == "" && len(f.MessageIDs) == 0 {
+		s.forgetTenant(class, tenant)
+		if err := s.client.Schema().TenantsDeleter().WithClassName(class).WithTenants(tenant).Do(ctx); err != nil {
+			return vecErr(op, "delete tenant", err)
+		}
+		return nil
+	}
+	if len(f.MessageIDs) == 0 {
+		return s.batchDelete(ctx, class, tenant, where(f.ResourceID, f.ThreadID, nil))
+	}
+	for start := 0; start < len(f.MessageIDs); start += 200 {
+		ids := f.MessageIDs[start:min(start+200, len(f.MessageIDs))]
+		if err := s.batchDelete(ctx, class, tenant, where(f.ResourceID, f.ThreadID, ids)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) batchDelete(ctx context.Context, class, tenant string, w *filters.WhereBuilder) error {
+	for range 1000 { // the server deletes at most QUERY_MAXIMUM_RESULTS objects per call
+		res, err := s.client.Batch().ObjectsBatchDeleter().WithClassName(class).WithTenant(tenant).
+			WithWhere(w).WithOutput("minimal").Do(ctx)
+		if err != nil {
+			return vecErr("Delete", "batch delete", err)
+		}
+		if res == nil || res.Results == nil {
+			return nil
+		}
+		if res.Results.Failed > 0 {
+			msg := fmt.Sprintf("%d of %d objects failed", res.Results.Failed, res.Results.Matches)
+			for _, o := range res.Results.Objects {
+				if o != nil && o.Errors != nil && len(o.Errors.Error) > 0 {
+					msg += ": " + o.Errors.Error[0].Message
+					break
+				}
+			}
+			return vecErr("Delete", "batch delete", fmt.Errorf("%s", msg))
+		}
+		if res.Results.Matches < res.Results.Limit || res.Results.Successful == 0 {
+			return nil
+		}
+	}
+	return nil
+}
+
+// where builds resourceId == r [AND threadId == t] [AND messageId in ids].
+func where(resource, thread string, ids []string) *filters.WhereBuilder {
+	ops := []*filters.WhereBuilder{
+		filters.Where().WithPath([]string{propResourceID}).WithOperator(filters.Equal).WithValueText(resource),
+	}
+	if thread != "" {
+		ops = append(ops, filters.Where().WithPath([]string{propThreadID}).WithOperator(filters.Equal).WithValueText(thread))
+	}
+	if len(ids) > 0 {
+		ops = append(ops, filters.Where().WithPath([]string{propMessageID}).WithOperator(filters.ContainsAny).WithValueText(ids...))
+	}
+	if len(ops) == 1 {
+		return ops[0]
+	}
+	return filters.Where().WithOperator(filters.And).WithOperands(ops)
+}

@@ -1,0 +1,279 @@
+package vectortest
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// Corpus is a set of texts on distinct topics; Queries[i] is a lexical
+// paraphrase whose obvious best match is Corpus[i].
+var (
+	Corpus = []string{
+		"The postgres database migration failed with a deadlock on the orders table",
+		"My invoice shows a double charge for the premium billing plan this month",
+		"Deploy the kubernetes cluster to production tonight after the canary passes",
+		"Book a flight to Lisbon and a hotel room near the beach for the holiday",
+		"Bake sourdough bread with a long cold fermentation and a hot dutch oven",
+		"The tabby cat sleeps on the warm windowsill every sunny afternoon",
+	}
+	Queries = []string{
+		"database migration deadlock",
+		"double charge on my invoice",
+		"kubernetes production deploy",
+		"flight and hotel in Lisbon",
+		"sourdough bread fermentation",
+		"cat sleeping on the windowsill",
+	}
+)
+
+// seed writes Corpus as messages m0..m5 of thread t1 (even) and t2 (odd) of resource r.
+func seed(h *H, resource string) {
+	h.T.Helper()
+	var recs []core.VectorRecord
+	for i, text := range Corpus {
+		recs = append(recs, Rec(fmt.Sprintf("%s-m%d", resource, i), fmt.Sprintf("t%d", i%2+1), resource, text))
+	}
+	h.Upsert(recs...)
+}
+
+func want(h *H, what string, got, exp any) {
+	h.T.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(exp) {
+		h.T.Fatalf("%s: got %v, want %v", what, got, exp)
+	}
+}
+
+func testEnsureIndex(h *H) {
+	dim := 0
+	if !h.S.SelfEmbedding() {
+		dim = len(h.embed("x")[0])
+	}
+	for range 2 {
+		if err := h.S.EnsureIndex(h.Ctx, core.IndexSpec{Name: h.Index, Dimension: dim}); err != nil {
+			h.T.Fatalf("EnsureIndex again: %v", err)
+		}
+	}
+	seed(h, "r")
+	if err := h.S.EnsureIndex(h.Ctx, core.IndexSpec{Name: h.Index, Dimension: dim}); err != nil {
+		h.T.Fatalf("EnsureIndex on a filled index: %v", err)
+	}
+	want(h, "records survive EnsureIndex", len(h.Query(core.VectorQuery{Text: Queries[0], TopK: 100, Filter: core.VectorFilter{ResourceID: "r"}})), len(Corpus))
+}
+
+func testUpsertQuery(h *H) {
+	seed(h, "r")
+	for i, q := range Queries {
+		hits := h.Query(core.VectorQuery{Text: q, TopK: 3, Filter: core.VectorFilter{ResourceID: "r"}})
+		if len(hits) == 0 || hits[0].ID != fmt.Sprintf("r-m%d#0", i) {
+			h.T.Fatalf("query %q: got %v, want r-m%d#0 first", q, IDs(hits), i)
+		}
+		for j := 1; j < len(hits); j++ {
+			if hits[j].Score > hits[j-1].Score {
+				h.T.Fatalf("query %q: hits not sorted by score: %+v", q, hits)
+			}
+		}
+	}
+}
+
+func testUpsertReplaces(h *H) {
+	seed(h, "r")
+	// m0 now talks about bread, in thread t9.
+	rec := Rec("r-m0", "t9", "r", "Rye bread and sourdough starter feeding schedule")
+	h.Upsert(rec)
+	hits := h.Query(core.VectorQuery{Text: "sourdough starter", TopK: 100, Filter: core.VectorFilter{ResourceID: "r"}})
+	want(h, "records after replace", len(hits), len(Corpus))
+	ids := IDs(hits)
+	sort.Strings(ids)
+	want(h, "no duplicate ids", len(slices.Compact(ids)), len(Corpus))
+	for _, hit := range hits {
+		if hit.ID == "r-m0#0" && hit.Meta.ThreadID != "t9" {
+			h.T.Fatalf("replaced record kept old meta: %+v", hit.Meta)
+		}
+	}
+	top := h.Query(core.VectorQuery{Text: Queries[0], TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+	if len(top) == 1 && top[0].ID == "r-m0#0" {
+		h.T.Fatalf("old text of the replaced record still matches best")
+	}
+}
+
+func testReupsertChunks(h *H) {
+	recs := []core.VectorRecord{
+		Rec("long", "t1", "r", "first half about database migrations and deadlocks"),
+		Rec("long", "t1", "r", "second half about the billing invoice and charges"),
+		Rec("short", "t1", "r", "a short note about the cat"),
+	}
+	recs[1].ID = "long#1"
+	for range 3 {
+		h.Upsert(recs...)
+	}
+	hits := h.Query(core.VectorQuery{Text: "invoice", TopK: 100, Filter: core.VectorFilter{ResourceID: "r"}})
+	ids := IDs(hits)
+	sort.Strings(ids)
+	want(h, "ids after re-upserts", ids, []string{"long#0", "long#1", "short#0"})
+	top := h.Query(core.VectorQuery{Text: "billing invoice charges", TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+	want(h, "chunk #1 found", IDs(top), []string{"long#1"})
+}
+
+func testTopK(h *H) {
+	seed(h, "r")
+	for _, k := range []int{1, 3, len(Corpus), 100} {
+		hits := h.Query(core.VectorQuery{Text: Queries[2], TopK: k, Filter: core.VectorFilter{ResourceID: "r"}})
+		want(h, fmt.Sprintf("hits for TopK %d", k), len(hits), min(k, len(Corpus)))
+	}
+}
+
+func testMinScore(h *H) {
+	seed(h, "r")
+	f := core.VectorFilter{ResourceID: "r"}
+	all := h.Query(core.VectorQuery{Text: Queries[4], TopK: 100, Filter: f})
+	if len(all) < 2 || all[0].Score <= all[1].Score {
+		h.T.Fatalf("need two distinct scores: %+v", all)
+	}
+	mid := (all[0].Score + all[1].Score) / 2
+	hits := h.Query(core.VectorQuery{Text: Queries[4], TopK: 100, MinScore: mid, Filter: f})
+	want(h, "hits above the midpoint", IDs(hits), IDs(all[:1]))
+	for _, hit := range h.Query(core.VectorQuery{Text: Queries[4], TopK: 100, MinScore: all[2].Score, Filter: f}) {
+		if hit.Score < all[2].Score {
+			h.T.Fatalf("hit below MinScore: %+v", hit)
+		}
+	}
+	want(h, "hits above 1.5", len(h.Query(core.VectorQuery{Text: Queries[4], TopK: 100, MinScore: 1.5, Filter: f})), 0)
+}
+
+func testMeta(h *H) {
+	at := time.Date(2024, 2, 29, 23, 59, 58, 123456789, time.FixedZone("X", 5*3600+1800))
+	rec := core.VectorRecord{ID: "mm#0", Text: Corpus[3], Meta: core.VectorMeta{
+		MessageID: "mm", ThreadID: "thread/ü 1", ResourceID: "user@example.com/ü:1", Role: core.RoleAssistant, CreatedAt: at}}
+	h.Upsert(rec)
+	for _, mode := range h.Modes {
+		hits := h.Query(core.VectorQuery{Text: Queries[3], TopK: 1, Mode: mode, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: rec.Meta.ResourceID}})
+		if len(hits) != 1 {
+			h.T.Fatalf("%s: got %d hits", mode, len(hits))
+		}
+		m := hits[0].Meta
+		if hits[0].ID != rec.ID || m.MessageID != "mm" || m.ThreadID != rec.Meta.ThreadID ||
+			m.ResourceID != rec.Meta.ResourceID || m.Role != core.RoleAssistant || m.CreatedAt.UnixMilli() != at.UnixMilli() {
+			h.T.Fatalf("%s: meta %+v (id %s), want %+v", mode, m, hits[0].ID, rec.Meta)
+		}
+	}
+}
+
+func testThreadFilter(h *H) {
+	seed(h, "r")
+	for i, q := range Queries {
+		for _, mode := range h.Modes {
+			hits := h.Query(core.VectorQuery{Text: q, TopK: 100, Mode: mode, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: "r", ThreadID: "t2"}})
+			for _, hit := range hits {
+				if hit.Meta.ThreadID != "t2" {
+					h.T.Fatalf("%s %q: hit of thread %s", mode, q, hit.Meta.ThreadID)
+				}
+			}
+			if i%2 == 1 && (len(hits) == 0 || hits[0].ID != fmt.Sprintf("r-m%d#0", i)) {
+				h.T.Fatalf("%s %q: got %v, want r-m%d#0 first", mode, q, IDs(hits), i)
+			}
+		}
+	}
+}
+
+func testEmptyResource(h *H) {
+	seed(h, "r")
+	for _, mode := range h.Modes {
+		hits, err := h.QueryErr(core.VectorQuery{Text: Queries[0], TopK: 5, Mode: mode, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: "nobody"}})
+		if err != nil || len(hits) != 0 {
+			h.T.Fatalf("%s on an unknown resource: %v, %v", mode, hits, err)
+		}
+	}
+	h.Delete(core.VectorFilter{ResourceID: "nobody"})
+	h.Delete(core.VectorFilter{ResourceID: "nobody", ThreadID: "t1"})
+	h.Delete(core.VectorFilter{ResourceID: "r", MessageIDs: []string{"unknown"}})
+}
+
+func testResourceRequired(h *H) {
+	if _, err := h.QueryErr(core.VectorQuery{Text: "x", TopK: 1}); err == nil {
+		h.T.Fatal("Query without ResourceID succeeded")
+	}
+	if err := h.S.Delete(h.Ctx, h.Index, core.VectorFilter{ThreadID: "t1"}); err == nil {
+		h.T.Fatal("Delete without ResourceID succeeded")
+	}
+	if err := h.S.Upsert(h.Ctx, h.Index, h.Prepare([]core.VectorRecord{Rec("m", "t", "", "x")})); err == nil {
+		h.T.Fatal("Upsert without ResourceID succeeded")
+	}
+}
+
+func remaining(h *H, resource string) []string {
+	h.T.Helper()
+	ids := IDs(h.Query(core.VectorQuery{Text: Queries[0], TopK: 100, Filter: core.VectorFilter{ResourceID: resource}}))
+	sort.Strings(ids)
+	return ids
+}
+
+func testDeleteByThread(h *H) {
+	seed(h, "r")
+	seed(h, "q")
+	h.Delete(core.VectorFilter{ResourceID: "r", ThreadID: "t1"})
+	want(h, "r after deleting t1", remaining(h, "r"), []string{"r-m1#0", "r-m3#0", "r-m5#0"})
+	want(h, "q untouched", len(remaining(h, "q")), len(Corpus))
+	h.Delete(core.VectorFilter{ResourceID: "q", ThreadID: "t1", MessageIDs: []string{"q-m0", "q-m1"}})
+	want(h, "q after thread+ids", len(remaining(h, "q")), len(Corpus)-1)
+}
+
+func testDeleteByMessageIDs(h *H) {
+	seed(h, "r")
+	long := Rec("r-long", "t1", "r", "chunk zero")
+	long2 := Rec("r-long", "t1", "r", "chunk one")
+	long2.ID = "r-long#1"
+	h.Upsert(long, long2)
+	h.Delete(core.VectorFilter{ResourceID: "r", MessageIDs: []string{"r-long", "r-m2", "missing"}})
+	want(h, "r after deleting ids", remaining(h, "r"), []string{"r-m0#0", "r-m1#0", "r-m3#0", "r-m4#0", "r-m5#0"})
+	h.Delete(core.VectorFilter{ResourceID: "other", MessageIDs: []string{"r-m0"}})
+	want(h, "ids of another resource are not deleted", len(remaining(h, "r")), 5)
+}
+
+func testDeleteByResource(h *H) {
+	seed(h, "r")
+	seed(h, "q")
+	h.Delete(core.VectorFilter{ResourceID: "r"})
+	want(h, "r after delete", len(remaining(h, "r")), 0)
+	want(h, "q untouched", len(remaining(h, "q")), len(Corpus))
+	seed(h, "r")
+	want(h, "r written again", len(remaining(h, "r")), len(Corpus))
+}
+
+func testBM25(h *H) {
+	if !h.Supports(core.SearchBM25) {
+		h.T.Skip("store does not support bm25")
+	}
+	seed(h, "r")
+	for i, q := range Queries {
+		hits := h.Query(core.VectorQuery{Text: q, TopK: 3, Mode: core.SearchBM25, Filter: core.VectorFilter{ResourceID: "r"}})
+		if len(hits) == 0 || hits[0].ID != fmt.Sprintf("r-m%d#0", i) || hits[0].Score <= 0 {
+			h.T.Fatalf("bm25 %q: got %+v, want r-m%d#0 first", q, hits, i)
+		}
+	}
+	hits := h.Query(core.VectorQuery{Text: "xylophone zeppelin", TopK: 3, Mode: core.SearchBM25, Filter: core.VectorFilter{ResourceID: "r"}})
+	want(h, "bm25 hits without shared terms", len(hits), 0)
+}
+
+func testHybrid(h *H) {
+	if !h.Supports(core.SearchHybrid) {
+		h.T.Skip("store does not support hybrid")
+	}
+	seed(h, "r")
+	for _, alpha := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		for i, q := range Queries {
+			hits := h.Query(core.VectorQuery{Text: q, TopK: 3, Mode: core.SearchHybrid, Alpha: alpha, Filter: core.VectorFilter{ResourceID: "r"}})
+			if len(hits) == 0 || hits[0].ID != fmt.Sprintf("r-m%d#0", i) {
+				h.T.Fatalf("hybrid alpha %v %q: got %v, want r-m%d#0 first", alpha, q, IDs(hits), i)
+			}
+			for _, hit := range hits {
+				if hit.Score < 0 || hit.Score > 1+1e-6 {
+					h.T.Fatalf("hybrid score outside [0,1]: %+v", hit)
+				}
+			}
+		}
+	}
+}
