@@ -91,8 +91,8 @@ func (m *Memory) validateMessage(op string, msg *Message) error {
 			raws = append(raws, r)
 		}
 		for _, s := range strs {
-			if !utf8.ValidString(s) {
-				return bad("message %q part %d: invalid UTF-8", msg.ID, i)
+			if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+				return bad("message %q part %d: text must be valid UTF-8 without NUL", msg.ID, i)
 			}
 		}
 		for _, r := range raws {

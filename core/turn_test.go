@@ -328,6 +328,7 @@ func TestBadInput(t *testing.T) {
 		{"other resource", userAt("x", "t", "intruder", "x", T(0)), core.ErrResourceMismatch},
 		{"invalid role", core.Message{ID: "x", Role: "tool", ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{core.TextPart("x")}}}, core.ErrInvalidMessage},
 		{"invalid utf8", userAt("x", "t", "r", "bad \xff\xfe", T(0)), core.ErrInvalidMessage},
+		{"NUL byte", userAt("x", "t", "r", "nul \x00 here", T(0)), core.ErrInvalidMessage},
 		{"tool part without call id", core.Message{ID: "x", Role: core.RoleAssistant, ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: "call"}}}}}, core.ErrInvalidMessage},
 		{"5 MB message", userAt("x", "t", "r", strings.Repeat("a", 5<<20), T(0)), core.ErrMessageTooLarge},
 	}

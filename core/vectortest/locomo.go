@@ -11,27 +11,28 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentmem/agentmem/core"
 )
 
 // LoCoMoTurn is one dialog turn; ID is its dialog id ("D3:7").
 type LoCoMoTurn struct {
-	ID, Speaker, Text, Session string
-	At                         time.Time
+	ID      string    // dialog id, e.g. "D3:7"
+	Speaker string    // speaker's name
+	Text    string    // what was said
+	Session string    // "session_<n>"
+	At      time.Time // session time plus one second per turn
 }
 
 // LoCoMoQuestion is one QA item with its evidence dialog ids.
 type LoCoMoQuestion struct {
-	Question string
-	Evidence []string
-	Category int
+	Question string   // the question text
+	Evidence []string // dialog ids holding the answer
+	Category int      // 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop
 }
 
 // LoCoMoConversation is one LoCoMo sample: its turns in order and questions.
 type LoCoMoConversation struct {
-	SampleID  string
-	Turns     []LoCoMoTurn
+	SampleID  string           // e.g. "conv-26"; the resource of its records
+	Turns     []LoCoMoTurn     // every turn, in order
 	Questions []LoCoMoQuestion // categories 1-4 with evidence only
 }
 
@@ -104,19 +105,16 @@ func ParseLoCoMo(raw []byte) ([]LoCoMoConversation, error) {
 		sort.Ints(sessions)
 		for _, n := range sessions {
 			key := fmt.Sprintf("session_%d", n)
-			var turns []struct{ Speaker, Text, DiaID string }
-			var dt string
-			_ = json.Unmarshal(s.Conversation[key+"_date_time"], &dt)
-			var tmp []map[string]any
-			if err := json.Unmarshal(s.Conversation[key], &tmp); err != nil {
+			var turns []struct {
+				Speaker string `json:"speaker"`
+				Text    string `json:"text"`
+				DiaID   string `json:"dia_id"`
+			}
+			if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
 				return nil, fmt.Errorf("%s %s: %w", s.SampleID, key, err)
 			}
-			for _, m := range tmp {
-				sp, _ := m["speaker"].(string)
-				tx, _ := m["text"].(string)
-				id, _ := m["dia_id"].(string)
-				turns = append(turns, struct{ Speaker, Text, DiaID string }{sp, tx, id})
-			}
+			var dt string
+			_ = json.Unmarshal(s.Conversation[key+"_date_time"], &dt)
 			at, err := time.Parse("3:04 pm on 2 January, 2006", dt)
 			if err != nil {
 				at = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, n)
@@ -138,101 +136,4 @@ func ParseLoCoMo(raw []byte) ([]LoCoMoConversation, error) {
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// IndexLoCoMo writes one record per dialog turn: resource = sample id,
-// thread = session, message id = dialog id, record id = "<dialog id>#0",
-// text = the turn's text (without the speaker's name).
-func IndexLoCoMo(h *H, convs []LoCoMoConversation) {
-	h.T.Helper()
-	for _, c := range convs {
-		var recs []core.VectorRecord
-		for i, tr := range c.Turns {
-			role := core.RoleUser
-			if tr.Speaker != c.Turns[0].Speaker {
-				role = core.RoleAssistant
-			}
-			recs = append(recs, core.VectorRecord{ID: tr.ID + "#0", Text: tr.Text, Meta: core.VectorMeta{
-				MessageID: tr.ID, ThreadID: tr.Session, ResourceID: c.SampleID, Role: role, CreatedAt: tr.At}})
-			if len(recs) == 100 || i == len(c.Turns)-1 {
-				h.Upsert(recs...)
-				recs = nil
-			}
-		}
-	}
-}
-
-// RecallResult is the evidence recall of one search configuration.
-type RecallResult struct {
-	Store       string  `json:"store"`
-	Mode        string  `json:"mode"`
-	Alpha       float64 `json:"alpha"`
-	TopK        int     `json:"topK"`
-	Questions   int     `json:"questions"`
-	Evidence    int     `json:"evidence"`
-	Recall      float64 `json:"recall"`      // mean over questions of the share of evidence retrieved
-	MicroRecall float64 `json:"microRecall"` // share of all evidence ids retrieved
-}
-
-// EvalLoCoMo queries every question (TopK 4, resource scope), expands each
-// hit by messageRange 1 (the neighbouring turns of its session) and measures
-// the share of evidence dialog ids retrieved.
-func EvalLoCoMo(h *H, convs []LoCoMoConversation, mode string, alpha float64) RecallResult {
-	h.T.Helper()
-	res := RecallResult{Mode: mode, Alpha: alpha, TopK: 4}
-	found := 0
-	for _, c := range convs {
-		pos := map[string]int{}
-		for i, tr := range c.Turns {
-			pos[tr.ID] = i
-		}
-		for _, q := range c.Questions {
-			hits := h.Query(core.VectorQuery{Text: q.Question, TopK: res.TopK, Mode: mode, Alpha: alpha,
-				Filter: core.VectorFilter{ResourceID: c.SampleID}})
-			got := map[string]bool{}
-			for _, hit := range hits {
-				i, ok := pos[hit.Meta.MessageID]
-				if !ok {
-					h.T.Fatalf("hit %s is not a turn of %s", hit.ID, c.SampleID)
-				}
-				for j := max(i-1, 0); j <= min(i+1, len(c.Turns)-1); j++ {
-					if c.Turns[j].Session == c.Turns[i].Session {
-						got[c.Turns[j].ID] = true
-					}
-				}
-			}
-			n := 0
-			for _, e := range q.Evidence {
-				if got[e] {
-					n++
-				}
-			}
-			res.Questions++
-			res.Evidence += len(q.Evidence)
-			found += n
-			res.Recall += float64(n) / float64(len(q.Evidence))
-		}
-	}
-	if res.Questions > 0 {
-		res.Recall /= float64(res.Questions)
-		res.MicroRecall = float64(found) / float64(res.Evidence)
-	}
-	return res
-}
-
-// Report logs r and prints it as one machine-readable line
-// "LOCOMO_RECALL {json}" on stdout, also appended to $AGENTMEM_LOCOMO_OUT when set.
-func Report(t testing.TB, store string, r RecallResult) {
-	t.Helper()
-	r.Store = store
-	b, _ := json.Marshal(r)
-	line := "LOCOMO_RECALL " + string(b)
-	t.Logf("%s %-6s alpha=%.2f: recall %.3f (micro %.3f) over %d questions", store, r.Mode, r.Alpha, r.Recall, r.MicroRecall, r.Questions)
-	fmt.Println(line)
-	if p := os.Getenv("AGENTMEM_LOCOMO_OUT"); p != "" {
-		if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			fmt.Fprintln(f, line)
-			f.Close()
-		}
-	}
 }

@@ -79,12 +79,12 @@ func Run(t *testing.T, open Opener, emb core.Embedder, opts ...RunOptions) {
 // H is a test harness around one store: it embeds for stores that do not,
 // and fails the test on unexpected errors.
 type H struct {
-	T     testing.TB
-	S     core.VectorStore
-	Emb   core.Embedder
-	Index string   // the index the helpers use, created by NewH
-	Modes []string // supported search modes
-	Ctx   context.Context
+	T     testing.TB       // the test
+	S     core.VectorStore // the store under test
+	Emb   core.Embedder    // nil for self-embedding stores
+	Index string           // the index the helpers use, created by NewH
+	Modes []string         // supported search modes
+	Ctx   context.Context  // context of every call
 }
 
 // NewH returns a harness whose index (core.IndexName of the embedder's

@@ -50,7 +50,7 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 			int64(cand.MaxTokens), int64(cand.AtMaxRemoveTokens), candJSON, cand.MessageIDs).Scan(&stored, &owner)
 	})
 	if err != nil {
-		return core.Boundary{}, wrap(op, err)
+		return core.Boundary{}, wrap(ctx, op, err)
 	}
 	if stored == nil {
 		if owner == nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agentmem/agentmem/core"
 )
 
@@ -95,5 +97,99 @@ func TestResourceAndWorkingMemoryDetails(t *testing.T) {
 	}
 	if _, err := s.PutWorkingMemory(bg(), core.ScopeThread, "", "x", 0); !errors.Is(err, core.ErrMissingThreadID) {
 		t.Fatalf("empty thread id: %v", err)
+	}
+}
+
+// TestSaveMessagesRowsNewerThanSnapshot drives the two retry paths of
+// SaveMessages deterministically with a concurrent, uncommitted transaction:
+// a message id inserted for another resource after the statement's snapshot
+// is still refused (not taken over), and a message moved to a thread the
+// statement did not lock is saved and bumps the thread it really left.
+func TestSaveMessagesRowsNewerThanSnapshot(t *testing.T) {
+	s := openFresh(t)
+	for _, th := range []core.Thread{{ID: "a", ResourceID: "r1"}, {ID: "b", ResourceID: "r1"}, {ID: "c", ResourceID: "r1"}, {ID: "x", ResourceID: "r2"}} {
+		if _, err := s.SaveThread(bg(), th); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2026, 6, 2, 0, 0, 0, 0, time.UTC)
+	msg := func(id, thread, res string) core.Message {
+		m := core.NewMessage(core.RoleUser, id+" in "+thread)
+		m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = id, thread, res, at
+		return m
+	}
+	later := func(fn func(tx pgx.Tx) error, call func() error) error {
+		tx, err := s.pool.Begin(bg())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback(bg()) }()
+		if err := fn(tx); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- call() }()
+		time.Sleep(300 * time.Millisecond) // the call is now blocked on tx's rows
+		if err := tx.Commit(bg()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			t.Fatal("call did not return")
+			return nil
+		}
+	}
+
+	// 1. Takeover of an id that appears after the snapshot.
+	err := later(func(tx pgx.Tx) error {
+		_, err := tx.Exec(bg(), "INSERT INTO "+s.q.messages+" (id, thread_id, resource_id, role, content, created_at) VALUES ('late', 'x', 'r2', 'user', '{}', now())")
+		return err
+	}, func() error {
+		_, err := s.SaveMessages(bg(), []core.Message{msg("mine", "a", "r1"), msg("late", "a", "r1")})
+		return err
+	})
+	if !errors.Is(err, core.ErrResourceMismatch) {
+		t.Fatalf("takeover after snapshot: %v", err)
+	}
+	got, _ := s.GetMessages(bg(), []string{"late", "mine"})
+	if len(got) != 1 || got[0].ThreadID != "x" || got[0].ResourceID != "r2" {
+		t.Fatalf("takeover changed data: %+v", got)
+	}
+
+	// 2. A message moved to thread c after the snapshot, then saved into b.
+	if _, err := s.SaveMessages(bg(), []core.Message{msg("m", "a", "r1")}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.GetThread(bg(), "c")
+	err = later(func(tx pgx.Tx) error {
+		_, err := tx.Exec(bg(), "UPDATE "+s.q.messages+" SET thread_id = 'c' WHERE id = 'm'")
+		return err
+	}, func() error {
+		_, err := s.SaveMessages(bg(), []core.Message{msg("m", "b", "r1")})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("save after concurrent move: %v", err)
+	}
+	after, _ := s.GetThread(bg(), "c")
+	got, _ = s.GetMessages(bg(), []string{"m"})
+	if len(got) != 1 || got[0].ThreadID != "b" || !after.UpdatedAt.After(before.UpdatedAt) {
+		t.Fatalf("moved message %+v; thread c updatedAt %v -> %v", got, before.UpdatedAt, after.UpdatedAt)
+	}
+
+	// 3. The same for DeleteMessages.
+	before, _ = s.GetThread(bg(), "a")
+	err = later(func(tx pgx.Tx) error {
+		_, err := tx.Exec(bg(), "UPDATE "+s.q.messages+" SET thread_id = 'a' WHERE id = 'm'")
+		return err
+	}, func() error { return s.DeleteMessages(bg(), []string{"m"}) })
+	if err != nil {
+		t.Fatalf("delete after concurrent move: %v", err)
+	}
+	after, _ = s.GetThread(bg(), "a")
+	if got, _ := s.GetMessages(bg(), []string{"m"}); len(got) != 0 || !after.UpdatedAt.After(before.UpdatedAt) {
+		t.Fatalf("delete: left %+v; thread a updatedAt %v -> %v", got, before.UpdatedAt, after.UpdatedAt)
 	}
 }

@@ -171,6 +171,7 @@ func TestContextCancelsQuery(t *testing.T) {
 	if err := tx.Rollback(bg()); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(200 * time.Millisecond) // a statement still running on the server would now commit
 	got, err := s.GetMessages(bg(), []string{"m"})
 	if err != nil || len(got) != 0 {
 		t.Fatalf("cancelled save wrote %v (%v)", got, err)

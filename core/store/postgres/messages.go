@@ -90,16 +90,18 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 				kind     int32
 				ord      *int64
 				threadID *string
-				missing  *bool
+				why      *string
 				id       *string
 				at       *time.Time
 				seq      *int64
 			)
-			if err := rows.Scan(&kind, &ord, &threadID, &missing, &id, &at, &seq); err != nil {
+			if err := rows.Scan(&kind, &ord, &threadID, &why, &id, &at, &seq); err != nil {
 				return err
 			}
 			switch {
-			case kind == 0 && missing != nil && *missing:
+			case kind == 0 && deref(why) == "takeover":
+				refused = core.Errorf(core.CodeResourceMismatch, op, "message %d: its id belongs to another resource", deref(ord)-1)
+			case kind == 0 && deref(why) == "missing":
 				refused = core.Errorf(core.CodeThreadNotFound, op, "thread %q of message %d not found", deref(threadID), deref(ord)-1)
 			case kind == 0:
 				refused = core.Errorf(core.CodeResourceMismatch, op, "thread %q of message %d belongs to another resource", deref(threadID), deref(ord)-1)
@@ -112,7 +114,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, wrap(op, err)
+		return nil, wrap(ctx, op, err)
 	}
 	if refused != nil {
 		return nil, refused
@@ -134,15 +136,21 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 // existing messages, FOR UPDATE in id order), then the existing message rows
 // (cur, FOR UPDATE in id order); new rows are inserted in id order.
 // DeleteMessages does the same, so saves, moves and deletes of overlapping
-// messages serialise instead of deadlocking. If a message was moved after
-// the statement's snapshot, its current thread (seen through the row lock)
-// is not in thr: the statement then writes nothing and reports stale, and
-// the caller runs it again with a fresh snapshot. ups and touch are gated by
-// ok, a one-time condition evaluated before their first row, which reads all
-// of thr (through locked) and all of cur (through stale). A row inserted by
-// another transaction after the snapshot is invisible to cur; should that
-// ever close a lock cycle, the server's deadlock detector aborts one
-// statement and retry runs it again.
+// messages serialise instead of deadlocking.
+//
+// bad finds the first refused message (by batch position): an id already
+// stored for another resource, a missing thread, or a thread of another
+// resource. ups and touch are gated by ok, a one-time condition evaluated
+// before their first row, which reads all of thr (through locked) and all of
+// cur (through stale), so nothing is written when anything is refused.
+//
+// Rows newer than the statement's snapshot are handled by running the
+// statement again (see retry): stale reports a message moved to a thread
+// that thr did not lock, and the ON CONFLICT branch fails the whole statement
+// (thread_id NOT NULL, SQLSTATE 23502) when it meets a row cur did not see or
+// lock, i.e. one inserted after the snapshot, which may belong to another
+// resource. Should such a row ever close a lock cycle, the server's deadlock
+// detector aborts one statement, which is retried too.
 const saveMessagesSQL = `
 WITH inp AS (
 	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
@@ -157,23 +165,28 @@ thr AS (
 	FOR UPDATE
 ),
 locked AS (SELECT count(*) AS n FROM thr),
-bad AS (
-	SELECT i.ord, i.thread_id, (t.id IS NULL) AS missing
-	FROM inp i LEFT JOIN thr t ON t.id = i.thread_id
-	WHERE t.id IS NULL OR t.resource_id <> i.resource_id
-	ORDER BY i.ord
-	LIMIT 1
-),
 cur AS (
-	SELECT m.id, m.thread_id FROM {{schema}}.messages m
-	WHERE m.id IN (SELECT id FROM inp) AND (SELECT n FROM locked) >= 0 AND NOT EXISTS (SELECT 1 FROM bad)
+	SELECT m.id, m.thread_id, m.resource_id FROM {{schema}}.messages m
+	WHERE m.id IN (SELECT id FROM inp) AND (SELECT n FROM locked) >= 0
 	ORDER BY m.id
 	FOR UPDATE
+),
+bad AS (
+	SELECT i.ord, i.thread_id,
+		CASE WHEN c.resource_id <> i.resource_id THEN 'takeover'
+			WHEN t.id IS NULL THEN 'missing'
+			ELSE 'mismatch' END AS why
+	FROM inp i
+	LEFT JOIN thr t ON t.id = i.thread_id
+	LEFT JOIN cur c ON c.id = i.id
+	WHERE t.id IS NULL OR t.resource_id <> i.resource_id OR c.resource_id <> i.resource_id
+	ORDER BY i.ord
+	LIMIT 1
 ),
 stale AS (
 	SELECT count(*) > 0 AS s FROM cur c WHERE c.thread_id NOT IN (SELECT id FROM thr)
 ),
-ok AS (SELECT NOT EXISTS (SELECT 1 FROM bad) AND NOT (SELECT s FROM stale) AS go),
+ok AS (SELECT NOT (SELECT s FROM stale) AND NOT EXISTS (SELECT 1 FROM bad) AS go),
 ups AS (
 	INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
 	SELECT DISTINCT ON (id) id, thread_id, resource_id, role, type, content::jsonb, created_at, tokens, token_encoding
@@ -181,7 +194,9 @@ ups AS (
 	WHERE (SELECT go FROM ok)
 	ORDER BY id, ord DESC
 	ON CONFLICT (id) DO UPDATE SET
-		thread_id = excluded.thread_id, resource_id = excluded.resource_id, role = excluded.role,
+		thread_id = CASE WHEN m.id IN (SELECT id FROM cur) AND m.resource_id = excluded.resource_id
+			THEN excluded.thread_id END,
+		resource_id = excluded.resource_id, role = excluded.role,
 		type = excluded.type, content = excluded.content, tokens = excluded.tokens,
 		token_encoding = excluded.token_encoding
 	RETURNING m.id, m.created_at, m.seq
@@ -190,11 +205,11 @@ touch AS (
 	UPDATE {{schema}}.threads t SET updated_at = $10
 	WHERE t.id IN (SELECT id FROM thr) AND (SELECT go FROM ok)
 )
-SELECT 0::int4 AS kind, b.ord, b.thread_id, b.missing, NULL::text AS id, NULL::timestamptz AS created_at, NULL::bigint AS seq FROM bad b
+SELECT 0::int4 AS kind, b.ord, b.thread_id, b.why, NULL::text AS id, NULL::timestamptz AS created_at, NULL::bigint AS seq FROM bad b
 UNION ALL
-SELECT 1::int4, NULL::bigint, NULL::text, NULL::bool, u.id, u.created_at, u.seq FROM ups u
+SELECT 1::int4, NULL::bigint, NULL::text, NULL::text, u.id, u.created_at, u.seq FROM ups u
 UNION ALL
-SELECT 2::int4, NULL::bigint, NULL::text, NULL::bool, NULL::text, NULL::timestamptz, NULL::bigint FROM stale WHERE s`
+SELECT 2::int4, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::timestamptz, NULL::bigint FROM stale WHERE s`
 
 // ListMessages selects messages of one thread and the Include windows in a
 // single statement: the listed page (keyset cursor, date range, LIMIT
@@ -213,7 +228,7 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 	}
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return core.MessagePage{}, wrap(op, err)
+		return core.MessagePage{}, wrap(ctx, op, err)
 	}
 	var included []core.Message
 	for rows.Next() {
@@ -224,7 +239,7 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 		m, err := scanMessage(rows, []any{&src}, []any{&total})
 		if err != nil {
 			rows.Close()
-			return core.MessagePage{}, wrap(op, err)
+			return core.MessagePage{}, wrap(ctx, op, err)
 		}
 		switch src {
 		case 0:
@@ -238,7 +253,7 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return core.MessagePage{}, wrap(op, err)
+		return core.MessagePage{}, wrap(ctx, op, err)
 	}
 
 	less := func(a, b *core.Message) bool { return core.Less(a, b) }
@@ -359,18 +374,18 @@ func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, 
 	}
 	rows, err := s.pool.Query(ctx, s.q.getMessages, ids)
 	if err != nil {
-		return nil, wrap(op, err)
+		return nil, wrap(ctx, op, err)
 	}
 	for rows.Next() {
 		m, err := scanMessage(rows, nil, nil)
 		if err != nil {
 			rows.Close()
-			return nil, wrap(op, err)
+			return nil, wrap(ctx, op, err)
 		}
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
+		return nil, wrap(ctx, op, err)
 	}
 	return out, nil
 }
@@ -385,7 +400,7 @@ func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 		return nil
 	}
 	at := now()
-	return wrap(op, retry(ctx, func() error {
+	return wrap(ctx, op, retry(ctx, func() error {
 		var stale bool
 		if err := s.pool.QueryRow(ctx, s.q.deleteMessages, ids, at).Scan(&stale); err != nil {
 			return err

@@ -33,6 +33,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -41,6 +42,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentmem/agentmem/core"
@@ -83,6 +85,11 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	if err != nil {
 		return nil, &core.Error{Code: core.CodeInvalidConfig, Op: op, Msg: "invalid connection string", Err: err}
 	}
+	// On a cancelled context, ask the server to cancel the running statement
+	// (instead of only dropping the connection while the server carries on).
+	cfg.ConnConfig.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: time.Second}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, core.WrapStorage(op, err)
@@ -98,6 +105,12 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 
 // New returns a Store on an existing pool, migrating the schema first. The
 // pool stays owned by the caller: Close does not close it.
+//
+// pgx's default reaction to a cancelled context is to drop the connection,
+// which leaves a statement that is waiting for a lock running on the server
+// (it may still commit). Open configures cancel requests instead; for the
+// same behaviour here, set the pool's ConnConfig.BuildContextWatcherHandler
+// to return a *pgconn.CancelRequestContextWatcherHandler.
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 	const op = "postgres.New"
 	if pool == nil {
@@ -153,9 +166,15 @@ func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 // wrap turns a driver error into a *core.Error. Foreign-key violations on the
 // thread reference (a thread deleted concurrently) become ErrThreadNotFound.
-func wrap(op string, err error) error {
+// When ctx is done the context's error is kept in the chain, so that
+// errors.Is(err, context.DeadlineExceeded) holds even when the server
+// answered the cancel request with its own error.
+func wrap(ctx context.Context, op string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		err = fmt.Errorf("%w: %w", cerr, err)
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23503" && strings.Contains(pgErr.ConstraintName, "thread_id") {
@@ -184,8 +203,21 @@ const maxAttempts = 10
 // effect) for a reason that running it again may cure: a stale snapshot, a
 // deadlock or a serialization failure.
 func retryable(err error) bool {
+	if errors.Is(err, errStale) {
+		return true
+	}
 	var pgErr *pgconn.PgError
-	return errors.Is(err, errStale) || errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch {
+	case pgErr.Code == "40P01", pgErr.Code == "40001":
+		return true
+	case pgErr.Code == "23502" && pgErr.TableName == "messages" && pgErr.ColumnName == "thread_id":
+		// saveMessagesSQL met a row newer than its snapshot.
+		return true
+	}
+	return false
 }
 
 // retry runs fn, one atomic statement, again after a retryable failure, with

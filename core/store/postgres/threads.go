@@ -48,7 +48,7 @@ func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, err
 		return core.Thread{}, withOp(core.CodeResourceMismatch, op, "thread belongs to another resource")
 	}
 	if err != nil {
-		return core.Thread{}, wrap(op, err)
+		return core.Thread{}, wrap(ctx, op, err)
 	}
 	return out, nil
 }
@@ -72,7 +72,7 @@ func (s *Store) GetThread(ctx context.Context, id string) (core.Thread, error) {
 		return core.Thread{}, withOp(core.CodeThreadNotFound, op, "thread not found")
 	}
 	if err != nil {
-		return core.Thread{}, wrap(op, err)
+		return core.Thread{}, wrap(ctx, op, err)
 	}
 	return t, nil
 }
@@ -125,7 +125,7 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 	}
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return core.ThreadPage{}, wrap(op, err)
+		return core.ThreadPage{}, wrap(ctx, op, err)
 	}
 	page := core.ThreadPage{Threads: []core.Thread{}, Page: q.Page, PerPage: q.PerPage}
 	total := int64(-1)
@@ -133,12 +133,12 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 		t, err := scanThreadWith(rows, &total)
 		if err != nil {
 			rows.Close()
-			return core.ThreadPage{}, wrap(op, err)
+			return core.ThreadPage{}, wrap(ctx, op, err)
 		}
 		page.Threads = append(page.Threads, t)
 	}
 	if err := rows.Err(); err != nil {
-		return core.ThreadPage{}, wrap(op, err)
+		return core.ThreadPage{}, wrap(ctx, op, err)
 	}
 	if total < 0 {
 		total = 0
@@ -148,7 +148,7 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 				cargs = args[:len(args)-2]
 			}
 			if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM "+s.q.threads+cond, cargs...).Scan(&total); err != nil {
-				return core.ThreadPage{}, wrap(op, err)
+				return core.ThreadPage{}, wrap(ctx, op, err)
 			}
 		}
 	}
@@ -178,7 +178,7 @@ func (s *Store) UpdateThread(ctx context.Context, id string, title *string, meta
 		return core.Thread{}, withOp(core.CodeThreadNotFound, op, "thread not found")
 	}
 	if err != nil {
-		return core.Thread{}, wrap(op, err)
+		return core.Thread{}, wrap(ctx, op, err)
 	}
 	return t, nil
 }
@@ -198,7 +198,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	if err := core.ValidateID("threadId", id); err != nil {
 		return opError(op, err)
 	}
-	return wrap(op, retry(ctx, func() error {
+	return wrap(ctx, op, retry(ctx, func() error {
 		_, err := s.pool.Exec(ctx, s.q.deleteThread, id)
 		return err
 	}))

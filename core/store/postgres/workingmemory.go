@@ -25,7 +25,7 @@ func (s *Store) GetResource(ctx context.Context, id string) (core.Resource, erro
 		return core.Resource{}, withOp(core.CodeNotFound, op, "resource not found")
 	}
 	if err != nil {
-		return core.Resource{}, wrap(op, err)
+		return core.Resource{}, wrap(ctx, op, err)
 	}
 	return r, nil
 }
@@ -50,7 +50,7 @@ func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[stri
 		return err
 	})
 	if err != nil {
-		return core.Resource{}, wrap(op, err)
+		return core.Resource{}, wrap(ctx, op, err)
 	}
 	return r, nil
 }
@@ -83,7 +83,7 @@ func (s *Store) GetWorkingMemory(ctx context.Context, scope core.Scope, id strin
 	case errors.Is(err, pgx.ErrNoRows):
 		return core.WorkingMemory{}, nil
 	case err != nil:
-		return core.WorkingMemory{}, wrap(op, err)
+		return core.WorkingMemory{}, wrap(ctx, op, err)
 	}
 	wm.UpdatedAt = timeOrZero(at)
 	return wm, nil
@@ -116,7 +116,7 @@ func (s *Store) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data
 	if err := retry(ctx, func() error {
 		return s.pool.QueryRow(ctx, sql, id, data, expectVersion, ts).Scan(&version, &at, &exists)
 	}); err != nil {
-		return core.WorkingMemory{}, wrap(op, err)
+		return core.WorkingMemory{}, wrap(ctx, op, err)
 	}
 	if version == nil {
 		if scope == core.ScopeThread && !exists {

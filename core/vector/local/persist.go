@@ -29,9 +29,12 @@ type fileRecord struct {
 	Vector                                          []float32
 }
 
-// saveLocked marks the state changed and writes it when the store has a file.
+// saveLocked marks the state changed and writes it unless the store is buffered.
 func (s *Store) saveLocked(op string) error {
 	s.dirty = true
+	if s.lazy {
+		return nil
+	}
 	return s.flushLocked(op)
 }
 

@@ -6,7 +6,8 @@
 //
 // New keeps everything in memory; Open additionally persists the store to one
 // file (for instance next to the SQLite database), rewritten atomically (temp
-// file + rename) after every Upsert and Delete. Exact search is linear in the
+// file + rename) after every Upsert and Delete; OpenBuffered rewrites it only
+// on Flush and Close. Exact search is linear in the
 // number of records of the queried resource, which is fine for the tens of
 // thousands of messages a single resource usually holds.
 //
@@ -28,6 +29,7 @@ const DefaultTopK = 10
 type Store struct {
 	mu      sync.RWMutex
 	path    string // "" = in memory only
+	lazy    bool   // save only on Flush and Close
 	dirty   bool   // state not yet saved to path
 	closed  bool
 	indexes map[string]*index
@@ -47,6 +49,17 @@ func Open(path string) (*Store, error) {
 		return nil, vecErr("Open", "load "+path, err)
 	}
 	return s, nil
+}
+
+// OpenBuffered is Open, except that the file is written only by Flush and
+// Close: writes are cheaper, and a crash loses the changes since the last
+// Flush (storage is the source of truth; core.Memory can reindex).
+func OpenBuffered(path string) (*Store, error) {
+	s, err := Open(path)
+	if s != nil {
+		s.lazy = true
+	}
+	return s, err
 }
 
 // SelfEmbedding reports false: records and queries carry vectors.
@@ -160,8 +173,9 @@ func (s *Store) Delete(ctx context.Context, name string, f core.VectorFilter) er
 	return s.saveLocked(op)
 }
 
-// Flush writes the store to its file now if it has unsaved changes (only
-// after an earlier save failed). It is a no-op for stores from New.
+// Flush writes the store to its file now if it has unsaved changes (always
+// the case for OpenBuffered after a write; for Open only after a failed save).
+// It is a no-op for stores from New.
 func (s *Store) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -71,6 +71,37 @@ func TestPersistence(t *testing.T) {
 	}
 }
 
+func TestBuffered(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vectors.bin")
+	s, err := local.OpenBuffered(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := vectortest.NewH(t, s, local.NewHashEmbedder(8))
+	h.Upsert(vectortest.Rec("m", "t", "r", "hello"))
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("buffered store wrote before Flush: %v", err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := local.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := vectortest.NewH(t, s2, local.NewHashEmbedder(8)).Query(core.VectorQuery{Text: "hello", TopK: 5, Filter: core.VectorFilter{ResourceID: "r"}}); len(hits) != 1 {
+		t.Fatalf("after Flush: %+v", hits)
+	}
+	h.Delete(core.VectorFilter{ResourceID: "r"})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s3, _ := local.Open(path)
+	if hits := vectortest.NewH(t, s3, local.NewHashEmbedder(8)).Query(core.VectorQuery{Text: "hello", TopK: 5, Filter: core.VectorFilter{ResourceID: "r"}}); len(hits) != 0 {
+		t.Fatalf("after Close: %+v", hits)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	ctx := context.Background()
 	s := local.New()

@@ -37,6 +37,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestIsolation1000(t *testing.T) {
+	server(t)
 	for _, vz := range []string{weaviate.VectorizerNone, "text2vec-transformers"} {
 		t.Run(vz, func(t *testing.T) {
 			var emb core.Embedder
@@ -86,26 +87,18 @@ func TestSelfEmbeddingSendsOnlyText(t *testing.T) {
 }
 
 func TestBatchErrors(t *testing.T) {
+	server(t)
 	ctx := context.Background()
-	t.Run("vectorizer fails one object", func(t *testing.T) {
+	t.Run("vectorizer fails one object (gRPC)", func(t *testing.T) {
 		_, url := inference(t)
 		s := open(t, "text2vec-transformers", map[string]any{"inferenceUrl": url})
-		h := vectortest.NewH(t, s, nil)
-		err := s.Upsert(ctx, h.Index, []core.VectorRecord{
-			vectortest.Rec("good", "t", "r", "a fine text"), vectortest.Rec("bad", "t", "r", "FAIL_EMBEDDING please")})
-		t.Log(err)
-		if !errors.Is(err, core.ErrVector) || !strings.Contains(err.Error(), `"bad#0"`) || !strings.Contains(err.Error(), "1 of 2") {
-			t.Fatalf("Upsert with a failing object: %v", err)
-		}
-		hits := h.Query(core.VectorQuery{Text: "fine", TopK: 10, Filter: core.VectorFilter{ResourceID: "r"}})
-		if len(hits) != 1 || hits[0].ID != "good#0" {
-			t.Fatalf("stored: %+v", hits)
-		}
-		_, err = h.QueryErr(core.VectorQuery{Text: "FAIL_EMBEDDING", TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
-		t.Log(err)
-		if !errors.Is(err, core.ErrVector) || !strings.Contains(err.Error(), "graphql") {
-			t.Fatalf("query whose embedding fails: %v", err)
-		}
+		testFailingObject(t, s)
+	})
+	t.Run("vectorizer fails one object (REST)", func(t *testing.T) {
+		_, url := inference(t)
+		s := openWith(t, weaviate.Config{Host: mustHost(t), Vectorizer: "text2vec-transformers",
+			ModuleConfig: map[string]any{"inferenceUrl": url}})
+		testFailingObject(t, s)
 	})
 	t.Run("wrong dimension", func(t *testing.T) {
 		s := open(t, weaviate.VectorizerNone, nil)
@@ -150,6 +143,28 @@ func TestBatchErrors(t *testing.T) {
 			t.Fatalf("EnsureIndex over a class with another vectorizer: %v", err)
 		}
 	})
+}
+
+// testFailingObject upserts a good and a bad object through s (whose
+// inference server fails on "FAIL_EMBEDDING") and checks the error paths.
+func testFailingObject(t *testing.T, s *weaviate.Store) {
+	ctx := context.Background()
+	h := vectortest.NewH(t, s, nil)
+	err := s.Upsert(ctx, h.Index, []core.VectorRecord{
+		vectortest.Rec("good", "t", "r", "a fine text"), vectortest.Rec("bad", "t", "r", "FAIL_EMBEDDING please")})
+	t.Log(err)
+	if !errors.Is(err, core.ErrVector) || !strings.Contains(err.Error(), `"bad#0"`) || !strings.Contains(err.Error(), "1 of 2") {
+		t.Fatalf("Upsert with a failing object: %v", err)
+	}
+	hits := h.Query(core.VectorQuery{Text: "fine", TopK: 10, Filter: core.VectorFilter{ResourceID: "r"}})
+	if len(hits) != 1 || hits[0].ID != "good#0" {
+		t.Fatalf("stored: %+v", hits)
+	}
+	_, err = h.QueryErr(core.VectorQuery{Text: "FAIL_EMBEDDING", TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+	t.Log(err)
+	if !errors.Is(err, core.ErrVector) || !strings.Contains(err.Error(), "graphql") {
+		t.Fatalf("query whose embedding fails: %v", err)
+	}
 }
 
 func mustHost(t *testing.T) string { h, _ := server(t); return h }

@@ -86,6 +86,10 @@ func (s *Store) Query(ctx context.Context, index string, q core.VectorQuery) ([]
 	if err == nil {
 		err = gqlErrors(resp)
 	}
+	if err != nil && strings.Contains(err.Error(), "tenant not found") {
+		s.forgetTenant(class, tenant) // deleted meanwhile, e.g. by another process
+		return nil, nil
+	}
 	if err != nil {
 		return nil, vecErr(op, mode+" query on "+class, err)
 	}

@@ -20,6 +20,14 @@
 // are idempotent. Writes use the batch API (over gRPC when Config.GRPCHost is
 // set); per-object batch failures and GraphQL errors, which the client
 // reports with a nil error, become core.Error values with core.CodeVector.
+// Deleting a whole resource drops its tenant.
+//
+// Server notes (v1.35.2): BM25 with BlockMax WAND, the default for new
+// collections, silently drops recently written (not yet flushed) objects from
+// limited BM25 and hybrid results (upstream weaviate/weaviate#11780); start
+// the server with USE_INVERTED_SEARCHABLE=false, as scripts/lib/weaviate.sh
+// does. The client is weaviate-go-client/v5: v4 does not compile against the
+// weaviate module version this module's graph selects.
 package weaviate
 
 import (

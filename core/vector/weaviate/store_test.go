@@ -46,10 +46,16 @@ var prefixSeq atomic.Int64
 func open(t testing.TB, vectorizer string, moduleConfig map[string]any) *weaviate.Store {
 	t.Helper()
 	host, grpc := server(t)
+	return openWith(t, weaviate.Config{Host: host, GRPCHost: grpc, Vectorizer: vectorizer, ModuleConfig: moduleConfig})
+}
+
+// openWith is open with a given configuration (its ClassPrefix is replaced).
+func openWith(t testing.TB, cfg weaviate.Config) *weaviate.Store {
+	t.Helper()
 	prefix := fmt.Sprintf("T%d%dx%d", os.Getpid(), time.Now().UnixNano()%1e6, prefixSeq.Add(1))
+	cfg.ClassPrefix = prefix
 	ctx := context.Background()
-	s, err := weaviate.New(ctx, weaviate.Config{Host: host, GRPCHost: grpc, Vectorizer: vectorizer,
-		ModuleConfig: moduleConfig, ClassPrefix: prefix})
+	s, err := weaviate.New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +74,12 @@ func open(t testing.TB, vectorizer string, moduleConfig map[string]any) *weaviat
 }
 
 func TestConformanceVectorizerNone(t *testing.T) {
+	server(t)
 	vectortest.Run(t, func(t *testing.T) core.VectorStore { return open(t, weaviate.VectorizerNone, nil) },
 		local.NewHashEmbedder(0))
 }
 
 func TestConformanceSelfEmbedding(t *testing.T) {
+	server(t)
 	vectortest.Run(t, func(t *testing.T) core.VectorStore { return open(t, "text2vec-transformers", nil) }, nil)
 }

@@ -21,7 +21,8 @@ func ObjectID(recordID string) string { return uuid.NewSHA1(uuidNamespace, []byt
 
 // Upsert writes recs with the batch API, replacing objects of the same record
 // id within the resource. Objects the server rejects (reported per object)
-// make it fail; the others are stored.
+// make it fail; the others are stored. Self-embedding stores ignore
+// VectorRecord.Vector and embed Text.
 func (s *Store) Upsert(ctx context.Context, index string, recs []core.VectorRecord) error {
 	const op = "Upsert"
 	class := s.ClassName(index)
