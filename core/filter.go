@@ -9,14 +9,16 @@ import "context"
 //     input ends with user messages, only those after the input's last
 //     assistant message are kept; an input that ends with an already-known
 //     assistant echo keeps nothing.
-func (m *Memory) filterInput(ctx context.Context, s Store, st settings, history, input []Message) ([]Message, error) {
+func (m *Memory) filterInput(ctx context.Context, s Store, st settings, history, input []Message, supplied map[string]bool) ([]Message, error) {
 	var withID []string
-	for _, in := range input {
-		withID = append(withID, in.ID)
-	}
 	stored := map[string]bool{}
 	for _, h := range history {
 		stored[h.ID] = true
+	}
+	for _, in := range input {
+		if supplied[in.ID] && !stored[in.ID] {
+			withID = append(withID, in.ID)
+		}
 	}
 	if len(withID) > 0 {
 		found, err := s.GetMessages(ctx, withID)
@@ -36,11 +38,22 @@ func (m *Memory) filterInput(ctx context.Context, s Store, st settings, history,
 	if st.retainFullInput || len(history) == 0 {
 		return fresh, nil
 	}
+	// Assistant messages holding only tool results are client tool updates:
+	// new input, not an echo of the conversation.
 	lastAssistant := -1
 	for i, in := range fresh {
-		if in.Role == RoleAssistant {
+		if in.Role == RoleAssistant && !onlyToolResults(&in) {
 			lastAssistant = i
 		}
 	}
 	return fresh[lastAssistant+1:], nil
+}
+
+func onlyToolResults(m *Message) bool {
+	for _, p := range m.Content.Parts {
+		if p.ToolInvocation == nil || p.ToolInvocation.State != ToolStateResult {
+			return false
+		}
+	}
+	return len(m.Content.Parts) > 0
 }

@@ -8,6 +8,9 @@ import (
 // historyPageSize is how many messages one newest-first history read fetches.
 const historyPageSize = 64
 
+// maxHistoryPage caps one history read.
+const maxHistoryPage = 1000
+
 // history is what loadHistory read: chronological messages after the boundary.
 type history struct {
 	messages []Message
@@ -36,8 +39,15 @@ func (m *Memory) loadHistory(ctx context.Context, s Store, th Thread, st setting
 		start := b.CreatedAt
 		q.Range.Start = &start
 	}
-	if st.maxMessages > 0 && !st.tokenBudget() {
+	switch {
+	case st.maxMessages > 0 && !st.tokenBudget():
 		q.PerPage = st.maxMessages
+	case st.tokenBudget():
+		// Size the first page to the budget so a typical window is one read.
+		q.PerPage = min(max(st.maxTokens/32, historyPageSize), maxHistoryPage)
+		if st.maxMessages > 0 {
+			q.PerPage = min(q.PerPage, st.maxMessages+1)
+		}
 	}
 	var newestFirst []Message
 	tokens := 0
@@ -62,6 +72,11 @@ func (m *Memory) loadHistory(ctx context.Context, s Store, th Thread, st setting
 		}
 		last := page.Messages[len(page.Messages)-1]
 		q.Before = &Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
+		if st.tokenBudget() && tokens > 0 {
+			// Next page: what the remaining budget needs at the average size so far.
+			avg := max(tokens/len(newestFirst), 1)
+			q.PerPage = min(max((st.maxTokens-tokens)/avg*3/2+1, historyPageSize), maxHistoryPage)
+		}
 	}
 	slices.Reverse(newestFirst)
 	h.messages = capByCount(newestFirst, st.maxMessages)

@@ -71,6 +71,12 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 		return nil, err
 	}
 	t := &Turn{m: m, st: st, req: req}
+	supplied := map[string]bool{} // ids the caller gave (generated ones are new by construction)
+	for _, in := range req.Input {
+		if in.ID != "" {
+			supplied[in.ID] = true
+		}
+	}
 	input, err := m.turnInput(op, req)
 	if err != nil {
 		return nil, err
@@ -82,7 +88,7 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.persist, err = m.filterInput(ctx, s, st, hist.messages, input); err != nil {
+	if t.persist, err = m.filterInput(ctx, s, st, hist.messages, input, supplied); err != nil {
 		return nil, err
 	}
 	if !st.retainFullInput && st.historyEnabled {

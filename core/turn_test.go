@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
@@ -434,5 +435,47 @@ func TestConcurrentTurns(t *testing.T) {
 	res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "shared", PerPage: core.PerPageAll})
 	if len(res.Messages) != 8*20*2 {
 		t.Fatalf("shared thread holds %d messages, want %d", len(res.Messages), 8*20*2)
+	}
+}
+
+// A client tool result sent as input is new input, not an echo.
+func TestInputFilterKeepsToolResults(t *testing.T) {
+	s := memstore.New()
+	m := newMem(t, s, core.Config{})
+	u1, a1 := core.NewMessage(core.RoleUser, "weather?"), toolMsg("", "", "", "c1", core.ToolStateCall, T(0))
+	a1.CreatedAt = time.Time{}
+	turn, _ := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{u1}})
+	if err := turn.Commit(ctx, []core.Message{a1}); err != nil {
+		t.Fatal(err)
+	}
+	result := toolMsg("", "", "", "c1", core.ToolStateResult, T(0))
+	result.CreatedAt = time.Time{}
+	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{u1, a1, result}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := turn.Messages()
+	last := msgs[len(msgs)-1]
+	if last.Source != core.SourceInput || last.Content.Parts[0].ToolInvocation.State != core.ToolStateResult {
+		t.Fatalf("tool result dropped: %+v", last)
+	}
+}
+
+// Memory tools are available before a turn, bound to a thread.
+func TestToolsWithoutTurn(t *testing.T) {
+	m := newMem(t, memstore.New(), core.Config{WorkingMemory: &core.WorkingMemoryConfig{Enabled: true}})
+	tools, err := m.Tools(ctx, "t", "r", nil)
+	if err != nil || len(tools) != 1 || tools[0].Name != core.WorkingMemoryToolName {
+		t.Fatalf("tools = %v, %v", tools, err)
+	}
+	if _, err := tools[0].Call(ctx, []byte(`{"memory":"# Notes\n- likes tea"}`)); err != nil {
+		t.Fatal(err)
+	}
+	wm, _ := m.GetWorkingMemory(ctx, "t", "r", nil)
+	if !strings.Contains(wm, "likes tea") {
+		t.Fatalf("working memory = %q", wm)
+	}
+	if tools, _ := m.Tools(ctx, "t", "r", &core.Config{ReadOnly: core.Bool(true)}); len(tools) != 0 {
+		t.Fatal("read-only config offers tools")
 	}
 }

@@ -1,0 +1,29 @@
+package core
+
+import "context"
+
+// Tools returns the memory tools for a thread without starting a turn, for
+// frameworks that bind tools before a run (agents, ADK). It is the
+// updateWorkingMemory tool when working memory is enabled and the config is
+// not read-only, else none. The tool is bound to threadID and resourceID.
+func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Config) ([]Tool, error) {
+	st, err := m.settings(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if st.wm == nil || st.readOnly {
+		return nil, nil
+	}
+	if _, err := m.Store(); err != nil {
+		return nil, err
+	}
+	scope, id, err := wmTarget(st.wm, threadID, resourceID)
+	if err != nil {
+		return nil, err
+	}
+	th := Thread{ID: threadID, ResourceID: resourceID}
+	return []Tool{m.workingMemoryTool(*st.wm, scope, id, th)}, nil
+}
+
+// Config returns the instance-wide configuration given to New.
+func (m *Memory) Config() Config { return m.opts.Config }

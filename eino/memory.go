@@ -1,0 +1,288 @@
+package einomem
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// ErrNoThread is returned when a memory node runs without a thread in its
+// context (see WithThread).
+var ErrNoThread = errors.New("einomem: no thread in context; wrap the context with einomem.WithThread")
+
+// ErrNoTurn is returned by a save step that finds no turn loaded in the same
+// invocation (no load step ran, or the turn was already saved).
+var ErrNoTurn = errors.New("einomem: no pending turn; a load step must run before the save step in the same invocation")
+
+// Options configure a Memory.
+type Options struct {
+	// System holds instructions put before every prompt (TurnRequest.System):
+	// counted in the token budget, never stored.
+	System []string
+	// Config overrides the core.Memory configuration for every turn.
+	Config *core.Config
+}
+
+// Memory adapts a core.Memory to eino: graph nodes and state handlers, a
+// react agent wrapper, an ADK middleware and a retriever. It is safe for
+// concurrent use.
+type Memory struct {
+	mem  *core.Memory
+	opts Options
+}
+
+// New returns an eino adapter over mem.
+func New(mem *core.Memory, opts Options) *Memory {
+	opts.System = append([]string(nil), opts.System...)
+	return &Memory{mem: mem, opts: opts}
+}
+
+// Core returns the underlying core.Memory.
+func (m *Memory) Core() *core.Memory { return m.mem }
+
+type threadKey struct{}
+type configKey struct{}
+
+// binding is what WithThread stores: the thread and a per-invocation slot for
+// the pending turn (used when the graph has no TurnState in its local state).
+type binding struct {
+	threadID, resourceID string
+	slot                 *TurnState
+}
+
+// WithThread returns a context that runs memory steps on the given thread of
+// resourceID. It also carries a fresh holder for the turn that a load step
+// begins and the save step commits, so use one WithThread context per
+// invocation (a graph whose local state implements TurnCarrier keeps the
+// turn in its state instead).
+func WithThread(ctx context.Context, threadID, resourceID string) context.Context {
+	return context.WithValue(ctx, threadKey{}, &binding{threadID: threadID, resourceID: resourceID, slot: &TurnState{}})
+}
+
+// ThreadFromContext returns the thread and resource set by WithThread.
+func ThreadFromContext(ctx context.Context) (threadID, resourceID string, ok bool) {
+	b, _ := ctx.Value(threadKey{}).(*binding)
+	if b == nil {
+		return "", "", false
+	}
+	return b.threadID, b.resourceID, true
+}
+
+// WithConfig returns a context whose memory steps use cfg on top of
+// Options.Config (e.g. &core.Config{ReadOnly: core.Bool(true)}).
+func WithConfig(ctx context.Context, cfg *core.Config) context.Context {
+	return context.WithValue(ctx, configKey{}, cfg)
+}
+
+// config is Options.Config merged with the context's config; nil when neither is set.
+func (m *Memory) config(ctx context.Context) *core.Config {
+	over, _ := ctx.Value(configKey{}).(*core.Config)
+	if m.opts.Config == nil && over == nil {
+		return nil
+	}
+	var c core.Config
+	if m.opts.Config != nil {
+		c = *m.opts.Config
+	}
+	c = c.Merge(over)
+	return &c
+}
+
+// TurnState holds the turn between the load and the save step of one
+// invocation. Embed it (or a pointer to it) in a graph's local state, or use
+// GenState, to keep the turn in the state instead of the context. It is not
+// serialisable: a checkpointed run that is resumed must load again.
+type TurnState struct {
+	mu    sync.Mutex
+	turn  *core.Turn
+	calls map[string]callInfo
+}
+
+// MemoryTurn returns s; it makes *TurnState (and structs embedding it) a TurnCarrier.
+func (s *TurnState) MemoryTurn() *TurnState { return s }
+
+// Turn returns the pending turn, or nil when none is loaded or it was saved.
+func (s *TurnState) Turn() *core.Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
+}
+
+func (s *TurnState) set(t *core.Turn, calls map[string]callInfo) {
+	s.mu.Lock()
+	s.turn, s.calls = t, calls
+	s.mu.Unlock()
+}
+
+func (s *TurnState) take() (*core.Turn, map[string]callInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, c := s.turn, s.calls
+	s.turn, s.calls = nil, nil
+	return t, c
+}
+
+// TurnCarrier is implemented by graph states that hold a TurnState. The load
+// and save lambdas find it through compose.ProcessState, also in parent graphs.
+type TurnCarrier interface {
+	MemoryTurn() *TurnState
+}
+
+// GenState is a compose.GenLocalState for graphs that have no state of their
+// own: compose.NewGraph[I, O](compose.WithGenLocalState(einomem.GenState)).
+func GenState(context.Context) *TurnState { return &TurnState{} }
+
+// holder finds the per-invocation TurnState: the graph state first, then the
+// WithThread context.
+func holder(ctx context.Context) (*TurnState, error) {
+	var s *TurnState
+	err := compose.ProcessState(ctx, func(_ context.Context, c TurnCarrier) error {
+		s = c.MemoryTurn()
+		return nil
+	})
+	if err == nil && s != nil {
+		return s, nil
+	}
+	if b, _ := ctx.Value(threadKey{}).(*binding); b != nil {
+		return b.slot, nil
+	}
+	return nil, ErrNoThread
+}
+
+// request builds the turn request of an invocation: system messages of the
+// input become instructions, the rest is the turn's input.
+func (m *Memory) request(ctx context.Context, in []*schema.Message) (core.TurnRequest, error) {
+	b, _ := ctx.Value(threadKey{}).(*binding)
+	if b == nil {
+		return core.TurnRequest{}, ErrNoThread
+	}
+	req := core.TurnRequest{ThreadID: b.threadID, ResourceID: b.resourceID, System: append([]string(nil), m.opts.System...), Config: m.config(ctx)}
+	var rest []*schema.Message
+	tools := false
+	for _, msg := range in {
+		if msg == nil {
+			continue
+		}
+		if msg.Role == schema.System {
+			req.System = append(req.System, systemText(msg))
+			continue
+		}
+		tools = tools || msg.Role == schema.Tool
+		rest = append(rest, msg)
+	}
+	input, err := fromEino(rest, nil)
+	if err != nil {
+		return req, err
+	}
+	if tools {
+		m.resolveCalls(ctx, req, rest, input)
+		// Tool results sent as input (client-side tools) are stored as
+		// assistant messages, which core's echo filter would take for an
+		// echo of the conversation and drop. Eino input holds new messages
+		// (stored ones are recognised by their ExtraIDKey), so keep it whole.
+		cfg := core.Config{}
+		if req.Config != nil {
+			cfg = *req.Config
+		}
+		cfg.RetainFullInput = core.Bool(true)
+		req.Config = &cfg
+	}
+	req.Input = input
+	return req, nil
+}
+
+// resolveCalls fills in the tool name and arguments of tool results in input
+// whose call is not in the input, from the thread's recent history.
+func (m *Memory) resolveCalls(ctx context.Context, req core.TurnRequest, rest []*schema.Message, input []core.Message) {
+	inInput := map[string]bool{}
+	for _, msg := range rest {
+		for _, tc := range msg.ToolCalls {
+			inInput[tc.ID] = true
+		}
+	}
+	missing := false
+	for _, msg := range rest {
+		if msg.Role == schema.Tool && !inInput[msg.ToolCallID] {
+			missing = true
+		}
+	}
+	if !missing {
+		return
+	}
+	res, err := m.mem.Recall(ctx, core.RecallQuery{ThreadID: req.ThreadID, ResourceID: req.ResourceID, PerPage: 50})
+	if err != nil {
+		return
+	}
+	known := callsOf(res.Messages)
+	for i := range input {
+		for _, p := range input[i].Content.Parts {
+			ti := p.ToolInvocation
+			if ti == nil || ti.State != core.ToolStateResult || inInput[ti.ToolCallID] {
+				continue
+			}
+			if c, ok := known[ti.ToolCallID]; ok {
+				if len(ti.Args) == 0 {
+					ti.Args = cloneRaw(c.args)
+				}
+				if ti.ToolName == unknownToolName && c.name != "" {
+					ti.ToolName = c.name
+				}
+			}
+		}
+	}
+}
+
+// callsOf indexes the tool calls of format-2 messages by id.
+func callsOf(msgs []core.Message) map[string]callInfo {
+	out := map[string]callInfo{}
+	for i := range msgs {
+		for _, p := range msgs[i].Content.Parts {
+			if ti := p.ToolInvocation; ti != nil && ti.ToolName != unknownToolName {
+				if _, ok := out[ti.ToolCallID]; !ok || ti.State == core.ToolStateCall {
+					out[ti.ToolCallID] = callInfo{name: ti.ToolName, args: ti.Args}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// systemText is the text of a system message (Content, else its text parts).
+func systemText(msg *schema.Message) string {
+	if msg.Content != "" {
+		return msg.Content
+	}
+	cm, err := MessageFromEino(msg)
+	if err != nil {
+		return ""
+	}
+	return cm.Text()
+}
+
+// begin starts the turn of an invocation and returns the prompt as eino messages.
+func (m *Memory) begin(ctx context.Context, in []*schema.Message) (*core.Turn, []*schema.Message, map[string]callInfo, error) {
+	req, err := m.request(ctx, in)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	turn, err := m.mem.Begin(ctx, req)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	prompt := turn.Messages()
+	return turn, ToEino(prompt), callsOf(prompt), nil
+}
+
+// commit converts the response messages and commits the turn.
+func commit(ctx context.Context, turn *core.Turn, calls map[string]callInfo, out []*schema.Message) error {
+	resp, err := fromEino(out, calls)
+	if err != nil {
+		return err
+	}
+	return turn.Commit(ctx, resp)
+}
