@@ -65,7 +65,6 @@ require (
 	github.com/tmc/langchaingo v0.1.14 // indirect
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	github.com/weaviate/weaviate v1.29.0 // indirect
-	github.com/weaviate/weaviate-go-client/v4 v4.16.1 // indirect
 	github.com/weaviate/weaviate-go-client/v5 v5.0.2 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	github.com/yargevad/filepathx v1.0.0 // indirect

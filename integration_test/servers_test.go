@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/postgres"
+	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
 
 // pgDSN returns the test server's DSN. Without one the test is skipped when
@@ -64,3 +67,64 @@ func openPG(t testing.TB, counter *queryCounter) *postgres.Store {
 	})
 	return s
 }
+
+// weaviateHost returns the test server's REST and gRPC addresses, like pgDSN.
+func weaviateHost(t testing.TB) (string, string) {
+	t.Helper()
+	host := os.Getenv("AGENTMEM_WEAVIATE_HOST")
+	if host == "" {
+		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_WEAVIATE_HOST is empty")
+		}
+		t.Skip("AGENTMEM_WEAVIATE_HOST not set")
+	}
+	return host, os.Getenv("AGENTMEM_WEAVIATE_GRPC")
+}
+
+// openWeaviate opens a self-embedding Weaviate store (text2vec-transformers,
+// served by the project's offline embedding endpoint) under prefix.
+func openWeaviate(t testing.TB, prefix string) *weaviate.Store {
+	t.Helper()
+	host, grpc := weaviateHost(t)
+	s, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: grpc, Vectorizer: "text2vec-transformers", ClassPrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sch, err := s.Client().Schema().Getter().Do(context.Background())
+		if err != nil {
+			return
+		}
+		for _, c := range sch.Classes {
+			if strings.HasPrefix(c.Class, prefix) {
+				_ = s.Client().Schema().ClassDeleter().WithClassName(c.Class).Do(context.Background())
+			}
+		}
+	})
+	return s
+}
+
+// e2eConfig is the memory configuration of the end-to-end tests: a small
+// token budget that trims early turns, and resource-scoped semantic recall.
+func e2eConfig() core.Config {
+	return core.Config{
+		MessageHistory: &core.MessageHistory{MaxTokens: 400},
+		SemanticRecall: &core.SemanticRecall{TopK: 3, MessageRange: &core.MessageRange{Before: 0, After: 1}},
+	}
+}
+
+// e2eTurns is a 20-turn conversation; turn 2 states the fact to recall later.
+func e2eTurns() []string {
+	turns := []string{
+		"Hello there, I would like some help planning meals this week.",
+		"Before we start: my sister Zanzibarina lives in Reykjavik and visits on Friday.",
+	}
+	topics := []string{"pasta", "soup", "salad", "curry", "bread", "rice", "tacos", "stew", "pancakes", "risotto",
+		"dumplings", "omelette", "lasagne", "chili", "noodles", "paella", "burgers", "pizza"}
+	for _, topic := range topics {
+		turns = append(turns, fmt.Sprintf("Give me a quick weeknight recipe idea with %s, including the cooking time for the %s.", topic, topic))
+	}
+	return turns
+}
+
+const e2eQuestion = "Remind me: what is the name of my sister and which city does she live in?"

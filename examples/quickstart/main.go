@@ -94,7 +94,9 @@ func run(ctx context.Context) error {
 	return nil
 }
 
-func reply(text string) []core.Message { return []core.Message{core.NewMessage(core.RoleAssistant, text)} }
+func reply(text string) []core.Message {
+	return []core.Message{core.NewMessage(core.RoleAssistant, text)}
+}
 
 func toolCall(id, name, args, result string) core.Message {
 	return core.Message{Role: core.RoleAssistant, Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation,
