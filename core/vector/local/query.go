@@ -1,6 +1,7 @@
 package local
 
 import (
+	"container/heap"
 	"context"
 	"sort"
 	"strconv"
@@ -72,11 +73,11 @@ func (s *Store) Query(ctx context.Context, name string, q core.VectorQuery) ([]c
 	default:
 		res = hybrid(p, cands, q)
 	}
-	sortScored(res)
 	k := q.TopK
 	if k <= 0 {
 		k = DefaultTopK
 	}
+	res = top(res, k)
 	hits := make([]core.VectorHit, 0, min(k, len(res)))
 	for _, r := range res {
 		if len(hits) == k || (q.MinScore != 0 && r.score < q.MinScore) {
@@ -94,10 +95,7 @@ func (s *Store) Query(ctx context.Context, name string, q core.VectorQuery) ([]c
 func hybrid(p *partition, cands []*entry, q core.VectorQuery) []scored {
 	fused := map[*entry]float64{}
 	add := func(list []scored, w float64) {
-		sortScored(list)
-		if len(list) > max(hybridCandidates, q.TopK) {
-			list = list[:max(hybridCandidates, q.TopK)]
-		}
+		list = top(list, max(hybridCandidates, q.TopK))
 		if len(list) == 0 {
 			return
 		}
@@ -123,14 +121,53 @@ func hybrid(p *partition, cands []*entry, q core.VectorQuery) []scored {
 	return out
 }
 
+// top returns the k best of list, best first, selecting with a bounded heap
+// so a query over n records costs O(n log k), not a sort of all n.
+func top(list []scored, k int) []scored {
+	if k >= len(list) {
+		sortScored(list)
+		return list
+	}
+	h := worstFirst(make([]scored, 0, k))
+	for _, r := range list {
+		switch {
+		case len(h) < k:
+			heap.Push(&h, r)
+		case better(r, h[0]):
+			h[0] = r
+			heap.Fix(&h, 0)
+		}
+	}
+	out := []scored(h)
+	sortScored(out)
+	return out
+}
+
+// better orders by score descending, then by ID for determinism.
+func better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.e.rec.ID < b.e.rec.ID
+}
+
+// worstFirst is a heap whose root is the worst kept hit.
+type worstFirst []scored
+
+func (h worstFirst) Len() int           { return len(h) }
+func (h worstFirst) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h worstFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *worstFirst) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *worstFirst) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
 // sortScored orders by score descending, then by ID for determinism.
 func sortScored(list []scored) {
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].score != list[j].score {
-			return list[i].score > list[j].score
-		}
-		return list[i].e.rec.ID < list[j].e.rec.ID
-	})
+	sort.Slice(list, func(i, j int) bool { return better(list[i], list[j]) })
 }
 
 func vecErr(op, msg string, err error) error {
