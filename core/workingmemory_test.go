@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -23,7 +26,7 @@ func wmStores() []struct {
 	name string
 	open func(t *testing.T) (core.Store, core.Store)
 } {
-	return []struct {
+	stores := []struct {
 		name string
 		open func(t *testing.T) (core.Store, core.Store)
 	}{
@@ -45,6 +48,28 @@ func wmStores() []struct {
 			return a, open()
 		}},
 	}
+	// With a PostgreSQL server (always under scripts/test): two pools on one
+	// fresh schema.
+	if dsn := os.Getenv("AGENTMEM_PG_DSN"); dsn != "" {
+		stores = append(stores, struct {
+			name string
+			open func(t *testing.T) (core.Store, core.Store)
+		}{"postgres", func(t *testing.T) (core.Store, core.Store) {
+			schema := fmt.Sprintf("wm_%d", rand.Int64())
+			open := func() *postgres.Store {
+				s, err := postgres.Open(context.Background(), dsn, postgres.WithSchema(schema))
+				if err != nil {
+					t.Fatalf("postgres.Open: %v", err)
+				}
+				t.Cleanup(func() { _ = s.Close() })
+				return s
+			}
+			a := open()
+			t.Cleanup(func() { _, _ = a.Pool().Exec(context.Background(), `DROP SCHEMA "`+schema+`" CASCADE`) })
+			return a, open()
+		}})
+	}
+	return stores
 }
 
 func forEachStore(t *testing.T, f func(t *testing.T, a, b core.Store)) {
