@@ -264,6 +264,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		if err != nil {
 			return RecallResult{}, err
 		}
+		extra = afterBoundary(th, st, extra)
 		out := mergeChronological(kept, extra)
 		return RecallResult{Messages: out, Total: len(out)}, nil
 	}
@@ -308,5 +309,21 @@ func mergeChronological(lists ...[]Message) []Message {
 		}
 		return 0
 	})
+	return out
+}
+
+// afterBoundary drops messages of th that its boundary (same limits) excludes:
+// the token path of Recall returns nothing the budget already trimmed.
+func afterBoundary(th Thread, st settings, msgs []Message) []Message {
+	b := th.Boundary
+	if b == nil || !b.SameEpoch(Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
+		return msgs
+	}
+	out := msgs[:0:0]
+	for _, msg := range msgs {
+		if msg.ThreadID != th.ID || !b.Excludes(msg.CreatedAt, msg.ID) {
+			out = append(out, msg)
+		}
+	}
 	return out
 }

@@ -136,8 +136,9 @@ func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
 	if firstErr != nil {
 		return firstErr
 	}
-	// An index this process has not touched yet may still hold the vectors.
-	if dim, err := m.dimensionIfKnown(); err == nil {
+	// An index this process has not touched yet may still hold the vectors;
+	// learning its name may take the one embedder probe.
+	if dim, err := m.dimension(ctx); err == nil {
 		if _, seen := m.indexes.Load(IndexName(dim)); !seen {
 			if err := m.opts.Vector.Delete(ctx, IndexName(dim), f); err != nil {
 				return &Error{Code: CodeVector, Op: "Delete", Msg: "deleting vectors failed", Err: err}
@@ -145,18 +146,6 @@ func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
 		}
 	}
 	return nil
-}
-
-func (m *Memory) dimensionIfKnown() (int, error) {
-	if m.opts.Vector.SelfEmbedding() {
-		return m.opts.EmbeddingDimension, nil
-	}
-	m.dimMu.Lock()
-	defer m.dimMu.Unlock()
-	if m.dim > 0 {
-		return m.dim, nil
-	}
-	return 0, ErrEmbeddingDimensionFailed
 }
 
 // Reindex rebuilds the semantic-recall vectors of one thread from storage.
@@ -222,7 +211,7 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 	seen := map[string]bool{}
 	r := st.recall.MessageRange
 	for _, h := range hits {
-		if h.Meta.ResourceID != th.ResourceID || seen[h.Meta.MessageID] || h.Score < st.recall.Threshold {
+		if h.Meta.ResourceID != th.ResourceID || seen[h.Meta.MessageID] || (st.recall.Threshold > 0 && h.Score < st.recall.Threshold) {
 			continue
 		}
 		seen[h.Meta.MessageID] = true
