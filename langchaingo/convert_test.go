@@ -202,7 +202,7 @@ func TestToolResultRecoversCallFromStore(t *testing.T) {
 	assert.Len(t, groupsOf(stored), 2, "each call is grouped with its result")
 }
 
-func groupsOf(msgs []core.Message) [][]int { return toolGroups(msgs) }
+func groupsOf(msgs []core.Message) [][]int { return core.ToolGroups(msgs) }
 
 // A result row whose call row is not emitted becomes the call plus the
 // result; one whose call was emitted becomes only the tool message.

@@ -152,7 +152,7 @@ func (m *ConversationBuffer) cut(chat []llms.ChatMessage, lim limits) ([]llms.Ch
 	}
 	tk := m.tokenizer()
 	budget := max(lim.tokens, 0)
-	groups := toolGroups(msgs)
+	groups := core.ToolGroups(msgs)
 	keep := make([]bool, len(msgs))
 	count, tokens := 0, tokensReplyPriming
 	for g := len(groups) - 1; g >= 0; g-- {
@@ -177,48 +177,6 @@ func (m *ConversationBuffer) cut(chat []llms.ChatMessage, lim limits) ([]llms.Ch
 		}
 	}
 	return out, nil
-}
-
-// toolGroups partitions msgs (by index) into groups of messages linked by a
-// tool call id (a call and its results), in order of their first member.
-func toolGroups(msgs []core.Message) [][]int {
-	parent := make([]int, len(msgs))
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
-	owner := map[string]int{}
-	for i := range msgs {
-		for _, id := range msgs[i].ToolCallIDs() {
-			if j, ok := owner[id]; ok {
-				a, b := find(i), find(j)
-				if a != b {
-					parent[max(a, b)] = min(a, b)
-				}
-			} else {
-				owner[id] = i
-			}
-		}
-	}
-	index := map[int]int{}
-	var groups [][]int
-	for i := range msgs {
-		r := find(i)
-		g, ok := index[r]
-		if !ok {
-			g = len(groups)
-			index[r] = g
-			groups = append(groups, nil)
-		}
-		groups[g] = append(groups[g], i)
-	}
-	return groups
 }
 
 // pendingTurns keeps the turn begun by LoadMemoryVariables until
