@@ -99,3 +99,29 @@ func TestLastMessagesStates(t *testing.T) {
 		t.Fatalf("default window not dropped: %d", len(res.Messages))
 	}
 }
+
+// Scenario 68: retainFullInput resolves per call over the instance setting.
+func TestRetainFullInputResolution(t *testing.T) {
+	for _, c := range []struct {
+		instance, call *bool
+		want           int // messages stored from an echo of [q, a, q2] on a non-empty thread
+	}{
+		{nil, nil, 1}, {core.Bool(true), nil, 3}, {nil, core.Bool(true), 3}, {core.Bool(true), core.Bool(false), 1},
+	} {
+		s := memstore.New()
+		seed(t, s, "t", "r", userAt("seed", "t", "r", "earlier", T(0)))
+		m := newMem(t, s, core.Config{RetainFullInput: c.instance})
+		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Config: &core.Config{RetainFullInput: c.call},
+			Input: []core.Message{core.NewMessage(core.RoleUser, "q"), core.NewMessage(core.RoleAssistant, "a"), core.NewMessage(core.RoleUser, "q2")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := turn.Commit(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+		if got := len(res.Messages) - 1; got != c.want {
+			t.Fatalf("instance %v call %v: stored %d, want %d", c.instance, c.call, got, c.want)
+		}
+	}
+}
