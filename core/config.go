@@ -96,6 +96,9 @@ type Config struct {
 	// FilterIncompleteToolCalls drops tool calls still awaiting a result from
 	// the prompt (default true); when false they get a pending placeholder.
 	FilterIncompleteToolCalls *bool
+	// ObservationalMemory replaces history loading and token trimming with
+	// observations of the conversation; nil leaves it unset (off).
+	ObservationalMemory *ObservationalMemoryConfig
 }
 
 // Bool returns a pointer to b, for Config fields.
@@ -133,6 +136,9 @@ func (c Config) Merge(over *Config) Config {
 	if over.FilterIncompleteToolCalls != nil {
 		c.FilterIncompleteToolCalls = over.FilterIncompleteToolCalls
 	}
+	if over.ObservationalMemory != nil {
+		c.ObservationalMemory = over.ObservationalMemory
+	}
 	return c
 }
 
@@ -148,6 +154,7 @@ type settings struct {
 	recall           *SemanticRecall // nil: off; else fully defaulted
 	wm               *WorkingMemoryConfig
 	title            *TitleConfig
+	om               *omSettings // nil: observational memory off
 }
 
 const defaultLastMessages = 10
@@ -236,6 +243,13 @@ func (c Config) resolve() (settings, error) {
 			tc.MinMessages = 1
 		}
 		s.title = &tc
+	}
+	if o := c.ObservationalMemory; o != nil && !o.Disabled {
+		om, err := o.resolve()
+		if err != nil {
+			return settings{}, err
+		}
+		s.om = om
 	}
 	return s, nil
 }

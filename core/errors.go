@@ -30,6 +30,7 @@ const (
 	CodeEmbeddingDimensionFailed   Code = "MASTRA_MEMORY_GET_EMBEDDING_DIMENSION_FAILED"
 	CodeWorkingMemoryDisabled      Code = "MEMORY_WORKING_MEMORY_DISABLED"
 	CodeTokenLimit                 Code = "MEMORY_TOKEN_LIMIT"
+	CodeObservation                Code = "MEMORY_OBSERVATION_FAILED"
 )
 
 // Error is the error type of agentmem. Compare with errors.Is against the
@@ -86,6 +87,7 @@ var (
 	ErrEmbeddingDimensionFailed   = &Error{Code: CodeEmbeddingDimensionFailed, Msg: "Failed to determine the embedder's output dimension"}
 	ErrWorkingMemoryDisabled      = &Error{Code: CodeWorkingMemoryDisabled, Msg: "Working memory is not enabled for this memory instance"}
 	ErrTokenLimit                 = &Error{Code: CodeTokenLimit, Msg: "token limit exceeded"}
+	ErrObservation                = &Error{Code: CodeObservation, Msg: "observational memory model call failed"}
 )
 
 // Errorf returns an *Error with the given code, operation and formatted detail.

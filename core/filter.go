@@ -8,8 +8,9 @@ import "context"
 //   - unless retainFullInput, when the thread already has messages and the
 //     input ends with user messages, only those after the input's last
 //     assistant message are kept; an input that ends with an already-known
-//     assistant echo keeps nothing.
-func (m *Memory) filterInput(ctx context.Context, s Store, st settings, history, input []Message, supplied map[string]bool) ([]Message, error) {
+//     assistant echo keeps nothing. past marks a thread whose messages
+//     were all observed (observational memory): it has messages too.
+func (m *Memory) filterInput(ctx context.Context, s Store, st settings, history []Message, past bool, input []Message, supplied map[string]bool) ([]Message, error) {
 	var withID []string
 	stored := map[string]bool{}
 	for _, h := range history {
@@ -35,7 +36,7 @@ func (m *Memory) filterInput(ctx context.Context, s Store, st settings, history,
 			fresh = append(fresh, in)
 		}
 	}
-	if st.retainFullInput || len(history) == 0 {
+	if st.retainFullInput || (len(history) == 0 && !past) {
 		return fresh, nil
 	}
 	// Assistant messages holding only tool results are client tool updates:

@@ -30,9 +30,11 @@ type Options struct {
 	Config Config
 	// Processors run on the prompt after memory's own steps, in order.
 	Processors []Processor
-	// Model generates thread titles when Config.GenerateTitle is on.
+	// Model generates thread titles when Config.GenerateTitle is on, and is
+	// the fallback observer and reflector of observational memory.
 	Model Model
-	// Logger receives background failures (indexing, titles); default slog.Default().
+	// Logger receives background failures (indexing, titles, observational
+	// memory); default slog.Default().
 	Logger *slog.Logger
 	// MaxMessageBytes caps one message's encoded content; default 4 MiB.
 	MaxMessageBytes int
@@ -57,12 +59,16 @@ type Memory struct {
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup
+	om       omRuntime // observational-memory locks and background jobs
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
 // every call that needs storage returns ErrNoStorage.
 func New(opts Options) (*Memory, error) {
 	s, err := opts.Config.resolve()
+	if err == nil {
+		s, err = s.withModels(opts.Model)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +117,8 @@ func (m *Memory) Tokenizer() Tokenizer { return m.tk }
 // tokenizes only its new messages.
 func (m *Memory) TokenizedMessages() int64 { return m.tokenized.Load() }
 
-// Close waits for background work (indexing retries, titles) to finish.
+// Close waits for background work (indexing retries, titles, background
+// observation) to finish.
 func (m *Memory) Close(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() { m.bg.Wait(); close(done) }()
@@ -124,7 +131,11 @@ func (m *Memory) Close(ctx context.Context) error {
 }
 
 func (m *Memory) settings(over *Config) (settings, error) {
-	return m.opts.Config.Merge(over).resolve()
+	s, err := m.opts.Config.Merge(over).resolve()
+	if err != nil {
+		return settings{}, err
+	}
+	return s.withModels(m.opts.Model)
 }
 
 // stamp returns a strictly increasing UTC time with microsecond precision, so

@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -62,6 +64,27 @@ type Store interface {
 	// or ErrResourceMismatch (writing nothing) when the thread is missing or is
 	// not owned by resourceID. Title and metadata are untouched.
 	AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand Boundary) (Boundary, error)
+
+	// ListResourceMessages lists the messages of every thread of a resource
+	// (observational memory in resource scope); see ResourceMessageQuery.
+	ListResourceMessages(ctx context.Context, q ResourceMessageQuery) ([]Message, error)
+	// GetObservations returns the observational-memory record under key
+	// ("thread:<id>" or "resource:<id>", see ObservationKey); a never-written
+	// record is the zero record with Key set and Version 0.
+	GetObservations(ctx context.Context, key string) (ObservationRecord, error)
+	// PutObservations stores rec under rec.Key if the stored Version equals
+	// expectVersion (else ErrConflict, writing nothing) and returns what is
+	// stored, with Version expectVersion+1 and a new UpdatedAt. rec.Generation
+	// must equal the stored Generation (an observation appended) or exceed it
+	// by one (a reflection): then the stored active generation, when there is
+	// one, is archived in the same atomic write, so ListObservationGenerations
+	// keeps it. rec.LastObservedAt may not move backwards (ErrInvalidArgument).
+	// A thread key needs its thread (ErrThreadNotFound); DeleteThread removes
+	// the thread's record and its archived generations.
+	PutObservations(ctx context.Context, rec ObservationRecord, expectVersion int64) (ObservationRecord, error)
+	// ListObservationGenerations returns the archived (reflected) generations
+	// under key, oldest first; the active one is GetObservations'.
+	ListObservationGenerations(ctx context.Context, key string) ([]ObservationRecord, error)
 
 	// Close releases the store's resources.
 	Close() error
@@ -163,4 +186,137 @@ type WorkingMemory struct {
 	Data      string
 	Version   int64
 	UpdatedAt time.Time
+}
+
+// ResourceMessageQuery selects messages of all threads of one resource in the
+// order (CreatedAt, Seq).
+type ResourceMessageQuery struct {
+	ResourceID string
+	// Since, when non-zero, keeps messages with CreatedAt >= Since (inclusive).
+	Since time.Time
+	// Limit caps the result (required, > 0): the oldest Limit messages with
+	// Direction Asc (the default), the newest Limit with Desc.
+	Limit     int
+	Direction Direction // order of the result; "" is Asc
+}
+
+// ObservationLookback is how far before LastObservedAt an observation record
+// tracks observed messages by id. A message saved after others were observed
+// but created earlier (a turn stamps its input at Begin and saves it at
+// Commit, while a concurrent turn of the thread or resource commits and is
+// observed) is still observed if it is at most this much older than
+// LastObservedAt; older messages count as observed by time alone.
+const ObservationLookback = 10 * time.Minute
+
+// ObservationRecord is the observational-memory state of one thread (key
+// "thread:<id>") or resource ("resource:<id>"): the active generation of
+// observations and how far the conversation has been observed (see Observed).
+type ObservationRecord struct {
+	Key string
+	// Observations is the text of the active generation: observation lines
+	// appended by the observer, or the reflector's condensed text.
+	Observations string
+	// ObservationTokens is the token count of Observations.
+	ObservationTokens int
+	// Generation counts reflections: 0 until the first one.
+	Generation int
+	// LastObservedAt is the CreatedAt of the newest observed message.
+	LastObservedAt time.Time
+	// ObservedMessageIDs are the ids of the observed messages created at most
+	// ObservationLookback before LastObservedAt.
+	ObservedMessageIDs []string
+	// Version counts writes: 0 for a never-written record.
+	Version   int64
+	UpdatedAt time.Time
+}
+
+// Clone returns a deep copy of r.
+func (r ObservationRecord) Clone() ObservationRecord {
+	r.ObservedMessageIDs = append([]string(nil), r.ObservedMessageIDs...)
+	return r
+}
+
+// Observed reports whether a message with the given time and id is covered by
+// the record: created more than ObservationLookback before LastObservedAt,
+// or listed in ObservedMessageIDs.
+func (r ObservationRecord) Observed(createdAt time.Time, id string) bool {
+	if r.LastObservedAt.IsZero() {
+		return false
+	}
+	if createdAt.Before(r.LastObservedAt.Add(-ObservationLookback)) {
+		return true
+	}
+	return slices.Contains(r.ObservedMessageIDs, id)
+}
+
+// observedSince is the start of the window of messages that may still be
+// unobserved; zero when nothing was observed.
+func (r ObservationRecord) observedSince() time.Time {
+	if r.LastObservedAt.IsZero() {
+		return time.Time{}
+	}
+	return r.LastObservedAt.Add(-ObservationLookback)
+}
+
+// ObservationKey returns the record key of observational memory: "thread:<threadID>"
+// in thread scope, "resource:<resourceID>" in resource scope.
+func ObservationKey(scope Scope, threadID, resourceID string) string {
+	if scope == ScopeResource {
+		return "resource:" + resourceID
+	}
+	return "thread:" + threadID
+}
+
+// ParseObservationKey validates an observation key and returns its scope and
+// id; stores call it first.
+func ParseObservationKey(key string) (Scope, string, error) {
+	if id, ok := strings.CutPrefix(key, "thread:"); ok {
+		return ScopeThread, id, ValidateID("threadId", id)
+	}
+	if id, ok := strings.CutPrefix(key, "resource:"); ok {
+		return ScopeResource, id, ValidateID("resourceId", id)
+	}
+	return "", "", Errorf(CodeInvalidArgument, "", "observation key must be thread:<id> or resource:<id>, got %q", key)
+}
+
+// CheckObservationWrite validates a PutObservations against the stored
+// record cur (already known to be at expectVersion): the generation rule and
+// the monotonic LastObservedAt. It reports whether the write is a reflection
+// that must archive cur. Stores call it inside their atomic section.
+func CheckObservationWrite(cur, rec ObservationRecord) (archive bool, err error) {
+	const op = "PutObservations"
+	switch rec.Generation {
+	case cur.Generation:
+	case cur.Generation + 1:
+		archive = cur.Version > 0
+	default:
+		return false, Errorf(CodeInvalidArgument, op, "generation %d follows neither %d nor %d", rec.Generation, cur.Generation, cur.Generation+1)
+	}
+	if rec.LastObservedAt.Before(cur.LastObservedAt) {
+		return false, Errorf(CodeInvalidArgument, op, "lastObservedAt may not move backwards (%s < %s)",
+			rec.LastObservedAt.Format(time.RFC3339Nano), cur.LastObservedAt.Format(time.RFC3339Nano))
+	}
+	if rec.ObservationTokens < 0 {
+		return false, Errorf(CodeInvalidArgument, op, "observationTokens must be non-negative")
+	}
+	return archive, nil
+}
+
+// ValidateResourceMessageQuery checks a ListResourceMessages query; stores
+// call it first.
+func ValidateResourceMessageQuery(q ResourceMessageQuery) error {
+	const op = "ListResourceMessages"
+	if err := ValidateID("resourceId", q.ResourceID); err != nil {
+		err.(*Error).Op = op
+		return err
+	}
+	if q.Limit <= 0 {
+		return Errorf(CodeInvalidArgument, op, "limit must be positive")
+	}
+	switch q.Direction {
+	case "", Asc, Desc:
+	default:
+		return Errorf(CodeInvalidArgument, op, "direction must be ASC or DESC")
+	}
+	return nil
 }

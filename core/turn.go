@@ -46,6 +46,7 @@ type Turn struct {
 	trimmed   []Message
 	recalled  map[string]bool // ids of same-thread semantic hits
 	recallErr error
+	omErr     error
 	mu        sync.Mutex
 	committed bool
 }
@@ -54,6 +55,12 @@ type Turn struct {
 // memory, history (count and/or token bounded, after the boundary), semantic
 // recall, token trimming of remembered messages (persisting the boundary),
 // then the user's processors and a final tool-pairing guard.
+//
+// With observational memory on, the observations come right after the
+// instructions (fenced system messages, chunked so that the prefix stays
+// byte-identical while no observation is added) and history is every message
+// not yet observed (up to a safety cap) instead of the count or token window;
+// nothing is trimmed. Working memory and semantic recall still apply.
 func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 	const op = "Begin"
 	s, err := m.Store()
@@ -84,19 +91,34 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 	if t.thread, err = m.turnThread(ctx, s, req, st.readOnly); err != nil {
 		return nil, err
 	}
-	hist, err := m.loadHistory(ctx, s, t.thread, st)
-	if err != nil {
+	var hist history
+	var omv *omView
+	if st.om != nil {
+		// Observational memory replaces history: the observed part of the
+		// conversation is in the observations, the rest is loaded whole.
+		v, err := m.omLoad(ctx, s, st.om, t.thread)
+		if err != nil {
+			return nil, err
+		}
+		omv, hist.messages = &v, v.own
+	} else if hist, err = m.loadHistory(ctx, s, t.thread, st); err != nil {
 		return nil, err
 	}
-	if t.persist, err = m.filterInput(ctx, s, st, hist.messages, input, supplied); err != nil {
+	past := omv != nil && omv.past
+	if t.persist, err = m.filterInput(ctx, s, st, hist.messages, past, input, supplied); err != nil {
 		return nil, err
 	}
-	if !st.retainFullInput && st.historyEnabled {
+	if !st.retainFullInput && (st.historyEnabled || st.om != nil) {
 		input = t.persist
 	}
 	var system []Message
 	for _, text := range req.System {
 		system = append(system, m.systemMessage(text))
+	}
+	var others []Message // messages of other threads, one fenced system message
+	if omv != nil {
+		system = append(system, m.omSystemMessages(omv.rec)...)
+		others = omv.other
 	}
 	if st.wm != nil {
 		wm, tools, err := m.workingMemoryTurn(ctx, st, t.thread)
@@ -118,9 +140,10 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 			t.recalled[h.ID] = true
 		}
 		conversation = mergeChronological(conversation, setSource(same, SourceMemory))
-		if len(other) > 0 {
-			system = append(system, m.systemMessage(renderOtherThreads(other)))
-		}
+		others = append(others, other...)
+	}
+	if len(others) > 0 {
+		system = append(system, m.systemMessage(renderOtherThreads(mergeChronological(others))))
 	}
 	extra := setSource(cloneMessages(req.Context), SourceContext)
 	for i := range extra {
@@ -128,7 +151,7 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 	}
 	conversation = append(conversation, extra...)
 	conversation = append(conversation, input...)
-	if st.tokenBudget() {
+	if st.tokenBudget() && st.om == nil {
 		if conversation, err = t.trim(ctx, s, system, conversation); err != nil {
 			return nil, err
 		}
@@ -251,8 +274,11 @@ func (t *Turn) Trimmed() []Message { return cloneMessages(t.trimmed) }
 func (t *Turn) RecallErr() error { return t.recallErr }
 
 // Commit persists the turn: the (filtered) input and the response messages in
-// one atomic save, then indexes them for semantic recall and generates a title.
-// Read-only turns and turns with history disabled save nothing.
+// one atomic save, then indexes them for semantic recall, generates a title
+// and runs observational memory (observation and reflection, inside Commit
+// or in the background; their failures are logged and never fail Commit, see
+// ObservationErr). Read-only turns and turns with history disabled (and
+// observational memory off) save nothing.
 func (t *Turn) Commit(ctx context.Context, response []Message) error {
 	const op = "Commit"
 	t.mu.Lock()
@@ -281,7 +307,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		}
 	}
 	t.committed = true
-	if t.st.readOnly || !t.st.historyEnabled {
+	if t.st.readOnly || (!t.st.historyEnabled && t.st.om == nil) {
 		return nil
 	}
 	var batch []Message
@@ -290,21 +316,23 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 			batch = append(batch, p)
 		}
 	}
-	if len(batch) == 0 {
-		return nil
+	if len(batch) > 0 {
+		s, err := m.Store()
+		if err != nil {
+			return err
+		}
+		saved, err := s.SaveMessages(ctx, batch)
+		if err != nil {
+			t.committed = false
+			return err
+		}
+		if t.st.recall != nil {
+			m.index(ctx, t.st, saved)
+		}
+		m.maybeTitle(ctx, t.st, t.thread, saved)
 	}
-	s, err := m.Store()
-	if err != nil {
-		return err
+	if t.st.om != nil {
+		t.omErr = m.omAfterCommit(ctx, t.st.om, t.thread)
 	}
-	saved, err := s.SaveMessages(ctx, batch)
-	if err != nil {
-		t.committed = false
-		return err
-	}
-	if t.st.recall != nil {
-		m.index(ctx, t.st, saved)
-	}
-	m.maybeTitle(ctx, t.st, t.thread, saved)
 	return nil
 }

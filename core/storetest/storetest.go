@@ -4,7 +4,8 @@
 //	func TestConformance(t *testing.T) { storetest.Run(t, openFreshStore) }
 //
 // RunShared additionally checks two handles on one database (two processes'
-// view): atomic boundaries, working-memory versions and visibility.
+// view): atomic boundaries, working-memory and observation versions, and
+// visibility.
 package storetest
 
 import (
@@ -66,6 +67,10 @@ func Run(t *testing.T, open Opener) {
 		{"BoundaryPreservesThread", testBoundaryPreservesThread},
 		{"InjectionAsData", testInjection},
 		{"ConcurrentSaves", testConcurrentSaves},
+		{"ObservationsRoundTrip", testObservationsRoundTrip},
+		{"ObservationsConflict", testObservationsConflict},
+		{"ObservationsGenerations", testObservationsGenerations},
+		{"ResourceMessages", testResourceMessages},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,6 +92,7 @@ func RunShared(t *testing.T, open PairOpener) {
 		{"BoundaryUnion", testSharedBoundaryUnion},
 		{"WorkingMemoryRace", testSharedWorkingMemoryRace},
 		{"SaveRace", testSharedSaveRace},
+		{"ObservationsRace", testSharedObservationsRace},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

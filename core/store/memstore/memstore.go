@@ -19,6 +19,7 @@ type Store struct {
 	messages  map[string]*core.Message
 	byThread  map[string][]*core.Message // sorted by (CreatedAt, Seq)
 	resources map[string]*resourceRow
+	obs       map[string]*obsRow // observational memory by key
 	seq       int64
 }
 
@@ -41,6 +42,7 @@ func New() *Store {
 		messages:  map[string]*core.Message{},
 		byThread:  map[string][]*core.Message{},
 		resources: map[string]*resourceRow{},
+		obs:       map[string]*obsRow{},
 	}
 }
 
@@ -207,6 +209,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	}
 	delete(s.byThread, id)
 	delete(s.threads, id)
+	delete(s.obs, core.ObservationKey(core.ScopeThread, id, ""))
 	return nil
 }
 

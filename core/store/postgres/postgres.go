@@ -265,6 +265,10 @@ type queries struct {
 	getThreadWM, getResourceWM                        string
 	putThreadWM, putResourceWM                        string
 	advanceBoundary                                   string
+
+	listResourceAsc, listResourceDesc                     string
+	getObservations, lockThread, lockObservations         string
+	archiveObservations, putObservations, listGenerations string
 }
 
 func buildQueries(schema string) queries {
@@ -288,5 +292,14 @@ func buildQueries(schema string) queries {
 		putThreadWM:     f(putThreadWMSQL),
 		putResourceWM:   f(putResourceWMSQL),
 		advanceBoundary: f(advanceBoundarySQL),
+
+		listResourceAsc:     f(strings.ReplaceAll(listResourceSQL, "DIR", "ASC")),
+		listResourceDesc:    f(strings.ReplaceAll(listResourceSQL, "DIR", "DESC")),
+		getObservations:     f(getObservationsSQL),
+		lockThread:          f(lockThreadSQL),
+		lockObservations:    f(lockObservationsSQL),
+		archiveObservations: f(archiveObservationsSQL),
+		putObservations:     f(putObservationsSQL),
+		listGenerations:     f(listGenerationsSQL),
 	}
 }

@@ -204,7 +204,12 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	}))
 }
 
-const deleteThreadSQL = `DELETE FROM {{schema}}.threads WHERE id = $1`
+// deleteThreadSQL also removes the thread's observational memory (messages
+// go by the foreign key's cascade).
+const deleteThreadSQL = `
+WITH o AS (DELETE FROM {{schema}}.observations WHERE key = 'thread:' || $1::text),
+g AS (DELETE FROM {{schema}}.observation_generations WHERE key = 'thread:' || $1::text)
+DELETE FROM {{schema}}.threads WHERE id = $1`
 
 // scanThread reads one row of threadCols.
 func scanThread(row pgx.Row) (core.Thread, error) { return scanThreadWith(row, nil) }

@@ -276,15 +276,23 @@ func (s *Store) UpdateThread(ctx context.Context, id string, title *string, meta
 	return out, err
 }
 
-// DeleteThread removes a thread and its messages; a missing thread is no error.
+// DeleteThread removes a thread, its messages and its observational memory;
+// a missing thread is no error.
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	const op = "DeleteThread"
 	if err := core.ValidateID("threadId", id); err != nil {
 		return withOp(op, err)
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE thread_id = ?`, id); err != nil {
-			return err
+		key := core.ObservationKey(core.ScopeThread, id, "")
+		for _, q := range []struct{ sql, arg string }{
+			{`DELETE FROM messages WHERE thread_id = ?`, id},
+			{`DELETE FROM observations WHERE key = ?`, key},
+			{`DELETE FROM observation_generations WHERE key = ?`, key},
+		} {
+			if _, err := tx.ExecContext(ctx, q.sql, q.arg); err != nil {
+				return err
+			}
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, id)
 		return err

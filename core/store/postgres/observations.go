@@ -1,0 +1,227 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// ListResourceMessages lists messages of every thread of a resource in one
+// statement, through the per-thread index (the unobserved tail is small).
+func (s *Store) ListResourceMessages(ctx context.Context, q core.ResourceMessageQuery) ([]core.Message, error) {
+	const op = "ListResourceMessages"
+	if err := core.ValidateResourceMessageQuery(q); err != nil {
+		return nil, err
+	}
+	sql := s.q.listResourceAsc
+	if q.Direction == core.Desc {
+		sql = s.q.listResourceDesc
+	}
+	rows, err := s.pool.Query(ctx, sql, q.ResourceID, utc(q.Since), int64(q.Limit))
+	if err != nil {
+		return nil, wrap(ctx, op, err)
+	}
+	defer rows.Close()
+	out := []core.Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows, nil, nil)
+		if err != nil {
+			return nil, wrap(ctx, op, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(ctx, op, err)
+	}
+	return out, nil
+}
+
+const listResourceSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages
+WHERE thread_id IN (SELECT id FROM {{schema}}.threads WHERE resource_id = $1) AND resource_id = $1 AND created_at >= $2
+ORDER BY created_at DIR, seq DIR LIMIT $3`
+
+const obsCols = "key, observations, observation_tokens, generation, last_observed_at, observed_message_ids, version, updated_at"
+
+// scanObservation reads one row of obsCols.
+func scanObservation(row pgx.Row) (core.ObservationRecord, error) {
+	var (
+		r       core.ObservationRecord
+		tokens  int32
+		gen     int32
+		last    *time.Time
+		updated time.Time
+	)
+	if err := row.Scan(&r.Key, &r.Observations, &tokens, &gen, &last, &r.ObservedMessageIDs, &r.Version, &updated); err != nil {
+		return core.ObservationRecord{}, err
+	}
+	r.ObservationTokens, r.Generation, r.UpdatedAt = int(tokens), int(gen), updated.UTC()
+	r.LastObservedAt = timeOrZero(last)
+	if len(r.ObservedMessageIDs) == 0 {
+		r.ObservedMessageIDs = nil
+	}
+	return r, nil
+}
+
+// GetObservations returns the record under key, or the zero record.
+func (s *Store) GetObservations(ctx context.Context, key string) (core.ObservationRecord, error) {
+	const op = "GetObservations"
+	if _, _, err := core.ParseObservationKey(key); err != nil {
+		return core.ObservationRecord{}, opError(op, err)
+	}
+	r, err := scanObservation(s.pool.QueryRow(ctx, s.q.getObservations, key))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return core.ObservationRecord{Key: key}, nil
+	}
+	if err != nil {
+		return core.ObservationRecord{}, wrap(ctx, op, err)
+	}
+	return r, nil
+}
+
+const getObservationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.observations WHERE key = $1`
+
+// PutObservations writes rec by compare-and-set on the version, in one
+// transaction: it locks the thread (thread keys) against a concurrent delete
+// and the record row, checks the version and core.CheckObservationWrite,
+// archives the active generation on a reflection and upserts the record.
+// Concurrent first writers (no row yet) are told apart by the upsert's own
+// version condition. Observation writes are rare (one per observed batch),
+// so the few round trips of a transaction are cheap.
+func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord, expectVersion int64) (core.ObservationRecord, error) {
+	const op = "PutObservations"
+	scope, id, err := core.ParseObservationKey(rec.Key)
+	if err != nil {
+		return core.ObservationRecord{}, opError(op, err)
+	}
+	if !utf8.ValidString(rec.Observations) || strings.IndexByte(rec.Observations, 0) >= 0 {
+		return core.ObservationRecord{}, core.Errorf(core.CodeInvalidArgument, op, "observations must be valid UTF-8 without NUL")
+	}
+	rec = rec.Clone()
+	if !rec.LastObservedAt.IsZero() {
+		rec.LastObservedAt = utc(rec.LastObservedAt)
+	}
+	ids := rec.ObservedMessageIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	var out core.ObservationRecord
+	err = retry(ctx, func() error {
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if scope == core.ScopeThread {
+				var one int32
+				err := tx.QueryRow(ctx, s.q.lockThread, id).Scan(&one)
+				if errors.Is(err, pgx.ErrNoRows) {
+					return withOp(core.CodeThreadNotFound, op, "thread not found")
+				}
+				if err != nil {
+					return err
+				}
+			}
+			cur, err := scanObservation(tx.QueryRow(ctx, s.q.lockObservations, rec.Key))
+			if errors.Is(err, pgx.ErrNoRows) {
+				cur, err = core.ObservationRecord{Key: rec.Key}, nil
+			}
+			if err != nil {
+				return err
+			}
+			if cur.Version != expectVersion {
+				return core.Errorf(core.CodeConflict, op, "observations of %s are at version %d, not %d", rec.Key, cur.Version, expectVersion)
+			}
+			archive, err := core.CheckObservationWrite(cur, rec)
+			if err != nil {
+				return err
+			}
+			at := now()
+			if archive {
+				curIDs := cur.ObservedMessageIDs
+				if curIDs == nil {
+					curIDs = []string{}
+				}
+				if _, err := tx.Exec(ctx, s.q.archiveObservations, cur.Key, int32(cur.Generation), cur.Observations,
+					int32(cur.ObservationTokens), timeOrNil(cur.LastObservedAt), curIDs, cur.Version, cur.UpdatedAt, at); err != nil {
+					return err
+				}
+			}
+			var version *int64
+			err = tx.QueryRow(ctx, s.q.putObservations, rec.Key, rec.Observations, int32(rec.ObservationTokens), int32(rec.Generation),
+				timeOrNil(rec.LastObservedAt), ids, expectVersion, at).Scan(&version)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return core.Errorf(core.CodeConflict, op, "observations of %s were written concurrently", rec.Key)
+			}
+			if err != nil {
+				return err
+			}
+			out = rec
+			out.Version, out.UpdatedAt = *version, at
+			return nil
+		})
+	})
+	if err != nil {
+		return core.ObservationRecord{}, wrap(ctx, op, err)
+	}
+	return out, nil
+}
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+const (
+	lockThreadSQL       = `SELECT 1 FROM {{schema}}.threads WHERE id = $1 FOR KEY SHARE`
+	lockObservationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.observations WHERE key = $1 FOR UPDATE`
+
+	archiveObservationsSQL = `
+INSERT INTO {{schema}}.observation_generations
+	(key, generation, observations, observation_tokens, last_observed_at, observed_message_ids, version, updated_at, archived_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (key, generation) DO UPDATE SET
+	observations = excluded.observations, observation_tokens = excluded.observation_tokens,
+	last_observed_at = excluded.last_observed_at, observed_message_ids = excluded.observed_message_ids,
+	version = excluded.version, updated_at = excluded.updated_at, archived_at = excluded.archived_at`
+
+	putObservationsSQL = `
+INSERT INTO {{schema}}.observations AS o (` + obsCols + `)
+VALUES ($1, $2, $3, $4, $5, $6, $7::bigint + 1, $8)
+ON CONFLICT (key) DO UPDATE SET
+	observations = excluded.observations, observation_tokens = excluded.observation_tokens,
+	generation = excluded.generation, last_observed_at = excluded.last_observed_at,
+	observed_message_ids = excluded.observed_message_ids, version = excluded.version, updated_at = excluded.updated_at
+WHERE o.version = $7::bigint
+RETURNING o.version`
+)
+
+// ListObservationGenerations returns the archived generations, oldest first.
+func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]core.ObservationRecord, error) {
+	const op = "ListObservationGenerations"
+	if _, _, err := core.ParseObservationKey(key); err != nil {
+		return nil, opError(op, err)
+	}
+	rows, err := s.pool.Query(ctx, s.q.listGenerations, key)
+	if err != nil {
+		return nil, wrap(ctx, op, err)
+	}
+	defer rows.Close()
+	var out []core.ObservationRecord
+	for rows.Next() {
+		r, err := scanObservation(rows)
+		if err != nil {
+			return nil, wrap(ctx, op, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(ctx, op, err)
+	}
+	return out, nil
+}
+
+const listGenerationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.observation_generations WHERE key = $1 ORDER BY generation`

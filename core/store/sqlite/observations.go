@@ -1,0 +1,184 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// ListResourceMessages lists messages of every thread of a resource, through
+// the per-thread index (the unobserved tail is small).
+func (s *Store) ListResourceMessages(ctx context.Context, q core.ResourceMessageQuery) ([]core.Message, error) {
+	const op = "ListResourceMessages"
+	if err := core.ValidateResourceMessageQuery(q); err != nil {
+		return nil, err
+	}
+	dir := "ASC"
+	if q.Direction == core.Desc {
+		dir = "DESC"
+	}
+	query := `SELECT ` + messageCols + ` FROM messages
+		WHERE thread_id IN (SELECT id FROM threads WHERE resource_id = ?) AND resource_id = ? AND created_at >= ?
+		ORDER BY created_at ` + dir + `, seq ` + dir + ` LIMIT ?`
+	since := int64(-1 << 62)
+	if !q.Since.IsZero() {
+		since = ceilMicro(q.Since)
+	}
+	var out []core.Message
+	err := s.read(ctx, op, func(tx *sql.Tx) error {
+		var err error
+		out, err = queryMessages(ctx, tx, query, q.ResourceID, q.ResourceID, since, q.Limit)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []core.Message{}
+	}
+	return out, nil
+}
+
+const obsCols = `key, observations, observation_tokens, generation, last_observed_at, observed_message_ids, version, updated_at`
+
+func scanObservation(sc scanner) (core.ObservationRecord, error) {
+	var (
+		r       core.ObservationRecord
+		last    sql.NullInt64
+		ids     string
+		updated int64
+		version int64
+		tokens  int64
+		gen     int64
+	)
+	if err := sc.Scan(&r.Key, &r.Observations, &tokens, &gen, &last, &ids, &version, &updated); err != nil {
+		return r, err
+	}
+	r.ObservationTokens, r.Generation, r.Version, r.UpdatedAt = int(tokens), int(gen), version, fromMicro(updated)
+	if last.Valid {
+		r.LastObservedAt = fromMicro(last.Int64)
+	}
+	if err := json.Unmarshal([]byte(ids), &r.ObservedMessageIDs); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+func getObservations(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, key string) (core.ObservationRecord, error) {
+	r, err := scanObservation(q.QueryRowContext(ctx, `SELECT `+obsCols+` FROM observations WHERE key = ?`, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.ObservationRecord{Key: key}, nil
+	}
+	return r, err
+}
+
+// GetObservations returns the record under key, or the zero record.
+func (s *Store) GetObservations(ctx context.Context, key string) (core.ObservationRecord, error) {
+	const op = "GetObservations"
+	if _, _, err := core.ParseObservationKey(key); err != nil {
+		return core.ObservationRecord{}, withOp(op, err)
+	}
+	r, err := getObservations(ctx, s.r, key)
+	if err != nil {
+		return core.ObservationRecord{}, withOp(op, err)
+	}
+	return r, nil
+}
+
+func nullMicro(r core.ObservationRecord) any {
+	if r.LastObservedAt.IsZero() {
+		return nil
+	}
+	return floorMicro(r.LastObservedAt)
+}
+
+func encodeIDs(ids []string) string {
+	if ids == nil {
+		ids = []string{}
+	}
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+// PutObservations writes rec by compare-and-set on the version inside one
+// IMMEDIATE transaction, archiving the active generation on a reflection.
+func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord, expectVersion int64) (core.ObservationRecord, error) {
+	const op = "PutObservations"
+	scope, id, err := core.ParseObservationKey(rec.Key)
+	if err != nil {
+		return core.ObservationRecord{}, withOp(op, err)
+	}
+	rec = rec.Clone()
+	if !rec.LastObservedAt.IsZero() {
+		rec.LastObservedAt = fromMicro(floorMicro(rec.LastObservedAt))
+	}
+	err = s.write(ctx, op, func(tx *sql.Tx) error {
+		if scope == core.ScopeThread {
+			if _, err := getThread(ctx, tx, op, id); err != nil {
+				return err
+			}
+		}
+		cur, err := getObservations(ctx, tx, rec.Key)
+		if err != nil {
+			return err
+		}
+		if cur.Version != expectVersion {
+			return core.Errorf(core.CodeConflict, op, "observations of %s are at version %d, not %d", rec.Key, cur.Version, expectVersion)
+		}
+		archive, err := core.CheckObservationWrite(cur, rec)
+		if err != nil {
+			return err
+		}
+		now := s.stamp()
+		if archive {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO observation_generations
+				(key, generation, observations, observation_tokens, last_observed_at, observed_message_ids, version, updated_at, archived_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				cur.Key, cur.Generation, cur.Observations, cur.ObservationTokens, nullMicro(cur), encodeIDs(cur.ObservedMessageIDs),
+				cur.Version, floorMicro(cur.UpdatedAt), now); err != nil {
+				return err
+			}
+		}
+		rec.Version, rec.UpdatedAt = expectVersion+1, fromMicro(now)
+		_, err = tx.ExecContext(ctx, `INSERT INTO observations (`+obsCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (key) DO UPDATE SET observations = excluded.observations, observation_tokens = excluded.observation_tokens,
+				generation = excluded.generation, last_observed_at = excluded.last_observed_at,
+				observed_message_ids = excluded.observed_message_ids, version = excluded.version, updated_at = excluded.updated_at`,
+			rec.Key, rec.Observations, rec.ObservationTokens, rec.Generation, nullMicro(rec), encodeIDs(rec.ObservedMessageIDs), rec.Version, now)
+		return err
+	})
+	if err != nil {
+		return core.ObservationRecord{}, err
+	}
+	return rec, nil
+}
+
+// ListObservationGenerations returns the archived generations, oldest first.
+func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]core.ObservationRecord, error) {
+	const op = "ListObservationGenerations"
+	if _, _, err := core.ParseObservationKey(key); err != nil {
+		return nil, withOp(op, err)
+	}
+	var out []core.ObservationRecord
+	err := s.read(ctx, op, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+obsCols+` FROM observation_generations WHERE key = ? ORDER BY generation`, key)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanObservation(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
