@@ -80,7 +80,19 @@ type SemanticRecall struct {
 }
 
 // Hybrid configures hybrid (BM25 + vector) recall.
-type Hybrid struct{ Alpha float64 }
+type Hybrid struct {
+	// Alpha weighs the two rankings: 1 is pure vector, 0 pure keyword (BM25);
+	// nil means DefaultHybridAlpha.
+	Alpha *float64
+}
+
+// DefaultHybridAlpha is Weaviate's default hybrid weight. With the offline
+// lexical embedder a low alpha (0.1–0.2) ranks best on LoCoMo; with a real
+// embedding model the vector side earns more weight (see BENCHMARKS.md).
+const DefaultHybridAlpha = 0.75
+
+// Float returns a pointer to f, for Config fields.
+func Float(f float64) *float64 { return &f }
 
 // Config is the memory configuration: instance-wide in Options.Config and per
 // call in TurnRequest.Config / RecallQuery.Config. In a merge, every field set
@@ -222,8 +234,15 @@ func (c Config) resolve() (settings, error) {
 		if rc.MaxChunkChars == 0 {
 			rc.MaxChunkChars = 16384
 		}
-		if rc.Hybrid != nil && (rc.Hybrid.Alpha < 0 || rc.Hybrid.Alpha > 1) {
-			return bad("semanticRecall.hybrid.alpha must be within [0, 1]")
+		if h := rc.Hybrid; h != nil {
+			alpha := DefaultHybridAlpha
+			if h.Alpha != nil {
+				alpha = *h.Alpha
+			}
+			if alpha < 0 || alpha > 1 {
+				return bad("semanticRecall.hybrid.alpha must be within [0, 1]")
+			}
+			rc.Hybrid = &Hybrid{Alpha: &alpha}
 		}
 		s.recall = &rc
 	}

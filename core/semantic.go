@@ -190,7 +190,7 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 		q.Filter.ThreadID = th.ID
 	}
 	if h := st.recall.Hybrid; h != nil {
-		q.Mode, q.Alpha = SearchHybrid, h.Alpha
+		q.Mode, q.Alpha = SearchHybrid, *h.Alpha
 	}
 	vecs, dim, err := m.embed(ctx, []string{text})
 	if err != nil {

@@ -436,3 +436,24 @@ func TestSemanticRecallInTurns(t *testing.T) {
 		})
 	}
 }
+
+// Hybrid recall through Memory: the keyword side finds an exact rare term.
+func TestHybridRecall(t *testing.T) {
+	for _, b := range vectorBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			mem, _ := semMemory(t, b, core.Config{SemanticRecall: &core.SemanticRecall{}})
+			save(t, mem, "t", "r", "the invoice number is XQ-7731 for the plumbing work", "thanks",
+				"we talked about gardens and flowers", "roses need sun")
+			for _, alpha := range []float64{0, 0.2, core.DefaultHybridAlpha} {
+				got := recallTexts(t, mem, core.RecallQuery{ThreadID: "t", ResourceID: "r", VectorSearch: "invoice XQ-7731",
+					Config: onlySemantic(core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}, Hybrid: &core.Hybrid{Alpha: core.Float(alpha)}})})
+				same(t, fmt.Sprint("alpha ", alpha), got, []string{"the invoice number is XQ-7731 for the plumbing work"})
+			}
+			_, err := mem.Recall(bg, core.RecallQuery{ThreadID: "t", ResourceID: "r", VectorSearch: "x",
+				Config: onlySemantic(core.SemanticRecall{Hybrid: &core.Hybrid{Alpha: core.Float(1.5)}})})
+			if !errors.Is(err, core.ErrInvalidConfig) {
+				t.Fatalf("alpha 1.5: %v", err)
+			}
+		})
+	}
+}
