@@ -6,6 +6,7 @@ import (
 	"html"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // embeddingText is the text of a message that semantic recall embeds.
@@ -101,12 +102,58 @@ func (m *Memory) indexMessages(ctx context.Context, st settings, msgs []Message)
 	return nil
 }
 
-// index indexes msgs, logging failures: storage is the source of truth and
-// Reindex repairs the index later.
+// index indexes msgs, logging failures: storage is the source of truth. A
+// failed message is remembered and retried with the next successful write of
+// this process; Reindex repairs what a restarted process forgot.
 func (m *Memory) index(ctx context.Context, st settings, msgs []Message) {
-	if err := m.indexMessages(ctx, st, msgs); err != nil {
-		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; run Reindex to repair", "err", err, "messages", len(msgs))
+	retry := m.unindexed.take()
+	if err := m.indexMessages(ctx, st, append(retry, msgs...)); err != nil {
+		m.unindexed.add(append(retry, msgs...))
+		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; they are retried on the next write (or run Reindex)",
+			"err", err, "messages", len(msgs)+len(retry))
 	}
+}
+
+// maxUnindexed bounds the retry list; beyond it, Reindex is the repair.
+const maxUnindexed = 10_000
+
+// pendingIndex holds messages whose indexing failed, by id.
+type pendingIndex struct {
+	mu   sync.Mutex
+	msgs map[string]Message
+}
+
+func (p *pendingIndex) add(msgs []Message) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.msgs == nil {
+		p.msgs = map[string]Message{}
+	}
+	for _, msg := range msgs {
+		if len(p.msgs) >= maxUnindexed {
+			return
+		}
+		p.msgs[msg.ID] = msg
+	}
+}
+
+// take empties the list and returns what it held.
+func (p *pendingIndex) take() []Message {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Message, 0, len(p.msgs))
+	for _, msg := range p.msgs {
+		out = append(out, msg)
+	}
+	p.msgs = nil
+	return out
+}
+
+// Unindexed reports how many messages wait for an indexing retry.
+func (m *Memory) Unindexed() int {
+	m.unindexed.mu.Lock()
+	defer m.unindexed.mu.Unlock()
+	return len(m.unindexed.msgs)
 }
 
 // unindex deletes the vectors of msgs.

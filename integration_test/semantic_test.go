@@ -340,7 +340,8 @@ func (p *proxy) setDown(down bool) {
 }
 
 // Weaviate goes away while turns continue: turns succeed on history and report
-// the recall outage; after it returns, Reindex makes the missed messages findable.
+// the recall outage; after it returns, the next write retries the missed
+// messages, and Reindex repairs the index for a process that forgot them.
 func TestWeaviateOutage(t *testing.T) {
 	host, _ := weaviateHost(t)
 	p := newProxy(t, host)
@@ -350,7 +351,8 @@ func TestWeaviateOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dropClasses(openWeaviate(t, prefix), prefix) })
-	mem, err := core.New(core.Options{Store: memstore.New(), Vector: vs, Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})
+	store := memstore.New()
+	mem, err := core.New(core.Options{Store: store, Vector: vs, Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,13 +375,36 @@ func TestWeaviateOutage(t *testing.T) {
 	if len(tr.Messages()) < 3 {
 		t.Fatalf("history missing during outage: %d messages", len(tr.Messages()))
 	}
+	if mem.Unindexed() == 0 {
+		t.Fatal("the failed messages were not kept for a retry")
+	}
 	p.setDown(false)
-	if err := mem.Reindex(bg, "t"); err != nil {
+	turn("back online") // the next write retries what failed
+	if n := mem.Unindexed(); n != 0 {
+		t.Fatalf("%d messages still wait for indexing", n)
+	}
+	find := func(q string) []string {
+		return recallTexts(t, mem, core.RecallQuery{ThreadID: "t", ResourceID: "r", VectorSearch: q,
+			Config: onlySemantic(core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}})})
+	}
+	same(t, "after retry", find("secret password marzipan"), []string{"the secret password is marzipan"})
+
+	// A process that forgot its retry list repairs the index with Reindex.
+	p.setDown(true)
+	turn("the second secret is nougat")
+	p.setDown(false)
+	fresh, err := core.New(core.Options{Store: store, Vector: vs, Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	got := recallTexts(t, mem, core.RecallQuery{ThreadID: "t", ResourceID: "r", VectorSearch: "secret password",
-		Config: onlySemantic(core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}})})
-	same(t, "after Reindex", got, []string{"the secret password is marzipan"})
+	mem = fresh
+	if got := find("second secret nougat"); len(got) == 1 && got[0] == "the second secret is nougat" {
+		t.Fatal("the message was indexed during the outage; the test proves nothing")
+	}
+	if err := fresh.Reindex(bg, "t"); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "after Reindex", find("second secret nougat"), []string{"the second secret is nougat"})
 }
 
 func same(t *testing.T, what string, got, want []string) {
