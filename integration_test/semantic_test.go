@@ -401,10 +401,10 @@ func TestWeaviateOutage(t *testing.T) {
 	if got := find("second secret nougat"); len(got) == 1 && got[0] == "the second secret is nougat" {
 		t.Fatal("the message was indexed during the outage; the test proves nothing")
 	}
-	if err := fresh.Reindex(bg, "t"); err != nil {
+	if err := fresh.ReindexResource(bg, "r"); err != nil {
 		t.Fatal(err)
 	}
-	same(t, "after Reindex", find("second secret nougat"), []string{"the second secret is nougat"})
+	same(t, "after ReindexResource", find("second secret nougat"), []string{"the second secret is nougat"})
 }
 
 func same(t *testing.T, what string, got, want []string) {
