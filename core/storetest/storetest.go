@@ -71,6 +71,8 @@ func Run(t *testing.T, open Opener) {
 		{"ObservationsConflict", testObservationsConflict},
 		{"ObservationsGenerations", testObservationsGenerations},
 		{"ResourceMessages", testResourceMessages},
+		{"HugePagingValues", testHugePagingValues},
+		{"MessagesBatchTakeover", testMessagesBatchTakeover},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -124,11 +124,20 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 		page.Threads = all
 		return page, nil
 	}
-	lo := min(q.Page*q.PerPage, len(all))
-	hi := min(lo+q.PerPage, len(all))
+	lo, hi := pageBounds(q.Page, q.PerPage, len(all))
 	page.Threads = all[lo:hi]
 	page.HasMore = hi < len(all)
 	return page, nil
+}
+
+// pageBounds returns the slice bounds of page (perPage > 0) among n rows,
+// without overflowing on huge caller-supplied values.
+func pageBounds(page, perPage, n int) (lo, hi int) {
+	lo = n
+	if page <= n/perPage {
+		lo = page * perPage // <= n
+	}
+	return lo, lo + min(perPage, n-lo)
 }
 
 func metadataMatches(md, filter map[string]any) bool {

@@ -13,7 +13,9 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 	const op = "SaveMessages"
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Validate the whole batch before writing anything.
+	// Validate the whole batch before writing anything. An id repeated in
+	// the batch is checked against its earlier occurrence too.
+	batchOwner := make(map[string]string, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
 		if err := core.ValidateID("id", m.ID); err != nil {
@@ -31,6 +33,10 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 		if old, ok := s.messages[m.ID]; ok && old.ResourceID != m.ResourceID {
 			return nil, core.Errorf(core.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
 		}
+		if owner, ok := batchOwner[m.ID]; ok && owner != m.ResourceID {
+			return nil, core.Errorf(core.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
+		}
+		batchOwner[m.ID] = m.ResourceID
 		t, ok := s.threads[m.ThreadID]
 		if !ok {
 			return nil, core.Errorf(core.CodeThreadNotFound, op, "Thread %s not found", m.ThreadID)
@@ -119,8 +125,7 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 	case core.PerPageAll:
 		listed = matched
 	default:
-		lo := min(q.Page*q.PerPage, len(matched))
-		hi := min(lo+q.PerPage, len(matched))
+		lo, hi := pageBounds(q.Page, q.PerPage, len(matched))
 		listed = matched[lo:hi]
 		page.HasMore = hi < len(matched)
 	}
@@ -142,8 +147,8 @@ func (s *Store) includes(q core.MessageQuery, seen map[string]bool) []core.Messa
 		}
 		list := s.byThread[target.ThreadID]
 		idx := slices.Index(list, target)
-		lo := max(0, idx-inc.Before)
-		hi := min(len(list), idx+inc.After+1)
+		lo := idx - min(inc.Before, idx)
+		hi := idx + 1 + min(inc.After, len(list)-idx-1)
 		for _, m := range list[lo:hi] {
 			if !seen[m.ID] {
 				seen[m.ID] = true

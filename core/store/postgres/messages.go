@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,8 +140,8 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 // messages serialise instead of deadlocking.
 //
 // bad finds the first refused message (by batch position): an id already
-// stored for another resource, a missing thread, or a thread of another
-// resource. ups and touch are gated by ok, a one-time condition evaluated
+// stored, or earlier in the batch, for another resource, a missing thread,
+// or a thread of another resource. ups and touch are gated by ok, a one-time condition evaluated
 // before their first row, which reads all of thr (through locked) and all of
 // cur (through stale), so nothing is written when anything is refused.
 //
@@ -173,13 +174,14 @@ cur AS (
 ),
 bad AS (
 	SELECT i.ord, i.thread_id,
-		CASE WHEN c.resource_id <> i.resource_id THEN 'takeover'
+		CASE WHEN c.resource_id <> i.resource_id OR e.ord IS NOT NULL THEN 'takeover'
 			WHEN t.id IS NULL THEN 'missing'
 			ELSE 'mismatch' END AS why
 	FROM inp i
 	LEFT JOIN thr t ON t.id = i.thread_id
 	LEFT JOIN cur c ON c.id = i.id
-	WHERE t.id IS NULL OR t.resource_id <> i.resource_id OR c.resource_id <> i.resource_id
+	LEFT JOIN LATERAL (SELECT j.ord FROM inp j WHERE j.id = i.id AND j.ord < i.ord AND j.resource_id <> i.resource_id LIMIT 1) e ON true
+	WHERE t.id IS NULL OR t.resource_id <> i.resource_id OR c.resource_id <> i.resource_id OR e.ord IS NOT NULL
 	ORDER BY i.ord
 	LIMIT 1
 ),
@@ -325,7 +327,7 @@ func (s *Store) listMessagesSQL(q core.MessageQuery) (string, []any) {
 		p := "(SELECT 0::int4 AS src, " + cols + ", NULL::bigint AS total FROM " + s.q.messages + " m WHERE " + filter.String() +
 			" ORDER BY m.created_at" + dir + ", m.seq" + dir
 		if q.PerPage != core.PerPageAll {
-			p += " LIMIT " + arg(int64(q.PerPage)+1) + " OFFSET " + arg(int64(q.Page)*int64(q.PerPage))
+			p += " LIMIT " + arg(satAdd(int64(q.PerPage), 1)) + " OFFSET " + arg(satMul(int64(q.Page), int64(q.PerPage)))
 		}
 		parts = append(parts, p+")")
 	}
@@ -336,7 +338,7 @@ func (s *Store) listMessagesSQL(q core.MessageQuery) (string, []any) {
 		for i, inc := range q.Include {
 			// The window is the target, up to Before earlier and up to After
 			// later messages (as the conformance suite and memstore define it).
-			ids[i], before[i], after[i] = inc.ID, int64(inc.Before)+1, int64(inc.After)
+			ids[i], before[i], after[i] = inc.ID, satAdd(int64(inc.Before), 1), int64(inc.After)
 		}
 		own, win := "", ""
 		if resource != "" {
@@ -472,6 +474,22 @@ func scanMessage(row pgx.Row, pre, post []any) (core.Message, error) {
 		}
 	}
 	return m, nil
+}
+
+// satAdd and satMul add and multiply non-negative values, saturating at
+// math.MaxInt64 (LIMIT and OFFSET from huge caller-supplied values).
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if b != 0 && a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 func deref[T any](p *T) T {

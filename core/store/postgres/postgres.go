@@ -260,6 +260,7 @@ type queries struct {
 	threads, messages, resources string // qualified table names
 
 	saveThread, getThread, updateThread, deleteThread string
+	deleteThreadObservations                          string
 	saveMessages, getMessages, deleteMessages         string
 	getResource, updateResource                       string
 	getThreadWM, getResourceWM                        string
@@ -278,20 +279,21 @@ func buildQueries(schema string) queries {
 		messages:  f("{{schema}}.messages"),
 		resources: f("{{schema}}.resources"),
 
-		saveThread:      f(saveThreadSQL),
-		getThread:       f(getThreadSQL),
-		updateThread:    f(updateThreadSQL),
-		deleteThread:    f(deleteThreadSQL),
-		saveMessages:    f(saveMessagesSQL),
-		getMessages:     f(getMessagesSQL),
-		deleteMessages:  f(deleteMessagesSQL),
-		getResource:     f(getResourceSQL),
-		updateResource:  f(updateResourceSQL),
-		getThreadWM:     f(getThreadWMSQL),
-		getResourceWM:   f(getResourceWMSQL),
-		putThreadWM:     f(putThreadWMSQL),
-		putResourceWM:   f(putResourceWMSQL),
-		advanceBoundary: f(advanceBoundarySQL),
+		saveThread:               f(saveThreadSQL),
+		getThread:                f(getThreadSQL),
+		updateThread:             f(updateThreadSQL),
+		deleteThread:             f(deleteThreadSQL),
+		deleteThreadObservations: f(deleteThreadObservationsSQL),
+		saveMessages:             f(saveMessagesSQL),
+		getMessages:              f(getMessagesSQL),
+		deleteMessages:           f(deleteMessagesSQL),
+		getResource:              f(getResourceSQL),
+		updateResource:           f(updateResourceSQL),
+		getThreadWM:              f(getThreadWMSQL),
+		getResourceWM:            f(getResourceWMSQL),
+		putThreadWM:              f(putThreadWMSQL),
+		putResourceWM:            f(putResourceWMSQL),
+		advanceBoundary:          f(advanceBoundarySQL),
 
 		listResourceAsc:     f(strings.ReplaceAll(listResourceSQL, "DIR", "ASC")),
 		listResourceDesc:    f(strings.ReplaceAll(listResourceSQL, "DIR", "DESC")),

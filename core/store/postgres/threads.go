@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -120,7 +121,10 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 		" ORDER BY " + col + " " + dir + ", id " + dir
 	offset := 0
 	if q.PerPage != core.PerPageAll {
-		offset = q.Page * q.PerPage
+		offset = math.MaxInt // a page beyond any table (Page*PerPage overflows)
+		if q.Page <= math.MaxInt/q.PerPage {
+			offset = q.Page * q.PerPage
+		}
 		sql += " LIMIT " + arg(int64(q.PerPage)) + " OFFSET " + arg(int64(offset))
 	}
 	rows, err := s.pool.Query(ctx, sql, args...)
@@ -199,17 +203,28 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 		return opError(op, err)
 	}
 	return wrap(ctx, op, retry(ctx, func() error {
-		_, err := s.pool.Exec(ctx, s.q.deleteThread, id)
-		return err
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, s.q.deleteThread, id); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, s.q.deleteThreadObservations, id)
+			return err
+		})
 	}))
 }
 
-// deleteThreadSQL also removes the thread's observational memory (messages
-// go by the foreign key's cascade).
-const deleteThreadSQL = `
-WITH o AS (DELETE FROM {{schema}}.observations WHERE key = 'thread:' || $1::text),
-g AS (DELETE FROM {{schema}}.observation_generations WHERE key = 'thread:' || $1::text)
-DELETE FROM {{schema}}.threads WHERE id = $1`
+// deleteThreadSQL deletes the thread (messages go by the foreign key's
+// cascade); it waits for a PutObservations that holds the thread's lock.
+// deleteThreadObservationsSQL then removes the thread's observational memory
+// as a separate statement, so that its snapshot sees what such a writer
+// committed (one statement's snapshot would predate it and leave the record
+// behind for a later thread with the same id).
+const (
+	deleteThreadSQL             = `DELETE FROM {{schema}}.threads WHERE id = $1`
+	deleteThreadObservationsSQL = `
+WITH g AS (DELETE FROM {{schema}}.observation_generations WHERE key = 'thread:' || $1::text)
+DELETE FROM {{schema}}.observations WHERE key = 'thread:' || $1::text`
+)
 
 // scanThread reads one row of threadCols.
 func scanThread(row pgx.Row) (core.Thread, error) { return scanThreadWith(row, nil) }
