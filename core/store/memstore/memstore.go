@@ -68,7 +68,8 @@ func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, err
 	if t.UpdatedAt.IsZero() {
 		t.UpdatedAt = t.CreatedAt
 	}
-	t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC(), t.UpdatedAt.UTC()
+	// Microsecond precision, like the SQL stores.
+	t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC().Truncate(time.Microsecond), t.UpdatedAt.UTC().Truncate(time.Microsecond)
 	row := &threadRow{Thread: t}
 	if old, ok := s.threads[t.ID]; ok {
 		if old.ResourceID != t.ResourceID {

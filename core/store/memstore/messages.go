@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/agentmem/agentmem/core"
 )
@@ -51,7 +52,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 	for i, in := range msgs {
 		m := in.Clone()
 		m.Source = ""
-		m.CreatedAt = m.CreatedAt.UTC()
+		m.CreatedAt = m.CreatedAt.UTC().Truncate(time.Microsecond)
 		if old, ok := s.messages[m.ID]; ok {
 			m.CreatedAt, m.Seq = old.CreatedAt, old.Seq
 			s.unlink(old)

@@ -89,11 +89,35 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		s.r.SetMaxOpenConns(cfg.readConns)
 		s.r.SetMaxIdleConns(cfg.readConns)
 	}
-	if err := migrate(ctx, s.w); err != nil {
+	if err := migrateRetrying(ctx, s.w, cfg.busyTimeout); err != nil {
 		s.Close()
 		return nil, core.WrapStorage("Open", err)
 	}
 	return s, nil
+}
+
+// migrateRetrying runs migrate, retrying while the database reports busy for
+// up to the busy timeout: when several processes open a new file at once,
+// SQLite answers the journal-mode switch and the first write lock with
+// SQLITE_BUSY without consulting the busy handler.
+func migrateRetrying(ctx context.Context, db *sql.DB, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := migrate(ctx, db)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }
 
 // Close closes the database handles.
