@@ -27,7 +27,11 @@ func (m *Memory) filterInput(ctx context.Context, s Store, st settings, history 
 			return nil, err
 		}
 		for _, f := range found {
-			stored[f.ID] = true
+			// Only a copy in this thread makes an input message an echo; an id
+			// stored elsewhere is new here (its save moves or rejects it).
+			if len(input) > 0 && f.ThreadID == input[0].ThreadID {
+				stored[f.ID] = true
+			}
 		}
 	}
 	var fresh []Message

@@ -24,7 +24,9 @@ type history struct {
 // result row from its older call row; that is safe because a result part
 // carries its call (name and arguments), and a call row is never newer than
 // its result.
-func (m *Memory) loadHistory(ctx context.Context, s Store, th Thread, st settings) (history, error) {
+// rng is the caller's date range (Recall); the later of its start and the
+// boundary applies.
+func (m *Memory) loadHistory(ctx context.Context, s Store, th Thread, st settings, rng DateRange) (history, error) {
 	if !st.historyEnabled {
 		return history{}, nil
 	}
@@ -34,10 +36,10 @@ func (m *Memory) loadHistory(ctx context.Context, s Store, th Thread, st setting
 		th.Boundary.SameEpoch(Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
 		b = th.Boundary
 	}
-	q := MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: Desc, PerPage: historyPageSize}
-	if b != nil {
+	q := MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: Desc, PerPage: historyPageSize, Range: rng}
+	if b != nil && (rng.Start == nil || b.CreatedAt.After(*rng.Start)) {
 		start := b.CreatedAt
-		q.Range.Start = &start
+		q.Range.Start, q.Range.StartExclusive = &start, false
 	}
 	switch {
 	case st.maxMessages > 0 && !st.tokenBudget():

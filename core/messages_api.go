@@ -46,7 +46,7 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 	if err != nil {
 		return nil, err
 	}
-	if st.recall != nil && !st.readOnly {
+	if st.recall != nil { // what is stored is indexed, whatever readOnly says about turns
 		m.index(ctx, st, saved)
 	}
 	return saved, nil
@@ -117,6 +117,8 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 	}
 	var changed, reindex []Message
 	var stale []Message
+	orig := map[string]Message{}
+	var order []string
 	for _, u := range ups {
 		cur, ok := byID[u.ID]
 		if !ok {
@@ -143,14 +145,25 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 					next.Content.Metadata[k] = v
 				}
 			}
-			next.Tokens, next.TokenEncoding = 0, ""
-			m.countTokens(&next)
 		}
 		if err := m.validateMessage(op, &next); err != nil {
 			return nil, err
 		}
-		if next.Text() != cur.Text() || next.ThreadID != cur.ThreadID {
-			stale = append(stale, *cur)
+		if u.Content != nil {
+			next.Tokens, next.TokenEncoding = 0, ""
+			m.countTokens(&next)
+		}
+		// Several updates of one id apply in order, to one saved message.
+		if _, seen := orig[u.ID]; !seen {
+			orig[u.ID] = *cur
+			order = append(order, u.ID)
+		}
+		*cur = next
+	}
+	for _, id := range order {
+		next, was := *byID[id], orig[id]
+		if next.Text() != was.Text() || next.ThreadID != was.ThreadID {
+			stale = append(stale, was)
 			reindex = append(reindex, next)
 		}
 		changed = append(changed, next)
@@ -255,7 +268,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		}
 	}
 	if q.PerPage == 0 && st.tokenBudget() {
-		hist, err := m.loadHistory(ctx, s, th, st)
+		hist, err := m.loadHistory(ctx, s, th, st, q.Range)
 		if err != nil {
 			return RecallResult{}, err
 		}
@@ -269,7 +282,8 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		return RecallResult{Messages: out, Total: len(out)}, nil
 	}
 	perPage := q.PerPage
-	if perPage == 0 {
+	if perPage == 0 && st.historyEnabled {
+		// History disabled: perPage stays 0, so only the semantic hits come back.
 		perPage = st.maxMessages
 		if perPage < 0 {
 			perPage = PerPageAll

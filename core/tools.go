@@ -1,6 +1,9 @@
 package core
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Tools returns the memory tools for a thread without starting a turn, for
 // frameworks that bind tools before a run (agents, ADK). It is the
@@ -14,12 +17,20 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 	if st.wm == nil || st.readOnly {
 		return nil, nil
 	}
-	if _, err := m.Store(); err != nil {
+	s, err := m.Store()
+	if err != nil {
 		return nil, err
 	}
 	scope, id, err := wmTarget(st.wm, threadID, resourceID)
 	if err != nil {
 		return nil, err
+	}
+	if scope == ScopeThread && resourceID != "" {
+		// The tool writes the thread's working memory: the thread must be
+		// resourceID's (a missing one is created by the tool for it).
+		if _, err := m.ownedThread(ctx, s, "Tools", threadID, resourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
+			return nil, err
+		}
 	}
 	th := Thread{ID: threadID, ResourceID: resourceID}
 	return []Tool{m.workingMemoryTool(*st.wm, scope, id, th)}, nil

@@ -88,6 +88,11 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := range req.Context {
+		if err := m.validateMessage(op, &req.Context[i]); err != nil {
+			return nil, err
+		}
+	}
 	if t.thread, err = m.turnThread(ctx, s, req, st.readOnly); err != nil {
 		return nil, err
 	}
@@ -101,7 +106,7 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 			return nil, err
 		}
 		omv, hist.messages = &v, v.own
-	} else if hist, err = m.loadHistory(ctx, s, t.thread, st); err != nil {
+	} else if hist, err = m.loadHistory(ctx, s, t.thread, st, DateRange{}); err != nil {
 		return nil, err
 	}
 	past := omv != nil && omv.past
@@ -110,6 +115,10 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 	}
 	if !st.retainFullInput && (st.historyEnabled || st.om != nil) {
 		input = t.persist
+	} else if st.retainFullInput {
+		// The input is kept as supplied: a stored message it echoes is in the
+		// prompt once, at its input position, not also as history.
+		hist.messages = withoutIDs(hist.messages, input)
 	}
 	var system []Message
 	for _, text := range req.System {
@@ -187,9 +196,7 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 		if in.CreatedAt.IsZero() {
 			in.CreatedAt = m.stamp()
 		}
-		if in.Role != RoleSystem {
-			m.countTokens(in)
-		}
+		m.countTokens(in) // system input is not stored but is in the prompt: it counts
 	}
 	return input, nil
 }
@@ -238,6 +245,21 @@ func (m *Memory) systemTokens(text string) int {
 	m.sysCache[text] = n
 	m.sysMu.Unlock()
 	return n
+}
+
+// withoutIDs returns msgs without the messages whose id is in drop.
+func withoutIDs(msgs, drop []Message) []Message {
+	ids := make(map[string]bool, len(drop))
+	for _, d := range drop {
+		ids[d.ID] = true
+	}
+	out := msgs[:0:0]
+	for _, msg := range msgs {
+		if !ids[msg.ID] {
+			out = append(out, msg)
+		}
+	}
+	return out
 }
 
 func setSource(msgs []Message, src Source) []Message {
