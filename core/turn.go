@@ -196,7 +196,10 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 		if in.CreatedAt.IsZero() {
 			in.CreatedAt = m.stamp()
 		}
-		m.countTokens(in) // system input is not stored but is in the prompt: it counts
+		// Counts supplied by the caller are not trusted: new messages are
+		// counted here, once (system input is not stored but is in the prompt).
+		in.Tokens, in.TokenEncoding = 0, ""
+		m.countTokens(in)
 	}
 	return input, nil
 }
@@ -319,6 +322,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 			return err
 		}
 		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
+		r.Tokens, r.TokenEncoding = 0, "" // counted once when saved
 	}
 	for _, p := range m.opts.Processors {
 		if op, ok := p.(OutputProcessor); ok {

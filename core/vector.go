@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // Embedder turns texts into vectors, one per text, all of one dimension.
@@ -95,51 +96,43 @@ func IndexName(dim int) string {
 	return fmt.Sprintf("memory_messages_%d", dim)
 }
 
-// ChunkText splits text on whitespace into chunks of at most maxChars bytes,
-// hard-splitting longer words at rune boundaries.
+// ChunkText splits text on whitespace into chunks of at most maxChars
+// characters (runes), hard-splitting longer words.
 func ChunkText(text string, maxChars int) []string {
-	if maxChars <= 0 || len(text) <= maxChars {
-		if text == "" {
-			return nil
-		}
+	if text == "" {
+		return nil
+	}
+	if maxChars <= 0 || utf8.RuneCountInString(text) <= maxChars {
 		return []string{text}
 	}
 	var chunks []string
-	cur := ""
+	var cur []rune
 	flush := func() {
-		if cur != "" {
-			chunks = append(chunks, cur)
-			cur = ""
+		if len(cur) > 0 {
+			chunks = append(chunks, string(cur))
+			cur = cur[:0]
 		}
 	}
 	for _, word := range splitFields(text) {
-		for len(word) > maxChars {
+		w := []rune(word)
+		for len(w) > maxChars {
 			flush()
-			cut := maxChars
-			for cut > 0 && !runeStart(word[cut]) {
-				cut--
-			}
-			if cut == 0 {
-				cut = maxChars
-			}
-			chunks = append(chunks, word[:cut])
-			word = word[cut:]
+			chunks = append(chunks, string(w[:maxChars]))
+			w = w[maxChars:]
 		}
 		switch {
-		case cur == "":
-			cur = word
-		case len(cur)+1+len(word) <= maxChars:
-			cur += " " + word
+		case len(cur) == 0:
+			cur = append(cur, w...)
+		case len(cur)+1+len(w) <= maxChars:
+			cur = append(append(cur, ' '), w...)
 		default:
 			flush()
-			cur = word
+			cur = append(cur, w...)
 		}
 	}
 	flush()
 	return chunks
 }
-
-func runeStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func splitFields(s string) []string {
 	var out []string
