@@ -119,7 +119,9 @@ func Bool(b bool) *bool { return &b }
 // Int returns a pointer to n, for Config fields.
 func Int(n int) *int { return &n }
 
-// Merge returns c with every field set in over replacing c's.
+// Merge returns c with every field set in over replacing c's. SemanticRecall
+// merges field by field (a per-call TopK keeps the instance's Scope); the other
+// struct fields replace as a whole.
 func (c Config) Merge(over *Config) Config {
 	if over == nil {
 		return c
@@ -137,7 +139,7 @@ func (c Config) Merge(over *Config) Config {
 		c.RetainFullInput = over.RetainFullInput
 	}
 	if over.SemanticRecall != nil {
-		c.SemanticRecall = over.SemanticRecall
+		c.SemanticRecall = mergeRecall(c.SemanticRecall, over.SemanticRecall)
 	}
 	if over.WorkingMemory != nil {
 		c.WorkingMemory = over.WorkingMemory
@@ -275,3 +277,34 @@ func (c Config) resolve() (settings, error) {
 
 // tokenBudget reports whether history is bounded by tokens.
 func (s settings) tokenBudget() bool { return s.historyEnabled && s.maxTokens > 0 }
+
+// mergeRecall overlays the non-zero fields of over on base.
+func mergeRecall(base, over *SemanticRecall) *SemanticRecall {
+	if base == nil {
+		return over
+	}
+	out := *base
+	out.Disabled = over.Disabled
+	if over.TopK != 0 {
+		out.TopK = over.TopK
+	}
+	if over.MessageRange != nil {
+		out.MessageRange = over.MessageRange
+	}
+	if over.Scope != "" {
+		out.Scope = over.Scope
+	}
+	if over.MaxChunkChars != 0 {
+		out.MaxChunkChars = over.MaxChunkChars
+	}
+	if over.Threshold != 0 {
+		out.Threshold = over.Threshold
+	}
+	if over.IndexConfig != (IndexConfig{}) {
+		out.IndexConfig = over.IndexConfig
+	}
+	if over.Hybrid != nil {
+		out.Hybrid = over.Hybrid
+	}
+	return &out
+}

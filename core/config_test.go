@@ -125,3 +125,16 @@ func TestRetainFullInputResolution(t *testing.T) {
 		}
 	}
 }
+
+// A per-call SemanticRecall changes only the fields it sets.
+func TestSemanticRecallMergesFields(t *testing.T) {
+	base := core.Config{SemanticRecall: &core.SemanticRecall{Scope: core.ScopeThread, TopK: 7}}
+	got := base.Merge(&core.Config{SemanticRecall: &core.SemanticRecall{TopK: 2}})
+	if got.SemanticRecall.Scope != core.ScopeThread || got.SemanticRecall.TopK != 2 {
+		t.Fatalf("merged = %+v", got.SemanticRecall)
+	}
+	off := base.Merge(&core.Config{SemanticRecall: &core.SemanticRecall{Disabled: true}})
+	if !off.SemanticRecall.Disabled || base.SemanticRecall.Disabled {
+		t.Fatalf("disable per call = %+v, base changed = %v", off.SemanticRecall, base.SemanticRecall.Disabled)
+	}
+}
