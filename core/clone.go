@@ -20,7 +20,9 @@ type CloneOptions struct {
 
 // CloneThread copies a thread and its (selected) messages under new ids. The
 // clone's metadata records {clone: {sourceThreadId, clonedAt, lastMessageId}};
-// thread-scoped working memory is copied. A failure removes the partial clone.
+// thread-scoped working memory is copied, and so is the source resource's
+// when the clone goes to another resource that has none. A failure removes
+// the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Message, error) {
 	const op = "CloneThread"
 	s, err := m.Store()
@@ -104,6 +106,17 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	} else if wm.Version > 0 {
 		if _, err := s.PutWorkingMemory(ctx, ScopeThread, th.ID, wm.Data, 0); err != nil {
 			return fail(err)
+		}
+	}
+	if o.ResourceID != src.ResourceID {
+		// The new owner inherits the source resource's working memory unless
+		// it already has its own (never overwritten).
+		if wm, err := s.GetWorkingMemory(ctx, ScopeResource, src.ResourceID); err != nil {
+			return fail(err)
+		} else if wm.Version > 0 {
+			if _, err := s.PutWorkingMemory(ctx, ScopeResource, o.ResourceID, wm.Data, 0); err != nil && !errors.Is(err, ErrConflict) {
+				return fail(err)
+			}
 		}
 	}
 	if len(copies) > 0 {

@@ -59,10 +59,16 @@ func TestCloneThread(t *testing.T) {
 	if len(copies) != 2 {
 		t.Fatalf("range = %v", copies)
 	}
+	if err := m.UpdateWorkingMemory(ctx, "src", "r", "resource notes", &core.Config{WorkingMemory: &core.WorkingMemoryConfig{Enabled: true}}); err != nil {
+		t.Fatal(err)
+	}
 	title := "Custom"
 	th, _, err = m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src", NewThreadID: "fixed", ResourceID: "r2", Title: &title})
 	if err != nil || th.ID != "fixed" || th.ResourceID != "r2" || th.Title != "Custom" {
 		t.Fatalf("custom = %+v %v", th, err)
+	}
+	if wm, _ := m.GetWorkingMemory(ctx, "fixed", "r2", &core.Config{WorkingMemory: &core.WorkingMemoryConfig{Enabled: true}}); wm != "resource notes" {
+		t.Fatalf("resource working memory not copied to the new resource: %q", wm)
 	}
 	_, _, err = m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src", NewThreadID: "fixed"})
 	if !errors.Is(err, core.ErrThreadExists) || err.Error() != "CloneThread: Thread with id fixed already exists" {
