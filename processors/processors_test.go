@@ -99,10 +99,18 @@ func TestToolCallFilter(t *testing.T) {
 	if got := run(processors.ToolCallFilter{Exclude: []string{}}); got != "u1,h-weather,h-search,u2,r-weather" {
 		t.Fatalf("empty exclude = %s", got)
 	}
+	// preserveModelOutput keeps a compact stand-in for a removed result.
+	withOutput := tool("w", core.SourceMemory, "weather", "c7")
+	withOutput.Content.Parts[0].ProviderMetadata = []byte(`{"mastra":{"modelOutput":"21C, sunny"}}`)
+	out, _ := processors.ToolCallFilter{PreserveModelOutput: true}.ProcessInput(ctx, core.ProcessorInput{Messages: []core.Message{withOutput}})
+	if len(out) != 1 || out[0].Text() != "weather result:\n21C, sunny" {
+		t.Fatalf("preserveModelOutput = %+v", out)
+	}
+
 	// A message keeping text loses only its tool part.
 	mixed := tool("mixed", core.SourceMemory, "weather", "c9")
 	mixed.Content.Parts = append(mixed.Content.Parts, core.TextPart("it is sunny"))
-	out, _ := processors.ToolCallFilter{}.ProcessInput(ctx, core.ProcessorInput{Messages: []core.Message{mixed}})
+	out, _ = processors.ToolCallFilter{}.ProcessInput(ctx, core.ProcessorInput{Messages: []core.Message{mixed}})
 	if len(out) != 1 || len(out[0].Content.Parts) != 1 || out[0].Text() != "it is sunny" {
 		t.Fatalf("mixed = %+v", out)
 	}

@@ -2,6 +2,7 @@ package processors
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/agentmem/agentmem/core"
@@ -19,6 +20,10 @@ type ToolCallFilter struct {
 	// FilterAfterToolSteps, when non-nil, keeps the tool calls of the last N
 	// tool-calling assistant messages (history and current turn alike).
 	FilterAfterToolSteps *int
+	// PreserveModelOutput replaces a removed pair whose result carries a
+	// compact model-facing output (providerMetadata {"mastra":{"modelOutput":
+	// "..."}}) with a text part "<toolName> result:\n<output>" in its place.
+	PreserveModelOutput bool
 }
 
 var _ core.Processor = ToolCallFilter{}
@@ -64,8 +69,14 @@ func (f ToolCallFilter) ProcessInput(ctx context.Context, in core.ProcessorInput
 	for _, msg := range msgs {
 		parts := msg.Content.Parts[:0:0]
 		for _, p := range msg.Content.Parts {
-			if p.ToolInvocation == nil || !drop[p.ToolInvocation.ToolCallID] {
+			ti := p.ToolInvocation
+			switch {
+			case ti == nil || !drop[ti.ToolCallID]:
 				parts = append(parts, p)
+			case f.PreserveModelOutput && ti.State == core.ToolStateResult:
+				if out, ok := modelOutput(p.ProviderMetadata); ok {
+					parts = append(parts, core.TextPart(ti.ToolName+" result:\n"+out))
+				}
 			}
 		}
 		if len(parts) == 0 || onlyStepStarts(parts) {
@@ -97,4 +108,22 @@ func onlyStepStarts(parts []core.Part) bool {
 		}
 	}
 	return true
+}
+
+// modelOutput reads providerMetadata.mastra.modelOutput (a string, or any
+// JSON value rendered as JSON).
+func modelOutput(meta json.RawMessage) (string, bool) {
+	var m struct {
+		Mastra struct {
+			ModelOutput json.RawMessage `json:"modelOutput"`
+		} `json:"mastra"`
+	}
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil || len(m.Mastra.ModelOutput) == 0 {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(m.Mastra.ModelOutput, &s) == nil {
+		return s, true
+	}
+	return string(m.Mastra.ModelOutput), true
 }
