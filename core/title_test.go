@@ -20,9 +20,13 @@ type titleModel struct {
 	calls   int
 	systems []string
 	prompts []string
+	block   chan struct{} // when set, Generate waits for it to close
 }
 
 func (m *titleModel) Generate(_ context.Context, system, prompt string) (string, error) {
+	if m.block != nil {
+		<-m.block
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls++
@@ -195,5 +199,22 @@ func TestTitleOptions(t *testing.T) {
 	h2.turn(t, "t1", "hello", "hi", &core.Config{GenerateTitle: &core.TitleConfig{Disabled: true}})
 	if got := h2.title(t, "t1"); got != "" || h2.model.count() != 0 {
 		t.Fatalf("disabled: title %q", got)
+	}
+}
+
+// Background titles do not run inside Commit; Close waits for them.
+func TestTitleBackground(t *testing.T) {
+	h := newTitleHarness(t, "Garden plans", core.TitleConfig{Background: true})
+	h.model.block = make(chan struct{})
+	h.turn(t, "t1", "Which roses grow in shade?", "A few do.", nil) // returns while the model is blocked
+	if got := h.title(t, "t1"); got != "" {
+		t.Fatalf("title set before the model answered: %q", got)
+	}
+	close(h.model.block)
+	if err := h.mem.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.title(t, "t1"); got != "Garden plans" {
+		t.Fatalf("title = %q", got)
 	}
 }

@@ -355,7 +355,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		if t.st.recall != nil {
 			m.index(ctx, t.st, saved)
 		}
-		m.maybeTitle(ctx, t.st, t.thread, saved)
+		m.title(ctx, t.st, t.thread, saved)
 	}
 	if t.st.om != nil {
 		t.omErr = m.omAfterCommit(ctx, t.st.om, t.thread)

@@ -68,4 +68,8 @@ type TitleConfig struct {
 	MinMessages  int    // default 1
 	// OnTitle, when set, receives every generated title (the page's emitEvent).
 	OnTitle func(threadID, title string)
+	// Background generates the title after Commit returns, so the model call
+	// does not delay the turn; Memory.Close waits for it. Default: inside
+	// Commit (deterministic).
+	Background bool
 }
