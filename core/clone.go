@@ -20,9 +20,9 @@ type CloneOptions struct {
 
 // CloneThread copies a thread and its (selected) messages under new ids. The
 // clone's metadata records {clone: {sourceThreadId, clonedAt, lastMessageId}};
-// thread-scoped working memory is copied, and so is the source resource's
-// when the clone goes to another resource that has none. A failure removes
-// the partial clone.
+// thread-scoped working memory and observations are copied, and the source
+// resource's working memory when the clone goes to another resource that has
+// none. A failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Message, error) {
 	const op = "CloneThread"
 	s, err := m.Store()
@@ -85,9 +85,11 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	}
 	info := map[string]any{"sourceThreadId": src.ID, "clonedAt": m.stamp().Format(time.RFC3339Nano)}
 	copies := make([]Message, len(msgs))
+	idMap := make(map[string]string, len(msgs))
 	for i, msg := range msgs {
 		c := msg.Clone()
 		c.ID, c.ThreadID, c.ResourceID, c.Seq = m.opts.NewID(), o.NewThreadID, o.ResourceID, 0
+		idMap[msg.ID] = c.ID
 		copies[i] = c
 		info["lastMessageId"] = msg.ID
 	}
@@ -124,8 +126,31 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 			return fail(err)
 		}
 	}
+	if err := cloneObservations(ctx, s, src.ID, th.ID, idMap); err != nil {
+		return fail(err)
+	}
 	if st, err := m.settings(nil); err == nil && st.recall != nil {
 		m.index(ctx, st, copies)
 	}
 	return th, copies, nil
+}
+
+// cloneObservations copies the source thread's observational-memory record
+// (its active generation) to the clone, with observed message ids remapped
+// to the copies; archived generations stay with the source.
+func cloneObservations(ctx context.Context, s Store, srcID, dstID string, idMap map[string]string) error {
+	rec, err := s.GetObservations(ctx, ObservationKey(ScopeThread, srcID, ""))
+	if err != nil || rec.Version == 0 {
+		return err
+	}
+	out := rec.Clone()
+	out.Key, out.Generation, out.Version = ObservationKey(ScopeThread, dstID, ""), 0, 0
+	out.ObservedMessageIDs = out.ObservedMessageIDs[:0]
+	for _, id := range rec.ObservedMessageIDs {
+		if n, ok := idMap[id]; ok {
+			out.ObservedMessageIDs = append(out.ObservedMessageIDs, n)
+		}
+	}
+	_, err = s.PutObservations(ctx, out, 0)
+	return err
 }

@@ -79,3 +79,33 @@ func TestCloneThread(t *testing.T) {
 		t.Fatalf("missing source: %v", err)
 	}
 }
+
+// Scenario 73: the thread's observations follow the clone with remapped ids;
+// the source record is untouched.
+func TestCloneThreadObservations(t *testing.T) {
+	s := memstore.New()
+	m := newMem(t, s, core.Config{})
+	if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "src", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := m.SaveMessages(ctx, []core.Message{userAt("m1", "src", "r", "one", T(1)), userAt("m2", "src", "r", "two", T(2))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := core.ObservationRecord{Key: "thread:src", Observations: "- [2026-10-30] (high) user said one and two",
+		ObservationTokens: 12, LastObservedAt: saved[1].CreatedAt, ObservedMessageIDs: []string{"m1", "m2"}}
+	if _, err := s.PutObservations(ctx, rec, 0); err != nil {
+		t.Fatal(err)
+	}
+	th, copies, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetObservations(ctx, "thread:"+th.ID)
+	if err != nil || got.Observations != rec.Observations || got.ObservationTokens != 12 || !got.LastObservedAt.Equal(rec.LastObservedAt) {
+		t.Fatalf("cloned record = %+v, %v", got, err)
+	}
+	same(t, "remapped ids", got.ObservedMessageIDs, []string{copies[0].ID, copies[1].ID})
+	orig, _ := s.GetObservations(ctx, "thread:src")
+	same(t, "source ids", orig.ObservedMessageIDs, []string{"m1", "m2"})
+}
