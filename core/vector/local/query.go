@@ -58,8 +58,8 @@ func (s *Store) Query(ctx context.Context, name string, q core.VectorQuery) ([]c
 	if p == nil {
 		return nil, nil
 	}
-	cands := make([]*entry, 0, len(p.recs))
-	for _, e := range p.recs {
+	cands := make([]*entry, 0, len(p.list))
+	for _, e := range p.list {
 		if q.Filter.ThreadID == "" || e.rec.Meta.ThreadID == q.Filter.ThreadID {
 			cands = append(cands, e)
 		}
