@@ -53,14 +53,14 @@ type Memory struct {
 	lastStamp atomic.Int64 // last assigned createdAt, unix micro
 	tokenized atomic.Int64 // messages tokenized, for instrumentation
 
-	dimMu     sync.Mutex
-	dim       int          // probed embedding dimension
-	indexes   sync.Map     // index names ensured by this process
-	unindexed pendingIndex // messages whose indexing failed, retried on the next write
-	sysMu     sync.Mutex
-	sysCache  map[string]int
-	bg        sync.WaitGroup
-	om        omRuntime // observational-memory locks and background jobs
+	dimMu    sync.Mutex
+	dim      int          // probed embedding dimension
+	indexes  sync.Map     // index names ensured by this process
+	pending  pendingMarks // unindexed messages whose marker the store refused
+	sysMu    sync.Mutex
+	sysCache map[string]int
+	bg       sync.WaitGroup
+	om       omRuntime // observational-memory locks and background jobs
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but

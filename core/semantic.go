@@ -2,11 +2,15 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // embeddingText is the text of a message that semantic recall embeds.
@@ -102,58 +106,159 @@ func (m *Memory) indexMessages(ctx context.Context, st settings, msgs []Message)
 	return nil
 }
 
-// index indexes msgs, logging failures: storage is the source of truth. A
-// failed message is remembered and retried with the next successful write of
-// this process; Reindex repairs what a restarted process forgot.
+// index indexes msgs, logging failures: storage is the source of truth. The
+// ids of messages whose indexing fails are recorded in the store
+// (MarkUnindexed), so that no process forgets them. After a success, the
+// recorded messages of the resources of msgs are retried (retryUnindexed):
+// the next successful write of any process, a restarted one included,
+// repairs what an outage missed.
 func (m *Memory) index(ctx context.Context, st settings, msgs []Message) {
-	retry := m.unindexed.take()
-	if err := m.indexMessages(ctx, st, append(retry, msgs...)); err != nil {
-		m.unindexed.add(append(retry, msgs...))
-		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; they are retried on the next write (or run Reindex)",
-			"err", err, "messages", len(msgs)+len(retry))
+	if len(msgs) == 0 {
+		return
+	}
+	s, err := m.Store()
+	if err != nil {
+		return
+	}
+	if err := m.indexMessages(ctx, st, msgs); err != nil {
+		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; they are retried on the next successful write (or run Reindex)",
+			"err", err, "messages", len(msgs))
+		m.markUnindexed(ctx, s, msgs)
+		return
+	}
+	m.markUnindexed(ctx, s, nil) // markers this process could not store before
+	var resources []string
+	for _, msg := range msgs {
+		if !slices.Contains(resources, msg.ResourceID) {
+			resources = append(resources, msg.ResourceID)
+		}
+	}
+	for _, res := range resources {
+		if err := m.retryUnindexed(ctx, s, st, res); err != nil {
+			m.log.WarnContext(ctx, "agentmem: retrying unindexed messages failed; they stay recorded for the next write (or run Reindex)",
+				"err", err, "resourceId", res)
+		}
 	}
 }
 
-// maxUnindexed bounds the retry list; beyond it, Reindex is the repair.
-const maxUnindexed = 10_000
+// markTimeout bounds the write of markers, which runs even when the caller's
+// context is done (a cancelled request must not lose the record).
+const markTimeout = 10 * time.Second
 
-// pendingIndex holds messages whose indexing failed, by id.
-type pendingIndex struct {
-	mu   sync.Mutex
-	msgs map[string]Message
-}
-
-func (p *pendingIndex) add(msgs []Message) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.msgs == nil {
-		p.msgs = map[string]Message{}
+// markUnindexed records msgs, and the markers the store refused earlier, as
+// unindexed. When the store fails too, the markers are kept in this process
+// (pending) and written with its next index call.
+func (m *Memory) markUnindexed(ctx context.Context, s Store, msgs []Message) {
+	failed := m.pending.take()
+	if len(failed) == 0 && len(msgs) == 0 {
+		return
+	}
+	if failed == nil {
+		failed = make(map[string]string, len(msgs))
 	}
 	for _, msg := range msgs {
-		if len(p.msgs) >= maxUnindexed {
-			return
-		}
-		p.msgs[msg.ID] = msg
+		failed[msg.ID] = msg.ResourceID
+	}
+	ids := make([]string, 0, len(failed))
+	for id := range failed {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
+	defer cancel()
+	if err := s.MarkUnindexed(mctx, ids); err != nil {
+		m.pending.add(failed)
+		m.log.ErrorContext(ctx, "agentmem: recording unindexed messages failed; this process keeps them and records them with its next write",
+			"err", err, "messages", len(ids))
 	}
 }
 
-// take empties the list and returns what it held.
-func (p *pendingIndex) take() []Message {
+// retryBatch bounds the recorded messages one retry indexes.
+const retryBatch = 500
+
+// retryUnindexed indexes the oldest recorded messages of a resource (at most
+// retryBatch) and clears their markers.
+func (m *Memory) retryUnindexed(ctx context.Context, s Store, st settings, resourceID string) error {
+	msgs, err := s.ListUnindexed(ctx, resourceID, retryBatch)
+	if err != nil || len(msgs) == 0 {
+		return err
+	}
+	if err := m.indexMessages(ctx, st, msgs); err != nil {
+		return err
+	}
+	ids := make([]string, len(msgs))
+	for i := range msgs {
+		ids[i] = msgs[i].ID
+	}
+	return s.ClearUnindexed(ctx, ids)
+}
+
+// maxPending bounds the markers kept in process while the store refuses
+// them; beyond it, Reindex is the repair.
+const maxPending = 10_000
+
+// pendingMarks holds the ids (and resources) of unindexed messages whose
+// marker the store failed to record.
+type pendingMarks struct {
+	mu  sync.Mutex
+	ids map[string]string // message id -> resource id
+}
+
+func (p *pendingMarks) add(ids map[string]string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]Message, 0, len(p.msgs))
-	for _, msg := range p.msgs {
-		out = append(out, msg)
+	if p.ids == nil {
+		p.ids = map[string]string{}
 	}
-	p.msgs = nil
+	for id, res := range ids {
+		if len(p.ids) >= maxPending {
+			return
+		}
+		p.ids[id] = res
+	}
+}
+
+// take empties the set and returns what it held.
+func (p *pendingMarks) take() map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.ids
+	p.ids = nil
 	return out
 }
 
-// Unindexed reports how many messages wait for an indexing retry.
-func (m *Memory) Unindexed() int {
-	m.unindexed.mu.Lock()
-	defer m.unindexed.mu.Unlock()
-	return len(m.unindexed.msgs)
+// count returns how many held ids belong to resourceID ("" = any) and are
+// not in skip.
+func (p *pendingMarks) count(resourceID string, skip map[string]bool) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for id, res := range p.ids {
+		if (resourceID == "" || res == resourceID) && !skip[id] {
+			n++
+		}
+	}
+	return n
+}
+
+// Unindexed reports how many messages of a resource ("" = every resource)
+// wait for an indexing retry: those recorded in the store, plus those this
+// process could not record. It lists the recorded messages, so it is meant
+// for monitoring and tests.
+func (m *Memory) Unindexed(ctx context.Context, resourceID string) (int, error) {
+	s, err := m.Store()
+	if err != nil {
+		return 0, err
+	}
+	msgs, err := s.ListUnindexed(ctx, resourceID, math.MaxInt32)
+	if err != nil {
+		return 0, err
+	}
+	seen := make(map[string]bool, len(msgs))
+	for _, msg := range msgs {
+		seen[msg.ID] = true
+	}
+	return len(msgs) + m.pending.count(resourceID, seen), nil
 }
 
 // unindex deletes the vectors of msgs.
@@ -196,6 +301,8 @@ func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
 }
 
 // Reindex rebuilds the semantic-recall vectors of one thread from storage.
+// It first retries the recorded unindexed messages of the thread's resource
+// (see index), and clears the markers of every message it indexes.
 func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 	s, err := m.Store()
 	if err != nil {
@@ -208,6 +315,22 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 	if st.recall == nil {
 		return nil
 	}
+	th, err := s.GetThread(ctx, threadID)
+	if errors.Is(err, ErrThreadNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := m.retryUnindexed(ctx, s, st, th.ResourceID); err != nil {
+		return err
+	}
+	return m.reindexThread(ctx, s, st, threadID)
+}
+
+// reindexThread indexes every message of a thread, newest first, a page at a
+// time, clearing the markers of each indexed page.
+func (m *Memory) reindexThread(ctx context.Context, s Store, st settings, threadID string) error {
 	q := MessageQuery{ThreadID: threadID, PerPage: 200, Direction: Desc}
 	for {
 		page, err := s.ListMessages(ctx, q)
@@ -215,6 +338,13 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 			return err
 		}
 		if err := m.indexMessages(ctx, st, page.Messages); err != nil {
+			return err
+		}
+		ids := make([]string, len(page.Messages))
+		for i := range page.Messages {
+			ids[i] = page.Messages[i].ID
+		}
+		if err := s.ClearUnindexed(ctx, ids); err != nil {
 			return err
 		}
 		if !page.HasMore {

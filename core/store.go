@@ -86,6 +86,20 @@ type Store interface {
 	// under key, oldest first; the active one is GetObservations'.
 	ListObservationGenerations(ctx context.Context, key string) ([]ObservationRecord, error)
 
+	// MarkUnindexed records that the messages with the given ids still need
+	// indexing for semantic recall (their indexing failed); unknown ids are
+	// ignored and marking a marked message again changes nothing. The record
+	// is durable: a restarted process finds it with ListUnindexed. Deleting a
+	// message (DeleteMessages, DeleteThread) removes its marker.
+	MarkUnindexed(ctx context.Context, ids []string) error
+	// ClearUnindexed removes the markers of the given ids (unknown or
+	// unmarked ids are fine).
+	ClearUnindexed(ctx context.Context, ids []string) error
+	// ListUnindexed returns up to limit (> 0) marked messages, oldest first
+	// (by CreatedAt, Seq), of one resource, or of every resource when
+	// resourceID is "". See ValidateUnindexedQuery.
+	ListUnindexed(ctx context.Context, resourceID string, limit int) ([]Message, error)
+
 	// Close releases the store's resources.
 	Close() error
 }
@@ -317,6 +331,22 @@ func ValidateResourceMessageQuery(q ResourceMessageQuery) error {
 	case "", Asc, Desc:
 	default:
 		return Errorf(CodeInvalidArgument, op, "direction must be ASC or DESC")
+	}
+	return nil
+}
+
+// ValidateUnindexedQuery checks the arguments of ListUnindexed; stores call
+// it first. resourceID is "" (every resource) or a valid id.
+func ValidateUnindexedQuery(resourceID string, limit int) error {
+	const op = "ListUnindexed"
+	if resourceID != "" {
+		if err := ValidateID("resourceId", resourceID); err != nil {
+			err.(*Error).Op = op
+			return err
+		}
+	}
+	if limit <= 0 {
+		return Errorf(CodeInvalidArgument, op, "limit must be positive")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
@@ -340,8 +342,10 @@ func (p *proxy) setDown(down bool) {
 }
 
 // Weaviate goes away while turns continue: turns succeed on history and report
-// the recall outage; after it returns, the next write retries the missed
-// messages, and Reindex repairs the index for a process that forgot them.
+// the recall outage, and the messages that could not be indexed are recorded
+// in the store. After it returns, the next write retries them, also when it
+// is the first write of a restarted process (a new Memory on the same store);
+// ReindexResource retries and repairs without any write.
 func TestWeaviateOutage(t *testing.T) {
 	host, _ := weaviateHost(t)
 	p := newProxy(t, host)
@@ -351,11 +355,29 @@ func TestWeaviateOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dropClasses(openWeaviate(t, prefix), prefix) })
-	store := memstore.New()
-	mem, err := core.New(core.Options{Store: store, Vector: vs, Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})
-	if err != nil {
-		t.Fatal(err)
+	// A process is a Memory on its own handle of one SQLite file.
+	path := filepath.Join(t.TempDir(), "memory.db")
+	var mem *core.Memory
+	start := func() {
+		t.Helper()
+		store, err := sqlite.Open(bg, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = store.Close() })
+		if mem, err = core.New(core.Options{Store: store, Vector: vs, Config: core.Config{SemanticRecall: &core.SemanticRecall{}}}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	restart := func() {
+		t.Helper()
+		s, _ := mem.Store()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		start()
+	}
+	start()
 	turn := func(text string) *core.Turn {
 		tr, err := mem.Begin(bg, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, text)}})
 		if err != nil {
@@ -375,12 +397,20 @@ func TestWeaviateOutage(t *testing.T) {
 	if len(tr.Messages()) < 3 {
 		t.Fatalf("history missing during outage: %d messages", len(tr.Messages()))
 	}
-	if mem.Unindexed() == 0 {
-		t.Fatal("the failed messages were not kept for a retry")
+	unindexed := func() int {
+		t.Helper()
+		n, err := mem.Unindexed(bg, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := unindexed(); n != 2 {
+		t.Fatalf("%d messages recorded for a retry, want the turn's 2", n)
 	}
 	p.setDown(false)
 	turn("back online") // the next write retries what failed
-	if n := mem.Unindexed(); n != 0 {
+	if n := unindexed(); n != 0 {
 		t.Fatalf("%d messages still wait for indexing", n)
 	}
 	find := func(q string) []string {
@@ -389,22 +419,39 @@ func TestWeaviateOutage(t *testing.T) {
 	}
 	same(t, "after retry", find("secret password marzipan"), []string{"the secret password is marzipan"})
 
-	// A process that forgot its retry list repairs the index with Reindex.
+	// A process that dies during the outage: its successor picks the
+	// recorded messages up with its first write, without Reindex.
 	p.setDown(true)
 	turn("the second secret is nougat")
 	p.setDown(false)
-	fresh, err := core.New(core.Options{Store: store, Vector: vs, Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem = fresh
+	restart()
 	if got := find("second secret nougat"); len(got) == 1 && got[0] == "the second secret is nougat" {
 		t.Fatal("the message was indexed during the outage; the test proves nothing")
 	}
-	if err := fresh.ReindexResource(bg, "r"); err != nil {
+	if n := unindexed(); n != 2 {
+		t.Fatalf("the restarted process sees %d recorded messages, want 2", n)
+	}
+	turn("a new process says hello")
+	if n := unindexed(); n != 0 {
+		t.Fatalf("%d messages still wait for indexing after the restarted process wrote", n)
+	}
+	same(t, "after the restarted process wrote", find("second secret nougat"), []string{"the second secret is nougat"})
+
+	// Without any write, ReindexResource retries and repairs.
+	p.setDown(true)
+	turn("the third secret is praline")
+	p.setDown(false)
+	restart()
+	if got := find("third secret praline"); len(got) == 1 && got[0] == "the third secret is praline" {
+		t.Fatal("the message was indexed during the outage; the test proves nothing")
+	}
+	if err := mem.ReindexResource(bg, "r"); err != nil {
 		t.Fatal(err)
 	}
-	same(t, "after ReindexResource", find("second secret nougat"), []string{"the second secret is nougat"})
+	if n := unindexed(); n != 0 {
+		t.Fatalf("%d messages still wait for indexing after ReindexResource", n)
+	}
+	same(t, "after ReindexResource", find("third secret praline"), []string{"the third secret is praline"})
 }
 
 func same(t *testing.T, what string, got, want []string) {

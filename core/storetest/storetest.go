@@ -73,6 +73,11 @@ func Run(t *testing.T, open Opener) {
 		{"ResourceMessages", testResourceMessages},
 		{"HugePagingValues", testHugePagingValues},
 		{"MessagesBatchTakeover", testMessagesBatchTakeover},
+		{"UnindexedMarkListClear", testUnindexedMarkListClear},
+		{"UnindexedIdempotent", testUnindexedIdempotent},
+		{"UnindexedCascade", testUnindexedCascade},
+		{"UnindexedLimit", testUnindexedLimit},
+		{"UnindexedResourceFilter", testUnindexedResourceFilter},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -95,6 +100,8 @@ func RunShared(t *testing.T, open PairOpener) {
 		{"WorkingMemoryRace", testSharedWorkingMemoryRace},
 		{"SaveRace", testSharedSaveRace},
 		{"ObservationsRace", testSharedObservationsRace},
+		{"Unindexed", testSharedUnindexed},
+		{"UnindexedDeleteRace", testSharedUnindexedDeleteRace},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

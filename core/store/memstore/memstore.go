@@ -20,6 +20,7 @@ type Store struct {
 	byThread  map[string][]*core.Message // sorted by (CreatedAt, Seq)
 	resources map[string]*resourceRow
 	obs       map[string]*obsRow // observational memory by key
+	unindexed map[string]bool    // ids of messages that still need indexing
 	seq       int64
 }
 
@@ -43,6 +44,7 @@ func New() *Store {
 		byThread:  map[string][]*core.Message{},
 		resources: map[string]*resourceRow{},
 		obs:       map[string]*obsRow{},
+		unindexed: map[string]bool{},
 	}
 }
 
@@ -216,6 +218,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	defer s.mu.Unlock()
 	for _, m := range s.byThread[id] {
 		delete(s.messages, m.ID)
+		delete(s.unindexed, m.ID)
 	}
 	delete(s.byThread, id)
 	delete(s.threads, id)

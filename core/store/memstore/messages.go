@@ -188,6 +188,7 @@ func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 		}
 		s.unlink(m)
 		delete(s.messages, id)
+		delete(s.unindexed, id)
 		if row, ok := s.threads[m.ThreadID]; ok {
 			s.touch(row)
 		}

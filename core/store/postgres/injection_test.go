@@ -127,7 +127,7 @@ func TestUnstorableText(t *testing.T) {
 // keeps the *pgconn.PgError reachable.
 func TestDriverErrorsWrapped(t *testing.T) {
 	s := openFresh(t)
-	if _, err := s.pool.Exec(bg(), "DROP TABLE "+s.q.messages); err != nil {
+	if _, err := s.pool.Exec(bg(), "DROP TABLE "+s.q.messages+" CASCADE"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.GetMessages(bg(), []string{"x"})

@@ -270,6 +270,8 @@ type queries struct {
 	listResourceAsc, listResourceDesc                     string
 	getObservations, lockThread, lockObservations         string
 	archiveObservations, putObservations, listGenerations string
+
+	markUnindexed, clearUnindexed, listUnindexed string
 }
 
 func buildQueries(schema string) queries {
@@ -303,5 +305,9 @@ func buildQueries(schema string) queries {
 		archiveObservations: f(archiveObservationsSQL),
 		putObservations:     f(putObservationsSQL),
 		listGenerations:     f(listGenerationsSQL),
+
+		markUnindexed:  f(markUnindexedSQL),
+		clearUnindexed: f(clearUnindexedSQL),
+		listUnindexed:  f(listUnindexedSQL),
 	}
 }

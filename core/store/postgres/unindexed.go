@@ -1,0 +1,78 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// MarkUnindexed records markers for the stored messages among ids in one
+// statement; a marker that exists keeps its marked_at.
+func (s *Store) MarkUnindexed(ctx context.Context, ids []string) error {
+	const op = "MarkUnindexed"
+	if len(ids) == 0 {
+		return nil
+	}
+	at := now()
+	return wrap(ctx, op, retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, s.q.markUnindexed, ids, at)
+		return err
+	}))
+}
+
+// markUnindexedSQL key-share locks the messages in id order (the order of
+// saveMessagesSQL and deleteMessagesSQL) before inserting, so a message
+// deleted concurrently is skipped instead of failing the foreign key.
+const markUnindexedSQL = `
+WITH cur AS (
+	SELECT m.id FROM {{schema}}.messages m WHERE m.id = ANY($1::text[])
+	ORDER BY m.id
+	FOR KEY SHARE
+)
+INSERT INTO {{schema}}.unindexed (message_id, marked_at)
+SELECT id, $2 FROM cur ORDER BY id
+ON CONFLICT (message_id) DO NOTHING`
+
+// ClearUnindexed removes the markers of ids in one statement.
+func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
+	const op = "ClearUnindexed"
+	if len(ids) == 0 {
+		return nil
+	}
+	return wrap(ctx, op, retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, s.q.clearUnindexed, ids)
+		return err
+	}))
+}
+
+const clearUnindexedSQL = `DELETE FROM {{schema}}.unindexed WHERE message_id = ANY($1::text[])`
+
+// ListUnindexed returns the oldest marked messages of a resource (or of all)
+// in one statement.
+func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]core.Message, error) {
+	const op = "ListUnindexed"
+	if err := core.ValidateUnindexedQuery(resourceID, limit); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, s.q.listUnindexed, resourceID, int64(limit))
+	if err != nil {
+		return nil, wrap(ctx, op, err)
+	}
+	defer rows.Close()
+	out := []core.Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows, nil, nil)
+		if err != nil {
+			return nil, wrap(ctx, op, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(ctx, op, err)
+	}
+	return out, nil
+}
+
+const listUnindexedSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages
+WHERE id IN (SELECT message_id FROM {{schema}}.unindexed) AND ($1::text = '' OR resource_id = $1::text)
+ORDER BY created_at, seq LIMIT $2`
