@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/cloudwego/eino/schema"
+	"github.com/google/uuid"
 
 	"github.com/agentmem/agentmem/core"
 )
@@ -93,21 +95,24 @@ type callInfo struct {
 // maps and slices are not told apart; MessageOutputPart.StreamingMeta, which
 // eino never serialises, is dropped).
 func FromEino(msgs []*schema.Message) ([]core.Message, error) {
-	return fromEino(msgs, nil)
+	return fromEino(msgs, nil, "")
 }
 
 // MessageFromEino converts one eino message. A tool message's name comes from
 // its ToolName (its arguments are unknown); use FromEino for conversations.
 func MessageFromEino(msg *schema.Message) (core.Message, error) {
-	out, err := fromEino([]*schema.Message{msg}, nil)
+	out, err := fromEino([]*schema.Message{msg}, nil, "")
 	if err != nil {
 		return core.Message{}, err
 	}
 	return out[0], nil
 }
 
-// fromEino converts msgs; known holds tool calls made before msgs.
-func fromEino(msgs []*schema.Message, known map[string]callInfo) ([]core.Message, error) {
+// fromEino converts msgs; known holds tool calls made before msgs. nonce is
+// put in the ids generated for calls and results without one; the adapter
+// passes a fresh one (newNonce) for every batch it stores, so that such ids
+// of different turns of a thread never collide.
+func fromEino(msgs []*schema.Message, known map[string]callInfo, nonce string) ([]core.Message, error) {
 	calls := make(map[string]callInfo, len(known))
 	for id, c := range known {
 		calls[id] = c
@@ -118,7 +123,7 @@ func fromEino(msgs []*schema.Message, known map[string]callInfo) ([]core.Message
 		if msg == nil {
 			return nil, fmt.Errorf("einomem: message %d is nil", i)
 		}
-		cm, err := messageFromEino(msg, calls, &lastCalls, i)
+		cm, err := messageFromEino(msg, calls, &lastCalls, nonce, i)
 		if err != nil {
 			return nil, fmt.Errorf("einomem: message %d: %w", i, err)
 		}
@@ -127,7 +132,7 @@ func fromEino(msgs []*schema.Message, known map[string]callInfo) ([]core.Message
 	return out, nil
 }
 
-func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string, pos int) (core.Message, error) {
+func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string, nonce string, pos int) (core.Message, error) {
 	var out core.Message
 	var meta msgMeta
 	switch msg.Role {
@@ -209,7 +214,7 @@ func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *
 		var cm callMeta
 		id := tc.ID
 		if id == "" {
-			id = fmt.Sprintf("agentmem_call_%d_%d", pos, i)
+			id = fmt.Sprintf("agentmem_call_%s%d_%d", nonce, pos, i)
 			cm.NoID = true
 			*lastCalls = append(*lastCalls, id)
 		}
@@ -245,7 +250,7 @@ func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *
 				id = (*lastCalls)[0]
 				*lastCalls = (*lastCalls)[1:]
 			} else {
-				id = fmt.Sprintf("agentmem_result_%d", pos)
+				id = fmt.Sprintf("agentmem_result_%s%d", nonce, pos)
 			}
 		}
 		call, found := calls[id]
@@ -272,6 +277,9 @@ func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *
 	}
 	return out, nil
 }
+
+// newNonce returns a fresh nonce for fromEino.
+func newNonce() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:16] + "_" }
 
 func (c *callMeta) empty() bool {
 	return c.Index == nil && c.Type == nil && len(c.Extra) == 0 && c.Arguments == nil && !c.NoID && !c.NoName

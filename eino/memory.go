@@ -175,7 +175,7 @@ func (m *Memory) request(ctx context.Context, in []*schema.Message) (core.TurnRe
 		tools = tools || msg.Role == schema.Tool
 		rest = append(rest, msg)
 	}
-	input, err := fromEino(rest, nil)
+	input, err := fromEino(rest, nil, newNonce())
 	if err != nil {
 		return req, err
 	}
@@ -280,7 +280,7 @@ func (m *Memory) begin(ctx context.Context, in []*schema.Message) (*core.Turn, [
 
 // commit converts the response messages and commits the turn.
 func commit(ctx context.Context, turn *core.Turn, calls map[string]callInfo, out []*schema.Message) error {
-	resp, err := fromEino(out, calls)
+	resp, err := fromEino(out, calls, newNonce())
 	if err != nil {
 		return err
 	}

@@ -88,6 +88,13 @@ type toCoreState struct {
 	lookup func(id string) (callInfo, bool)
 	// lookupFn finds an unanswered legacy function call made before this batch.
 	lookupFn func(name string) (string, callInfo, bool)
+	// noID holds the generated ids of the last AI message's tool calls that
+	// had no id, not yet answered: a result without id answers the next one.
+	noID []string
+	// batchCalls is set once an AI message with tool calls was converted.
+	batchCalls bool
+	// lookupNoID finds the next unanswered id-less call made before this batch.
+	lookupNoID func() (string, callInfo, bool)
 }
 
 func newToCoreState() *toCoreState {
@@ -252,10 +259,14 @@ func (s *toCoreState) aiMessage(m llms.AIChatMessage) (core.Message, error) {
 	if len(m.ToolCalls) > 0 {
 		seen := map[string]bool{}
 		stored := make([]storedCall, 0, len(m.ToolCalls))
+		s.noID, s.batchCalls = nil, true
 		for _, tc := range m.ToolCalls {
 			id := tc.ID
 			if id == "" || seen[id] {
 				id = newCallID()
+			}
+			if tc.ID == "" {
+				s.noID = append(s.noID, id)
 			}
 			seen[id] = true
 			name, args := UnknownToolName, json.RawMessage(nil)
@@ -303,10 +314,23 @@ func (s *toCoreState) toolMessage(m llms.ToolChatMessage) (core.Message, error) 
 		return core.Message{}, err
 	}
 	id := m.ID
+	var info callInfo
+	ok := false
 	if id == "" {
-		id = newCallID()
+		// A result without id answers the next id-less call (providers
+		// such as googleai return calls without ids).
+		if len(s.noID) > 0 {
+			id, s.noID = s.noID[0], s.noID[1:]
+		} else if !s.batchCalls && s.lookupNoID != nil {
+			id, info, ok = s.lookupNoID()
+		}
+		if id == "" {
+			id = newCallID()
+		}
 	}
-	info, ok := s.calls[id]
+	if !ok {
+		info, ok = s.calls[id]
+	}
 	if !ok && s.lookup != nil && m.ID != "" {
 		info, ok = s.lookup(id)
 	}

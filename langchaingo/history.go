@@ -250,6 +250,7 @@ func (h *ChatMessageHistory) save(ctx context.Context, msgs []llms.ChatMessage) 
 	}
 	st.lookup = func(id string) (callInfo, bool) { return load().call(id) }
 	st.lookupFn = func(name string) (string, callInfo, bool) { return load().function(name) }
+	st.lookupNoID = func() (string, callInfo, bool) { return load().nextNoID() }
 	batch, err := st.convertAll(msgs)
 	if err != nil {
 		return err
@@ -289,6 +290,7 @@ func (h *ChatMessageHistory) ensureThread(ctx context.Context) error {
 type recentCalls struct {
 	calls  map[string]callInfo
 	openFn map[string][]string // function name -> unanswered call ids, oldest first
+	noID   []string            // unanswered id-less calls of the last AI message with calls
 }
 
 func (h *ChatMessageHistory) recentCalls(ctx context.Context) *recentCalls {
@@ -306,6 +308,17 @@ func (h *ChatMessageHistory) recentCalls(ctx context.Context) *recentCalls {
 			var f storedFunctionCall
 			if json.Unmarshal([]byte(s), &f) == nil {
 				rc.openFn[f.Function.Name] = append(rc.openFn[f.Function.Name], f.ID)
+			}
+		}
+		if s, ok := metaString(lcMeta(m), metaToolCalls); ok {
+			var calls []storedCall
+			if json.Unmarshal([]byte(s), &calls) == nil && len(calls) > 0 {
+				rc.noID = nil
+				for _, sc := range calls {
+					if sc.Call.ID == "" {
+						rc.noID = append(rc.noID, sc.ID)
+					}
+				}
 			}
 		}
 		for _, p := range m.Content.Parts {
@@ -330,7 +343,24 @@ func (h *ChatMessageHistory) recentCalls(ctx context.Context) *recentCalls {
 		}
 		rc.openFn[name] = kept
 	}
+	kept := rc.noID[:0]
+	for _, id := range rc.noID {
+		if !answered[id] {
+			kept = append(kept, id)
+		}
+	}
+	rc.noID = kept
 	return rc
+}
+
+func (rc *recentCalls) nextNoID() (string, callInfo, bool) {
+	if len(rc.noID) == 0 {
+		return "", callInfo{}, false
+	}
+	id := rc.noID[0]
+	rc.noID = rc.noID[1:]
+	c, ok := rc.calls[id]
+	return id, c, ok
 }
 
 func (rc *recentCalls) call(id string) (callInfo, bool) {
