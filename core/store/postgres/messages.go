@@ -374,14 +374,20 @@ func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.pool.Query(ctx, s.q.getMessages, ids)
+	return s.queryMessages(ctx, op, s.q.getMessages, ids)
+}
+
+// queryMessages runs a query selecting messageCols and scans every row.
+func (s *Store) queryMessages(ctx context.Context, op, sql string, args ...any) ([]core.Message, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, wrap(ctx, op, err)
 	}
+	defer rows.Close()
+	out := []core.Message{}
 	for rows.Next() {
 		m, err := scanMessage(rows, nil, nil)
 		if err != nil {
-			rows.Close()
 			return nil, wrap(ctx, op, err)
 		}
 		out = append(out, m)

@@ -23,23 +23,7 @@ func (s *Store) ListResourceMessages(ctx context.Context, q core.ResourceMessage
 	if q.Direction == core.Desc {
 		sql = s.q.listResourceDesc
 	}
-	rows, err := s.pool.Query(ctx, sql, q.ResourceID, utc(q.Since), int64(q.Limit))
-	if err != nil {
-		return nil, wrap(ctx, op, err)
-	}
-	defer rows.Close()
-	out := []core.Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows, nil, nil)
-		if err != nil {
-			return nil, wrap(ctx, op, err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(ctx, op, err)
-	}
-	return out, nil
+	return s.queryMessages(ctx, op, sql, q.ResourceID, utc(q.Since), int64(q.Limit))
 }
 
 const listResourceSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages

@@ -54,23 +54,7 @@ func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int)
 	if err := core.ValidateUnindexedQuery(resourceID, limit); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, s.q.listUnindexed, resourceID, int64(limit))
-	if err != nil {
-		return nil, wrap(ctx, op, err)
-	}
-	defer rows.Close()
-	out := []core.Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows, nil, nil)
-		if err != nil {
-			return nil, wrap(ctx, op, err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(ctx, op, err)
-	}
-	return out, nil
+	return s.queryMessages(ctx, op, s.q.listUnindexed, resourceID, int64(limit))
 }
 
 const listUnindexedSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages
