@@ -25,7 +25,7 @@ type CloneOptions struct {
 // none. A failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Message, error) {
 	const op = "CloneThread"
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return Thread{}, nil, err
 	}
@@ -138,7 +138,7 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 // cloneObservations copies the source thread's observational-memory record
 // (its active generation) to the clone, with observed message ids remapped
 // to the copies; archived generations stay with the source.
-func cloneObservations(ctx context.Context, s Store, srcID, dstID string, idMap map[string]string) error {
+func cloneObservations(ctx context.Context, s *CheckedStore, srcID, dstID string, idMap map[string]string) error {
 	rec, err := s.GetObservations(ctx, ObservationKey(ScopeThread, srcID, ""))
 	if err != nil || rec.Version == 0 {
 		return err

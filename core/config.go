@@ -53,13 +53,6 @@ type MessageHistory struct {
 // MessageRange is how many neighbours of a semantic hit are recalled with it.
 type MessageRange struct{ Before, After int }
 
-// IndexConfig tunes the vector index where the store supports it.
-type IndexConfig struct {
-	Type   string // "hnsw", "flat", "ivfflat"
-	Metric string // "cosine" (default), "euclidean", "dotproduct"
-	HNSW   struct{ M, EfConstruction int }
-}
-
 // SemanticRecall configures vector recall of older messages. A nil
 // *SemanticRecall leaves the setting unset; &SemanticRecall{} enables it
 // with defaults; Disabled turns it off (e.g. per call).

@@ -10,7 +10,7 @@ import "context"
 //     assistant message are kept; an input that ends with an already-known
 //     assistant echo keeps nothing. past marks a thread whose messages
 //     were all observed (observational memory): it has messages too.
-func (m *Memory) filterInput(ctx context.Context, s Store, st settings, history []Message, past bool, input []Message, supplied map[string]bool) ([]Message, error) {
+func (m *Memory) filterInput(ctx context.Context, s *CheckedStore, st settings, history []Message, past bool, input []Message, supplied map[string]bool) ([]Message, error) {
 	var withID []string
 	stored := map[string]bool{}
 	for _, h := range history {

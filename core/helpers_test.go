@@ -116,3 +116,12 @@ func seed(t *testing.T, s core.Store, thread, res string, msgs ...core.Message) 
 }
 
 var _ = memstore.New
+
+// fullStore is a driver with every optional capability.
+type fullStore interface {
+	core.Store
+	core.ThreadCreator
+	core.Resources
+	core.Observations
+	core.IndexQueue
+}

@@ -26,7 +26,7 @@ type history struct {
 // its result.
 // rng is the caller's date range (Recall); the later of its start and the
 // boundary applies.
-func (m *Memory) loadHistory(ctx context.Context, s Store, th Thread, st settings, rng DateRange) (history, error) {
+func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st settings, rng DateRange) (history, error) {
 	if !st.historyEnabled {
 		return history{}, nil
 	}
@@ -100,7 +100,7 @@ func capByCount(msgs []Message, max int) []Message {
 	if max < 0 || len(msgs) <= max && !splitsGroup(msgs) {
 		return msgs
 	}
-	groups := toolGroups(msgs)
+	groups := ToolGroups(msgs)
 	keep := make([]bool, len(msgs))
 	count := 0
 	for g := len(groups) - 1; g >= 0; g-- {
@@ -138,7 +138,7 @@ func keepOnly(msgs []Message, keep []bool) []Message {
 // trimToBudget keeps the newest contiguous linked groups of chronological msgs
 // whose tokens fit within limit (plus fixed overhead), for read-only recall.
 func trimToBudget(msgs []Message, limit, overhead int) []Message {
-	groups := toolGroups(msgs)
+	groups := ToolGroups(msgs)
 	keep := make([]bool, len(msgs))
 	total := overhead
 	for g := len(groups) - 1; g >= 0; g-- {

@@ -46,7 +46,7 @@ type Options struct {
 // Memory is conversation memory over a Store. It is safe for concurrent use.
 type Memory struct {
 	opts  Options
-	store Store
+	store *CheckedStore // nil without Options.Store
 	tk    Tokenizer
 	log   *slog.Logger
 
@@ -75,16 +75,22 @@ func New(opts Options) (*Memory, error) {
 	}
 	if s.recall != nil {
 		if opts.Vector == nil {
-			return nil, &Error{Code: CodeNoVectorStore, Op: "New", Msg: ErrNoVectorStore.Msg}
+			return nil, &Error{Code: CodeNoVectorStore, Op: "New", Msg: ErrNoVectorStore.Msg()}
 		}
 		if opts.Embedder == nil && !opts.Vector.SelfEmbedding() {
-			return nil, &Error{Code: CodeNoEmbedder, Op: "New", Msg: ErrNoEmbedder.Msg}
+			return nil, &Error{Code: CodeNoEmbedder, Op: "New", Msg: ErrNoEmbedder.Msg()}
 		}
 	}
 	if opts.EmbeddingDimension < 0 {
 		return nil, Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
-	m := &Memory{opts: opts, store: opts.Store, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
+	m := &Memory{opts: opts, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
+	if opts.Store != nil {
+		m.store = Check(opts.Store)
+		if err := requireCapabilities(m.store, s); err != nil {
+			return nil, err
+		}
+	}
 	if m.tk == nil {
 		m.tk = tokenizer.Default()
 	}
@@ -103,12 +109,34 @@ func New(opts Options) (*Memory, error) {
 	return m, nil
 }
 
-// Store returns the storage backend or ErrNoStorage.
+// Store returns the checked storage backend or ErrNoStorage.
 func (m *Memory) Store() (Store, error) {
+	s, err := m.checked()
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checked returns the checked store or ErrNoStorage.
+func (m *Memory) checked() (*CheckedStore, error) {
 	if m.store == nil {
-		return nil, ErrNoStorage
+		return nil, ErrNoStorage.New("")
 	}
 	return m.store, nil
+}
+
+// requireCapabilities fails when a configured feature needs an optional
+// store capability the driver lacks.
+func requireCapabilities(c *CheckedStore, s settings) error {
+	_, _, obs, queue := c.Capabilities()
+	if s.recall != nil && !queue {
+		return Errorf(CodeUnsupported, "New", "semantic recall needs a store that implements store.IndexQueue")
+	}
+	if s.om != nil && !obs {
+		return Errorf(CodeUnsupported, "New", "observational memory needs a store that implements store.Observations")
+	}
+	return nil
 }
 
 // Tokenizer returns the tokenizer used for counts.

@@ -14,7 +14,7 @@ import (
 // recall when it is enabled; indexing failures never fail the save.
 func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
 	const op = "SaveMessages"
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ type MessageUpdate struct {
 // content is re-tokenized and re-indexed for semantic recall.
 func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Message, error) {
 	const op = "UpdateMessages"
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 			if len(c.Metadata) > 0 && next.Content.Metadata == nil {
 				next.Content.Metadata = map[string]any{}
 			}
-			for k, v := range cloneMap(c.Metadata) {
+			for k, v := range CloneMetadata(c.Metadata) {
 				if v == nil {
 					delete(next.Content.Metadata, k)
 				} else {
@@ -184,7 +184,7 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 
 // DeleteMessages deletes messages and their vectors; unknown ids are fine.
 func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ type RecallResult struct {
 // semantic matches. The result is always in chronological order.
 func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error) {
 	const op = "Recall"
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return RecallResult{}, err
 	}

@@ -165,7 +165,7 @@ type omView struct {
 }
 
 // omLoad reads the record and the newest unobserved messages (up to the cap).
-func (m *Memory) omLoad(ctx context.Context, s Store, om *omSettings, th Thread) (omView, error) {
+func (m *Memory) omLoad(ctx context.Context, s *CheckedStore, om *omSettings, th Thread) (omView, error) {
 	key := ObservationKey(om.scope, th.ID, th.ResourceID)
 	rec, err := s.GetObservations(ctx, key)
 	if err != nil {
@@ -202,10 +202,10 @@ func (m *Memory) omLoad(ctx context.Context, s Store, om *omSettings, th Thread)
 // resource, chronologically: the oldest up to the cap with dir Asc, the
 // newest with Desc. Token counts are the stored ones. seen maps the ids of
 // the observed messages read in the lookback window to their CreatedAt.
-func (m *Memory) omUnobserved(ctx context.Context, s Store, om *omSettings, th Thread, rec ObservationRecord, dir Direction) (out []Message, seen map[string]time.Time, err error) {
+func (m *Memory) omUnobserved(ctx context.Context, s *CheckedStore, om *omSettings, th Thread, rec ObservationRecord, dir Direction) (out []Message, seen map[string]time.Time, err error) {
 	// The observed messages of the lookback window are read and skipped.
 	limit := om.maxUnobserved + len(rec.ObservedMessageIDs)
-	since := rec.observedSince()
+	since := rec.ObservedSince()
 	var raw []Message
 	if om.scope == ScopeResource {
 		raw, err = s.ListResourceMessages(ctx, ResourceMessageQuery{ResourceID: th.ResourceID, Since: since, Limit: limit, Direction: dir})
@@ -332,7 +332,7 @@ func (m *Memory) omEnqueue(ctx context.Context, om *omSettings, th Thread) {
 // threshold, then reflects when the observations pass theirs. Failures are
 // logged and returned; whatever was not stored is retried by a later cycle.
 func (m *Memory) omCycle(ctx context.Context, om *omSettings, th Thread) error {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return err
 	}
@@ -364,7 +364,7 @@ func (m *Memory) omCycle(ctx context.Context, om *omSettings, th Thread) error {
 // observations and advances the cursor together. A lost compare-and-set
 // (another process observed meanwhile) discards the batch's output and starts
 // over from the stored record. It returns the newest record it knows.
-func (m *Memory) omObserve(ctx context.Context, s Store, om *omSettings, th Thread, key string) (ObservationRecord, error) {
+func (m *Memory) omObserve(ctx context.Context, s *CheckedStore, om *omSettings, th Thread, key string) (ObservationRecord, error) {
 	var rec ObservationRecord
 	for attempt := 0; attempt < omMaxAttempts; attempt++ {
 		var err error
@@ -441,7 +441,7 @@ func (m *Memory) omAppend(rec ObservationRecord, batch []Message, text string, s
 
 // omReflect condenses the observations into a new generation while they pass
 // Reflection.ObservationTokens.
-func (m *Memory) omReflect(ctx context.Context, s Store, om *omSettings, key string, rec ObservationRecord) error {
+func (m *Memory) omReflect(ctx context.Context, s *CheckedStore, om *omSettings, key string, rec ObservationRecord) error {
 	for attempt := 0; attempt < omMaxAttempts && rec.ObservationTokens > om.reflectTokens && !m.om.reflectedOversize(rec); attempt++ {
 		text, err := m.omGenerate(ctx, om, om.reflector, om.reflectorInstructions, defaultReflectorInstructions, reflectorPrompt(rec))
 		if err != nil {
@@ -605,7 +605,7 @@ func (t *Turn) ObservationErr() error { return t.omErr }
 // thread would use (thread or resource scope per the merged config). In
 // thread scope the thread must exist and belong to resourceID.
 func (m *Memory) Observations(ctx context.Context, threadID, resourceID string, cfg *Config) (ObservationRecord, error) {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return ObservationRecord{}, err
 	}

@@ -254,7 +254,7 @@ func TestObservationalChunksAndFence(t *testing.T) {
 // failingPuts fails PutObservations while fail > 0: a crash between the
 // observer's answer and the write.
 type failingPuts struct {
-	core.Store
+	fullStore
 	fail atomic.Int64
 }
 
@@ -262,11 +262,11 @@ func (f *failingPuts) PutObservations(ctx context.Context, rec core.ObservationR
 	if f.fail.Add(-1) >= 0 {
 		return core.ObservationRecord{}, core.WrapStorage("PutObservations", errors.New("connection lost"))
 	}
-	return f.Store.PutObservations(ctx, rec, v)
+	return f.fullStore.PutObservations(ctx, rec, v)
 }
 
 // storedTags counts the tags in the stored observations (active and archived).
-func storedTags(t *testing.T, s core.Store, key string) map[string]int {
+func storedTags(t *testing.T, s *core.CheckedStore, key string) map[string]int {
 	t.Helper()
 	rec, err := s.GetObservations(ctx, key)
 	if err != nil {
@@ -288,7 +288,7 @@ func storedTags(t *testing.T, s core.Store, key string) map[string]int {
 // A failed write after the observer answered (a crash) observes nothing:
 // the turn commits, and the messages are observed, once, on a later turn.
 func TestObservationalCrashBeforeWrite(t *testing.T) {
-	s := &failingPuts{Store: memstore.New()}
+	s := &failingPuts{fullStore: memstore.New()}
 	obs := &observerModel{}
 	m := newMem(t, s, omConfig(obs, &reflectorModel{}, 200, 100000))
 	failed := 0
@@ -306,14 +306,14 @@ func TestObservationalCrashBeforeWrite(t *testing.T) {
 	if failed != 1 {
 		t.Fatalf("%d failed observations, want 1", failed)
 	}
-	checkObservedOnce(t, s, "thread:t", "t", "r", 30)
+	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 30)
 }
 
 // checkObservedOnce: every message of the thread is either in the stored
 // observations exactly once or still unobserved by the record, never both.
-func checkObservedOnce(t *testing.T, s core.Store, key, thread, res string, turns int) {
+func checkObservedOnce(t *testing.T, s *core.CheckedStore, key, thread, res string, turns int) {
 	t.Helper()
-	tags := storedTags(t, s, key)
+	tags := storedTags(t, core.Check(s), key)
 	rec, _ := s.GetObservations(ctx, key)
 	page, err := s.ListMessages(ctx, core.MessageQuery{ThreadID: thread, PerPage: core.PerPageAll})
 	if err != nil {
@@ -359,7 +359,7 @@ func TestObservationalTwoProcesses(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	tags := storedTags(t, s, "resource:r")
+	tags := storedTags(t, core.Check(s), "resource:r")
 	rec, _ := s.GetObservations(ctx, "resource:r")
 	for w := range 2 {
 		page, _ := s.ListMessages(ctx, core.MessageQuery{ThreadID: fmt.Sprintf("t%d", w), PerPage: core.PerPageAll})
@@ -400,7 +400,7 @@ func TestObservationalLateMessage(t *testing.T) {
 	if got := obs.observed(); got["m900u"] != 1 || got["m900a"] != 1 {
 		t.Fatalf("late messages observed %d and %d times", got["m900u"], got["m900a"])
 	}
-	checkObservedOnce(t, s, "thread:t", "t", "r", 9)
+	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 9)
 }
 
 // Background mode observes after Commit returns, coalesces requests (one
@@ -441,7 +441,7 @@ func TestObservationalBackground(t *testing.T) {
 			t.Fatalf("%s observed %d times", tag, n)
 		}
 	}
-	checkObservedOnce(t, s, "thread:t", "t", "r", 12)
+	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 12)
 	rec, _ := s.GetObservations(ctx, "thread:t")
 	if p, _ := s.ListMessages(ctx, core.MessageQuery{ThreadID: "t", PerPage: core.PerPageAll}); !rec.Observed(p.Messages[len(p.Messages)-1].CreatedAt, p.Messages[len(p.Messages)-1].ID) {
 		t.Fatal("the last turn was not observed after Close")
@@ -521,7 +521,7 @@ func TestObservationalBatchesAndWeakReflector(t *testing.T) {
 	if n := reflections.Load(); n == 0 || n > int64(rec.Generation) || n >= 30 {
 		t.Fatalf("%d reflections for generation %d in 30 turns", n, rec.Generation)
 	}
-	checkObservedOnce(t, s, "thread:t", "t", "r", 30)
+	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 30)
 }
 
 type modelFunc func(ctx context.Context, system, prompt string) (string, error)

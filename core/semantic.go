@@ -30,7 +30,7 @@ func (m *Memory) dimension(ctx context.Context) (int, error) {
 	vecs, err := m.opts.Embedder.Embed(ctx, []string{"a"})
 	if err != nil || len(vecs) != 1 || len(vecs[0]) == 0 {
 		return 0, &Error{Code: CodeEmbeddingDimensionFailed, Op: "probe",
-			Msg: ErrEmbeddingDimensionFailed.Msg + ". Semantic recall cannot select a vector index until the embedder returns a usable embedding.", Err: err}
+			Msg: ErrEmbeddingDimensionFailed.Msg() + ". Semantic recall cannot select a vector index until the embedder returns a usable embedding.", Err: err}
 	}
 	m.dim = len(vecs[0])
 	return m.dim, nil
@@ -116,7 +116,7 @@ func (m *Memory) index(ctx context.Context, st settings, msgs []Message) {
 	if len(msgs) == 0 {
 		return
 	}
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return
 	}
@@ -148,7 +148,7 @@ const markTimeout = 10 * time.Second
 // markUnindexed records msgs, and the markers the store refused earlier, as
 // unindexed. When the store fails too, the markers are kept in this process
 // (pending) and written with its next index call.
-func (m *Memory) markUnindexed(ctx context.Context, s Store, msgs []Message) {
+func (m *Memory) markUnindexed(ctx context.Context, s *CheckedStore, msgs []Message) {
 	failed := m.pending.take()
 	if len(failed) == 0 && len(msgs) == 0 {
 		return
@@ -178,7 +178,7 @@ const retryBatch = 500
 
 // retryUnindexed indexes the oldest recorded messages of a resource (at most
 // retryBatch) and clears their markers.
-func (m *Memory) retryUnindexed(ctx context.Context, s Store, st settings, resourceID string) error {
+func (m *Memory) retryUnindexed(ctx context.Context, s *CheckedStore, st settings, resourceID string) error {
 	msgs, err := s.ListUnindexed(ctx, resourceID, retryBatch)
 	if err != nil || len(msgs) == 0 {
 		return err
@@ -246,7 +246,7 @@ func (p *pendingMarks) count(resourceID string, skip map[string]bool) int {
 // process could not record. It lists the recorded messages, so it is meant
 // for monitoring and tests.
 func (m *Memory) Unindexed(ctx context.Context, resourceID string) (int, error) {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return 0, err
 	}
@@ -304,7 +304,7 @@ func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
 // It first retries the recorded unindexed messages of the thread's resource
 // (see index), and clears the markers of every message it indexes.
 func (m *Memory) Reindex(ctx context.Context, threadID string) error {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 
 // reindexThread indexes every message of a thread, newest first, a page at a
 // time, clearing the markers of each indexed page.
-func (m *Memory) reindexThread(ctx context.Context, s Store, st settings, threadID string) error {
+func (m *Memory) reindexThread(ctx context.Context, s *CheckedStore, st settings, threadID string) error {
 	q := MessageQuery{ThreadID: threadID, PerPage: 200, Direction: Desc}
 	for {
 		page, err := s.ListMessages(ctx, q)
@@ -399,7 +399,7 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 
 // fetchIncludes loads include windows, constrained to the thread's resource,
 // without the messages already in have.
-func (m *Memory) fetchIncludes(ctx context.Context, s Store, th Thread, inc []Include, have []Message) ([]Message, error) {
+func (m *Memory) fetchIncludes(ctx context.Context, s *CheckedStore, th Thread, inc []Include, have []Message) ([]Message, error) {
 	if len(inc) == 0 {
 		return nil, nil
 	}
@@ -456,7 +456,7 @@ func roleLabel(r Role) string {
 // recallForTurn queries with the last user message of the input and returns
 // the recalled messages of this thread (merged into history by the caller)
 // and of other threads of the resource (rendered as one system message).
-func (m *Memory) recallForTurn(ctx context.Context, s Store, st settings, th Thread, history, input []Message) (same, other []Message, err error) {
+func (m *Memory) recallForTurn(ctx context.Context, s *CheckedStore, st settings, th Thread, history, input []Message) (same, other []Message, err error) {
 	query := ""
 	for i := len(input) - 1; i >= 0 && query == ""; i-- {
 		if input[i].Role == RoleUser {

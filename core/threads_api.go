@@ -15,7 +15,7 @@ type ThreadInput struct {
 
 // CreateThread creates (or replaces) a thread. An empty ID is generated.
 func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, error) {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return Thread{}, err
 	}
@@ -30,7 +30,7 @@ func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, erro
 // GetThread returns a thread. With a non-empty resourceID, a thread of another
 // resource is reported as ErrThreadNotFound (tenant isolation).
 func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, error) {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return Thread{}, err
 	}
@@ -49,7 +49,7 @@ func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, 
 
 // ListThreads lists threads, newest first by default.
 func (m *Memory) ListThreads(ctx context.Context, q ThreadQuery) (ThreadPage, error) {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return ThreadPage{}, err
 	}
@@ -65,7 +65,7 @@ type ThreadUpdate struct {
 
 // UpdateThread applies a partial update.
 func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (Thread, error) {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return Thread{}, err
 	}
@@ -77,7 +77,7 @@ func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (
 
 // DeleteThread deletes a thread, its messages and its vectors.
 func (m *Memory) DeleteThread(ctx context.Context, id string) error {
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) error {
 }
 
 // ownedThread loads a thread and checks it belongs to resourceID.
-func (m *Memory) ownedThread(ctx context.Context, s Store, op, threadID, resourceID string) (Thread, error) {
+func (m *Memory) ownedThread(ctx context.Context, s *CheckedStore, op, threadID, resourceID string) (Thread, error) {
 	t, err := s.GetThread(ctx, threadID)
 	if err != nil {
 		return Thread{}, err

@@ -47,7 +47,7 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 	if model == nil {
 		return
 	}
-	s, _ := m.Store()
+	s, _ := m.checked()
 	cur, err := s.GetThread(ctx, th.ID)
 	if err != nil || cur.Title != "" {
 		return

@@ -26,7 +26,7 @@ func PromptTokens(msgs []Message) int { return promptTokens(msgs) }
 // until the prompt is at most MaxTokens − AtMaxRemoveTokens. System, input and
 // context messages are never dropped. Messages of this thread that were
 // dropped advance the persisted boundary, so later turns start after them.
-func (t *Turn) trim(ctx context.Context, s Store, system, conv []Message) ([]Message, error) {
+func (t *Turn) trim(ctx context.Context, s *CheckedStore, system, conv []Message) ([]Message, error) {
 	st := t.st
 	total := promptTokens(system, conv)
 	if total <= st.maxTokens {
@@ -36,7 +36,7 @@ func (t *Turn) trim(ctx context.Context, s Store, system, conv []Message) ([]Mes
 	drop := make([]bool, len(conv))
 	// Sliding history goes first, oldest first; semantic hits were chosen for
 	// relevance and go only when history alone cannot meet the budget.
-	groups := toolGroups(conv)
+	groups := ToolGroups(conv)
 	slices.SortStableFunc(groups, func(a, b []int) int {
 		ra, rb := t.recalled[conv[a[0]].ID], t.recalled[conv[b[0]].ID]
 		switch {

@@ -63,7 +63,7 @@ type Turn struct {
 // nothing is trimmed. Working memory and semantic recall still apply.
 func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 	const op = "Begin"
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 
 // turnThread loads the thread, creating it when missing (unless read-only),
 // and enforces ownership.
-func (m *Memory) turnThread(ctx context.Context, s Store, req TurnRequest, readOnly bool) (Thread, error) {
+func (m *Memory) turnThread(ctx context.Context, s *CheckedStore, req TurnRequest, readOnly bool) (Thread, error) {
 	th, err := s.GetThread(ctx, req.ThreadID)
 	switch {
 	case errors.Is(err, ErrThreadNotFound) && readOnly:
@@ -343,7 +343,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		}
 	}
 	if len(batch) > 0 {
-		s, err := m.Store()
+		s, err := m.checked()
 		if err != nil {
 			return err
 		}

@@ -73,7 +73,7 @@ func (v *flakyVectors) Delete(ctx context.Context, index string, f core.VectorFi
 
 // markFailStore refuses MarkUnindexed while failMarks is set.
 type markFailStore struct {
-	core.Store
+	fullStore
 	mu        sync.Mutex
 	failMarks bool
 }
@@ -87,7 +87,7 @@ func (s *markFailStore) MarkUnindexed(ctx context.Context, ids []string) error {
 	if fail {
 		return core.WrapStorage("MarkUnindexed", errors.New("storage hiccup"))
 	}
-	return s.Store.MarkUnindexed(ctx, ids)
+	return s.fullStore.MarkUnindexed(ctx, ids)
 }
 
 func recallMem(t *testing.T, s core.Store, v core.VectorStore) *core.Memory {
@@ -118,7 +118,7 @@ func wantUnindexed(t *testing.T, m *core.Memory, res string, want int) {
 
 func storedMarks(t *testing.T, s core.Store, res string) []string {
 	t.Helper()
-	msgs, err := s.ListUnindexed(ctx, res, 1000)
+	msgs, err := core.Check(s).ListUnindexed(ctx, res, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,20 +221,34 @@ func TestUnindexedReindexResource(t *testing.T) {
 // A write whose context is cancelled after the save still records its
 // messages: the marker is written with a context of its own.
 func TestUnindexedCancelledWrite(t *testing.T) {
-	s := memstore.New()
+	c, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &cancelAfterSave{fullStore: memstore.New(), cancel: cancel}
 	v := &flakyVectors{}
 	m := recallMem(t, s, v)
 	seed(t, s, "t1", "r")
-	c, cancel := context.WithCancel(ctx)
-	cancel()
-	saveText(t, m, c, "u1", "t1", "r") // memstore ignores the context; indexing fails
+	saveText(t, m, c, "u1", "t1", "r") // saved, then the context ends before indexing
 	same(t, "markers", storedMarks(t, s, "r"), []string{"u1"})
+}
+
+// cancelAfterSave ends the caller's context right after a successful save.
+type cancelAfterSave struct {
+	fullStore
+	cancel context.CancelFunc
+}
+
+func (s *cancelAfterSave) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+	out, err := s.fullStore.SaveMessages(ctx, msgs)
+	if err == nil {
+		s.cancel()
+	}
+	return out, err
 }
 
 // When the store refuses the markers too, the process keeps them and records
 // them with its next write.
 func TestUnindexedMarkFallback(t *testing.T) {
-	s := &markFailStore{Store: memstore.New()}
+	s := &markFailStore{fullStore: memstore.New()}
 	v := &flakyVectors{}
 	m := recallMem(t, s, v)
 	seed(t, s, "t1", "r")

@@ -1,153 +1,46 @@
 package core
 
-import (
-	"context"
-	"fmt"
-	"time"
-	"unicode/utf8"
-)
+import "github.com/agentmem/agentmem/core/vector"
 
-// Embedder turns texts into vectors, one per text, all of one dimension.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// The vector contract lives in package vector; these names keep it reachable
+// as core.X.
 
-// VectorStore is the driver interface of semantic recall. Package vectortest
-// holds its conformance suite. Implementations must isolate resources: a query
-// never returns a record of another resource than Filter.ResourceID.
-type VectorStore interface {
-	// SelfEmbedding reports whether the store embeds text itself (then
-	// records and queries carry Text and no Vector, and no Embedder is needed).
-	SelfEmbedding() bool
-	// EnsureIndex creates the index if missing (idempotent).
-	EnsureIndex(ctx context.Context, spec IndexSpec) error
-	// Upsert inserts or replaces records by ID.
-	Upsert(ctx context.Context, index string, recs []VectorRecord) error
-	// Query returns the TopK best hits, best first.
-	Query(ctx context.Context, index string, q VectorQuery) ([]VectorHit, error)
-	// Delete removes the records matching f (ResourceID is required; with
-	// ThreadID or MessageIDs it narrows to them). Unknown ids are no error.
-	Delete(ctx context.Context, index string, f VectorFilter) error
-}
+// Embedder turns texts into vectors; see vector.Embedder.
+type Embedder = vector.Embedder
 
-// IndexSpec describes a vector index.
-type IndexSpec struct {
-	Name      string
-	Dimension int // 0 for self-embedding stores that learn it from the vectorizer
-	Config    IndexConfig
-}
+// VectorStore is the driver interface of semantic recall; see vector.Store.
+type VectorStore = vector.Store
 
-// VectorMeta is the metadata stored with every message vector.
-type VectorMeta struct {
-	MessageID  string
-	ThreadID   string
-	ResourceID string
-	Role       Role
-	CreatedAt  time.Time
-}
+// IndexSpec describes a vector index; see vector.IndexSpec.
+type IndexSpec = vector.IndexSpec
 
-// VectorRecord is one embedded chunk of a message; ID is "<messageID>#<n>".
-type VectorRecord struct {
-	ID     string
-	Vector []float32 // nil for self-embedding stores
-	Text   string
-	Meta   VectorMeta
-}
+// IndexConfig tunes the vector index where the store supports it.
+type IndexConfig = vector.IndexConfig
 
-// VectorFilter scopes queries and deletes. ResourceID is always required.
-type VectorFilter struct {
-	ResourceID string
-	ThreadID   string   // optional
-	MessageIDs []string // optional (deletes)
-}
+// VectorMeta is the metadata stored with every message vector; see vector.Meta.
+type VectorMeta = vector.Meta
+
+// VectorRecord is one embedded chunk of a message; see vector.Record.
+type VectorRecord = vector.Record
+
+// VectorFilter scopes queries and deletes; see vector.Filter.
+type VectorFilter = vector.Filter
+
+// VectorQuery is a similarity query; see vector.Query.
+type VectorQuery = vector.Query
+
+// VectorHit is one query result; see vector.Hit.
+type VectorHit = vector.Hit
 
 // Search modes of a VectorQuery.
 const (
-	SearchVector = "vector"
-	SearchHybrid = "hybrid"
-	SearchBM25   = "bm25"
+	SearchVector = vector.SearchVector
+	SearchHybrid = vector.SearchHybrid
+	SearchBM25   = vector.SearchBM25
 )
 
-// VectorQuery is a similarity query.
-type VectorQuery struct {
-	Text     string    // query text (self-embedding stores, hybrid and BM25)
-	Vector   []float32 // query vector (when the store does not embed)
-	TopK     int
-	Filter   VectorFilter
-	MinScore float64
-	Mode     string  // SearchVector (default), SearchHybrid or SearchBM25
-	Alpha    float64 // hybrid weight of the vector ranking
-}
+// IndexName names the message index for a dimension; see vector.IndexName.
+func IndexName(dim int) string { return vector.IndexName(dim) }
 
-// VectorHit is one query result.
-type VectorHit struct {
-	ID    string
-	Score float64
-	Meta  VectorMeta
-}
-
-// IndexName is the one function that names the message index for every read
-// and write path: "memory_messages" for unknown or 1536 dimensions, else
-// "memory_messages_<dim>".
-func IndexName(dim int) string {
-	if dim == 0 || dim == 1536 {
-		return "memory_messages"
-	}
-	return fmt.Sprintf("memory_messages_%d", dim)
-}
-
-// ChunkText splits text on whitespace into chunks of at most maxChars
-// characters (runes), hard-splitting longer words.
-func ChunkText(text string, maxChars int) []string {
-	if text == "" {
-		return nil
-	}
-	if maxChars <= 0 || utf8.RuneCountInString(text) <= maxChars {
-		return []string{text}
-	}
-	var chunks []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			chunks = append(chunks, string(cur))
-			cur = cur[:0]
-		}
-	}
-	for _, word := range splitFields(text) {
-		w := []rune(word)
-		for len(w) > maxChars {
-			flush()
-			chunks = append(chunks, string(w[:maxChars]))
-			w = w[maxChars:]
-		}
-		switch {
-		case len(cur) == 0:
-			cur = append(cur, w...)
-		case len(cur)+1+len(w) <= maxChars:
-			cur = append(append(cur, ' '), w...)
-		default:
-			flush()
-			cur = append(cur, w...)
-		}
-	}
-	flush()
-	return chunks
-}
-
-func splitFields(s string) []string {
-	var out []string
-	start := -1
-	for i := 0; i < len(s); i++ {
-		space := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'
-		if space && start >= 0 {
-			out = append(out, s[start:i])
-			start = -1
-		} else if !space && start < 0 {
-			start = i
-		}
-	}
-	if start >= 0 {
-		out = append(out, s[start:])
-	}
-	return out
-}
+// ChunkText splits text into chunks of at most maxChars runes; see vector.ChunkText.
+func ChunkText(text string, maxChars int) []string { return vector.ChunkText(text, maxChars) }

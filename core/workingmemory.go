@@ -27,7 +27,7 @@ func errWMMissingResource() error {
 }
 
 func errWMDisabled() error {
-	return &Error{Code: CodeWorkingMemoryDisabled, Msg: ErrWorkingMemoryDisabled.Msg}
+	return &Error{Code: CodeWorkingMemoryDisabled, Msg: ErrWorkingMemoryDisabled.Msg()}
 }
 
 func errWMThreadNotFound(id string) error {
@@ -59,7 +59,7 @@ func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) 
 	if wc == nil {
 		return "", nil, errWMDisabled()
 	}
-	s, err := m.Store()
+	s, err := m.checked()
 	if err != nil {
 		return "", nil, err
 	}
@@ -145,8 +145,8 @@ func (m *Memory) GetWorkingMemoryTemplate(cfg *Config) (WorkingMemoryTemplate, b
 
 // wmDirect resolves config, store and target of a direct API call and checks
 // thread ownership in thread scope.
-func (m *Memory) wmDirect(ctx context.Context, op, threadID, resourceID string, cfg *Config) (Store, Scope, string, error) {
-	s, err := m.Store()
+func (m *Memory) wmDirect(ctx context.Context, op, threadID, resourceID string, cfg *Config) (*CheckedStore, Scope, string, error) {
+	s, err := m.checked()
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -194,7 +194,7 @@ var wmNoData = wmResult{Success: true, Message: "No memory data provided, existi
 // it returns ErrConflict. compute returns the new data, whether to write, and
 // the result to report. onMissing, when set, is called once if the thread of
 // a thread-scoped memory does not exist, and the update is retried.
-func (m *Memory) casWorkingMemory(ctx context.Context, s Store, scope Scope, id string, onMissing func() error,
+func (m *Memory) casWorkingMemory(ctx context.Context, s *CheckedStore, scope Scope, id string, onMissing func() error,
 	compute func(cur string) (string, bool, wmResult)) (wmResult, error) {
 	var lastErr error
 	for attempt := 0; attempt < wmMaxAttempts; attempt++ {
@@ -259,7 +259,7 @@ func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id strin
 		t.Parameters = append(json.RawMessage(nil), wc.schema.params...)
 	}
 	// ensureThread recreates the turn's thread if it vanished (thread scope).
-	ensureThread := func(ctx context.Context, s Store) error {
+	ensureThread := func(ctx context.Context, s *CheckedStore) error {
 		if _, err := s.GetThread(ctx, th.ID); err == nil || !errors.Is(err, ErrThreadNotFound) {
 			return err
 		}
@@ -268,7 +268,7 @@ func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id strin
 		return err
 	}
 	t.Call = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		s, err := m.Store()
+		s, err := m.checked()
 		if err != nil {
 			return nil, err
 		}

@@ -1,189 +1,102 @@
-// Package vectortest is the conformance suite every core.VectorStore must
-// pass, plus a retrieval-quality harness on the LoCoMo benchmark (see
-// LoadLoCoMo). A store proves itself with one line:
+// Package vectortest is the former path of the VectorStore conformance
+// suite; it forwards to core/vector/vectortest.
 //
-//	func TestConformance(t *testing.T) { vectortest.Run(t, openFresh, emb) }
-//
-// emb is nil for self-embedding stores; otherwise the suite fills every
-// record's and query's Vector from it. Modes other than core.SearchVector are
-// exercised when the store lists them (RunOptions.Modes or ModeLister).
+// Deprecated: import github.com/agentmem/agentmem/core/vector/vectortest.
 package vectortest
 
 import (
-	"context"
-	"slices"
 	"testing"
-	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
+
+// LoCoMoTurn is one dialog turn; ID is its dialog id ("D3:7").
+type LoCoMoTurn = vectortest.LoCoMoTurn
+
+// LoCoMoQuestion is one QA item with its evidence dialog ids.
+type LoCoMoQuestion = vectortest.LoCoMoQuestion
+
+// LoCoMoConversation is one LoCoMo sample: its turns in order and questions.
+type LoCoMoConversation = vectortest.LoCoMoConversation
+
+// RecallResult is the evidence recall of one search configuration.
+type RecallResult = vectortest.RecallResult
 
 // ModeLister is optionally implemented by stores to list the VectorQuery
 // modes they support.
-type ModeLister interface {
-	SearchModes() []string
-}
+type ModeLister = vectortest.ModeLister
 
 // RunOptions tunes Run.
-type RunOptions struct {
-	// Modes lists the supported search modes; nil asks ModeLister, and falls
-	// back to core.SearchVector only.
-	Modes []string
-	// IsolationQueries is the number of random queries of the isolation
-	// case (default 200).
-	IsolationQueries int
-}
+type RunOptions = vectortest.RunOptions
 
 // Opener returns a fresh, empty store.
-type Opener func(t *testing.T) core.VectorStore
-
-// Run runs every conformance case against fresh stores from open.
-func Run(t *testing.T, open Opener, emb core.Embedder, opts ...RunOptions) {
-	var o RunOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	cases := []struct {
-		name string
-		fn   func(h *H)
-	}{
-		{"EnsureIndexIdempotent", testEnsureIndex},
-		{"UpsertQuery", testUpsertQuery},
-		{"UpsertReplaces", testUpsertReplaces},
-		{"ReupsertChunks", testReupsertChunks},
-		{"TopK", testTopK},
-		{"MinScore", testMinScore},
-		{"Meta", testMeta},
-		{"ThreadFilter", testThreadFilter},
-		{"EmptyResource", testEmptyResource},
-		{"ResourceRequired", testResourceRequired},
-		{"DeleteByThread", testDeleteByThread},
-		{"DeleteByMessageIDs", testDeleteByMessageIDs},
-		{"DeleteByResource", testDeleteByResource},
-		{"BM25", testBM25},
-		{"Hybrid", testHybrid},
-		{"ResourceIsolation", func(h *H) { RunIsolation(h, max(o.IsolationQueries, 0)) }},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := open(t)
-			h := NewH(t, s, emb)
-			if o.Modes != nil {
-				h.Modes = o.Modes
-			}
-			c.fn(h)
-		})
-	}
-}
+type Opener = vectortest.Opener
 
 // H is a test harness around one store: it embeds for stores that do not,
 // and fails the test on unexpected errors.
-type H struct {
-	T     testing.TB       // the test
-	S     core.VectorStore // the store under test
-	Emb   core.Embedder    // nil for self-embedding stores
-	Index string           // the index the helpers use, created by NewH
-	Modes []string         // supported search modes
-	Ctx   context.Context  // context of every call
+type H = vectortest.H
+
+// Variables of package vectortest.
+var (
+	Corpus       = vectortest.Corpus
+	Queries      = vectortest.Queries
+	HybridAlphas = vectortest.HybridAlphas
+)
+
+// RunIsolation writes identical texts (and thread ids) to two resources and
+// runs n random queries (default 200) over every supported mode, with and
+// without a thread filter, failing on any hit of the other resource or thread.
+func RunIsolation(h *H, n int) { vectortest.RunIsolation(h, n) }
+
+// LoCoMoPath returns $AGENTMEM_LOCOMO, else ../shared/data/locomo-dev.json
+// relative to the module root (the directory holding go.mod).
+func LoCoMoPath() string { return vectortest.LoCoMoPath() }
+
+// LoadLoCoMo loads the data set at LoCoMoPath, skipping the test when the
+// file is absent (or under -short, unless AGENTMEM_REQUIRE_SERVERS=1).
+func LoadLoCoMo(t testing.TB) []LoCoMoConversation { return vectortest.LoadLoCoMo(t) }
+
+// ParseLoCoMo parses the LoCoMo JSON (a list of samples with "qa" and
+// "conversation" holding session_<n> turn lists and session_<n>_date_time).
+func ParseLoCoMo(raw []byte) ([]LoCoMoConversation, error) { return vectortest.ParseLoCoMo(raw) }
+
+// IndexLoCoMo writes one record per dialog turn: resource = sample id,
+// thread = session, message id = dialog id, record id = "<dialog id>#0",
+// text = the turn's text (without the speaker's name).
+func IndexLoCoMo(h *H, convs []LoCoMoConversation) { vectortest.IndexLoCoMo(h, convs) }
+
+// EvalLoCoMo queries every question (TopK 4, resource scope), expands each
+// hit by messageRange 1 (the neighbouring turns of its session) and measures
+// the share of evidence dialog ids retrieved.
+func EvalLoCoMo(h *H, convs []LoCoMoConversation, mode string, alpha float64) RecallResult {
+	return vectortest.EvalLoCoMo(h, convs, mode, alpha)
 }
 
-// NewH returns a harness whose index (core.IndexName of the embedder's
+// Report logs r and prints it as one machine-readable line
+// "LOCOMO_RECALL {json}" on stdout, also appended to $AGENTMEM_LOCOMO_OUT when set.
+func Report(t testing.TB, store string, r RecallResult) { vectortest.Report(t, store, r) }
+
+// SweepLoCoMo evaluates BM25, vector and hybrid (every HybridAlphas) search
+// when the store supports them, reports every result, and returns the BM25
+// result and the best hybrid result (zero values when unsupported).
+func SweepLoCoMo(h *H, convs []LoCoMoConversation, store string) (bm25, bestHybrid RecallResult) {
+	return vectortest.SweepLoCoMo(h, convs, store)
+}
+
+// Run runs every conformance case against fresh stores from open.
+func Run(t *testing.T, open Opener, emb vector.Embedder, opts ...RunOptions) {
+	vectortest.Run(t, open, emb, opts...)
+}
+
+// NewH returns a harness whose index (vector.IndexName of the embedder's
 // dimension, or of 0 for self-embedding stores) exists.
-func NewH(t testing.TB, s core.VectorStore, emb core.Embedder) *H {
-	h := &H{T: t, S: s, Emb: emb, Ctx: context.Background(), Modes: []string{core.SearchVector}}
-	if ml, ok := s.(ModeLister); ok {
-		h.Modes = ml.SearchModes()
-	}
-	dim := 0
-	if !s.SelfEmbedding() {
-		if emb == nil {
-			t.Fatal("vectortest: the store does not embed and no Embedder was given")
-		}
-		dim = len(h.embed("dimension probe")[0])
-	}
-	h.Index = core.IndexName(dim)
-	if err := s.EnsureIndex(h.Ctx, core.IndexSpec{Name: h.Index, Dimension: dim}); err != nil {
-		t.Fatalf("EnsureIndex: %v", err)
-	}
-	return h
-}
-
-// Supports reports whether the store supports mode.
-func (h *H) Supports(mode string) bool { return slices.Contains(h.Modes, mode) }
-
-func (h *H) embed(texts ...string) [][]float32 {
-	h.T.Helper()
-	vecs, err := h.Emb.Embed(h.Ctx, texts)
-	if err != nil || len(vecs) != len(texts) {
-		h.T.Fatalf("Embed: %v (%d vectors for %d texts)", err, len(vecs), len(texts))
-	}
-	return vecs
-}
-
-// Prepare fills Vector from the embedder unless the store embeds itself.
-func (h *H) Prepare(recs []core.VectorRecord) []core.VectorRecord {
-	h.T.Helper()
-	out := slices.Clone(recs)
-	if h.S.SelfEmbedding() || len(out) == 0 {
-		return out
-	}
-	texts := make([]string, len(out))
-	for i, r := range out {
-		texts[i] = r.Text
-	}
-	for i, v := range h.embed(texts...) {
-		out[i].Vector = v
-	}
-	return out
-}
-
-// Upsert writes recs (embedding them when needed) and fails on error.
-func (h *H) Upsert(recs ...core.VectorRecord) {
-	h.T.Helper()
-	if err := h.S.Upsert(h.Ctx, h.Index, h.Prepare(recs)); err != nil {
-		h.T.Fatalf("Upsert: %v", err)
-	}
-}
-
-// QueryErr runs q (embedding q.Text when needed) and returns the result.
-func (h *H) QueryErr(q core.VectorQuery) ([]core.VectorHit, error) {
-	h.T.Helper()
-	if !h.S.SelfEmbedding() && q.Vector == nil && q.Mode != core.SearchBM25 {
-		q.Vector = h.embed(q.Text)[0]
-	}
-	return h.S.Query(h.Ctx, h.Index, q)
-}
-
-// Query runs q and fails on error.
-func (h *H) Query(q core.VectorQuery) []core.VectorHit {
-	h.T.Helper()
-	hits, err := h.QueryErr(q)
-	if err != nil {
-		h.T.Fatalf("Query %+v: %v", q, err)
-	}
-	return hits
-}
-
-// Delete deletes by f and fails on error.
-func (h *H) Delete(f core.VectorFilter) {
-	h.T.Helper()
-	if err := h.S.Delete(h.Ctx, h.Index, f); err != nil {
-		h.T.Fatalf("Delete %+v: %v", f, err)
-	}
-}
+func NewH(t testing.TB, s vector.Store, emb vector.Embedder) *H { return vectortest.NewH(t, s, emb) }
 
 // Rec returns a one-chunk record of message msg ("<msg>#0").
-func Rec(msg, thread, resource, text string) core.VectorRecord {
-	return core.VectorRecord{ID: msg + "#0", Text: text, Meta: core.VectorMeta{
-		MessageID: msg, ThreadID: thread, ResourceID: resource, Role: core.RoleUser,
-		CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}}
+func Rec(msg, thread, resource, text string) vector.Record {
+	return vectortest.Rec(msg, thread, resource, text)
 }
 
 // IDs returns the hit ids in order.
-func IDs(hits []core.VectorHit) []string {
-	out := make([]string, len(hits))
-	for i, h := range hits {
-		out[i] = h.ID
-	}
-	return out
-}
+func IDs(hits []vector.Hit) []string { return vectortest.IDs(hits) }

@@ -1,4 +1,4 @@
-// Package memstore is an in-process core.Store: goroutine-safe, copies values
+// Package memstore is an in-process store.Store: goroutine-safe, copies values
 // in and out, and forgets everything when the process ends. It is the
 // reference backend of the conformance suite and handy in tests.
 package memstore
@@ -9,15 +9,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
-// Store is an in-memory core.Store. The zero value is not usable; call New.
+// Store is an in-memory store.Store. The zero value is not usable; call New.
 type Store struct {
 	mu        sync.RWMutex
 	threads   map[string]*threadRow
-	messages  map[string]*core.Message
-	byThread  map[string][]*core.Message // sorted by (CreatedAt, Seq)
+	messages  map[string]*message.Message
+	byThread  map[string][]*message.Message // sorted by (CreatedAt, Seq)
 	resources map[string]*resourceRow
 	obs       map[string]*obsRow // observational memory by key
 	unindexed map[string]bool    // ids of messages that still need indexing
@@ -25,23 +27,23 @@ type Store struct {
 }
 
 type threadRow struct {
-	core.Thread
-	wm core.WorkingMemory
+	store.Thread
+	wm store.WorkingMemory
 }
 
 type resourceRow struct {
-	core.Resource
-	wm core.WorkingMemory
+	store.Resource
+	wm store.WorkingMemory
 }
 
-var _ core.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {
 	return &Store{
 		threads:   map[string]*threadRow{},
-		messages:  map[string]*core.Message{},
-		byThread:  map[string][]*core.Message{},
+		messages:  map[string]*message.Message{},
+		byThread:  map[string][]*message.Message{},
 		resources: map[string]*resourceRow{},
 		obs:       map[string]*obsRow{},
 		unindexed: map[string]bool{},
@@ -53,13 +55,22 @@ func (s *Store) Close() error { return nil }
 
 func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
-// SaveThread implements core.Store.
-func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, error) {
-	if err := core.ValidateID("threadId", t.ID); err != nil {
-		return core.Thread{}, err
+// SaveThread implements store.Threads.
+func (s *Store) SaveThread(ctx context.Context, t store.Thread) (store.Thread, error) {
+	return s.putThread(ctx, "SaveThread", t, false)
+}
+
+// CreateThread implements store.ThreadCreator.
+func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread, error) {
+	return s.putThread(ctx, "CreateThread", t, true)
+}
+
+func (s *Store) putThread(ctx context.Context, op string, t store.Thread, create bool) (store.Thread, error) {
+	if err := store.ValidateID("threadId", t.ID); err != nil {
+		return store.Thread{}, err
 	}
-	if err := core.ValidateID("resourceId", t.ResourceID); err != nil {
-		return core.Thread{}, err
+	if err := store.ValidateID("resourceId", t.ResourceID); err != nil {
+		return store.Thread{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -74,8 +85,11 @@ func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, err
 	t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC().Truncate(time.Microsecond), t.UpdatedAt.UTC().Truncate(time.Microsecond)
 	row := &threadRow{Thread: t}
 	if old, ok := s.threads[t.ID]; ok {
+		if create {
+			return store.Thread{}, memerr.Errorf(memerr.CodeThreadExists, op, "thread %q already exists", t.ID)
+		}
 		if old.ResourceID != t.ResourceID {
-			return core.Thread{}, core.Errorf(core.CodeResourceMismatch, "SaveThread",
+			return store.Thread{}, memerr.Errorf(memerr.CodeResourceMismatch, "SaveThread",
 				"thread %q belongs to resource %q, not %q", t.ID, old.ResourceID, t.ResourceID)
 		}
 		row.CreatedAt, row.Boundary, row.wm = old.CreatedAt, old.Boundary, old.wm
@@ -84,32 +98,32 @@ func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, err
 	return row.Thread.Clone(), nil
 }
 
-// GetThread implements core.Store.
-func (s *Store) GetThread(ctx context.Context, id string) (core.Thread, error) {
+// GetThread implements store.Store.
+func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	row, ok := s.threads[id]
 	if !ok {
-		return core.Thread{}, core.Errorf(core.CodeThreadNotFound, "GetThread", "Thread %s not found", id)
+		return store.Thread{}, memerr.Errorf(memerr.CodeThreadNotFound, "GetThread", "Thread %s not found", id)
 	}
 	return row.Thread.Clone(), nil
 }
 
-// ListThreads implements core.Store.
-func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.ThreadPage, error) {
-	q, err := core.NormalizeThreadQuery(q)
+// ListThreads implements store.Store.
+func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
+	q, err := store.NormalizeThreadQuery(q)
 	if err != nil {
-		return core.ThreadPage{}, err
+		return store.ThreadPage{}, err
 	}
 	s.mu.RLock()
-	var all []core.Thread
+	var all []store.Thread
 	for _, row := range s.threads {
 		if (q.ResourceID == "" || row.ResourceID == q.ResourceID) && metadataMatches(row.Metadata, q.Metadata) {
 			all = append(all, row.Thread.Clone())
 		}
 	}
 	s.mu.RUnlock()
-	key := func(t core.Thread) time.Time {
+	key := func(t store.Thread) time.Time {
 		if q.OrderBy == "updatedAt" {
 			return t.UpdatedAt
 		}
@@ -118,12 +132,12 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 	sort.Slice(all, func(i, j int) bool {
 		a, b := key(all[i]), key(all[j])
 		if !a.Equal(b) {
-			return a.Before(b) == (q.Direction == core.Asc)
+			return a.Before(b) == (q.Direction == store.Asc)
 		}
-		return (all[i].ID < all[j].ID) == (q.Direction == core.Asc)
+		return (all[i].ID < all[j].ID) == (q.Direction == store.Asc)
 	})
-	page := core.ThreadPage{Total: len(all), Page: q.Page, PerPage: q.PerPage}
-	if q.PerPage == core.PerPageAll {
+	page := store.ThreadPage{Total: len(all), Page: q.Page, PerPage: q.PerPage}
+	if q.PerPage == store.PerPageAll {
 		page.Threads = all
 		return page, nil
 	}
@@ -178,13 +192,13 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-// UpdateThread implements core.Store.
-func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (core.Thread, error) {
+// UpdateThread implements store.Store.
+func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (store.Thread, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	row, ok := s.threads[id]
 	if !ok {
-		return core.Thread{}, core.Errorf(core.CodeThreadNotFound, "UpdateThread", "Thread %s not found", id)
+		return store.Thread{}, memerr.Errorf(memerr.CodeThreadNotFound, "UpdateThread", "Thread %s not found", id)
 	}
 	if title != nil {
 		row.Title = *title
@@ -192,7 +206,7 @@ func (s *Store) UpdateThread(ctx context.Context, id string, title *string, meta
 	if len(metadata) > 0 && row.Metadata == nil {
 		row.Metadata = map[string]any{}
 	}
-	for k, v := range core.CloneMetadata(metadata) {
+	for k, v := range message.CloneMetadata(metadata) {
 		if v == nil {
 			delete(row.Metadata, k)
 		} else {
@@ -212,7 +226,7 @@ func (s *Store) touch(row *threadRow) {
 	row.UpdatedAt = t
 }
 
-// DeleteThread implements core.Store.
+// DeleteThread implements store.Store.
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -222,24 +236,24 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	}
 	delete(s.byThread, id)
 	delete(s.threads, id)
-	delete(s.obs, core.ObservationKey(core.ScopeThread, id, ""))
+	delete(s.obs, store.ObservationKey(store.ScopeThread, id, ""))
 	return nil
 }
 
-// GetResource implements core.Store.
-func (s *Store) GetResource(ctx context.Context, id string) (core.Resource, error) {
+// GetResource implements store.Store.
+func (s *Store) GetResource(ctx context.Context, id string) (store.Resource, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	row, ok := s.resources[id]
 	if !ok {
-		return core.Resource{}, core.Errorf(core.CodeNotFound, "GetResource", "resource %s not found", id)
+		return store.Resource{}, memerr.Errorf(memerr.CodeNotFound, "GetResource", "resource %s not found", id)
 	}
 	return row.clone(), nil
 }
 
-func (r *resourceRow) clone() core.Resource {
+func (r *resourceRow) clone() store.Resource {
 	out := r.Resource
-	out.Metadata = core.CloneMetadata(r.Metadata)
+	out.Metadata = message.CloneMetadata(r.Metadata)
 	if out.Metadata == nil {
 		out.Metadata = map[string]any{}
 	}
@@ -247,15 +261,15 @@ func (r *resourceRow) clone() core.Resource {
 	return out
 }
 
-// UpdateResource implements core.Store.
-func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (core.Resource, error) {
-	if err := core.ValidateID("resourceId", id); err != nil {
-		return core.Resource{}, err
+// UpdateResource implements store.Store.
+func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (store.Resource, error) {
+	if err := store.ValidateID("resourceId", id); err != nil {
+		return store.Resource{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	row := s.resource(id)
-	for k, v := range core.CloneMetadata(metadata) {
+	for k, v := range message.CloneMetadata(metadata) {
 		if v == nil {
 			delete(row.Metadata, k)
 		} else {
@@ -270,73 +284,73 @@ func (s *Store) resource(id string) *resourceRow {
 	row, ok := s.resources[id]
 	if !ok {
 		t := now()
-		row = &resourceRow{Resource: core.Resource{ID: id, Metadata: map[string]any{}, CreatedAt: t, UpdatedAt: t}}
+		row = &resourceRow{Resource: store.Resource{ID: id, Metadata: map[string]any{}, CreatedAt: t, UpdatedAt: t}}
 		s.resources[id] = row
 	}
 	return row
 }
 
-// GetWorkingMemory implements core.Store.
-func (s *Store) GetWorkingMemory(ctx context.Context, scope core.Scope, id string) (core.WorkingMemory, error) {
+// GetWorkingMemory implements store.Store.
+func (s *Store) GetWorkingMemory(ctx context.Context, scope store.Scope, id string) (store.WorkingMemory, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	switch scope {
-	case core.ScopeThread:
+	case store.ScopeThread:
 		row, ok := s.threads[id]
 		if !ok {
-			return core.WorkingMemory{}, core.Errorf(core.CodeThreadNotFound, "GetWorkingMemory", "Thread %s not found", id)
+			return store.WorkingMemory{}, memerr.Errorf(memerr.CodeThreadNotFound, "GetWorkingMemory", "Thread %s not found", id)
 		}
 		return row.wm, nil
-	case core.ScopeResource:
+	case store.ScopeResource:
 		if row, ok := s.resources[id]; ok {
 			return row.wm, nil
 		}
-		return core.WorkingMemory{}, nil
+		return store.WorkingMemory{}, nil
 	}
-	return core.WorkingMemory{}, core.Errorf(core.CodeInvalidArgument, "GetWorkingMemory", "unknown scope %q", scope)
+	return store.WorkingMemory{}, memerr.Errorf(memerr.CodeInvalidArgument, "GetWorkingMemory", "unknown scope %q", scope)
 }
 
-// PutWorkingMemory implements core.Store.
-func (s *Store) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data string, expect int64) (core.WorkingMemory, error) {
+// PutWorkingMemory implements store.Store.
+func (s *Store) PutWorkingMemory(ctx context.Context, scope store.Scope, id, data string, expect int64) (store.WorkingMemory, error) {
 	const op = "PutWorkingMemory"
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var wm *core.WorkingMemory
+	var wm *store.WorkingMemory
 	switch scope {
-	case core.ScopeThread:
+	case store.ScopeThread:
 		row, ok := s.threads[id]
 		if !ok {
-			return core.WorkingMemory{}, core.Errorf(core.CodeThreadNotFound, op, "Thread %s not found", id)
+			return store.WorkingMemory{}, memerr.Errorf(memerr.CodeThreadNotFound, op, "Thread %s not found", id)
 		}
 		wm = &row.wm
-	case core.ScopeResource:
-		if err := core.ValidateID("resourceId", id); err != nil {
-			return core.WorkingMemory{}, err
+	case store.ScopeResource:
+		if err := store.ValidateID("resourceId", id); err != nil {
+			return store.WorkingMemory{}, err
 		}
 		wm = &s.resource(id).wm
 	default:
-		return core.WorkingMemory{}, core.Errorf(core.CodeInvalidArgument, op, "unknown scope %q", scope)
+		return store.WorkingMemory{}, memerr.Errorf(memerr.CodeInvalidArgument, op, "unknown scope %q", scope)
 	}
 	if wm.Version != expect {
-		return core.WorkingMemory{}, core.Errorf(core.CodeConflict, op, "working memory version is %d, expected %d", wm.Version, expect)
+		return store.WorkingMemory{}, memerr.Errorf(memerr.CodeConflict, op, "working memory version is %d, expected %d", wm.Version, expect)
 	}
-	*wm = core.WorkingMemory{Data: data, Version: expect + 1, UpdatedAt: now()}
+	*wm = store.WorkingMemory{Data: data, Version: expect + 1, UpdatedAt: now()}
 	return *wm, nil
 }
 
-// AdvanceBoundary implements core.Store.
-func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand core.Boundary) (core.Boundary, error) {
+// AdvanceBoundary implements store.Store.
+func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand store.Boundary) (store.Boundary, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	row, ok := s.threads[threadID]
 	if !ok {
-		return core.Boundary{}, core.Errorf(core.CodeThreadNotFound, "AdvanceBoundary", "Thread %s not found", threadID)
+		return store.Boundary{}, memerr.Errorf(memerr.CodeThreadNotFound, "AdvanceBoundary", "Thread %s not found", threadID)
 	}
 	if row.ResourceID != resourceID {
-		return core.Boundary{}, core.Errorf(core.CodeResourceMismatch, "AdvanceBoundary",
+		return store.Boundary{}, memerr.Errorf(memerr.CodeResourceMismatch, "AdvanceBoundary",
 			"thread %q belongs to resource %q, not %q", threadID, row.ResourceID, resourceID)
 	}
-	b := core.MergeBoundary(row.Boundary, cand)
+	b := store.MergeBoundary(row.Boundary, cand)
 	row.Boundary = &b
 	return b.Clone(), nil
 }

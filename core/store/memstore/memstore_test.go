@@ -5,7 +5,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
-	"github.com/agentmem/agentmem/core/storetest"
+	"github.com/agentmem/agentmem/core/store/storetest"
 )
 
 func TestConformance(t *testing.T) {

@@ -6,11 +6,13 @@ import (
 	"sort"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
-// SaveMessages implements core.Store.
-func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+// SaveMessages implements store.Store.
+func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -19,35 +21,35 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 	batchOwner := make(map[string]string, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
-		if err := core.ValidateID("id", m.ID); err != nil {
+		if err := store.ValidateID("id", m.ID); err != nil {
 			return nil, err
 		}
-		if err := core.ValidateID("threadId", m.ThreadID); err != nil {
+		if err := store.ValidateID("threadId", m.ThreadID); err != nil {
 			return nil, err
 		}
-		if err := core.ValidateID("resourceId", m.ResourceID); err != nil {
+		if err := store.ValidateID("resourceId", m.ResourceID); err != nil {
 			return nil, err
 		}
 		if m.Role == "" || m.CreatedAt.IsZero() {
-			return nil, core.Errorf(core.CodeInvalidMessage, op, "message %q needs a role and createdAt", m.ID)
+			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q needs a role and createdAt", m.ID)
 		}
 		if old, ok := s.messages[m.ID]; ok && old.ResourceID != m.ResourceID {
-			return nil, core.Errorf(core.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
+			return nil, memerr.Errorf(memerr.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
 		}
 		if owner, ok := batchOwner[m.ID]; ok && owner != m.ResourceID {
-			return nil, core.Errorf(core.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
+			return nil, memerr.Errorf(memerr.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
 		}
 		batchOwner[m.ID] = m.ResourceID
 		t, ok := s.threads[m.ThreadID]
 		if !ok {
-			return nil, core.Errorf(core.CodeThreadNotFound, op, "Thread %s not found", m.ThreadID)
+			return nil, memerr.Errorf(memerr.CodeThreadNotFound, op, "Thread %s not found", m.ThreadID)
 		}
 		if t.ResourceID != m.ResourceID {
-			return nil, core.Errorf(core.CodeResourceMismatch, op,
+			return nil, memerr.Errorf(memerr.CodeResourceMismatch, op,
 				"thread %q belongs to resource %q, not %q", m.ThreadID, t.ResourceID, m.ResourceID)
 		}
 	}
-	out := make([]core.Message, len(msgs))
+	out := make([]message.Message, len(msgs))
 	touched := map[string]bool{}
 	for i, in := range msgs {
 		m := in.Clone()
@@ -75,13 +77,13 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 	return out, nil
 }
 
-func (s *Store) link(m *core.Message) {
+func (s *Store) link(m *message.Message) {
 	list := s.byThread[m.ThreadID]
-	i := sort.Search(len(list), func(i int) bool { return core.Less(m, list[i]) })
+	i := sort.Search(len(list), func(i int) bool { return message.Less(m, list[i]) })
 	s.byThread[m.ThreadID] = slices.Insert(list, i, m)
 }
 
-func (s *Store) unlink(m *core.Message) {
+func (s *Store) unlink(m *message.Message) {
 	list := s.byThread[m.ThreadID]
 	for i, x := range list {
 		if x.ID == m.ID {
@@ -91,16 +93,16 @@ func (s *Store) unlink(m *core.Message) {
 	}
 }
 
-// ListMessages implements core.Store.
-func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.MessagePage, error) {
-	q, err := core.NormalizeMessageQuery(q)
+// ListMessages implements store.Store.
+func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
+	q, err := store.NormalizeMessageQuery(q)
 	if err != nil {
-		return core.MessagePage{}, err
+		return store.MessagePage{}, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	list := s.byThread[q.ThreadID]
-	var matched []*core.Message
+	var matched []*message.Message
 	for _, m := range list {
 		if q.ResourceID != "" && m.ResourceID != q.ResourceID {
 			continue
@@ -108,22 +110,22 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 		if !q.Range.InRange(m.CreatedAt) {
 			continue
 		}
-		if q.Before != nil && !core.Less(m, &core.Message{CreatedAt: q.Before.CreatedAt, Seq: q.Before.Seq}) {
+		if q.Before != nil && !message.Less(m, &message.Message{CreatedAt: q.Before.CreatedAt, Seq: q.Before.Seq}) {
 			continue
 		}
 		matched = append(matched, m)
 	}
-	if q.Direction == core.Desc {
+	if q.Direction == store.Desc {
 		slices.Reverse(matched)
 	}
-	var page core.MessagePage
+	var page store.MessagePage
 	if q.IncludeTotal {
 		page.Total = len(matched)
 	}
-	var listed []*core.Message
+	var listed []*message.Message
 	switch q.PerPage {
 	case 0:
-	case core.PerPageAll:
+	case store.PerPageAll:
 		listed = matched
 	default:
 		lo, hi := pageBounds(q.Page, q.PerPage, len(matched))
@@ -139,8 +141,8 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 	return page, nil
 }
 
-func (s *Store) includes(q core.MessageQuery, seen map[string]bool) []core.Message {
-	var out []core.Message
+func (s *Store) includes(q store.MessageQuery, seen map[string]bool) []message.Message {
+	var out []message.Message
 	for _, inc := range q.Include {
 		target, ok := s.messages[inc.ID]
 		if !ok || (q.ResourceID != "" && target.ResourceID != q.ResourceID) {
@@ -157,15 +159,15 @@ func (s *Store) includes(q core.MessageQuery, seen map[string]bool) []core.Messa
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return core.Less(&out[i], &out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return message.Less(&out[i], &out[j]) })
 	return out
 }
 
-// GetMessages implements core.Store.
-func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, error) {
+// GetMessages implements store.Store.
+func (s *Store) GetMessages(ctx context.Context, ids []string) ([]message.Message, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []core.Message
+	var out []message.Message
 	seen := map[string]bool{}
 	for _, id := range ids {
 		if m, ok := s.messages[id]; ok && !seen[id] {
@@ -173,11 +175,11 @@ func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, 
 			out = append(out, m.Clone())
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return core.Less(&out[i], &out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return message.Less(&out[i], &out[j]) })
 	return out, nil
 }
 
-// DeleteMessages implements core.Store.
+// DeleteMessages implements store.Store.
 func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -4,23 +4,25 @@ import (
 	"context"
 	"slices"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // obsRow is the active observation record of a key and its archived generations.
 type obsRow struct {
-	cur  core.ObservationRecord
-	gens []core.ObservationRecord
+	cur  store.ObservationRecord
+	gens []store.ObservationRecord
 }
 
-// ListResourceMessages implements core.Store.
-func (s *Store) ListResourceMessages(ctx context.Context, q core.ResourceMessageQuery) ([]core.Message, error) {
-	if err := core.ValidateResourceMessageQuery(q); err != nil {
+// ListResourceMessages implements store.Store.
+func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]message.Message, error) {
+	if err := store.ValidateResourceMessageQuery(q); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var all []*core.Message
+	var all []*message.Message
 	for id, row := range s.threads {
 		if row.ResourceID != q.ResourceID {
 			continue
@@ -31,60 +33,60 @@ func (s *Store) ListResourceMessages(ctx context.Context, q core.ResourceMessage
 			}
 		}
 	}
-	slices.SortFunc(all, func(a, b *core.Message) int {
+	slices.SortFunc(all, func(a, b *message.Message) int {
 		switch {
-		case core.Less(a, b):
+		case message.Less(a, b):
 			return -1
-		case core.Less(b, a):
+		case message.Less(b, a):
 			return 1
 		}
 		return 0
 	})
-	if q.Direction == core.Desc {
+	if q.Direction == store.Desc {
 		slices.Reverse(all)
 	}
-	out := make([]core.Message, 0, min(len(all), q.Limit))
+	out := make([]message.Message, 0, min(len(all), q.Limit))
 	for _, m := range all[:min(len(all), q.Limit)] {
 		out = append(out, m.Clone())
 	}
 	return out, nil
 }
 
-// GetObservations implements core.Store.
-func (s *Store) GetObservations(ctx context.Context, key string) (core.ObservationRecord, error) {
-	if _, _, err := core.ParseObservationKey(key); err != nil {
-		return core.ObservationRecord{}, err
+// GetObservations implements store.Store.
+func (s *Store) GetObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
+	if _, _, err := store.ParseObservationKey(key); err != nil {
+		return store.ObservationRecord{}, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if row, ok := s.obs[key]; ok {
 		return row.cur.Clone(), nil
 	}
-	return core.ObservationRecord{Key: key}, nil
+	return store.ObservationRecord{Key: key}, nil
 }
 
-// PutObservations implements core.Store.
-func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord, expect int64) (core.ObservationRecord, error) {
+// PutObservations implements store.Store.
+func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord, expect int64) (store.ObservationRecord, error) {
 	const op = "PutObservations"
-	scope, id, err := core.ParseObservationKey(rec.Key)
+	scope, id, err := store.ParseObservationKey(rec.Key)
 	if err != nil {
-		return core.ObservationRecord{}, err
+		return store.ObservationRecord{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.threads[id]; scope == core.ScopeThread && !ok {
-		return core.ObservationRecord{}, core.Errorf(core.CodeThreadNotFound, op, "Thread %s not found", id)
+	if _, ok := s.threads[id]; scope == store.ScopeThread && !ok {
+		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeThreadNotFound, op, "Thread %s not found", id)
 	}
 	row := s.obs[rec.Key]
 	if row == nil {
-		row = &obsRow{cur: core.ObservationRecord{Key: rec.Key}}
+		row = &obsRow{cur: store.ObservationRecord{Key: rec.Key}}
 	}
 	if row.cur.Version != expect {
-		return core.ObservationRecord{}, core.Errorf(core.CodeConflict, op, "observations of %s are at version %d, not %d", rec.Key, row.cur.Version, expect)
+		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeConflict, op, "observations of %s are at version %d, not %d", rec.Key, row.cur.Version, expect)
 	}
-	archive, err := core.CheckObservationWrite(row.cur, rec)
+	archive, err := store.CheckObservationWrite(row.cur, rec)
 	if err != nil {
-		return core.ObservationRecord{}, err
+		return store.ObservationRecord{}, err
 	}
 	if archive {
 		row.gens = append(row.gens, row.cur.Clone())
@@ -97,14 +99,14 @@ func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord,
 	return rec.Clone(), nil
 }
 
-// ListObservationGenerations implements core.Store.
-func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]core.ObservationRecord, error) {
-	if _, _, err := core.ParseObservationKey(key); err != nil {
+// ListObservationGenerations implements store.Store.
+func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]store.ObservationRecord, error) {
+	if _, _, err := store.ParseObservationKey(key); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []core.ObservationRecord
+	var out []store.ObservationRecord
 	if row, ok := s.obs[key]; ok {
 		for _, g := range row.gens {
 			out = append(out, g.Clone())

@@ -4,10 +4,11 @@ import (
 	"context"
 	"slices"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
-// MarkUnindexed implements core.Store.
+// MarkUnindexed implements store.Store.
 func (s *Store) MarkUnindexed(ctx context.Context, ids []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -19,7 +20,7 @@ func (s *Store) MarkUnindexed(ctx context.Context, ids []string) error {
 	return nil
 }
 
-// ClearUnindexed implements core.Store.
+// ClearUnindexed implements store.Store.
 func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -29,29 +30,29 @@ func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
 	return nil
 }
 
-// ListUnindexed implements core.Store.
-func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]core.Message, error) {
-	if err := core.ValidateUnindexedQuery(resourceID, limit); err != nil {
+// ListUnindexed implements store.Store.
+func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]message.Message, error) {
+	if err := store.ValidateUnindexedQuery(resourceID, limit); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var all []*core.Message
+	var all []*message.Message
 	for id := range s.unindexed {
 		if m := s.messages[id]; m != nil && (resourceID == "" || m.ResourceID == resourceID) {
 			all = append(all, m)
 		}
 	}
-	slices.SortFunc(all, func(a, b *core.Message) int {
+	slices.SortFunc(all, func(a, b *message.Message) int {
 		switch {
-		case core.Less(a, b):
+		case message.Less(a, b):
 			return -1
-		case core.Less(b, a):
+		case message.Less(b, a):
 			return 1
 		}
 		return 0
 	})
-	out := make([]core.Message, 0, min(len(all), limit))
+	out := make([]message.Message, 0, min(len(all), limit))
 	for _, m := range all[:min(len(all), limit)] {
 		out = append(out, m.Clone())
 	}

@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // boundaryTimeLayout is how createdAt is stored inside the boundary JSONB:
@@ -22,24 +23,24 @@ type storedBoundary struct {
 }
 
 // AdvanceBoundary merges cand into the thread's boundary with one UPDATE
-// whose SET expression is core.MergeBoundary written over the stored JSONB
+// whose SET expression is store.MergeBoundary written over the stored JSONB
 // (timestamps compared as timestamptz). Row locking makes it a
 // compare-and-set: a concurrent writer's value is re-read before merging. A
 // missing thread or one owned by another resource is reported from the same
 // statement, with nothing written.
-func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand core.Boundary) (core.Boundary, error) {
+func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand store.Boundary) (store.Boundary, error) {
 	const op = "AdvanceBoundary"
-	if err := core.ValidateID("threadId", threadID); err != nil {
-		return core.Boundary{}, opError(op, err)
+	if err := store.ValidateID("threadId", threadID); err != nil {
+		return store.Boundary{}, opError(op, err)
 	}
-	if err := core.ValidateID("resourceId", resourceID); err != nil {
-		return core.Boundary{}, opError(op, err)
+	if err := store.ValidateID("resourceId", resourceID); err != nil {
+		return store.Boundary{}, opError(op, err)
 	}
 	cand = cand.Clone()
 	cand.CreatedAt = utc(cand.CreatedAt)
 	candJSON, err := encodeBoundary(cand)
 	if err != nil {
-		return core.Boundary{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "boundary is not JSON", Err: err}
+		return store.Boundary{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "boundary is not JSON", Err: err}
 	}
 	var (
 		stored []byte
@@ -50,17 +51,17 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 			int64(cand.MaxTokens), int64(cand.AtMaxRemoveTokens), candJSON, cand.MessageIDs).Scan(&stored, &owner)
 	})
 	if err != nil {
-		return core.Boundary{}, wrap(ctx, op, err)
+		return store.Boundary{}, wrap(ctx, op, err)
 	}
 	if stored == nil {
 		if owner == nil {
-			return core.Boundary{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+			return store.Boundary{}, withOp(memerr.CodeThreadNotFound, op, "thread not found")
 		}
-		return core.Boundary{}, withOp(core.CodeResourceMismatch, op, "thread belongs to another resource")
+		return store.Boundary{}, withOp(memerr.CodeResourceMismatch, op, "thread belongs to another resource")
 	}
 	b, err := decodeBoundary(stored)
 	if err != nil || b == nil {
-		return core.Boundary{}, core.WrapStorage(op, err)
+		return store.Boundary{}, memerr.WrapStorage(op, err)
 	}
 	return *b, nil
 }
@@ -68,7 +69,7 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 // advanceBoundarySQL: $1 thread, $2 resource, $3 cand createdAt, $4 maxTokens,
 // $5 atMaxRemoveTokens, $6 cand as JSONB, $7 cand message ids.
 //
-// Cases, as in core.MergeBoundary: no boundary or another epoch → cand; a
+// Cases, as in store.MergeBoundary: no boundary or another epoch → cand; a
 // newer stored createdAt → kept; an older one → cand; equal → the stored ids
 // followed by the new cand ids (first occurrence order), unchanged if none.
 const advanceBoundarySQL = `
@@ -94,7 +95,7 @@ WITH u AS (
 SELECT (SELECT boundary FROM u), (SELECT resource_id FROM {{schema}}.threads WHERE id = $1)`
 
 // encodeBoundary renders a boundary as stored JSONB.
-func encodeBoundary(b core.Boundary) ([]byte, error) {
+func encodeBoundary(b store.Boundary) ([]byte, error) {
 	return json.Marshal(storedBoundary{
 		CreatedAt:         b.CreatedAt.UTC().Format(boundaryTimeLayout),
 		MessageIDs:        b.MessageIDs,
@@ -104,7 +105,7 @@ func encodeBoundary(b core.Boundary) ([]byte, error) {
 }
 
 // decodeBoundary reads threads.boundary; SQL NULL gives nil.
-func decodeBoundary(raw []byte) (*core.Boundary, error) {
+func decodeBoundary(raw []byte) (*store.Boundary, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
@@ -116,7 +117,7 @@ func decodeBoundary(raw []byte) (*core.Boundary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &core.Boundary{
+	return &store.Boundary{
 		CreatedAt:         at.UTC(),
 		MessageIDs:        sb.MessageIDs,
 		MaxTokens:         sb.MaxTokens,

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/jackc/pgx/v5"
 )
 
 const messageCols = "id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding, seq"
@@ -22,11 +24,11 @@ const messageCols = "id, thread_id, resource_id, role, type, content, created_at
 // threads of moved messages), refuses the whole batch when a thread is missing
 // or owned by another resource, upserts the messages without touching
 // created_at or seq, and bumps updated_at of every locked thread.
-func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	n := len(msgs)
 	if n == 0 {
-		return []core.Message{}, nil
+		return []message.Message{}, nil
 	}
 	var (
 		ids, threads, resources = make([]string, n), make([]string, n), make([]string, n)
@@ -38,24 +40,24 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 	)
 	for i := range msgs {
 		m := &msgs[i]
-		if err := core.ValidateID("id", m.ID); err != nil {
+		if err := store.ValidateID("id", m.ID); err != nil {
 			return nil, opError(op, err)
 		}
-		if err := core.ValidateID("threadId", m.ThreadID); err != nil {
+		if err := store.ValidateID("threadId", m.ThreadID); err != nil {
 			return nil, opError(op, err)
 		}
-		if err := core.ValidateID("resourceId", m.ResourceID); err != nil {
+		if err := store.ValidateID("resourceId", m.ResourceID); err != nil {
 			return nil, opError(op, err)
 		}
 		if m.Role == "" || m.CreatedAt.IsZero() {
-			return nil, core.Errorf(core.CodeInvalidMessage, op, "message %q needs a role and createdAt", m.ID)
+			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q needs a role and createdAt", m.ID)
 		}
 		if int64(m.Tokens) != int64(int32(m.Tokens)) {
-			return nil, core.Errorf(core.CodeInvalidMessage, op, "message %q: token count out of range", m.ID)
+			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q: token count out of range", m.ID)
 		}
 		content, err := json.Marshal(m.Content)
 		if err != nil {
-			return nil, &core.Error{Code: core.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
+			return nil, &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
 		}
 		ids[i], threads[i], resources[i] = m.ID, m.ThreadID, m.ResourceID
 		roles[i], types[i], contents[i] = string(m.Role), m.Type, string(content)
@@ -101,11 +103,11 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 			}
 			switch {
 			case kind == 0 && deref(why) == "takeover":
-				refused = core.Errorf(core.CodeResourceMismatch, op, "message %d: its id belongs to another resource", deref(ord)-1)
+				refused = memerr.Errorf(memerr.CodeResourceMismatch, op, "message %d: its id belongs to another resource", deref(ord)-1)
 			case kind == 0 && deref(why) == "missing":
-				refused = core.Errorf(core.CodeThreadNotFound, op, "thread %q of message %d not found", deref(threadID), deref(ord)-1)
+				refused = memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q of message %d not found", deref(threadID), deref(ord)-1)
 			case kind == 0:
-				refused = core.Errorf(core.CodeResourceMismatch, op, "thread %q of message %d belongs to another resource", deref(threadID), deref(ord)-1)
+				refused = memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q of message %d belongs to another resource", deref(threadID), deref(ord)-1)
 			case kind == 2:
 				return errStale
 			case id != nil && at != nil && seq != nil:
@@ -120,11 +122,11 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 	if refused != nil {
 		return nil, refused
 	}
-	out := make([]core.Message, n)
+	out := make([]message.Message, n)
 	for i := range msgs {
 		st, ok := saved[msgs[i].ID]
 		if !ok {
-			return nil, core.Errorf(core.CodeStorage, op, "message %q was not returned by the upsert", msgs[i].ID)
+			return nil, memerr.Errorf(memerr.CodeStorage, op, "message %q was not returned by the upsert", msgs[i].ID)
 		}
 		out[i] = msgs[i].Clone()
 		out[i].CreatedAt, out[i].Seq = st.createdAt, st.seq
@@ -217,22 +219,22 @@ SELECT 2::int4, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::timestam
 // single statement: the listed page (keyset cursor, date range, LIMIT
 // PerPage+1 for HasMore), each window by LATERAL index scans around its
 // target, and the total count when asked.
-func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.MessagePage, error) {
+func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
 	const op = "ListMessages"
-	q, err := core.NormalizeMessageQuery(q)
+	q, err := store.NormalizeMessageQuery(q)
 	if err != nil {
-		return core.MessagePage{}, err
+		return store.MessagePage{}, err
 	}
-	page := core.MessagePage{Messages: []core.Message{}, Included: []core.Message{}}
+	page := store.MessagePage{Messages: []message.Message{}, Included: []message.Message{}}
 	sql, args := s.listMessagesSQL(q)
 	if sql == "" {
 		return page, nil
 	}
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return core.MessagePage{}, wrap(ctx, op, err)
+		return store.MessagePage{}, wrap(ctx, op, err)
 	}
-	var included []core.Message
+	var included []message.Message
 	for rows.Next() {
 		var (
 			src   int32
@@ -241,7 +243,7 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 		m, err := scanMessage(rows, []any{&src}, []any{&total})
 		if err != nil {
 			rows.Close()
-			return core.MessagePage{}, wrap(ctx, op, err)
+			return store.MessagePage{}, wrap(ctx, op, err)
 		}
 		switch src {
 		case 0:
@@ -255,12 +257,12 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return core.MessagePage{}, wrap(ctx, op, err)
+		return store.MessagePage{}, wrap(ctx, op, err)
 	}
 
-	less := func(a, b *core.Message) bool { return core.Less(a, b) }
-	if q.Direction == core.Desc {
-		less = func(a, b *core.Message) bool { return core.Less(b, a) }
+	less := func(a, b *message.Message) bool { return message.Less(a, b) }
+	if q.Direction == store.Desc {
+		less = func(a, b *message.Message) bool { return message.Less(b, a) }
 	}
 	sort.Slice(page.Messages, func(i, j int) bool { return less(&page.Messages[i], &page.Messages[j]) })
 	if q.PerPage > 0 && len(page.Messages) > q.PerPage {
@@ -277,13 +279,13 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 			page.Included = append(page.Included, m)
 		}
 	}
-	sort.Slice(page.Included, func(i, j int) bool { return core.Less(&page.Included[i], &page.Included[j]) })
+	sort.Slice(page.Included, func(i, j int) bool { return message.Less(&page.Included[i], &page.Included[j]) })
 	return page, nil
 }
 
 // listMessagesSQL builds the ListMessages statement from fixed fragments;
 // every value is a bound parameter. It returns "" when nothing is asked.
-func (s *Store) listMessagesSQL(q core.MessageQuery) (string, []any) {
+func (s *Store) listMessagesSQL(q store.MessageQuery) (string, []any) {
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
@@ -321,12 +323,12 @@ func (s *Store) listMessagesSQL(q core.MessageQuery) (string, []any) {
 	var parts []string
 	if q.PerPage != 0 {
 		dir := " ASC"
-		if q.Direction == core.Desc {
+		if q.Direction == store.Desc {
 			dir = " DESC"
 		}
 		p := "(SELECT 0::int4 AS src, " + cols + ", NULL::bigint AS total FROM " + s.q.messages + " m WHERE " + filter.String() +
 			" ORDER BY m.created_at" + dir + ", m.seq" + dir
-		if q.PerPage != core.PerPageAll {
+		if q.PerPage != store.PerPageAll {
 			p += " LIMIT " + arg(satAdd(int64(q.PerPage), 1)) + " OFFSET " + arg(satMul(int64(q.Page), int64(q.PerPage)))
 		}
 		parts = append(parts, p+")")
@@ -368,9 +370,9 @@ func (s *Store) listMessagesSQL(q core.MessageQuery) (string, []any) {
 
 // GetMessages returns the messages with the given ids, chronologically;
 // unknown ids are skipped.
-func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, error) {
+func (s *Store) GetMessages(ctx context.Context, ids []string) ([]message.Message, error) {
 	const op = "GetMessages"
-	out := []core.Message{}
+	out := []message.Message{}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -378,13 +380,13 @@ func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, 
 }
 
 // queryMessages runs a query selecting messageCols and scans every row.
-func (s *Store) queryMessages(ctx context.Context, op, sql string, args ...any) ([]core.Message, error) {
+func (s *Store) queryMessages(ctx context.Context, op, sql string, args ...any) ([]message.Message, error) {
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, wrap(ctx, op, err)
 	}
 	defer rows.Close()
-	out := []core.Message{}
+	out := []message.Message{}
 	for rows.Next() {
 		m, err := scanMessage(rows, nil, nil)
 		if err != nil {
@@ -453,9 +455,9 @@ SELECT s FROM stale`
 
 // scanMessage reads messageCols, with optional destinations before (pre)
 // and after (post) them.
-func scanMessage(row pgx.Row, pre, post []any) (core.Message, error) {
+func scanMessage(row pgx.Row, pre, post []any) (message.Message, error) {
 	var (
-		m       core.Message
+		m       message.Message
 		role    string
 		content []byte
 		tokens  int32
@@ -465,18 +467,18 @@ func scanMessage(row pgx.Row, pre, post []any) (core.Message, error) {
 	dest = append(dest, &m.ID, &m.ThreadID, &m.ResourceID, &role, &m.Type, &content, &m.CreatedAt, &tokens, &m.TokenEncoding, &m.Seq)
 	dest = append(dest, post...)
 	if err := row.Scan(dest...); err != nil {
-		return core.Message{}, err
+		return message.Message{}, err
 	}
-	m.Role, m.Tokens, m.CreatedAt = core.Role(role), int(tokens), m.CreatedAt.UTC()
+	m.Role, m.Tokens, m.CreatedAt = message.Role(role), int(tokens), m.CreatedAt.UTC()
 	if len(content) > 0 && !bytes.Equal(content, []byte("null")) {
 		// jsonb re-formats JSON ("a": 1); compact it so raw fields such as
 		// tool arguments come back without the added spaces.
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, content); err != nil {
-			return core.Message{}, err
+			return message.Message{}, err
 		}
 		if err := json.Unmarshal(buf.Bytes(), &m.Content); err != nil {
-			return core.Message{}, err
+			return message.Message{}, err
 		}
 	}
 	return m, nil

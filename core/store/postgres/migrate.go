@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/agentmem/agentmem/core/memerr"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/jackc/pgx/v5"
 )
 
 //go:embed migrations/*.sql
@@ -71,7 +71,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	const op = "postgres.migrate"
 	ms, err := migrations()
 	if err != nil {
-		return core.WrapStorage(op, err)
+		return memerr.WrapStorage(op, err)
 	}
 	quoted := quoteIdent(s.schema)
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -119,5 +119,5 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
-	return core.WrapStorage(op, err)
+	return memerr.WrapStorage(op, err)
 }

@@ -7,20 +7,22 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/jackc/pgx/v5"
 )
 
 // ListResourceMessages lists messages of every thread of a resource in one
 // statement, through the per-thread index (the unobserved tail is small).
-func (s *Store) ListResourceMessages(ctx context.Context, q core.ResourceMessageQuery) ([]core.Message, error) {
+func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]message.Message, error) {
 	const op = "ListResourceMessages"
-	if err := core.ValidateResourceMessageQuery(q); err != nil {
+	if err := store.ValidateResourceMessageQuery(q); err != nil {
 		return nil, err
 	}
 	sql := s.q.listResourceAsc
-	if q.Direction == core.Desc {
+	if q.Direction == store.Desc {
 		sql = s.q.listResourceDesc
 	}
 	return s.queryMessages(ctx, op, sql, q.ResourceID, utc(q.Since), int64(q.Limit))
@@ -33,16 +35,16 @@ ORDER BY created_at DIR, seq DIR LIMIT $3`
 const obsCols = "key, observations, observation_tokens, generation, last_observed_at, observed_message_ids, version, updated_at"
 
 // scanObservation reads one row of obsCols.
-func scanObservation(row pgx.Row) (core.ObservationRecord, error) {
+func scanObservation(row pgx.Row) (store.ObservationRecord, error) {
 	var (
-		r       core.ObservationRecord
+		r       store.ObservationRecord
 		tokens  int32
 		gen     int32
 		last    *time.Time
 		updated time.Time
 	)
 	if err := row.Scan(&r.Key, &r.Observations, &tokens, &gen, &last, &r.ObservedMessageIDs, &r.Version, &updated); err != nil {
-		return core.ObservationRecord{}, err
+		return store.ObservationRecord{}, err
 	}
 	r.ObservationTokens, r.Generation, r.UpdatedAt = int(tokens), int(gen), updated.UTC()
 	r.LastObservedAt = timeOrZero(last)
@@ -53,17 +55,17 @@ func scanObservation(row pgx.Row) (core.ObservationRecord, error) {
 }
 
 // GetObservations returns the record under key, or the zero record.
-func (s *Store) GetObservations(ctx context.Context, key string) (core.ObservationRecord, error) {
+func (s *Store) GetObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
 	const op = "GetObservations"
-	if _, _, err := core.ParseObservationKey(key); err != nil {
-		return core.ObservationRecord{}, opError(op, err)
+	if _, _, err := store.ParseObservationKey(key); err != nil {
+		return store.ObservationRecord{}, opError(op, err)
 	}
 	r, err := scanObservation(s.pool.QueryRow(ctx, s.q.getObservations, key))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return core.ObservationRecord{Key: key}, nil
+		return store.ObservationRecord{Key: key}, nil
 	}
 	if err != nil {
-		return core.ObservationRecord{}, wrap(ctx, op, err)
+		return store.ObservationRecord{}, wrap(ctx, op, err)
 	}
 	return r, nil
 }
@@ -72,19 +74,19 @@ const getObservationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.observations 
 
 // PutObservations writes rec by compare-and-set on the version, in one
 // transaction: it locks the thread (thread keys) against a concurrent delete
-// and the record row, checks the version and core.CheckObservationWrite,
+// and the record row, checks the version and store.CheckObservationWrite,
 // archives the active generation on a reflection and upserts the record.
 // Concurrent first writers (no row yet) are told apart by the upsert's own
 // version condition. Observation writes are rare (one per observed batch),
 // so the few round trips of a transaction are cheap.
-func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord, expectVersion int64) (core.ObservationRecord, error) {
+func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord, expectVersion int64) (store.ObservationRecord, error) {
 	const op = "PutObservations"
-	scope, id, err := core.ParseObservationKey(rec.Key)
+	scope, id, err := store.ParseObservationKey(rec.Key)
 	if err != nil {
-		return core.ObservationRecord{}, opError(op, err)
+		return store.ObservationRecord{}, opError(op, err)
 	}
 	if !utf8.ValidString(rec.Observations) || strings.IndexByte(rec.Observations, 0) >= 0 {
-		return core.ObservationRecord{}, core.Errorf(core.CodeInvalidArgument, op, "observations must be valid UTF-8 without NUL")
+		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeInvalidArgument, op, "observations must be valid UTF-8 without NUL")
 	}
 	rec = rec.Clone()
 	if !rec.LastObservedAt.IsZero() {
@@ -94,14 +96,14 @@ func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord,
 	if ids == nil {
 		ids = []string{}
 	}
-	var out core.ObservationRecord
+	var out store.ObservationRecord
 	err = retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if scope == core.ScopeThread {
+			if scope == store.ScopeThread {
 				var one int32
 				err := tx.QueryRow(ctx, s.q.lockThread, id).Scan(&one)
 				if errors.Is(err, pgx.ErrNoRows) {
-					return withOp(core.CodeThreadNotFound, op, "thread not found")
+					return withOp(memerr.CodeThreadNotFound, op, "thread not found")
 				}
 				if err != nil {
 					return err
@@ -109,15 +111,15 @@ func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord,
 			}
 			cur, err := scanObservation(tx.QueryRow(ctx, s.q.lockObservations, rec.Key))
 			if errors.Is(err, pgx.ErrNoRows) {
-				cur, err = core.ObservationRecord{Key: rec.Key}, nil
+				cur, err = store.ObservationRecord{Key: rec.Key}, nil
 			}
 			if err != nil {
 				return err
 			}
 			if cur.Version != expectVersion {
-				return core.Errorf(core.CodeConflict, op, "observations of %s are at version %d, not %d", rec.Key, cur.Version, expectVersion)
+				return memerr.Errorf(memerr.CodeConflict, op, "observations of %s are at version %d, not %d", rec.Key, cur.Version, expectVersion)
 			}
-			archive, err := core.CheckObservationWrite(cur, rec)
+			archive, err := store.CheckObservationWrite(cur, rec)
 			if err != nil {
 				return err
 			}
@@ -136,7 +138,7 @@ func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord,
 			err = tx.QueryRow(ctx, s.q.putObservations, rec.Key, rec.Observations, int32(rec.ObservationTokens), int32(rec.Generation),
 				timeOrNil(rec.LastObservedAt), ids, expectVersion, at).Scan(&version)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return core.Errorf(core.CodeConflict, op, "observations of %s were written concurrently", rec.Key)
+				return memerr.Errorf(memerr.CodeConflict, op, "observations of %s were written concurrently", rec.Key)
 			}
 			if err != nil {
 				return err
@@ -147,7 +149,7 @@ func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord,
 		})
 	})
 	if err != nil {
-		return core.ObservationRecord{}, wrap(ctx, op, err)
+		return store.ObservationRecord{}, wrap(ctx, op, err)
 	}
 	return out, nil
 }
@@ -184,9 +186,9 @@ RETURNING o.version`
 )
 
 // ListObservationGenerations returns the archived generations, oldest first.
-func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]core.ObservationRecord, error) {
+func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]store.ObservationRecord, error) {
 	const op = "ListObservationGenerations"
-	if _, _, err := core.ParseObservationKey(key); err != nil {
+	if _, _, err := store.ParseObservationKey(key); err != nil {
 		return nil, opError(op, err)
 	}
 	rows, err := s.pool.Query(ctx, s.q.listGenerations, key)
@@ -194,7 +196,7 @@ func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]c
 		return nil, wrap(ctx, op, err)
 	}
 	defer rows.Close()
-	var out []core.ObservationRecord
+	var out []store.ObservationRecord
 	for rows.Next() {
 		r, err := scanObservation(rows)
 		if err != nil {

@@ -1,4 +1,4 @@
-// Package postgres is a PostgreSQL implementation of core.Store on pgx/v5.
+// Package postgres is a PostgreSQL implementation of store.Store on pgx/v5.
 //
 // Open connects with a connection string and owns the pool it creates; New
 // uses a *pgxpool.Pool that the caller owns. Either applies the embedded,
@@ -6,11 +6,11 @@
 // so processes starting at the same time migrate exactly once) into the schema
 // chosen with WithSchema ("public" by default).
 //
-// Every invariant of core.Store is enforced by the database, so any number of
+// Every invariant of store.Store is enforced by the database, so any number of
 // processes may share one schema: SaveMessages is one atomic statement that
 // checks thread existence and ownership before writing anything,
 // AdvanceBoundary is a single compare-and-set UPDATE that computes
-// core.MergeBoundary on the stored JSONB value, and working memory is guarded
+// store.MergeBoundary on the stored JSONB value, and working memory is guarded
 // by a version compare-and-set. Each of these is a single statement, so one
 // network round trip. Statements that write messages lock the threads
 // involved and then the message rows, each in id order, so concurrent saves,
@@ -25,8 +25,8 @@
 // keys in JSONB's order, and text containing NUL characters cannot be stored
 // (ErrInvalidMessage / ErrInvalidArgument).
 //
-// Errors are *core.Error values. Driver and connection failures match
-// errors.Is(err, core.ErrStorage) and keep the pgx error reachable through
+// Errors are *memerr.Error values. Driver and connection failures match
+// errors.Is(err, memerr.ErrStorage) and keep the pgx error reachable through
 // errors.As.
 package postgres
 
@@ -40,18 +40,19 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/agentmem/agentmem/core"
 )
 
 // DefaultSchema is the schema used when WithSchema is not given.
 const DefaultSchema = "public"
 
-// Store is a core.Store backed by PostgreSQL. It is safe for concurrent use.
+// Store is a store.Store backed by PostgreSQL. It is safe for concurrent use.
 type Store struct {
 	pool   *pgxpool.Pool
 	owned  bool
@@ -61,7 +62,7 @@ type Store struct {
 	closeOnce sync.Once
 }
 
-var _ core.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // Option configures Open and New.
 type Option func(*config)
@@ -83,7 +84,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	const op = "postgres.Open"
 	cfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
-		return nil, &core.Error{Code: core.CodeInvalidConfig, Op: op, Msg: "invalid connection string", Err: err}
+		return nil, &memerr.Error{Code: memerr.CodeInvalidConfig, Op: op, Msg: "invalid connection string", Err: err}
 	}
 	// On a cancelled context, ask the server to cancel the running statement
 	// (instead of only dropping the connection while the server carries on).
@@ -92,7 +93,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, core.WrapStorage(op, err)
+		return nil, memerr.WrapStorage(op, err)
 	}
 	s, err := New(ctx, pool, opts...)
 	if err != nil {
@@ -114,7 +115,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 	const op = "postgres.New"
 	if pool == nil {
-		return nil, core.Errorf(core.CodeInvalidConfig, op, "nil pool")
+		return nil, memerr.Errorf(memerr.CodeInvalidConfig, op, "nil pool")
 	}
 	c := config{schema: DefaultSchema}
 	for _, o := range opts {
@@ -123,7 +124,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 		}
 	}
 	if c.schema == "" || len(c.schema) > 63 || !utf8.ValidString(c.schema) || strings.IndexByte(c.schema, 0) >= 0 {
-		return nil, core.Errorf(core.CodeInvalidConfig, op, "schema name must be 1 to 63 bytes of UTF-8 without NUL")
+		return nil, memerr.Errorf(memerr.CodeInvalidConfig, op, "schema name must be 1 to 63 bytes of UTF-8 without NUL")
 	}
 	s := &Store{pool: pool, schema: c.schema}
 	s.q = buildQueries(quoteIdent(c.schema))
@@ -164,7 +165,7 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 // utc normalises a time to what timestamptz stores.
 func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// wrap turns a driver error into a *core.Error. Foreign-key violations on the
+// wrap turns a driver error into a *memerr.Error. Foreign-key violations on the
 // thread reference (a thread deleted concurrently) become ErrThreadNotFound.
 // When ctx is done the context's error is kept in the chain, so that
 // errors.Is(err, context.DeadlineExceeded) holds even when the server
@@ -178,17 +179,17 @@ func wrap(ctx context.Context, op string, err error) error {
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23503" && strings.Contains(pgErr.ConstraintName, "thread_id") {
-		return &core.Error{Code: core.CodeThreadNotFound, Op: op, Msg: "thread not found", Err: err}
+		return &memerr.Error{Code: memerr.CodeThreadNotFound, Op: op, Msg: "thread not found", Err: err}
 	}
 	if errors.As(err, &pgErr) && (pgErr.Code == "22P05" || pgErr.Code == "22021") {
 		// Text PostgreSQL cannot store, such as NUL characters (also \u0000 in jsonb).
-		code := core.CodeInvalidArgument
+		code := memerr.CodeInvalidArgument
 		if op == "SaveMessages" {
-			code = core.CodeInvalidMessage
+			code = memerr.CodeInvalidMessage
 		}
-		return &core.Error{Code: code, Op: op, Msg: "value cannot be stored by PostgreSQL", Err: err}
+		return &memerr.Error{Code: code, Op: op, Msg: "value cannot be stored by PostgreSQL", Err: err}
 	}
-	return core.WrapStorage(op, err)
+	return memerr.WrapStorage(op, err)
 }
 
 // errStale reports that a statement found, under its row locks, data newer
@@ -240,13 +241,13 @@ func retry(ctx context.Context, fn func() error) error {
 }
 
 // withOp returns a copy of a sentinel-like error carrying an operation name.
-func withOp(code core.Code, op, msg string) error {
-	return &core.Error{Code: code, Op: op, Msg: msg}
+func withOp(code memerr.Code, op, msg string) error {
+	return &memerr.Error{Code: code, Op: op, Msg: msg}
 }
 
 // opError sets the operation on a validation error returned by core helpers.
 func opError(op string, err error) error {
-	var e *core.Error
+	var e *memerr.Error
 	if errors.As(err, &e) && e.Op == "" {
 		c := *e
 		c.Op = op
@@ -259,13 +260,13 @@ func opError(op string, err error) error {
 type queries struct {
 	threads, messages, resources string // qualified table names
 
-	saveThread, getThread, updateThread, deleteThread string
-	deleteThreadObservations                          string
-	saveMessages, getMessages, deleteMessages         string
-	getResource, updateResource                       string
-	getThreadWM, getResourceWM                        string
-	putThreadWM, putResourceWM                        string
-	advanceBoundary                                   string
+	saveThread, createThread, getThread, updateThread, deleteThread string
+	deleteThreadObservations                                        string
+	saveMessages, getMessages, deleteMessages                       string
+	getResource, updateResource                                     string
+	getThreadWM, getResourceWM                                      string
+	putThreadWM, putResourceWM                                      string
+	advanceBoundary                                                 string
 
 	listResourceAsc, listResourceDesc                     string
 	getObservations, lockThread, lockObservations         string
@@ -282,6 +283,7 @@ func buildQueries(schema string) queries {
 		resources: f("{{schema}}.resources"),
 
 		saveThread:               f(saveThreadSQL),
+		createThread:             f(createThreadSQL),
 		getThread:                f(getThreadSQL),
 		updateThread:             f(updateThreadSQL),
 		deleteThread:             f(deleteThreadSQL),

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentmem/agentmem/core"
-	"github.com/agentmem/agentmem/core/storetest"
+	"github.com/agentmem/agentmem/core/store/storetest"
 )
 
 // testDSN returns AGENTMEM_PG_DSN. Without it the test is skipped, unless

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/jackc/pgx/v5"
 )
 
 const threadCols = "id, resource_id, title, metadata, created_at, updated_at, boundary"
@@ -20,17 +21,36 @@ const threadCols = "id, resource_id, title, metadata, created_at, updated_at, bo
 // SaveThread inserts or replaces a thread in one statement. An existing thread
 // keeps its CreatedAt, Boundary and working memory; a different ResourceID is
 // refused with ErrResourceMismatch and nothing is written.
-func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, error) {
-	const op = "SaveThread"
-	if err := core.ValidateID("threadId", t.ID); err != nil {
-		return core.Thread{}, opError(op, err)
+func (s *Store) SaveThread(ctx context.Context, t store.Thread) (store.Thread, error) {
+	out, err := s.putThread(ctx, "SaveThread", s.q.saveThread, t)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Thread{}, withOp(memerr.CodeResourceMismatch, "SaveThread", "thread belongs to another resource")
 	}
-	if err := core.ValidateID("resourceId", t.ResourceID); err != nil {
-		return core.Thread{}, opError(op, err)
+	return out, err
+}
+
+// CreateThread inserts t in one statement; an existing id (of any resource)
+// is ErrThreadExists and nothing is written.
+func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread, error) {
+	out, err := s.putThread(ctx, "CreateThread", s.q.createThread, t)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Thread{}, withOp(memerr.CodeThreadExists, "CreateThread", "thread already exists")
+	}
+	return out, err
+}
+
+// putThread runs one thread-writing statement; pgx.ErrNoRows is returned
+// as it is for the caller to name.
+func (s *Store) putThread(ctx context.Context, op, query string, t store.Thread) (store.Thread, error) {
+	if err := store.ValidateID("threadId", t.ID); err != nil {
+		return store.Thread{}, opError(op, err)
+	}
+	if err := store.ValidateID("resourceId", t.ResourceID); err != nil {
+		return store.Thread{}, opError(op, err)
 	}
 	meta, err := encodeMap(t.Metadata)
 	if err != nil {
-		return core.Thread{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
+		return store.Thread{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
 	}
 	n := now()
 	created, updated := utc(t.CreatedAt), utc(t.UpdatedAt)
@@ -40,19 +60,25 @@ func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, err
 	if t.UpdatedAt.IsZero() {
 		updated = n
 	}
-	var out core.Thread
+	var out store.Thread
 	err = retry(ctx, func() (err error) {
-		out, err = scanThread(s.pool.QueryRow(ctx, s.q.saveThread, t.ID, t.ResourceID, t.Title, meta, created, updated))
+		out, err = scanThread(s.pool.QueryRow(ctx, query, t.ID, t.ResourceID, t.Title, meta, created, updated))
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return core.Thread{}, withOp(core.CodeResourceMismatch, op, "thread belongs to another resource")
+		return store.Thread{}, err
 	}
 	if err != nil {
-		return core.Thread{}, wrap(ctx, op, err)
+		return store.Thread{}, wrap(ctx, op, err)
 	}
 	return out, nil
 }
+
+const createThreadSQL = `
+INSERT INTO {{schema}}.threads (id, resource_id, title, metadata, created_at, updated_at)
+VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+ON CONFLICT (id) DO NOTHING
+RETURNING ` + threadCols
 
 const saveThreadSQL = `
 INSERT INTO {{schema}}.threads AS t (id, resource_id, title, metadata, created_at, updated_at)
@@ -63,17 +89,17 @@ ON CONFLICT (id) DO UPDATE
 RETURNING ` + threadCols
 
 // GetThread returns the thread or ErrThreadNotFound.
-func (s *Store) GetThread(ctx context.Context, id string) (core.Thread, error) {
+func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
 	const op = "GetThread"
-	if err := core.ValidateID("threadId", id); err != nil {
-		return core.Thread{}, opError(op, err)
+	if err := store.ValidateID("threadId", id); err != nil {
+		return store.Thread{}, opError(op, err)
 	}
 	t, err := scanThread(s.pool.QueryRow(ctx, s.q.getThread, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return core.Thread{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+		return store.Thread{}, withOp(memerr.CodeThreadNotFound, op, "thread not found")
 	}
 	if err != nil {
-		return core.Thread{}, wrap(ctx, op, err)
+		return store.Thread{}, wrap(ctx, op, err)
 	}
 	return t, nil
 }
@@ -83,11 +109,11 @@ const getThreadSQL = `SELECT ` + threadCols + ` FROM {{schema}}.threads WHERE id
 // ListThreads lists threads by resource and metadata (a jsonb containment
 // test with bound parameters), paged and ordered, with the total count
 // computed in the same query.
-func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.ThreadPage, error) {
+func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
 	const op = "ListThreads"
-	q, err := core.NormalizeThreadQuery(q)
+	q, err := store.NormalizeThreadQuery(q)
 	if err != nil {
-		return core.ThreadPage{}, err
+		return store.ThreadPage{}, err
 	}
 	var args []any
 	arg := func(v any) string {
@@ -101,7 +127,7 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 	if len(q.Metadata) > 0 {
 		filter, err := json.Marshal(q.Metadata)
 		if err != nil {
-			return core.ThreadPage{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "metadata filter is not JSON", Err: err}
+			return store.ThreadPage{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata filter is not JSON", Err: err}
 		}
 		where = append(where, "metadata @> "+arg(string(filter))+"::jsonb")
 	}
@@ -114,13 +140,13 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 		col = "updated_at"
 	}
 	dir := "DESC"
-	if q.Direction == core.Asc {
+	if q.Direction == store.Asc {
 		dir = "ASC"
 	}
 	sql := "SELECT " + threadCols + ", count(*) OVER () FROM " + s.q.threads + cond +
 		" ORDER BY " + col + " " + dir + ", id " + dir
 	offset := 0
-	if q.PerPage != core.PerPageAll {
+	if q.PerPage != store.PerPageAll {
 		offset = math.MaxInt // a page beyond any table (Page*PerPage overflows)
 		if q.Page <= math.MaxInt/q.PerPage {
 			offset = q.Page * q.PerPage
@@ -129,60 +155,60 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 	}
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return core.ThreadPage{}, wrap(ctx, op, err)
+		return store.ThreadPage{}, wrap(ctx, op, err)
 	}
-	page := core.ThreadPage{Threads: []core.Thread{}, Page: q.Page, PerPage: q.PerPage}
+	page := store.ThreadPage{Threads: []store.Thread{}, Page: q.Page, PerPage: q.PerPage}
 	total := int64(-1)
 	for rows.Next() {
 		t, err := scanThreadWith(rows, &total)
 		if err != nil {
 			rows.Close()
-			return core.ThreadPage{}, wrap(ctx, op, err)
+			return store.ThreadPage{}, wrap(ctx, op, err)
 		}
 		page.Threads = append(page.Threads, t)
 	}
 	if err := rows.Err(); err != nil {
-		return core.ThreadPage{}, wrap(ctx, op, err)
+		return store.ThreadPage{}, wrap(ctx, op, err)
 	}
 	if total < 0 {
 		total = 0
 		if offset > 0 { // past the last page: count separately
 			cargs := args
-			if q.PerPage != core.PerPageAll {
+			if q.PerPage != store.PerPageAll {
 				cargs = args[:len(args)-2]
 			}
 			if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM "+s.q.threads+cond, cargs...).Scan(&total); err != nil {
-				return core.ThreadPage{}, wrap(ctx, op, err)
+				return store.ThreadPage{}, wrap(ctx, op, err)
 			}
 		}
 	}
 	page.Total = int(total)
-	page.HasMore = q.PerPage != core.PerPageAll && offset+len(page.Threads) < page.Total
+	page.HasMore = q.PerPage != store.PerPageAll && offset+len(page.Threads) < page.Total
 	return page, nil
 }
 
 // UpdateThread sets the title (when non-nil) and shallow-merges metadata (a
 // nil value deletes the key) in one statement, bumping UpdatedAt.
-func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (core.Thread, error) {
+func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (store.Thread, error) {
 	const op = "UpdateThread"
-	if err := core.ValidateID("threadId", id); err != nil {
-		return core.Thread{}, opError(op, err)
+	if err := store.ValidateID("threadId", id); err != nil {
+		return store.Thread{}, opError(op, err)
 	}
 	set, del, err := splitMerge(metadata)
 	if err != nil {
-		return core.Thread{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
+		return store.Thread{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
 	}
-	var t core.Thread
+	var t store.Thread
 	at := now()
 	err = retry(ctx, func() (err error) {
 		t, err = scanThread(s.pool.QueryRow(ctx, s.q.updateThread, id, title, len(metadata) > 0, set, del, at))
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return core.Thread{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+		return store.Thread{}, withOp(memerr.CodeThreadNotFound, op, "thread not found")
 	}
 	if err != nil {
-		return core.Thread{}, wrap(ctx, op, err)
+		return store.Thread{}, wrap(ctx, op, err)
 	}
 	return t, nil
 }
@@ -199,7 +225,7 @@ RETURNING ` + threadCols
 // thread is no error.
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	const op = "DeleteThread"
-	if err := core.ValidateID("threadId", id); err != nil {
+	if err := store.ValidateID("threadId", id); err != nil {
 		return opError(op, err)
 	}
 	return wrap(ctx, op, retry(ctx, func() error {
@@ -227,12 +253,12 @@ DELETE FROM {{schema}}.observations WHERE key = 'thread:' || $1::text`
 )
 
 // scanThread reads one row of threadCols.
-func scanThread(row pgx.Row) (core.Thread, error) { return scanThreadWith(row, nil) }
+func scanThread(row pgx.Row) (store.Thread, error) { return scanThreadWith(row, nil) }
 
 // scanThreadWith reads threadCols followed by the extra destinations.
-func scanThreadWith(row pgx.Row, extra ...any) (core.Thread, error) {
+func scanThreadWith(row pgx.Row, extra ...any) (store.Thread, error) {
 	var (
-		t              core.Thread
+		t              store.Thread
 		meta, boundary []byte
 	)
 	dest := []any{&t.ID, &t.ResourceID, &t.Title, &meta, &t.CreatedAt, &t.UpdatedAt, &boundary}
@@ -242,15 +268,15 @@ func scanThreadWith(row pgx.Row, extra ...any) (core.Thread, error) {
 		}
 	}
 	if err := row.Scan(dest...); err != nil {
-		return core.Thread{}, err
+		return store.Thread{}, err
 	}
 	t.CreatedAt, t.UpdatedAt = t.CreatedAt.UTC(), t.UpdatedAt.UTC()
 	var err error
 	if t.Metadata, err = decodeMap(meta); err != nil {
-		return core.Thread{}, err
+		return store.Thread{}, err
 	}
 	if t.Boundary, err = decodeBoundary(boundary); err != nil {
-		return core.Thread{}, err
+		return store.Thread{}, err
 	}
 	return t, nil
 }

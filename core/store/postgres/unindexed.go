@@ -3,7 +3,8 @@ package postgres
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // MarkUnindexed records markers for the stored messages among ids in one
@@ -49,9 +50,9 @@ const clearUnindexedSQL = `DELETE FROM {{schema}}.unindexed WHERE message_id = A
 
 // ListUnindexed returns the oldest marked messages of a resource (or of all)
 // in one statement.
-func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]core.Message, error) {
+func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]message.Message, error) {
 	const op = "ListUnindexed"
-	if err := core.ValidateUnindexedQuery(resourceID, limit); err != nil {
+	if err := store.ValidateUnindexedQuery(resourceID, limit); err != nil {
 		return nil, err
 	}
 	return s.queryMessages(ctx, op, s.q.listUnindexed, resourceID, int64(limit))

@@ -7,25 +7,26 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/jackc/pgx/v5"
 )
 
 const resourceCols = "id, COALESCE(working_memory, ''), metadata, created_at, updated_at"
 
 // GetResource returns the resource or ErrNotFound.
-func (s *Store) GetResource(ctx context.Context, id string) (core.Resource, error) {
+func (s *Store) GetResource(ctx context.Context, id string) (store.Resource, error) {
 	const op = "GetResource"
-	if err := core.ValidateID("resourceId", id); err != nil {
-		return core.Resource{}, opError(op, err)
+	if err := store.ValidateID("resourceId", id); err != nil {
+		return store.Resource{}, opError(op, err)
 	}
 	r, err := scanResource(s.pool.QueryRow(ctx, s.q.getResource, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return core.Resource{}, withOp(core.CodeNotFound, op, "resource not found")
+		return store.Resource{}, withOp(memerr.CodeNotFound, op, "resource not found")
 	}
 	if err != nil {
-		return core.Resource{}, wrap(ctx, op, err)
+		return store.Resource{}, wrap(ctx, op, err)
 	}
 	return r, nil
 }
@@ -34,23 +35,23 @@ const getResourceSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.resources WH
 
 // UpdateResource creates the resource if missing and shallow-merges metadata
 // (a nil value deletes the key), in one upsert.
-func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (core.Resource, error) {
+func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (store.Resource, error) {
 	const op = "UpdateResource"
-	if err := core.ValidateID("resourceId", id); err != nil {
-		return core.Resource{}, opError(op, err)
+	if err := store.ValidateID("resourceId", id); err != nil {
+		return store.Resource{}, opError(op, err)
 	}
 	set, del, err := splitMerge(metadata)
 	if err != nil {
-		return core.Resource{}, &core.Error{Code: core.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
+		return store.Resource{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
 	}
-	var r core.Resource
+	var r store.Resource
 	at := now()
 	err = retry(ctx, func() (err error) {
 		r, err = scanResource(s.pool.QueryRow(ctx, s.q.updateResource, id, metadata != nil, set, del, at))
 		return err
 	})
 	if err != nil {
-		return core.Resource{}, wrap(ctx, op, err)
+		return store.Resource{}, wrap(ctx, op, err)
 	}
 	return r, nil
 }
@@ -66,24 +67,24 @@ RETURNING ` + resourceCols
 // GetWorkingMemory returns the working memory of a thread or resource; a
 // never-written one has Version 0. A missing thread is ErrThreadNotFound; a
 // missing resource is simply never written.
-func (s *Store) GetWorkingMemory(ctx context.Context, scope core.Scope, id string) (core.WorkingMemory, error) {
+func (s *Store) GetWorkingMemory(ctx context.Context, scope store.Scope, id string) (store.WorkingMemory, error) {
 	const op = "GetWorkingMemory"
 	sql, err := s.wmQuery(op, scope, id, s.q.getThreadWM, s.q.getResourceWM)
 	if err != nil {
-		return core.WorkingMemory{}, err
+		return store.WorkingMemory{}, err
 	}
 	var (
-		wm core.WorkingMemory
+		wm store.WorkingMemory
 		at *time.Time
 	)
 	err = s.pool.QueryRow(ctx, sql, id).Scan(&wm.Data, &wm.Version, &at)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows) && scope == core.ScopeThread:
-		return core.WorkingMemory{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+	case errors.Is(err, pgx.ErrNoRows) && scope == store.ScopeThread:
+		return store.WorkingMemory{}, withOp(memerr.CodeThreadNotFound, op, "thread not found")
 	case errors.Is(err, pgx.ErrNoRows):
-		return core.WorkingMemory{}, nil
+		return store.WorkingMemory{}, nil
 	case err != nil:
-		return core.WorkingMemory{}, wrap(ctx, op, err)
+		return store.WorkingMemory{}, wrap(ctx, op, err)
 	}
 	wm.UpdatedAt = timeOrZero(at)
 	return wm, nil
@@ -98,14 +99,14 @@ const (
 // as one compare-and-set statement, and returns the new version; otherwise
 // ErrConflict. Resource scope creates the resource (expectVersion 0); thread
 // scope needs the thread (ErrThreadNotFound).
-func (s *Store) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data string, expectVersion int64) (core.WorkingMemory, error) {
+func (s *Store) PutWorkingMemory(ctx context.Context, scope store.Scope, id, data string, expectVersion int64) (store.WorkingMemory, error) {
 	const op = "PutWorkingMemory"
 	sql, err := s.wmQuery(op, scope, id, s.q.putThreadWM, s.q.putResourceWM)
 	if err != nil {
-		return core.WorkingMemory{}, err
+		return store.WorkingMemory{}, err
 	}
 	if !utf8.ValidString(data) || strings.IndexByte(data, 0) >= 0 {
-		return core.WorkingMemory{}, core.Errorf(core.CodeInvalidArgument, op, "working memory must be valid UTF-8 without NUL")
+		return store.WorkingMemory{}, memerr.Errorf(memerr.CodeInvalidArgument, op, "working memory must be valid UTF-8 without NUL")
 	}
 	var (
 		version *int64
@@ -116,15 +117,15 @@ func (s *Store) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data
 	if err := retry(ctx, func() error {
 		return s.pool.QueryRow(ctx, sql, id, data, expectVersion, ts).Scan(&version, &at, &exists)
 	}); err != nil {
-		return core.WorkingMemory{}, wrap(ctx, op, err)
+		return store.WorkingMemory{}, wrap(ctx, op, err)
 	}
 	if version == nil {
-		if scope == core.ScopeThread && !exists {
-			return core.WorkingMemory{}, withOp(core.CodeThreadNotFound, op, "thread not found")
+		if scope == store.ScopeThread && !exists {
+			return store.WorkingMemory{}, withOp(memerr.CodeThreadNotFound, op, "thread not found")
 		}
-		return core.WorkingMemory{}, withOp(core.CodeConflict, op, "working memory version changed")
+		return store.WorkingMemory{}, withOp(memerr.CodeConflict, op, "working memory version changed")
 	}
-	return core.WorkingMemory{Data: data, Version: *version, UpdatedAt: timeOrZero(at)}, nil
+	return store.WorkingMemory{Data: data, Version: *version, UpdatedAt: timeOrZero(at)}, nil
 }
 
 // The subqueries outside u read the snapshot before the update, so exists
@@ -155,30 +156,30 @@ SELECT (SELECT wm_version FROM u), (SELECT wm_updated_at FROM u),
 )
 
 // wmQuery validates scope and id and picks the statement for the scope.
-func (s *Store) wmQuery(op string, scope core.Scope, id, thread, resource string) (string, error) {
+func (s *Store) wmQuery(op string, scope store.Scope, id, thread, resource string) (string, error) {
 	switch scope {
-	case core.ScopeThread:
-		if err := core.ValidateID("threadId", id); err != nil {
+	case store.ScopeThread:
+		if err := store.ValidateID("threadId", id); err != nil {
 			return "", opError(op, err)
 		}
 		return thread, nil
-	case core.ScopeResource:
-		if err := core.ValidateID("resourceId", id); err != nil {
+	case store.ScopeResource:
+		if err := store.ValidateID("resourceId", id); err != nil {
 			return "", opError(op, err)
 		}
 		return resource, nil
 	}
-	return "", core.Errorf(core.CodeInvalidArgument, op, "scope must be %q or %q, got %q", core.ScopeThread, core.ScopeResource, scope)
+	return "", memerr.Errorf(memerr.CodeInvalidArgument, op, "scope must be %q or %q, got %q", store.ScopeThread, store.ScopeResource, scope)
 }
 
 // scanResource reads one row of resourceCols.
-func scanResource(row pgx.Row) (core.Resource, error) {
+func scanResource(row pgx.Row) (store.Resource, error) {
 	var (
-		r    core.Resource
+		r    store.Resource
 		meta []byte
 	)
 	if err := row.Scan(&r.ID, &r.WorkingMemory, &meta, &r.CreatedAt, &r.UpdatedAt); err != nil {
-		return core.Resource{}, err
+		return store.Resource{}, err
 	}
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
 	var err error

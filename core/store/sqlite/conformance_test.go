@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/sqlite"
-	"github.com/agentmem/agentmem/core/storetest"
+	"github.com/agentmem/agentmem/core/store/storetest"
 )
 
 func open(t *testing.T, path string) *sqlite.Store {

@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 const messageCols = `seq, id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding`
@@ -18,9 +20,9 @@ const messageCols = `seq, id, thread_id, resource_id, role, type, content, creat
 // maxIn bounds the size of IN lists (SQLite's variable limit is far higher).
 const maxIn = 500
 
-func scanMessage(sc scanner) (core.Message, error) {
+func scanMessage(sc scanner) (message.Message, error) {
 	var (
-		m       core.Message
+		m       message.Message
 		role    string
 		content []byte
 		created int64
@@ -28,20 +30,20 @@ func scanMessage(sc scanner) (core.Message, error) {
 	if err := sc.Scan(&m.Seq, &m.ID, &m.ThreadID, &m.ResourceID, &role, &m.Type, &content, &created, &m.Tokens, &m.TokenEncoding); err != nil {
 		return m, err
 	}
-	m.Role, m.CreatedAt = core.Role(role), fromMicro(created)
+	m.Role, m.CreatedAt = message.Role(role), fromMicro(created)
 	if err := json.Unmarshal(content, &m.Content); err != nil {
 		return m, fmt.Errorf("decode content of message %q: %w", m.ID, err)
 	}
 	return m, nil
 }
 
-func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]core.Message, error) {
+func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]message.Message, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []core.Message
+	var out []message.Message
 	for rows.Next() {
 		m, err := scanMessage(rows)
 		if err != nil {
@@ -52,17 +54,17 @@ func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) (
 	return out, rows.Err()
 }
 
-func validateMessage(op string, i int, m *core.Message) error {
+func validateMessage(op string, i int, m *message.Message) error {
 	for _, c := range []struct{ name, v string }{{"id", m.ID}, {"threadId", m.ThreadID}, {"resourceId", m.ResourceID}} {
-		if err := core.ValidateID(c.name, c.v); err != nil {
+		if err := store.ValidateID(c.name, c.v); err != nil {
 			return withOp(op, err)
 		}
 	}
 	if m.Role == "" {
-		return core.Errorf(core.CodeInvalidMessage, op, "message %d (%q) has no role", i, m.ID)
+		return memerr.Errorf(memerr.CodeInvalidMessage, op, "message %d (%q) has no role", i, m.ID)
 	}
 	if m.CreatedAt.IsZero() {
-		return core.Errorf(core.CodeInvalidMessage, op, "message %d (%q) has no createdAt", i, m.ID)
+		return memerr.Errorf(memerr.CodeInvalidMessage, op, "message %d (%q) has no createdAt", i, m.ID)
 	}
 	return nil
 }
@@ -70,10 +72,10 @@ func validateMessage(op string, i int, m *core.Message) error {
 // SaveMessages upserts msgs in one transaction (all or none), checking that
 // every thread exists and belongs to the message's resource, and that an
 // existing message is not taken over by another resource.
-func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	if len(msgs) == 0 {
-		return []core.Message{}, nil
+		return []message.Message{}, nil
 	}
 	contents := make([]string, len(msgs))
 	for i := range msgs {
@@ -82,11 +84,11 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 		}
 		b, err := json.Marshal(msgs[i].Content)
 		if err != nil {
-			return nil, core.Errorf(core.CodeInvalidMessage, op, "message %q: content is not JSON: %v", msgs[i].ID, err)
+			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q: content is not JSON: %v", msgs[i].ID, err)
 		}
 		contents[i] = string(b)
 	}
-	out := make([]core.Message, len(msgs))
+	out := make([]message.Message, len(msgs))
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		owners := map[string]string{} // thread id -> resource id
 		for _, m := range msgs {
@@ -94,7 +96,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 			if !ok {
 				err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, m.ThreadID).Scan(&owner)
 				if errors.Is(err, sql.ErrNoRows) {
-					return core.Errorf(core.CodeThreadNotFound, op, "thread %q not found", m.ThreadID)
+					return memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q not found", m.ThreadID)
 				}
 				if err != nil {
 					return err
@@ -102,7 +104,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 				owners[m.ThreadID] = owner
 			}
 			if owner != m.ResourceID {
-				return core.Errorf(core.CodeResourceMismatch, op, "thread %q does not belong to resource %q", m.ThreadID, m.ResourceID)
+				return memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q does not belong to resource %q", m.ThreadID, m.ResourceID)
 			}
 		}
 		old, err := tx.PrepareContext(ctx, `SELECT thread_id, resource_id FROM messages WHERE id = ?`)
@@ -128,7 +130,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.M
 			case err != nil:
 				return err
 			case oldResource != m.ResourceID:
-				return core.Errorf(core.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
+				return memerr.Errorf(memerr.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
 			default:
 				touched[oldThread] = true
 			}
@@ -171,9 +173,9 @@ func bumpThreads(ctx context.Context, tx *sql.Tx, ids []string, now int64) error
 
 // GetMessages returns the messages with the given ids in (CreatedAt, Seq)
 // order; unknown ids are skipped.
-func (s *Store) GetMessages(ctx context.Context, ids []string) ([]core.Message, error) {
+func (s *Store) GetMessages(ctx context.Context, ids []string) ([]message.Message, error) {
 	const op = "GetMessages"
-	var out []core.Message
+	var out []message.Message
 	err := s.read(ctx, op, func(tx *sql.Tx) error {
 		for _, c := range chunk(dedup(ids), maxIn) {
 			ms, err := queryMessages(ctx, tx, `SELECT `+messageCols+` FROM messages WHERE id IN (`+placeholders(len(c))+`)`, anyArgs(c)...)
@@ -203,8 +205,8 @@ func dedup(ids []string) []string {
 	return out
 }
 
-func sortMessages(ms []core.Message) {
-	sort.Slice(ms, func(i, j int) bool { return core.Less(&ms[i], &ms[j]) })
+func sortMessages(ms []message.Message) {
+	sort.Slice(ms, func(i, j int) bool { return message.Less(&ms[i], &ms[j]) })
 }
 
 // DeleteMessages deletes messages by id and bumps the UpdatedAt of their threads.
@@ -239,19 +241,19 @@ func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 	})
 }
 
-// ListMessages selects messages of one thread; see core.MessageQuery.
-func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.MessagePage, error) {
+// ListMessages selects messages of one thread; see store.MessageQuery.
+func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
 	const op = "ListMessages"
-	q, err := core.NormalizeMessageQuery(q)
+	q, err := store.NormalizeMessageQuery(q)
 	if err != nil {
-		return core.MessagePage{}, withOp(op, err)
+		return store.MessagePage{}, withOp(op, err)
 	}
 	if q.ResourceID != "" {
-		if err := core.ValidateID("resourceId", q.ResourceID); err != nil {
-			return core.MessagePage{}, withOp(op, err)
+		if err := store.ValidateID("resourceId", q.ResourceID); err != nil {
+			return store.MessagePage{}, withOp(op, err)
 		}
 	}
-	var page core.MessagePage
+	var page store.MessagePage
 	err = s.read(ctx, op, func(tx *sql.Tx) error {
 		where, args := messageFilter(q)
 		if q.IncludeTotal {
@@ -274,17 +276,17 @@ func (s *Store) ListMessages(ctx context.Context, q core.MessageQuery) (core.Mes
 		return err
 	})
 	if err != nil {
-		return core.MessagePage{}, err
+		return store.MessagePage{}, err
 	}
 	if page.Messages == nil {
-		page.Messages = []core.Message{}
+		page.Messages = []message.Message{}
 	}
 	return page, nil
 }
 
 // messageFilter is the WHERE clause of the listed selection: thread,
 // resource, date range and the keyset cursor, all index-range friendly.
-func messageFilter(q core.MessageQuery) (string, []any) {
+func messageFilter(q store.MessageQuery) (string, []any) {
 	conds := []string{`thread_id = ?`}
 	args := []any{q.ThreadID}
 	if q.ResourceID != "" {
@@ -317,10 +319,10 @@ func messageFilter(q core.MessageQuery) (string, []any) {
 
 // listQuery returns the query of the listed page; ok is false when the page
 // is empty by definition (PerPage 0 or an offset beyond any table).
-func listQuery(q core.MessageQuery) (query string, args []any, ok bool) {
+func listQuery(q store.MessageQuery) (query string, args []any, ok bool) {
 	where, args := messageFilter(q)
 	dir := "ASC"
-	if q.Direction == core.Desc {
+	if q.Direction == store.Desc {
 		dir = "DESC"
 	}
 	limit, offset := int64(-1), int64(0)
@@ -342,7 +344,7 @@ func listQuery(q core.MessageQuery) (query string, args []any, ok bool) {
 // q.ResourceID when set), the target, up to Before messages before it and up
 // to After messages after it, in the target's own thread; deduplicated
 // against listed and returned chronologically.
-func includeWindows(ctx context.Context, tx *sql.Tx, q core.MessageQuery, listed []core.Message) ([]core.Message, error) {
+func includeWindows(ctx context.Context, tx *sql.Tx, q store.MessageQuery, listed []message.Message) ([]message.Message, error) {
 	if len(q.Include) == 0 {
 		return nil, nil
 	}
@@ -354,7 +356,7 @@ func includeWindows(ctx context.Context, tx *sql.Tx, q core.MessageQuery, listed
 	if q.ResourceID != "" {
 		res, resArgs = ` AND resource_id = ?`, []any{q.ResourceID}
 	}
-	var out []core.Message
+	var out []message.Message
 	for _, inc := range q.Include {
 		var thread string
 		var created, seq int64

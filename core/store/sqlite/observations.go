@@ -6,18 +6,20 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // ListResourceMessages lists messages of every thread of a resource, through
 // the per-thread index (the unobserved tail is small).
-func (s *Store) ListResourceMessages(ctx context.Context, q core.ResourceMessageQuery) ([]core.Message, error) {
+func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]message.Message, error) {
 	const op = "ListResourceMessages"
-	if err := core.ValidateResourceMessageQuery(q); err != nil {
+	if err := store.ValidateResourceMessageQuery(q); err != nil {
 		return nil, err
 	}
 	dir := "ASC"
-	if q.Direction == core.Desc {
+	if q.Direction == store.Desc {
 		dir = "DESC"
 	}
 	query := `SELECT ` + messageCols + ` FROM messages
@@ -27,7 +29,7 @@ func (s *Store) ListResourceMessages(ctx context.Context, q core.ResourceMessage
 	if !q.Since.IsZero() {
 		since = ceilMicro(q.Since)
 	}
-	var out []core.Message
+	var out []message.Message
 	err := s.read(ctx, op, func(tx *sql.Tx) error {
 		var err error
 		out, err = queryMessages(ctx, tx, query, q.ResourceID, q.ResourceID, since, q.Limit)
@@ -37,16 +39,16 @@ func (s *Store) ListResourceMessages(ctx context.Context, q core.ResourceMessage
 		return nil, err
 	}
 	if out == nil {
-		out = []core.Message{}
+		out = []message.Message{}
 	}
 	return out, nil
 }
 
 const obsCols = `key, observations, observation_tokens, generation, last_observed_at, observed_message_ids, version, updated_at`
 
-func scanObservation(sc scanner) (core.ObservationRecord, error) {
+func scanObservation(sc scanner) (store.ObservationRecord, error) {
 	var (
-		r       core.ObservationRecord
+		r       store.ObservationRecord
 		last    sql.NullInt64
 		ids     string
 		updated int64
@@ -69,28 +71,28 @@ func scanObservation(sc scanner) (core.ObservationRecord, error) {
 
 func getObservations(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, key string) (core.ObservationRecord, error) {
+}, key string) (store.ObservationRecord, error) {
 	r, err := scanObservation(q.QueryRowContext(ctx, `SELECT `+obsCols+` FROM observations WHERE key = ?`, key))
 	if errors.Is(err, sql.ErrNoRows) {
-		return core.ObservationRecord{Key: key}, nil
+		return store.ObservationRecord{Key: key}, nil
 	}
 	return r, err
 }
 
 // GetObservations returns the record under key, or the zero record.
-func (s *Store) GetObservations(ctx context.Context, key string) (core.ObservationRecord, error) {
+func (s *Store) GetObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
 	const op = "GetObservations"
-	if _, _, err := core.ParseObservationKey(key); err != nil {
-		return core.ObservationRecord{}, withOp(op, err)
+	if _, _, err := store.ParseObservationKey(key); err != nil {
+		return store.ObservationRecord{}, withOp(op, err)
 	}
 	r, err := getObservations(ctx, s.r, key)
 	if err != nil {
-		return core.ObservationRecord{}, withOp(op, err)
+		return store.ObservationRecord{}, withOp(op, err)
 	}
 	return r, nil
 }
 
-func nullMicro(r core.ObservationRecord) any {
+func nullMicro(r store.ObservationRecord) any {
 	if r.LastObservedAt.IsZero() {
 		return nil
 	}
@@ -107,18 +109,18 @@ func encodeIDs(ids []string) string {
 
 // PutObservations writes rec by compare-and-set on the version inside one
 // IMMEDIATE transaction, archiving the active generation on a reflection.
-func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord, expectVersion int64) (core.ObservationRecord, error) {
+func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord, expectVersion int64) (store.ObservationRecord, error) {
 	const op = "PutObservations"
-	scope, id, err := core.ParseObservationKey(rec.Key)
+	scope, id, err := store.ParseObservationKey(rec.Key)
 	if err != nil {
-		return core.ObservationRecord{}, withOp(op, err)
+		return store.ObservationRecord{}, withOp(op, err)
 	}
 	rec = rec.Clone()
 	if !rec.LastObservedAt.IsZero() {
 		rec.LastObservedAt = fromMicro(floorMicro(rec.LastObservedAt))
 	}
 	err = s.write(ctx, op, func(tx *sql.Tx) error {
-		if scope == core.ScopeThread {
+		if scope == store.ScopeThread {
 			if _, err := getThread(ctx, tx, op, id); err != nil {
 				return err
 			}
@@ -128,9 +130,9 @@ func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord,
 			return err
 		}
 		if cur.Version != expectVersion {
-			return core.Errorf(core.CodeConflict, op, "observations of %s are at version %d, not %d", rec.Key, cur.Version, expectVersion)
+			return memerr.Errorf(memerr.CodeConflict, op, "observations of %s are at version %d, not %d", rec.Key, cur.Version, expectVersion)
 		}
-		archive, err := core.CheckObservationWrite(cur, rec)
+		archive, err := store.CheckObservationWrite(cur, rec)
 		if err != nil {
 			return err
 		}
@@ -153,18 +155,18 @@ func (s *Store) PutObservations(ctx context.Context, rec core.ObservationRecord,
 		return err
 	})
 	if err != nil {
-		return core.ObservationRecord{}, err
+		return store.ObservationRecord{}, err
 	}
 	return rec, nil
 }
 
 // ListObservationGenerations returns the archived generations, oldest first.
-func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]core.ObservationRecord, error) {
+func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]store.ObservationRecord, error) {
 	const op = "ListObservationGenerations"
-	if _, _, err := core.ParseObservationKey(key); err != nil {
+	if _, _, err := store.ParseObservationKey(key); err != nil {
 		return nil, withOp(op, err)
 	}
-	var out []core.ObservationRecord
+	var out []store.ObservationRecord
 	err := s.read(ctx, op, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT `+obsCols+` FROM observation_generations WHERE key = ? ORDER BY generation`, key)
 		if err != nil {

@@ -1,4 +1,4 @@
-// Package sqlite is a core.Store on an embedded SQLite database, using the
+// Package sqlite is a store.Store on an embedded SQLite database, using the
 // pure-Go driver modernc.org/sqlite (no cgo).
 //
 // The database runs in WAL mode with a busy timeout, foreign keys on and
@@ -20,7 +20,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -48,14 +49,14 @@ func WithReadConns(n int) Option { return func(c *config) { c.readConns = n } }
 // WithClock sets the clock used for UpdatedAt stamps (default time.Now).
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
 
-// Store is a core.Store backed by SQLite. It is safe for concurrent use.
+// Store is a store.Store backed by SQLite. It is safe for concurrent use.
 type Store struct {
 	w   *sql.DB // writer: one connection, BEGIN IMMEDIATE transactions
 	r   *sql.DB // readers; the same as w for in-memory databases
 	now func() time.Time
 }
 
-var _ core.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // Open opens (creating if needed) the database at path and migrates its
 // schema. path is a file name, a "file:" URI, or ":memory:".
@@ -65,7 +66,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		o(&cfg)
 	}
 	if path == "" {
-		return nil, core.Errorf(core.CodeInvalidConfig, "Open", "sqlite path must not be empty")
+		return nil, memerr.Errorf(memerr.CodeInvalidConfig, "Open", "sqlite path must not be empty")
 	}
 	if cfg.readConns < 1 {
 		cfg.readConns = 1
@@ -73,7 +74,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	s := &Store{now: cfg.now}
 	var err error
 	if s.w, err = sql.Open("sqlite", dsn(path, cfg, true)); err != nil {
-		return nil, core.WrapStorage("Open", err)
+		return nil, memerr.WrapStorage("Open", err)
 	}
 	s.w.SetMaxOpenConns(1)
 	s.w.SetMaxIdleConns(1)
@@ -84,14 +85,14 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	} else {
 		if s.r, err = sql.Open("sqlite", dsn(path, cfg, false)); err != nil {
 			s.w.Close()
-			return nil, core.WrapStorage("Open", err)
+			return nil, memerr.WrapStorage("Open", err)
 		}
 		s.r.SetMaxOpenConns(cfg.readConns)
 		s.r.SetMaxIdleConns(cfg.readConns)
 	}
 	if err := migrateRetrying(ctx, s.w, cfg.busyTimeout); err != nil {
 		s.Close()
-		return nil, core.WrapStorage("Open", err)
+		return nil, memerr.WrapStorage("Open", err)
 	}
 	return s, nil
 }
@@ -126,7 +127,7 @@ func (s *Store) Close() error {
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())
 	}
-	return core.WrapStorage("Close", err)
+	return memerr.WrapStorage("Close", err)
 }
 
 func isMemory(path string) bool {
@@ -164,32 +165,32 @@ func dsn(path string, cfg config, writer bool) string {
 func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return core.WrapStorage(op, err)
+		return memerr.WrapStorage(op, err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		return withOp(op, err)
 	}
-	return core.WrapStorage(op, tx.Commit())
+	return memerr.WrapStorage(op, tx.Commit())
 }
 
 // read runs fn in a deferred (snapshot) read transaction.
 func (s *Store) read(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return core.WrapStorage(op, err)
+		return memerr.WrapStorage(op, err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	return withOp(op, fn(tx))
 }
 
 // withOp wraps driver errors as storage errors and fills in a missing Op of
-// an *core.Error (copying it, never mutating shared values).
+// an *memerr.Error (copying it, never mutating shared values).
 func withOp(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *core.Error
+	var e *memerr.Error
 	if errors.As(err, &e) {
 		if e.Op == "" {
 			c := *e
@@ -198,7 +199,7 @@ func withOp(op string, err error) error {
 		}
 		return err
 	}
-	return core.WrapStorage(op, err)
+	return memerr.WrapStorage(op, err)
 }
 
 // stamp returns the current time at storage precision.

@@ -42,7 +42,7 @@ func thread(t *testing.T, s *Store, id, res string) {
 	}
 }
 
-func message(id, th, res, text string, ts time.Time) core.Message {
+func msgAt(id, th, res, text string, ts time.Time) core.Message {
 	m := core.NewMessage(core.RoleUser, text)
 	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = id, th, res, ts
 	return m
@@ -51,7 +51,7 @@ func message(id, th, res, text string, ts time.Time) core.Message {
 func TestMemoryDB(t *testing.T) {
 	s := openFile(t, ":memory:")
 	thread(t, s, "t1", "r1")
-	if _, err := s.SaveMessages(bg(), []core.Message{message("m1", "t1", "r1", "hi", at(1))}); err != nil {
+	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("m1", "t1", "r1", "hi", at(1))}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t1", PerPage: core.PerPageAll, Include: []core.Include{{ID: "m1", Before: 1}}})
@@ -72,7 +72,7 @@ func TestMigrationsIdempotentAndReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	thread(t, s, "t1", "r1")
-	saved, err := s.SaveMessages(bg(), []core.Message{message("m1", "t1", "r1", "hello", at(1))})
+	saved, err := s.SaveMessages(bg(), []core.Message{msgAt("m1", "t1", "r1", "hello", at(1))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestSharedRaces(t *testing.T) {
 			if _, err := s.AdvanceBoundary(bg(), "t1", "r1", core.Boundary{CreatedAt: at(5), MessageIDs: []string{id}, MaxTokens: 100}); err != nil {
 				t.Error(err)
 			}
-			if _, err := s.SaveMessages(bg(), []core.Message{message(id, "t1", "r1", id, at(i))}); err != nil {
+			if _, err := s.SaveMessages(bg(), []core.Message{msgAt(id, "t1", "r1", id, at(i))}); err != nil {
 				t.Error(err)
 			}
 			for {
@@ -266,11 +266,11 @@ func TestFailingBatchWritesNothing(t *testing.T) {
 	thread(t, s, "t2", "r2")
 	before, _ := s.GetThread(bg(), "t1")
 	bad := [][]core.Message{
-		{message("a", "t1", "r1", "a", at(1)), message("b", "missing", "r1", "b", at(2))},
-		{message("a", "t1", "r1", "a", at(1)), message("b", "t2", "r1", "b", at(2))},
-		{message("a", "t1", "r1", "a", at(1)), {ID: "b", ThreadID: "t1", ResourceID: "r1", CreatedAt: at(2)}},
-		{message("a", "t1", "r1", "a", at(1)), message("b", "t1", "r1", "b", time.Time{})},
-		{message("a", "t1", "r1", "a", at(1)), message(" ", "t1", "r1", "b", at(2))},
+		{msgAt("a", "t1", "r1", "a", at(1)), msgAt("b", "missing", "r1", "b", at(2))},
+		{msgAt("a", "t1", "r1", "a", at(1)), msgAt("b", "t2", "r1", "b", at(2))},
+		{msgAt("a", "t1", "r1", "a", at(1)), {ID: "b", ThreadID: "t1", ResourceID: "r1", CreatedAt: at(2)}},
+		{msgAt("a", "t1", "r1", "a", at(1)), msgAt("b", "t1", "r1", "b", time.Time{})},
+		{msgAt("a", "t1", "r1", "a", at(1)), msgAt(" ", "t1", "r1", "b", at(2))},
 	}
 	want := []error{core.ErrThreadNotFound, core.ErrResourceMismatch, core.ErrInvalidMessage, core.ErrInvalidMessage, core.ErrInvalidArgument}
 	for i, batch := range bad {
@@ -287,10 +287,10 @@ func TestFailingBatchWritesNothing(t *testing.T) {
 		t.Fatalf("failed batch bumped updatedAt")
 	}
 	// A message may not be taken over by another resource.
-	if _, err := s.SaveMessages(bg(), []core.Message{message("a", "t1", "r1", "a", at(1))}); err != nil {
+	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("a", "t1", "r1", "a", at(1))}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SaveMessages(bg(), []core.Message{message("a", "t2", "r2", "hijack", at(1))}); !errors.Is(err, core.ErrResourceMismatch) {
+	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("a", "t2", "r2", "hijack", at(1))}); !errors.Is(err, core.ErrResourceMismatch) {
 		t.Fatalf("cross-resource upsert: %v", err)
 	}
 }
@@ -304,7 +304,7 @@ func TestInjectionAsData(t *testing.T) {
 		if _, err := s.SaveThread(bg(), core.Thread{ID: id, ResourceID: res, Title: id, Metadata: meta, CreatedAt: at(i)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.SaveMessages(bg(), []core.Message{message(id+"m", id, res, id, at(i))}); err != nil {
+		if _, err := s.SaveMessages(bg(), []core.Message{msgAt(id+"m", id, res, id, at(i))}); err != nil {
 			t.Fatal(err)
 		}
 		th, err := s.GetThread(bg(), id)
@@ -330,7 +330,7 @@ func TestLargeMessage(t *testing.T) {
 	s := openTemp(t)
 	thread(t, s, "t1", "r1")
 	big := strings.Repeat("0123456789abcdef", 5<<20/16)
-	if _, err := s.SaveMessages(bg(), []core.Message{message("big", "t1", "r1", big, at(1))}); err != nil {
+	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("big", "t1", "r1", big, at(1))}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.GetMessages(bg(), []string{"big"})
@@ -342,7 +342,7 @@ func TestLargeMessage(t *testing.T) {
 func TestSubMicrosecondBounds(t *testing.T) {
 	s := openTemp(t)
 	thread(t, s, "t1", "r1")
-	if _, err := s.SaveMessages(bg(), []core.Message{message("m", "t1", "r1", "x", at(1))}); err != nil {
+	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("m", "t1", "r1", "x", at(1))}); err != nil {
 		t.Fatal(err)
 	}
 	half := at(1).Add(500 * time.Nanosecond)
@@ -375,7 +375,7 @@ func TestCursorSameTimestamp(t *testing.T) {
 	thread(t, s, "t1", "r1")
 	var batch []core.Message
 	for i := range 5 {
-		batch = append(batch, message(fmt.Sprintf("m%d", i), "t1", "r1", "x", at(1)))
+		batch = append(batch, msgAt(fmt.Sprintf("m%d", i), "t1", "r1", "x", at(1)))
 	}
 	saved, err := s.SaveMessages(bg(), batch)
 	if err != nil {

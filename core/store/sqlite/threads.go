@@ -10,14 +10,15 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 const threadCols = `id, resource_id, title, metadata, created_at, updated_at, boundary`
 
-func scanThread(sc scanner) (core.Thread, error) {
+func scanThread(sc scanner) (store.Thread, error) {
 	var (
-		t                  core.Thread
+		t                  store.Thread
 		meta, boundary     sql.NullString
 		created, updatedAt int64
 	)
@@ -30,7 +31,7 @@ func scanThread(sc scanner) (core.Thread, error) {
 		return t, err
 	}
 	if boundary.Valid {
-		var b core.Boundary
+		var b store.Boundary
 		if err := json.Unmarshal([]byte(boundary.String), &b); err != nil {
 			return t, fmt.Errorf("decode boundary of thread %q: %w", t.ID, err)
 		}
@@ -57,7 +58,7 @@ func encodeMeta(op string, m map[string]any) (any, error) {
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		return nil, core.Errorf(core.CodeInvalidArgument, op, "metadata is not JSON: %v", err)
+		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "metadata is not JSON: %v", err)
 	}
 	return string(b), nil
 }
@@ -83,27 +84,36 @@ func mergeMeta(old, patch map[string]any) map[string]any {
 
 func getThread(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, op, id string) (core.Thread, error) {
+}, op, id string) (store.Thread, error) {
 	t, err := scanThread(q.QueryRowContext(ctx, `SELECT `+threadCols+` FROM threads WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return t, core.Errorf(core.CodeThreadNotFound, op, "thread %q not found", id)
+		return t, memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q not found", id)
 	}
 	return t, err
 }
 
 // SaveThread inserts or replaces a thread; an existing thread keeps its
 // CreatedAt, Boundary and working memory and may not change resource.
-func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, error) {
-	const op = "SaveThread"
-	if err := core.ValidateID("threadId", t.ID); err != nil {
-		return core.Thread{}, withOp(op, err)
+func (s *Store) SaveThread(ctx context.Context, t store.Thread) (store.Thread, error) {
+	return s.putThread(ctx, "SaveThread", t, false)
+}
+
+// CreateThread inserts t; an existing id (of any resource) is
+// ErrThreadExists and nothing is written.
+func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread, error) {
+	return s.putThread(ctx, "CreateThread", t, true)
+}
+
+func (s *Store) putThread(ctx context.Context, op string, t store.Thread, create bool) (store.Thread, error) {
+	if err := store.ValidateID("threadId", t.ID); err != nil {
+		return store.Thread{}, withOp(op, err)
 	}
-	if err := core.ValidateID("resourceId", t.ResourceID); err != nil {
-		return core.Thread{}, withOp(op, err)
+	if err := store.ValidateID("resourceId", t.ResourceID); err != nil {
+		return store.Thread{}, withOp(op, err)
 	}
 	meta, err := encodeMeta(op, t.Metadata)
 	if err != nil {
-		return core.Thread{}, err
+		return store.Thread{}, err
 	}
 	now := s.stamp()
 	created, updated := now, now
@@ -113,7 +123,7 @@ func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, err
 	if !t.UpdatedAt.IsZero() {
 		updated = t.UpdatedAt.UTC().UnixMicro()
 	}
-	var out core.Thread
+	var out store.Thread
 	err = s.write(ctx, op, func(tx *sql.Tx) error {
 		var owner string
 		err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, t.ID).Scan(&owner)
@@ -122,8 +132,10 @@ func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, err
 			_, err = tx.ExecContext(ctx, `INSERT INTO threads (id, resource_id, title, metadata, created_at, updated_at)
 				VALUES (?, ?, ?, ?, ?, ?)`, t.ID, t.ResourceID, t.Title, meta, created, updated)
 		case err != nil:
+		case create:
+			return memerr.Errorf(memerr.CodeThreadExists, op, "thread %q already exists", t.ID)
 		case owner != t.ResourceID:
-			return core.Errorf(core.CodeResourceMismatch, op, "thread %q belongs to another resource", t.ID)
+			return memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q belongs to another resource", t.ID)
 		default:
 			_, err = tx.ExecContext(ctx, `UPDATE threads SET title = ?, metadata = ?, updated_at = ? WHERE id = ?`,
 				t.Title, meta, updated, t.ID)
@@ -137,22 +149,22 @@ func (s *Store) SaveThread(ctx context.Context, t core.Thread) (core.Thread, err
 	return out, err
 }
 
-// GetThread returns the thread or core.ErrThreadNotFound.
-func (s *Store) GetThread(ctx context.Context, id string) (core.Thread, error) {
+// GetThread returns the thread or memerr.ErrThreadNotFound.
+func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
 	const op = "GetThread"
-	if err := core.ValidateID("threadId", id); err != nil {
-		return core.Thread{}, withOp(op, err)
+	if err := store.ValidateID("threadId", id); err != nil {
+		return store.Thread{}, withOp(op, err)
 	}
 	t, err := getThread(ctx, s.r, op, id)
 	return t, withOp(op, err)
 }
 
 // ListThreads lists threads by resource and metadata, paged and ordered.
-func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.ThreadPage, error) {
+func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
 	const op = "ListThreads"
-	q, err := core.NormalizeThreadQuery(q)
+	q, err := store.NormalizeThreadQuery(q)
 	if err != nil {
-		return core.ThreadPage{}, withOp(op, err)
+		return store.ThreadPage{}, withOp(op, err)
 	}
 	where, args := threadFilter(q)
 	col := "created_at"
@@ -160,17 +172,17 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 		col = "updated_at"
 	}
 	dir := "DESC"
-	if q.Direction == core.Asc {
+	if q.Direction == store.Asc {
 		dir = "ASC"
 	}
 	limit, offset := int64(q.PerPage), int64(q.Page)*int64(q.PerPage)
 	switch {
-	case q.PerPage == core.PerPageAll:
+	case q.PerPage == store.PerPageAll:
 		limit, offset = -1, 0
 	case int64(q.Page) > math.MaxInt64/int64(q.PerPage):
 		limit = 0 // a page beyond any table
 	}
-	page := core.ThreadPage{Page: q.Page, PerPage: q.PerPage}
+	page := store.ThreadPage{Page: q.Page, PerPage: q.PerPage}
 	err = s.read(ctx, op, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads`+where, args...).Scan(&page.Total); err != nil {
 			return err
@@ -194,7 +206,7 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 		return rows.Err()
 	})
 	if err != nil {
-		return core.ThreadPage{}, err
+		return store.ThreadPage{}, err
 	}
 	page.HasMore = limit > 0 && offset+int64(len(page.Threads)) < int64(page.Total)
 	return page, nil
@@ -203,7 +215,7 @@ func (s *Store) ListThreads(ctx context.Context, q core.ThreadQuery) (core.Threa
 // threadFilter builds the WHERE clause of ListThreads. Metadata keys are
 // validated by NormalizeThreadQuery and still bound as parameters; json_type
 // keeps types apart (true does not match 1, "1" does not match 1).
-func threadFilter(q core.ThreadQuery) (string, []any) {
+func threadFilter(q store.ThreadQuery) (string, []any) {
 	var conds []string
 	var args []any
 	if q.ResourceID != "" {
@@ -248,12 +260,12 @@ func threadFilter(q core.ThreadQuery) (string, []any) {
 
 // UpdateThread sets the title (when non-nil), shallow-merges metadata (a nil
 // value deletes the key) and bumps UpdatedAt.
-func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (core.Thread, error) {
+func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (store.Thread, error) {
 	const op = "UpdateThread"
-	if err := core.ValidateID("threadId", id); err != nil {
-		return core.Thread{}, withOp(op, err)
+	if err := store.ValidateID("threadId", id); err != nil {
+		return store.Thread{}, withOp(op, err)
 	}
-	var out core.Thread
+	var out store.Thread
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		t, err := getThread(ctx, tx, op, id)
 		if err != nil {
@@ -280,11 +292,11 @@ func (s *Store) UpdateThread(ctx context.Context, id string, title *string, meta
 // a missing thread is no error.
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	const op = "DeleteThread"
-	if err := core.ValidateID("threadId", id); err != nil {
+	if err := store.ValidateID("threadId", id); err != nil {
 		return withOp(op, err)
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
-		key := core.ObservationKey(core.ScopeThread, id, "")
+		key := store.ObservationKey(store.ScopeThread, id, "")
 		for _, q := range []struct{ sql, arg string }{
 			{`DELETE FROM messages WHERE thread_id = ?`, id},
 			{`DELETE FROM observations WHERE key = ?`, key},
@@ -300,25 +312,25 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 }
 
 // AdvanceBoundary merges cand into the thread's boundary with
-// core.MergeBoundary inside one IMMEDIATE transaction and returns the result.
-func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand core.Boundary) (core.Boundary, error) {
+// store.MergeBoundary inside one IMMEDIATE transaction and returns the result.
+func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand store.Boundary) (store.Boundary, error) {
 	const op = "AdvanceBoundary"
-	if err := core.ValidateID("threadId", threadID); err != nil {
-		return core.Boundary{}, withOp(op, err)
+	if err := store.ValidateID("threadId", threadID); err != nil {
+		return store.Boundary{}, withOp(op, err)
 	}
-	if err := core.ValidateID("resourceId", resourceID); err != nil {
-		return core.Boundary{}, withOp(op, err)
+	if err := store.ValidateID("resourceId", resourceID); err != nil {
+		return store.Boundary{}, withOp(op, err)
 	}
-	var out core.Boundary
+	var out store.Boundary
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		t, err := getThread(ctx, tx, op, threadID)
 		if err != nil {
 			return err
 		}
 		if t.ResourceID != resourceID {
-			return core.Errorf(core.CodeResourceMismatch, op, "thread %q belongs to another resource", threadID)
+			return memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q belongs to another resource", threadID)
 		}
-		out = core.MergeBoundary(t.Boundary, cand)
+		out = store.MergeBoundary(t.Boundary, cand)
 		b, err := json.Marshal(out)
 		if err != nil {
 			return err

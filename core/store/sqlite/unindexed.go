@@ -4,7 +4,8 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // MarkUnindexed records markers for the stored messages among ids; a marker
@@ -44,14 +45,14 @@ func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
 }
 
 // ListUnindexed returns the oldest marked messages of a resource (or of all).
-func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]core.Message, error) {
+func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]message.Message, error) {
 	const op = "ListUnindexed"
-	if err := core.ValidateUnindexedQuery(resourceID, limit); err != nil {
+	if err := store.ValidateUnindexedQuery(resourceID, limit); err != nil {
 		return nil, err
 	}
 	query := `SELECT ` + messageCols + ` FROM messages WHERE id IN (SELECT message_id FROM unindexed)
 		AND (? = '' OR resource_id = ?) ORDER BY created_at, seq LIMIT ?`
-	var out []core.Message
+	var out []message.Message
 	err := s.read(ctx, op, func(tx *sql.Tx) error {
 		var err error
 		out, err = queryMessages(ctx, tx, query, resourceID, resourceID, limit)
@@ -61,7 +62,7 @@ func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int)
 		return nil, err
 	}
 	if out == nil {
-		out = []core.Message{}
+		out = []message.Message{}
 	}
 	return out, nil
 }

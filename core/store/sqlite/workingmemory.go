@@ -5,21 +5,22 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 func getResource(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, op, id string) (core.Resource, error) {
+}, op, id string) (store.Resource, error) {
 	var (
-		r                core.Resource
+		r                store.Resource
 		wm, meta         sql.NullString
 		created, updated int64
 	)
 	err := q.QueryRowContext(ctx, `SELECT id, working_memory, metadata, created_at, updated_at FROM resources WHERE id = ?`, id).
 		Scan(&r.ID, &wm, &meta, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, core.Errorf(core.CodeNotFound, op, "resource %q not found", id)
+		return r, memerr.Errorf(memerr.CodeNotFound, op, "resource %q not found", id)
 	}
 	if err != nil {
 		return r, err
@@ -29,11 +30,11 @@ func getResource(ctx context.Context, q interface {
 	return r, err
 }
 
-// GetResource returns the resource or core.ErrNotFound.
-func (s *Store) GetResource(ctx context.Context, id string) (core.Resource, error) {
+// GetResource returns the resource or memerr.ErrNotFound.
+func (s *Store) GetResource(ctx context.Context, id string) (store.Resource, error) {
 	const op = "GetResource"
-	if err := core.ValidateID("resourceId", id); err != nil {
-		return core.Resource{}, withOp(op, err)
+	if err := store.ValidateID("resourceId", id); err != nil {
+		return store.Resource{}, withOp(op, err)
 	}
 	r, err := getResource(ctx, s.r, op, id)
 	return r, withOp(op, err)
@@ -41,16 +42,16 @@ func (s *Store) GetResource(ctx context.Context, id string) (core.Resource, erro
 
 // UpdateResource creates the resource if missing and shallow-merges metadata
 // (a nil value deletes the key).
-func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (core.Resource, error) {
+func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (store.Resource, error) {
 	const op = "UpdateResource"
-	if err := core.ValidateID("resourceId", id); err != nil {
-		return core.Resource{}, withOp(op, err)
+	if err := store.ValidateID("resourceId", id); err != nil {
+		return store.Resource{}, withOp(op, err)
 	}
-	var out core.Resource
+	var out store.Resource
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		now := s.stamp()
 		r, err := getResource(ctx, tx, op, id)
-		missing := errors.Is(err, core.ErrNotFound)
+		missing := errors.Is(err, memerr.ErrNotFound)
 		if err != nil && !missing {
 			return err
 		}
@@ -74,27 +75,27 @@ func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[stri
 }
 
 // wmTable returns the table holding working memory of scope.
-func wmTable(op string, scope core.Scope) (string, error) {
+func wmTable(op string, scope store.Scope) (string, error) {
 	switch scope {
-	case core.ScopeThread:
+	case store.ScopeThread:
 		return "threads", nil
-	case core.ScopeResource:
+	case store.ScopeResource:
 		return "resources", nil
 	}
-	return "", core.Errorf(core.CodeInvalidArgument, op, "unknown scope %q", scope)
+	return "", memerr.Errorf(memerr.CodeInvalidArgument, op, "unknown scope %q", scope)
 }
 
-func validateScopeID(op string, scope core.Scope, id string) error {
+func validateScopeID(op string, scope store.Scope, id string) error {
 	name := "resourceId"
-	if scope == core.ScopeThread {
+	if scope == store.ScopeThread {
 		name = "threadId"
 	}
-	return withOp(op, core.ValidateID(name, id))
+	return withOp(op, store.ValidateID(name, id))
 }
 
 func getWM(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, op string, scope core.Scope, id string) (wm core.WorkingMemory, found bool, err error) {
+}, op string, scope store.Scope, id string) (wm store.WorkingMemory, found bool, err error) {
 	table, err := wmTable(op, scope)
 	if err != nil {
 		return wm, false, err
@@ -104,7 +105,7 @@ func getWM(ctx context.Context, q interface {
 	err = q.QueryRowContext(ctx, `SELECT working_memory, wm_version, wm_updated_at FROM `+table+` WHERE id = ?`, id).
 		Scan(&data, &wm.Version, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
-		return core.WorkingMemory{}, false, nil
+		return store.WorkingMemory{}, false, nil
 	}
 	if err != nil {
 		return wm, false, err
@@ -117,51 +118,51 @@ func getWM(ctx context.Context, q interface {
 }
 
 // GetWorkingMemory returns the working memory of a thread or resource; a
-// never-written one has Version 0. A missing thread is core.ErrThreadNotFound.
-func (s *Store) GetWorkingMemory(ctx context.Context, scope core.Scope, id string) (core.WorkingMemory, error) {
+// never-written one has Version 0. A missing thread is memerr.ErrThreadNotFound.
+func (s *Store) GetWorkingMemory(ctx context.Context, scope store.Scope, id string) (store.WorkingMemory, error) {
 	const op = "GetWorkingMemory"
 	if _, err := wmTable(op, scope); err != nil {
-		return core.WorkingMemory{}, err
+		return store.WorkingMemory{}, err
 	}
 	if err := validateScopeID(op, scope, id); err != nil {
-		return core.WorkingMemory{}, err
+		return store.WorkingMemory{}, err
 	}
 	wm, found, err := getWM(ctx, s.r, op, scope, id)
 	if err != nil {
-		return core.WorkingMemory{}, withOp(op, err)
+		return store.WorkingMemory{}, withOp(op, err)
 	}
-	if !found && scope == core.ScopeThread {
-		return core.WorkingMemory{}, core.Errorf(core.CodeThreadNotFound, op, "thread %q not found", id)
+	if !found && scope == store.ScopeThread {
+		return store.WorkingMemory{}, memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q not found", id)
 	}
 	return wm, nil
 }
 
 // PutWorkingMemory stores data if the current version equals expectVersion
-// (else core.ErrConflict) and returns the new version. Resource scope creates
+// (else memerr.ErrConflict) and returns the new version. Resource scope creates
 // the resource; thread scope needs the thread.
-func (s *Store) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data string, expectVersion int64) (core.WorkingMemory, error) {
+func (s *Store) PutWorkingMemory(ctx context.Context, scope store.Scope, id, data string, expectVersion int64) (store.WorkingMemory, error) {
 	const op = "PutWorkingMemory"
 	table, err := wmTable(op, scope)
 	if err != nil {
-		return core.WorkingMemory{}, err
+		return store.WorkingMemory{}, err
 	}
 	if err := validateScopeID(op, scope, id); err != nil {
-		return core.WorkingMemory{}, err
+		return store.WorkingMemory{}, err
 	}
-	var out core.WorkingMemory
+	var out store.WorkingMemory
 	err = s.write(ctx, op, func(tx *sql.Tx) error {
 		cur, found, err := getWM(ctx, tx, op, scope, id)
 		if err != nil {
 			return err
 		}
-		if !found && scope == core.ScopeThread {
-			return core.Errorf(core.CodeThreadNotFound, op, "thread %q not found", id)
+		if !found && scope == store.ScopeThread {
+			return memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q not found", id)
 		}
 		if cur.Version != expectVersion {
-			return core.Errorf(core.CodeConflict, op, "working memory of %s %q is at version %d, not %d", scope, id, cur.Version, expectVersion)
+			return memerr.Errorf(memerr.CodeConflict, op, "working memory of %s %q is at version %d, not %d", scope, id, cur.Version, expectVersion)
 		}
 		now := s.stamp()
-		out = core.WorkingMemory{Data: data, Version: cur.Version + 1, UpdatedAt: fromMicro(now)}
+		out = store.WorkingMemory{Data: data, Version: cur.Version + 1, UpdatedAt: fromMicro(now)}
 		if !found { // resource scope
 			_, err = tx.ExecContext(ctx, `INSERT INTO resources (id, working_memory, wm_version, wm_updated_at, created_at, updated_at)
 				VALUES (?, ?, ?, ?, ?, ?)`, id, data, out.Version, now, now, now)
@@ -177,7 +178,7 @@ func (s *Store) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data
 		return err
 	})
 	if err != nil {
-		return core.WorkingMemory{}, err
+		return store.WorkingMemory{}, err
 	}
 	return out, nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // DefaultDimension is the output dimension of NewHashEmbedder(0).
@@ -24,7 +24,7 @@ type HashEmbedder struct {
 	dim int
 }
 
-var _ core.Embedder = (*HashEmbedder)(nil)
+var _ vector.Embedder = (*HashEmbedder)(nil)
 
 // NewHashEmbedder returns a HashEmbedder of dim dimensions (DefaultDimension
 // when dim <= 0).

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core/vector/local"
-	"github.com/agentmem/agentmem/core/vectortest"
+	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
 
 // TestLoCoMoRecall measures evidence recall on LoCoMo (see

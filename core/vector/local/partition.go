@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // index is one named index: a partition per resource.
@@ -56,7 +56,7 @@ func (p *partition) own(v []float32) []float32 {
 
 // entry is a stored record with what search needs precomputed.
 type entry struct {
-	rec     core.VectorRecord
+	rec     vector.Record
 	pos     int            // index in partition.list
 	invNorm float64        // 1/|Vector| (0 for a zero vector)
 	tf      map[string]int // term frequencies of Text
@@ -64,7 +64,7 @@ type entry struct {
 }
 
 // newEntry prepares r for storage; put copies its vector into the partition.
-func newEntry(r core.VectorRecord) *entry {
+func newEntry(r vector.Record) *entry {
 	e := &entry{rec: r, tf: map[string]int{}}
 	var sq float64
 	for _, x := range r.Vector {

@@ -11,7 +11,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // fileMagic starts every store file; the trailing byte is the format version.
@@ -134,10 +135,10 @@ func (s *Store) load() error {
 	for _, fi := range idx {
 		ix := newIndex(fi.Dim)
 		for _, fr := range fi.Records {
-			ix.part(fr.ResourceID).put(newEntry(core.VectorRecord{
+			ix.part(fr.ResourceID).put(newEntry(vector.Record{
 				ID: fr.ID, Text: fr.Text, Vector: fr.Vector,
-				Meta: core.VectorMeta{MessageID: fr.MessageID, ThreadID: fr.ThreadID, ResourceID: fr.ResourceID,
-					Role: core.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC()},
+				Meta: vector.Meta{MessageID: fr.MessageID, ThreadID: fr.ThreadID, ResourceID: fr.ResourceID,
+					Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC()},
 			}))
 		}
 		s.indexes[fi.Name] = ix

@@ -6,7 +6,8 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // hybridCandidates is how many results each side of a hybrid query
@@ -25,7 +26,7 @@ type scored struct {
 // (SearchHybrid: min-max normalized, weighted Alpha for vector and 1-Alpha for
 // BM25, in [0,1]). Hits scoring below a non-zero q.MinScore are dropped
 // (cosine similarity can be negative; MinScore 0 means no threshold).
-func (s *Store) Query(ctx context.Context, name string, q core.VectorQuery) ([]core.VectorHit, error) {
+func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vector.Hit, error) {
 	const op = "Query"
 	if q.Filter.ResourceID == "" {
 		return nil, missingResource(op)
@@ -41,13 +42,13 @@ func (s *Store) Query(ctx context.Context, name string, q core.VectorQuery) ([]c
 	}
 	mode := q.Mode
 	if mode == "" {
-		mode = core.SearchVector
+		mode = vector.SearchVector
 	}
-	needVec := mode == core.SearchVector || (mode == core.SearchHybrid && q.Alpha > 0)
+	needVec := mode == vector.SearchVector || (mode == vector.SearchHybrid && q.Alpha > 0)
 	switch {
-	case mode != core.SearchVector && mode != core.SearchBM25 && mode != core.SearchHybrid:
+	case mode != vector.SearchVector && mode != vector.SearchBM25 && mode != vector.SearchHybrid:
 		return nil, vecErr(op, "unknown search mode "+strconv.Quote(mode), nil)
-	case mode == core.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
+	case mode == vector.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
 		return nil, vecErr(op, "hybrid alpha must be within [0,1]", nil)
 	case needVec && len(q.Vector) == 0:
 		return nil, vecErr(op, "query vector is required for mode "+mode, nil)
@@ -66,9 +67,9 @@ func (s *Store) Query(ctx context.Context, name string, q core.VectorQuery) ([]c
 	}
 	var res []scored
 	switch mode {
-	case core.SearchVector:
+	case vector.SearchVector:
 		res = cosine(cands, q.Vector)
-	case core.SearchBM25:
+	case vector.SearchBM25:
 		res = p.bm25(cands, q.Text)
 	default:
 		res = hybrid(p, cands, q)
@@ -78,13 +79,13 @@ func (s *Store) Query(ctx context.Context, name string, q core.VectorQuery) ([]c
 		k = DefaultTopK
 	}
 	res = top(res, k)
-	hits := make([]core.VectorHit, 0, min(k, len(res)))
+	hits := make([]vector.Hit, 0, min(k, len(res)))
 	for _, r := range res {
 		if len(hits) == k || (q.MinScore != 0 && r.score < q.MinScore) {
 			break
 		}
 		m := r.e.rec.Meta
-		hits = append(hits, core.VectorHit{ID: r.e.rec.ID, Score: r.score, Meta: m})
+		hits = append(hits, vector.Hit{ID: r.e.rec.ID, Score: r.score, Meta: m})
 	}
 	return hits, nil
 }
@@ -92,7 +93,7 @@ func (s *Store) Query(ctx context.Context, name string, q core.VectorQuery) ([]c
 // hybrid fuses the top hybridCandidates of the vector and BM25 rankings like
 // Weaviate's relativeScoreFusion: each list is min-max normalized (all equal
 // scores normalize to 1), weighted, and summed per record.
-func hybrid(p *partition, cands []*entry, q core.VectorQuery) []scored {
+func hybrid(p *partition, cands []*entry, q vector.Query) []scored {
 	fused := map[*entry]float64{}
 	add := func(list []scored, w float64) {
 		list = top(list, max(hybridCandidates, q.TopK))
@@ -171,16 +172,16 @@ func sortScored(list []scored) {
 }
 
 func vecErr(op, msg string, err error) error {
-	return &core.Error{Code: core.CodeVector, Op: "local." + op, Msg: msg, Err: err}
+	return &memerr.Error{Code: memerr.CodeVector, Op: "local." + op, Msg: msg, Err: err}
 }
 
 func dimErr(op, name string, want, got int) error {
 	return vecErr(op, "index "+name+" has dimension "+strconv.Itoa(want)+", got "+strconv.Itoa(got),
-		core.ErrEmbeddingDimensionMismatch)
+		memerr.ErrEmbeddingDimensionMismatch)
 }
 
 func missingResource(op string) error {
-	return vecErr(op, "filter", core.ErrMissingResourceID)
+	return vecErr(op, "filter", memerr.ErrMissingResourceID)
 }
 
 func errClosed(op string) error { return vecErr(op, "store is closed", nil) }

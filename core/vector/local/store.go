@@ -1,4 +1,4 @@
-// Package local is an in-process core.VectorStore: exact (brute-force) cosine
+// Package local is an in-process vector.Store: exact (brute-force) cosine
 // search, a real BM25 over the record texts of each resource, and Weaviate-style
 // hybrid search (relativeScoreFusion). It is goroutine-safe and isolates
 // resources: every resource is its own partition, so a query never sees
@@ -18,7 +18,8 @@ import (
 	"context"
 	"sync"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // DefaultTopK is the number of hits a query with TopK <= 0 returns.
@@ -35,7 +36,7 @@ type Store struct {
 	indexes map[string]*index
 }
 
-var _ core.VectorStore = (*Store)(nil)
+var _ vector.Store = (*Store)(nil)
 
 // New returns an empty store that lives in memory only.
 func New() *Store { return &Store{indexes: map[string]*index{}} }
@@ -67,12 +68,12 @@ func (s *Store) SelfEmbedding() bool { return false }
 
 // SearchModes lists the supported VectorQuery modes.
 func (s *Store) SearchModes() []string {
-	return []string{core.SearchVector, core.SearchBM25, core.SearchHybrid}
+	return []string{vector.SearchVector, vector.SearchBM25, vector.SearchHybrid}
 }
 
 // EnsureIndex creates the index if missing. An existing index keeps its
 // records; a different non-zero dimension is an error.
-func (s *Store) EnsureIndex(ctx context.Context, spec core.IndexSpec) error {
+func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	const op = "EnsureIndex"
 	if spec.Name == "" || spec.Dimension < 0 {
 		return vecErr(op, "index name and a non-negative dimension are required", nil)
@@ -97,7 +98,7 @@ func (s *Store) EnsureIndex(ctx context.Context, spec core.IndexSpec) error {
 
 // Upsert inserts or replaces records by ID within their resource. All
 // records are validated first: either all are written or none.
-func (s *Store) Upsert(ctx context.Context, name string, recs []core.VectorRecord) error {
+func (s *Store) Upsert(ctx context.Context, name string, recs []vector.Record) error {
 	const op = "Upsert"
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -111,7 +112,7 @@ func (s *Store) Upsert(ctx context.Context, name string, recs []core.VectorRecor
 		case r.ID == "":
 			return vecErr(op, "record id is required", nil)
 		case r.Meta.ResourceID == "":
-			return vecErr(op, "record "+r.ID, core.ErrMissingResourceID)
+			return vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
 		case len(r.Vector) == 0:
 			return vecErr(op, "record "+r.ID+" has no vector (the store does not embed)", nil)
 		case dim != 0 && len(r.Vector) != dim:
@@ -131,7 +132,7 @@ func (s *Store) Upsert(ctx context.Context, name string, recs []core.VectorRecor
 
 // Delete removes the records of f.ResourceID, narrowed to f.ThreadID and/or
 // f.MessageIDs when set. Unknown ids and indexes are no error.
-func (s *Store) Delete(ctx context.Context, name string, f core.VectorFilter) error {
+func (s *Store) Delete(ctx context.Context, name string, f vector.Filter) error {
 	const op = "Delete"
 	if f.ResourceID == "" {
 		return missingResource(op)

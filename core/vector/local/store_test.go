@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector/local"
-	"github.com/agentmem/agentmem/core/vectortest"
+	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
 
 func TestConformance(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector/local"
-	"github.com/agentmem/agentmem/core/vectortest"
+	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
 
 // TestServerRestart stops the server, checks that calls fail with

@@ -7,7 +7,7 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
-	"github.com/agentmem/agentmem/core/vectortest"
+	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
 
 // TestLoCoMoRecall measures evidence recall on LoCoMo (see

@@ -9,7 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/vector"
+
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
@@ -21,27 +23,27 @@ import (
 // 1 - distance, the cosine similarity), SearchBM25 (score = BM25 on "text")
 // and SearchHybrid (relativeScoreFusion with q.Alpha; score in [0,1]). Hits
 // scoring below a non-zero q.MinScore are dropped.
-func (s *Store) Query(ctx context.Context, index string, q core.VectorQuery) ([]core.VectorHit, error) {
+func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vector.Hit, error) {
 	const op = "Query"
 	if q.Filter.ResourceID == "" {
 		return nil, missingResource(op)
 	}
 	mode := q.Mode
 	if mode == "" {
-		mode = core.SearchVector
+		mode = vector.SearchVector
 	}
 	text := gqlText(q.Text)
 	switch {
-	case mode != core.SearchVector && mode != core.SearchBM25 && mode != core.SearchHybrid:
+	case mode != vector.SearchVector && mode != vector.SearchBM25 && mode != vector.SearchHybrid:
 		return nil, vecErr(op, "unknown search mode "+strconv.Quote(mode), nil)
-	case mode == core.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
+	case mode == vector.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
 		return nil, vecErr(op, "hybrid alpha must be within [0,1]", nil)
-	case !s.SelfEmbedding() && len(q.Vector) == 0 && (mode == core.SearchVector || mode == core.SearchHybrid && q.Alpha > 0):
+	case !s.SelfEmbedding() && len(q.Vector) == 0 && (mode == vector.SearchVector || mode == vector.SearchHybrid && q.Alpha > 0):
 		return nil, vecErr(op, "query vector is required for mode "+mode+" (vectorizer none)", nil)
 	case !gqlSafe(q.Filter.ThreadID):
 		return nil, vecErr(op, "thread id contains control characters", nil)
 	}
-	if strings.TrimSpace(text) == "" && (mode == core.SearchBM25 || s.SelfEmbedding() && mode == core.SearchVector) {
+	if strings.TrimSpace(text) == "" && (mode == vector.SearchBM25 || s.SelfEmbedding() && mode == vector.SearchVector) {
 		return nil, nil
 	}
 	class, tenant := s.ClassName(index), TenantName(q.Filter.ResourceID)
@@ -68,9 +70,9 @@ func (s *Store) Query(ctx context.Context, index string, q core.VectorQuery) ([]
 		get = get.WithWhere(filters.Where().WithPath([]string{propThreadID}).WithOperator(filters.Equal).WithValueText(q.Filter.ThreadID))
 	}
 	switch {
-	case mode == core.SearchBM25:
+	case mode == vector.SearchBM25:
 		get = get.WithBM25(gql.Bm25ArgBuilder().WithQuery(text).WithProperties(propText))
-	case mode == core.SearchHybrid:
+	case mode == vector.SearchHybrid:
 		h := gql.HybridArgumentBuilder().WithQuery(text).WithAlpha(float32(q.Alpha)).
 			WithProperties([]string{propText}).WithFusionType(graphql.RelativeScore)
 		if !s.SelfEmbedding() && len(q.Vector) > 0 {
@@ -113,15 +115,15 @@ func gqlErrors(resp *models.GraphQLResponse) error {
 	return fmt.Errorf("graphql: %s", strings.Join(msgs, "; "))
 }
 
-func parseHits(resp *models.GraphQLResponse, class, mode string, minScore float64) ([]core.VectorHit, error) {
+func parseHits(resp *models.GraphQLResponse, class, mode string, minScore float64) ([]vector.Hit, error) {
 	get, _ := resp.Data["Get"].(map[string]any)
 	rows, _ := get[class].([]any)
-	hits := make([]core.VectorHit, 0, len(rows))
+	hits := make([]vector.Hit, 0, len(rows))
 	for _, row := range rows {
 		m, _ := row.(map[string]any)
 		add, _ := m["_additional"].(map[string]any)
 		var score float64
-		if mode == core.SearchVector {
+		if mode == vector.SearchVector {
 			d, ok := number(add["distance"])
 			if !ok {
 				return nil, vecErr("Query", "result without distance", nil)
@@ -138,9 +140,9 @@ func parseHits(resp *models.GraphQLResponse, class, mode string, minScore float6
 		}
 		str := func(k string) string { v, _ := m[k].(string); return v }
 		at, _ := time.Parse(time.RFC3339Nano, str(propCreatedAt))
-		hits = append(hits, core.VectorHit{ID: str(propRecordID), Score: score, Meta: core.VectorMeta{
+		hits = append(hits, vector.Hit{ID: str(propRecordID), Score: score, Meta: vector.Meta{
 			MessageID: str(propMessageID), ThreadID: str(propThreadID), ResourceID: str(propResourceID),
-			Role: core.Role(str(propRole)), CreatedAt: at}})
+			Role: message.Role(str(propRole)), CreatedAt: at}})
 	}
 	return hits, nil
 }

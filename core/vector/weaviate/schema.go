@@ -7,7 +7,8 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
+
 	"github.com/weaviate/weaviate/entities/models"
 )
 
@@ -31,7 +32,7 @@ func TenantName(resourceID string) string {
 
 // EnsureIndex creates the class of spec.Name if it does not exist. An
 // existing class with another vectorizer is an error.
-func (s *Store) EnsureIndex(ctx context.Context, spec core.IndexSpec) error {
+func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	const op = "EnsureIndex"
 	if spec.Name == "" {
 		return vecErr(op, "index name is required", nil)
@@ -61,7 +62,7 @@ func (s *Store) markClass(class string) {
 	s.mu.Unlock()
 }
 
-func (s *Store) classDef(class string, spec core.IndexSpec) *models.Class {
+func (s *Store) classDef(class string, spec vector.IndexSpec) *models.Class {
 	f, t := false, true
 	idProp := func(name string) *models.Property {
 		return &models.Property{Name: name, DataType: []string{"text"}, Tokenization: "field",
@@ -108,7 +109,7 @@ func (s *Store) skipVectorization() any {
 	return map[string]any{s.cfg.Vectorizer: map[string]any{"skip": true, "vectorizePropertyName": false}}
 }
 
-// distance maps core.IndexConfig.Metric to Weaviate's distance names.
+// distance maps vector.IndexConfig.Metric to Weaviate's distance names.
 func distance(metric string) string {
 	switch strings.ToLower(metric) {
 	case "euclidean", "l2", "l2-squared":

@@ -1,4 +1,4 @@
-// Package weaviate is a core.VectorStore on Weaviate (weaviate-go-client/v5,
+// Package weaviate is a vector.Store on Weaviate (weaviate-go-client/v5,
 // tested against server v1.35.2).
 //
 // Every index is one collection (class) with multi-tenancy on and one tenant
@@ -19,7 +19,7 @@
 // createdAt (date). The object UUID is a UUIDv5 of the record id, so upserts
 // are idempotent. Writes use the batch API (over gRPC when Config.GRPCHost is
 // set); per-object batch failures and GraphQL errors, which the client
-// reports with a nil error, become core.Error values with core.CodeVector.
+// reports with a nil error, become memerr.Error values with memerr.CodeVector.
 // Deleting a whole resource drops its tenant.
 //
 // Server notes (v1.35.2): BM25 with BlockMax WAND, the default for new
@@ -37,7 +37,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
+
 	wv "github.com/weaviate/weaviate-go-client/v5/weaviate"
 	wvgrpc "github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
 )
@@ -88,7 +90,7 @@ type Store struct {
 	tenants map[string]map[string]bool // class -> tenants known to exist
 }
 
-var _ core.VectorStore = (*Store)(nil)
+var _ vector.Store = (*Store)(nil)
 
 // New connects to the server of cfg and checks that it is ready.
 func New(ctx context.Context, cfg Config) (*Store, error) {
@@ -135,7 +137,7 @@ func (s *Store) SelfEmbedding() bool { return s.cfg.Vectorizer != VectorizerNone
 
 // SearchModes lists the supported VectorQuery modes.
 func (s *Store) SearchModes() []string {
-	return []string{core.SearchVector, core.SearchBM25, core.SearchHybrid}
+	return []string{vector.SearchVector, vector.SearchBM25, vector.SearchHybrid}
 }
 
 // ClassName returns the class of index in this store (see ClassName).
@@ -164,7 +166,7 @@ func isAlnum(r rune) bool {
 }
 
 func vecErr(op, msg string, err error) error {
-	return &core.Error{Code: core.CodeVector, Op: "weaviate." + op, Msg: msg, Err: err}
+	return &memerr.Error{Code: memerr.CodeVector, Op: "weaviate." + op, Msg: msg, Err: err}
 }
 
-func missingResource(op string) error { return vecErr(op, "filter", core.ErrMissingResourceID) }
+func missingResource(op string) error { return vecErr(op, "filter", memerr.ErrMissingResourceID) }

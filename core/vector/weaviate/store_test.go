@@ -13,7 +13,7 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
-	"github.com/agentmem/agentmem/core/vectortest"
+	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
 
 // server returns the configured Weaviate host and gRPC host, skipping the

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
+
 	"github.com/go-openapi/strfmt"
 	"github.com/google/uuid"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
@@ -23,7 +25,7 @@ func ObjectID(recordID string) string { return uuid.NewSHA1(uuidNamespace, []byt
 // id within the resource. Objects the server rejects (reported per object)
 // make it fail; the others are stored. Self-embedding stores ignore
 // VectorRecord.Vector and embed Text.
-func (s *Store) Upsert(ctx context.Context, index string, recs []core.VectorRecord) error {
+func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) error {
 	const op = "Upsert"
 	class := s.ClassName(index)
 	var tenants []string
@@ -34,7 +36,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []core.VectorReco
 		case r.ID == "":
 			return vecErr(op, "record id is required", nil)
 		case r.Meta.ResourceID == "":
-			return vecErr(op, "record "+r.ID, core.ErrMissingResourceID)
+			return vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
 		case !s.SelfEmbedding() && len(r.Vector) == 0:
 			return vecErr(op, "record "+r.ID+" has no vector (vectorizer none)", nil)
 		}
@@ -107,7 +109,7 @@ func batchErrors(res []models.ObjectsGetResponse, n int) error {
 // Delete removes the records of f.ResourceID (the whole tenant), narrowed to
 // f.ThreadID and/or f.MessageIDs when set. Unknown ids, resources and
 // indexes are no error.
-func (s *Store) Delete(ctx context.Context, index string, f core.VectorFilter) error {
+func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error {
 	const op = "Delete"
 	if f.ResourceID == "" {
 		return missingResource(op)

@@ -5,52 +5,55 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // testHugePagingValues: page numbers and include ranges are caller input (an
 // HTTP query parameter, say). Values whose products overflow an int must
 // give an empty page or the whole window, never a panic or a storage error.
-func testHugePagingValues(t *testing.T, s core.Store) {
+func testHugePagingValues(t *testing.T, s *core.CheckedStore) {
 	fiveInA(t, s)
-	tp, err := s.ListThreads(ctx(), core.ThreadQuery{Page: math.MaxInt, PerPage: 100})
+	tp, err := s.ListThreads(ctx(), store.ThreadQuery{Page: math.MaxInt, PerPage: 100})
 	if err != nil || len(tp.Threads) != 0 || tp.HasMore || tp.Total != 2 {
 		t.Fatalf("ListThreads huge page: %+v %v", tp, err)
 	}
-	tp, err = s.ListThreads(ctx(), core.ThreadQuery{Page: math.MaxInt / 2, PerPage: 3})
+	tp, err = s.ListThreads(ctx(), store.ThreadQuery{Page: math.MaxInt / 2, PerPage: 3})
 	if err != nil || len(tp.Threads) != 0 || tp.HasMore || tp.Total != 2 {
 		t.Fatalf("ListThreads overflowing page: %+v %v", tp, err)
 	}
-	p := list(t, s, core.MessageQuery{ThreadID: "A", Page: math.MaxInt, PerPage: 100, IncludeTotal: true})
+	p := list(t, s, store.MessageQuery{ThreadID: "A", Page: math.MaxInt, PerPage: 100, IncludeTotal: true})
 	if len(p.Messages) != 0 || p.HasMore || p.Total != 5 {
 		t.Fatalf("ListMessages huge page: %+v", p)
 	}
-	p = list(t, s, core.MessageQuery{ThreadID: "A", Page: math.MaxInt / 2, PerPage: 3})
+	p = list(t, s, store.MessageQuery{ThreadID: "A", Page: math.MaxInt / 2, PerPage: 3})
 	if len(p.Messages) != 0 || p.HasMore {
 		t.Fatalf("ListMessages overflowing page: %+v", p)
 	}
-	p = list(t, s, core.MessageQuery{ThreadID: "A", PerPage: math.MaxInt, Direction: core.Desc})
+	p = list(t, s, store.MessageQuery{ThreadID: "A", PerPage: math.MaxInt, Direction: store.Desc})
 	eq(t, "huge perPage", ids(p.Messages), []string{"M5", "M4", "M3", "M2", "M1"})
 	if p.HasMore {
 		t.Fatal("huge perPage: HasMore")
 	}
-	tp, err = s.ListThreads(ctx(), core.ThreadQuery{PerPage: math.MaxInt})
+	tp, err = s.ListThreads(ctx(), store.ThreadQuery{PerPage: math.MaxInt})
 	if err != nil || len(tp.Threads) != 2 || tp.HasMore {
 		t.Fatalf("ListThreads huge perPage: %+v %v", tp, err)
 	}
-	p = list(t, s, core.MessageQuery{ThreadID: "A", Include: []core.Include{{ID: "M3", Before: math.MaxInt, After: math.MaxInt}}})
+	p = list(t, s, store.MessageQuery{ThreadID: "A", Include: []store.Include{{ID: "M3", Before: math.MaxInt, After: math.MaxInt}}})
 	eq(t, "unbounded window", ids(p.Included), []string{"M1", "M2", "M3", "M4", "M5"})
-	p = list(t, s, core.MessageQuery{ThreadID: "A", Include: []core.Include{{ID: "M3", Before: math.MaxInt - 1, After: 0}}})
+	p = list(t, s, store.MessageQuery{ThreadID: "A", Include: []store.Include{{ID: "M3", Before: math.MaxInt - 1, After: 0}}})
 	eq(t, "unbounded before", ids(p.Included), []string{"M1", "M2", "M3"})
 }
 
 // testMessagesBatchTakeover: an id repeated in one batch behaves like
 // consecutive saves, so a later occurrence of another resource is a takeover
 // (ErrResourceMismatch) and, the batch being atomic, nothing is written.
-func testMessagesBatchTakeover(t *testing.T, s core.Store) {
+func testMessagesBatchTakeover(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r1")
 	mustThread(t, s, "B", "r2")
-	_, err := s.SaveMessages(ctx(), []core.Message{msg("x", "A", "r1", "mine", T(1)), msg("x", "B", "r2", "stolen", T(2))})
-	wantCode(t, err, core.ErrResourceMismatch)
+	_, err := s.SaveMessages(ctx(), []message.Message{msg("x", "A", "r1", "mine", T(1)), msg("x", "B", "r2", "stolen", T(2))})
+	wantCode(t, err, memerr.ErrResourceMismatch)
 	if got, _ := s.GetMessages(ctx(), []string{"x"}); len(got) != 0 {
 		t.Fatalf("refused batch wrote %+v", got)
 	}

@@ -1,12 +1,9 @@
-package core
+package message
 
-// ToolGroups partitions msgs into linked tool-call groups; see toolGroups.
-func ToolGroups(msgs []Message) [][]int { return toolGroups(msgs) }
-
-// toolGroups partitions msgs (by index) into linked groups: messages that share
+// ToolGroups partitions msgs (by index) into linked groups: messages that share
 // a tool call id (a call and its result, even in different rows) form one group.
 // Groups are returned in order of their first member.
-func toolGroups(msgs []Message) [][]int {
+func ToolGroups(msgs []Message) [][]int {
 	parent := make([]int, len(msgs))
 	for i := range parent {
 		parent[i] = i

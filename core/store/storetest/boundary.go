@@ -7,13 +7,16 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
-func bnd(at int, max, remove int, ids ...string) core.Boundary {
-	return core.Boundary{CreatedAt: T(at), MessageIDs: ids, MaxTokens: max, AtMaxRemoveTokens: remove}
+func bnd(at int, max, remove int, ids ...string) store.Boundary {
+	return store.Boundary{CreatedAt: T(at), MessageIDs: ids, MaxTokens: max, AtMaxRemoveTokens: remove}
 }
 
-func advance(t *testing.T, s core.Store, thread string, b core.Boundary) core.Boundary {
+func advance(t *testing.T, s *core.CheckedStore, thread string, b store.Boundary) store.Boundary {
 	t.Helper()
 	out, err := s.AdvanceBoundary(ctx(), thread, "r", b)
 	if err != nil {
@@ -22,7 +25,7 @@ func advance(t *testing.T, s core.Store, thread string, b core.Boundary) core.Bo
 	return out
 }
 
-func stored(t *testing.T, s core.Store, thread string) core.Boundary {
+func stored(t *testing.T, s *core.CheckedStore, thread string) store.Boundary {
 	t.Helper()
 	th, err := s.GetThread(ctx(), thread)
 	if err != nil || th.Boundary == nil {
@@ -31,7 +34,7 @@ func stored(t *testing.T, s core.Store, thread string) core.Boundary {
 	return *th.Boundary
 }
 
-func sameBoundary(t *testing.T, what string, got, want core.Boundary) {
+func sameBoundary(t *testing.T, what string, got, want store.Boundary) {
 	t.Helper()
 	if !got.CreatedAt.Equal(want.CreatedAt) || fmt.Sprint(got.MessageIDs) != fmt.Sprint(want.MessageIDs) ||
 		got.MaxTokens != want.MaxTokens || got.AtMaxRemoveTokens != want.AtMaxRemoveTokens {
@@ -39,7 +42,7 @@ func sameBoundary(t *testing.T, what string, got, want core.Boundary) {
 	}
 }
 
-func testBoundaryMonotonic(t *testing.T, s core.Store) {
+func testBoundaryMonotonic(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	advance(t, s, "A", bnd(1, 100, 25, "first"))
 	got := advance(t, s, "A", bnd(0, 100, 25, "older"))
@@ -66,27 +69,27 @@ func testBoundaryMonotonic(t *testing.T, s core.Store) {
 	}
 }
 
-func testBoundaryEpochs(t *testing.T, s core.Store) {
+func testBoundaryEpochs(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	advance(t, s, "A", bnd(5, 100, 25, "a"))
 	got := advance(t, s, "A", bnd(1, 200, 50, "b"))
 	sameBoundary(t, "new epoch replaces", got, bnd(1, 200, 50, "b"))
 }
 
-func testBoundaryOwnership(t *testing.T, s core.Store) {
+func testBoundaryOwnership(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	_, err := s.AdvanceBoundary(ctx(), "A", "wrong", bnd(1, 100, 25, "x"))
-	wantCode(t, err, core.ErrResourceMismatch)
+	wantCode(t, err, memerr.ErrResourceMismatch)
 	_, err = s.AdvanceBoundary(ctx(), "missing", "r", bnd(1, 100, 25, "x"))
-	wantCode(t, err, core.ErrThreadNotFound)
+	wantCode(t, err, memerr.ErrThreadNotFound)
 	th, _ := s.GetThread(ctx(), "A")
 	if th.Boundary != nil {
 		t.Fatalf("wrong-resource advance wrote %+v", th.Boundary)
 	}
 }
 
-func testBoundaryPreservesThread(t *testing.T, s core.Store) {
-	_, err := s.SaveThread(ctx(), core.Thread{ID: "A", ResourceID: "r", Title: "Keep title", Metadata: map[string]any{"unrelated": true}, CreatedAt: T(0), UpdatedAt: T(0)})
+func testBoundaryPreservesThread(t *testing.T, s *core.CheckedStore) {
+	_, err := s.SaveThread(ctx(), store.Thread{ID: "A", ResourceID: "r", Title: "Keep title", Metadata: map[string]any{"unrelated": true}, CreatedAt: T(0), UpdatedAt: T(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +105,7 @@ func testBoundaryPreservesThread(t *testing.T, s core.Store) {
 	sameBoundary(t, "after UpdateThread", stored(t, s, "A"), bnd(1, 32, 0, "old"))
 }
 
-func testConcurrentSaves(t *testing.T, s core.Store) {
+func testConcurrentSaves(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	const workers, each = 8, 25
 	var wg sync.WaitGroup
@@ -113,7 +116,7 @@ func testConcurrentSaves(t *testing.T, s core.Store) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
 				m := msg(fmt.Sprintf("w%d-%d", w, i), "A", "r", "x", T(i))
-				if _, err := s.SaveMessages(ctx(), []core.Message{m}); err != nil {
+				if _, err := s.SaveMessages(ctx(), []message.Message{m}); err != nil {
 					errs <- err
 					return
 				}
@@ -125,12 +128,12 @@ func testConcurrentSaves(t *testing.T, s core.Store) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	p := list(t, s, core.MessageQuery{ThreadID: "A", PerPage: core.PerPageAll})
+	p := list(t, s, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll})
 	checkTotalOrder(t, p.Messages, workers*each)
 }
 
 // checkTotalOrder asserts n distinct messages in strictly increasing (CreatedAt, Seq).
-func checkTotalOrder(t *testing.T, msgs []core.Message, n int) {
+func checkTotalOrder(t *testing.T, msgs []message.Message, n int) {
 	t.Helper()
 	seen := map[string]bool{}
 	for i, m := range msgs {
@@ -138,7 +141,7 @@ func checkTotalOrder(t *testing.T, msgs []core.Message, n int) {
 			t.Fatalf("duplicate %s", m.ID)
 		}
 		seen[m.ID] = true
-		if i > 0 && !core.Less(&msgs[i-1], &m) {
+		if i > 0 && !message.Less(&msgs[i-1], &m) {
 			t.Fatalf("order broken at %d: %v/%d then %v/%d", i, msgs[i-1].CreatedAt, msgs[i-1].Seq, m.CreatedAt, m.Seq)
 		}
 	}

@@ -1,11 +1,11 @@
-package core_test
+package message_test
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 )
 
 func TestDecodeLegacyShapes(t *testing.T) {
@@ -21,11 +21,11 @@ func TestDecodeLegacyShapes(t *testing.T) {
 		"parts win over mirrors":  {`{"format":2,"parts":[{"type":"text","text":"a"}],"content":"a"}`, 1, "a"},
 	}
 	for name, c := range cases {
-		var content core.Content
+		var content message.Content
 		if err := json.Unmarshal([]byte(c.raw), &content); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		m := core.Message{Content: content}
+		m := message.Message{Content: content}
 		if len(content.Parts) != c.parts || m.Text() != c.text || content.Format != 2 {
 			t.Fatalf("%s: %+v", name, content)
 		}
@@ -33,10 +33,10 @@ func TestDecodeLegacyShapes(t *testing.T) {
 }
 
 func TestEncodeDerivesMirrors(t *testing.T) {
-	c := core.Content{Parts: []core.Part{
-		core.TextPart("one"), {Type: core.PartReasoning, Reasoning: "why"}, core.TextPart("two"),
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: "call", ToolCallID: "c", ToolName: "f", Args: json.RawMessage(`{"x":1}`)}},
-		{Type: core.PartFile, Data: "https://x/y.png", MimeType: "image/png"},
+	c := message.Content{Parts: []message.Part{
+		message.TextPart("one"), {Type: message.PartReasoning, Reasoning: "why"}, message.TextPart("two"),
+		{Type: message.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: "call", ToolCallID: "c", ToolName: "f", Args: json.RawMessage(`{"x":1}`)}},
+		{Type: message.PartFile, Data: "https://x/y.png", MimeType: "image/png"},
 	}}
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -58,7 +58,7 @@ func TestDecodeRejectsMalformedParts(t *testing.T) {
 		`{"format":2,"parts":[{"type":"tool-invocation","toolInvocation":{"state":"call"}}]}`,
 		`{"format":2,"parts":"nope"}`,
 	} {
-		var c core.Content
+		var c message.Content
 		if err := json.Unmarshal([]byte(raw), &c); err == nil {
 			t.Fatalf("accepted %s", raw)
 		}
@@ -79,7 +79,7 @@ func FuzzContentRoundTrip(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var c1 core.Content
+		var c1 message.Content
 		if json.Unmarshal(data, &c1) != nil {
 			return
 		}
@@ -87,7 +87,7 @@ func FuzzContentRoundTrip(f *testing.F) {
 		if err != nil {
 			return // e.g. invalid UTF-8 in raw values
 		}
-		var c2 core.Content
+		var c2 message.Content
 		if err := json.Unmarshal(b1, &c2); err != nil {
 			t.Fatalf("re-decode of %s: %v", b1, err)
 		}

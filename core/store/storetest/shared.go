@@ -7,18 +7,21 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
-func testSharedVisibility(t *testing.T, a, b core.Store) {
+func testSharedVisibility(t *testing.T, a, b *core.CheckedStore) {
 	mustThread(t, a, "A", "r")
 	mustSave(t, a, msg("m1", "A", "r", "from a", T(1)))
-	p := list(t, b, core.MessageQuery{ThreadID: "A", PerPage: core.PerPageAll})
+	p := list(t, b, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll})
 	eq(t, "b sees a", texts(p.Messages), []string{"from a"})
 	mustSave(t, b, msg("m2", "A", "r", "from b", T(2)))
-	eq(t, "a sees b", texts(list(t, a, core.MessageQuery{ThreadID: "A", PerPage: core.PerPageAll}).Messages), []string{"from a", "from b"})
+	eq(t, "a sees b", texts(list(t, a, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll}).Messages), []string{"from a", "from b"})
 }
 
-func testSharedBoundaryRace(t *testing.T, a, b core.Store) {
+func testSharedBoundaryRace(t *testing.T, a, b *core.CheckedStore) {
 	mustThread(t, a, "A", "r")
 	var wg sync.WaitGroup
 	for i := 0; i < 40; i++ {
@@ -40,7 +43,7 @@ func testSharedBoundaryRace(t *testing.T, a, b core.Store) {
 	}
 }
 
-func testSharedBoundaryUnion(t *testing.T, a, b core.Store) {
+func testSharedBoundaryUnion(t *testing.T, a, b *core.CheckedStore) {
 	mustThread(t, a, "A", "r")
 	var wg sync.WaitGroup
 	for i := 0; i < 10; i++ {
@@ -63,7 +66,7 @@ func testSharedBoundaryUnion(t *testing.T, a, b core.Store) {
 	}
 }
 
-func testSharedWorkingMemoryRace(t *testing.T, a, b core.Store) {
+func testSharedWorkingMemoryRace(t *testing.T, a, b *core.CheckedStore) {
 	// Each writer retries on conflict; every increment must survive.
 	const writers, rounds = 4, 10
 	var wg sync.WaitGroup
@@ -77,16 +80,16 @@ func testSharedWorkingMemoryRace(t *testing.T, a, b core.Store) {
 			}
 			for i := 0; i < rounds; i++ {
 				for {
-					cur, err := s.GetWorkingMemory(ctx(), core.ScopeResource, "r")
+					cur, err := s.GetWorkingMemory(ctx(), store.ScopeResource, "r")
 					if err != nil {
 						t.Error(err)
 						return
 					}
-					_, err = s.PutWorkingMemory(ctx(), core.ScopeResource, "r", cur.Data+"x", cur.Version)
+					_, err = s.PutWorkingMemory(ctx(), store.ScopeResource, "r", cur.Data+"x", cur.Version)
 					if err == nil {
 						break
 					}
-					if !errors.Is(err, core.ErrConflict) {
+					if !errors.Is(err, memerr.ErrConflict) {
 						t.Error(err)
 						return
 					}
@@ -95,13 +98,13 @@ func testSharedWorkingMemoryRace(t *testing.T, a, b core.Store) {
 		}(w)
 	}
 	wg.Wait()
-	got, _ := a.GetWorkingMemory(ctx(), core.ScopeResource, "r")
+	got, _ := a.GetWorkingMemory(ctx(), store.ScopeResource, "r")
 	if len(got.Data) != writers*rounds || got.Version != writers*rounds {
 		t.Fatalf("lost updates: len %d version %d, want %d", len(got.Data), got.Version, writers*rounds)
 	}
 }
 
-func testSharedSaveRace(t *testing.T, a, b core.Store) {
+func testSharedSaveRace(t *testing.T, a, b *core.CheckedStore) {
 	mustThread(t, a, "A", "r")
 	const workers, each = 6, 20
 	var wg sync.WaitGroup
@@ -114,7 +117,7 @@ func testSharedSaveRace(t *testing.T, a, b core.Store) {
 				s = b
 			}
 			for i := 0; i < each; i++ {
-				batch := []core.Message{msg(fmt.Sprintf("w%d-%d-a", w, i), "A", "r", "x", T(i)), msg(fmt.Sprintf("w%d-%d-b", w, i), "A", "r", "y", T(i))}
+				batch := []message.Message{msg(fmt.Sprintf("w%d-%d-a", w, i), "A", "r", "x", T(i)), msg(fmt.Sprintf("w%d-%d-b", w, i), "A", "r", "y", T(i))}
 				if _, err := s.SaveMessages(ctx(), batch); err != nil {
 					t.Error(err)
 					return
@@ -123,5 +126,5 @@ func testSharedSaveRace(t *testing.T, a, b core.Store) {
 		}(w)
 	}
 	wg.Wait()
-	checkTotalOrder(t, list(t, b, core.MessageQuery{ThreadID: "A", PerPage: core.PerPageAll}).Messages, workers*each*2)
+	checkTotalOrder(t, list(t, b, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll}).Messages, workers*each*2)
 }

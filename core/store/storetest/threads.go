@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
-func testThreadRoundTrip(t *testing.T, s core.Store) {
-	in := core.Thread{ID: "1346362547862769664", ResourceID: "532374164040974346", Title: "odd ids",
+func testThreadRoundTrip(t *testing.T, s *core.CheckedStore) {
+	in := store.Thread{ID: "1346362547862769664", ResourceID: "532374164040974346", Title: "odd ids",
 		Metadata:  map[string]any{"k": "v", "n": float64(3), "nested": map[string]any{"a": true}},
 		CreatedAt: T(1), UpdatedAt: T(2)}
 	if _, err := s.SaveThread(ctx(), in); err != nil {
@@ -26,21 +28,21 @@ func testThreadRoundTrip(t *testing.T, s core.Store) {
 	}
 }
 
-func testThreadMissing(t *testing.T, s core.Store) {
+func testThreadMissing(t *testing.T, s *core.CheckedStore) {
 	_, err := s.GetThread(ctx(), "non-existent")
-	wantCode(t, err, core.ErrThreadNotFound)
-	_, err = s.SaveThread(ctx(), core.Thread{ID: "", ResourceID: "r"})
-	wantCode(t, err, core.ErrMissingThreadID)
-	_, err = s.SaveThread(ctx(), core.Thread{ID: "t", ResourceID: " "})
-	wantCode(t, err, core.ErrMissingResourceID)
+	wantCode(t, err, memerr.ErrThreadNotFound)
+	_, err = s.SaveThread(ctx(), store.Thread{ID: "", ResourceID: "r"})
+	wantCode(t, err, memerr.ErrMissingThreadID)
+	_, err = s.SaveThread(ctx(), store.Thread{ID: "t", ResourceID: " "})
+	wantCode(t, err, memerr.ErrMissingResourceID)
 }
 
-func testSaveThreadUpsert(t *testing.T, s core.Store) {
+func testSaveThreadUpsert(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "t1", "r1")
-	if _, err := s.AdvanceBoundary(ctx(), "t1", "r1", core.Boundary{CreatedAt: T(5), MessageIDs: []string{"m"}, MaxTokens: 10, AtMaxRemoveTokens: 2}); err != nil {
+	if _, err := s.AdvanceBoundary(ctx(), "t1", "r1", store.Boundary{CreatedAt: T(5), MessageIDs: []string{"m"}, MaxTokens: 10, AtMaxRemoveTokens: 2}); err != nil {
 		t.Fatal(err)
 	}
-	up, err := s.SaveThread(ctx(), core.Thread{ID: "t1", ResourceID: "r1", Title: "renamed", CreatedAt: T(9), UpdatedAt: T(9)})
+	up, err := s.SaveThread(ctx(), store.Thread{ID: "t1", ResourceID: "r1", Title: "renamed", CreatedAt: T(9), UpdatedAt: T(9)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,12 +50,12 @@ func testSaveThreadUpsert(t *testing.T, s core.Store) {
 	if got.Title != "renamed" || !got.CreatedAt.Equal(T(0)) || got.Boundary == nil || !got.Boundary.CreatedAt.Equal(T(5)) {
 		t.Fatalf("upsert kept wrong fields: %+v (returned %+v)", got, up)
 	}
-	_, err = s.SaveThread(ctx(), core.Thread{ID: "t1", ResourceID: "other"})
-	wantCode(t, err, core.ErrResourceMismatch)
+	_, err = s.SaveThread(ctx(), store.Thread{ID: "t1", ResourceID: "other"})
+	wantCode(t, err, memerr.ErrResourceMismatch)
 }
 
-func testUpdateThread(t *testing.T, s core.Store) {
-	_, err := s.SaveThread(ctx(), core.Thread{ID: "t1", ResourceID: "r1", Title: "Keep", Metadata: map[string]any{"key": "value", "gone": "x"}, CreatedAt: T(0), UpdatedAt: T(0)})
+func testUpdateThread(t *testing.T, s *core.CheckedStore) {
+	_, err := s.SaveThread(ctx(), store.Thread{ID: "t1", ResourceID: "r1", Title: "Keep", Metadata: map[string]any{"key": "value", "gone": "x"}, CreatedAt: T(0), UpdatedAt: T(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +78,10 @@ func testUpdateThread(t *testing.T, s core.Store) {
 		t.Fatalf("partial update = %+v, %v", got2, err)
 	}
 	_, err = s.UpdateThread(ctx(), "missing", &title, nil)
-	wantCode(t, err, core.ErrThreadNotFound)
+	wantCode(t, err, memerr.ErrThreadNotFound)
 }
 
-func testDeleteThreadCascades(t *testing.T, s core.Store) {
+func testDeleteThreadCascades(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "t1", "r1")
 	mustThread(t, s, "t2", "r1")
 	mustSave(t, s, msg("m1", "t1", "r1", "a", T(1)), msg("m2", "t1", "r1", "b", T(2)), msg("m3", "t2", "r1", "c", T(3)))
@@ -87,8 +89,8 @@ func testDeleteThreadCascades(t *testing.T, s core.Store) {
 		t.Fatal(err)
 	}
 	_, err := s.GetThread(ctx(), "t1")
-	wantCode(t, err, core.ErrThreadNotFound)
-	p := list(t, s, core.MessageQuery{ThreadID: "t1", PerPage: core.PerPageAll})
+	wantCode(t, err, memerr.ErrThreadNotFound)
+	p := list(t, s, store.MessageQuery{ThreadID: "t1", PerPage: store.PerPageAll})
 	eq(t, "messages of deleted thread", ids(p.Messages), nil)
 	got, _ := s.GetMessages(ctx(), []string{"m1", "m2", "m3"})
 	eq(t, "remaining messages", ids(got), []string{"m3"})
@@ -97,44 +99,44 @@ func testDeleteThreadCascades(t *testing.T, s core.Store) {
 	}
 }
 
-func testListThreadsPaging(t *testing.T, s core.Store) {
+func testListThreadsPaging(t *testing.T, s *core.CheckedStore) {
 	for i := 0; i < 17; i++ {
-		_, err := s.SaveThread(ctx(), core.Thread{ID: fmt.Sprintf("t%02d", i), ResourceID: "r1", CreatedAt: T(i), UpdatedAt: T(i)})
+		_, err := s.SaveThread(ctx(), store.Thread{ID: fmt.Sprintf("t%02d", i), ResourceID: "r1", CreatedAt: T(i), UpdatedAt: T(i)})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	mustThread(t, s, "other", "r2")
-	p, err := s.ListThreads(ctx(), core.ThreadQuery{ResourceID: "r1", PerPage: 7})
+	p, err := s.ListThreads(ctx(), store.ThreadQuery{ResourceID: "r1", PerPage: 7})
 	if err != nil || len(p.Threads) != 7 || p.Total != 17 || !p.HasMore || p.PerPage != 7 {
 		t.Fatalf("page 0 = %d threads total %d more %v: %v", len(p.Threads), p.Total, p.HasMore, err)
 	}
 	if p.Threads[0].ID != "t16" {
 		t.Fatalf("default order should be newest first, got %s", p.Threads[0].ID)
 	}
-	p, _ = s.ListThreads(ctx(), core.ThreadQuery{ResourceID: "r1", PerPage: 7, Page: 2})
+	p, _ = s.ListThreads(ctx(), store.ThreadQuery{ResourceID: "r1", PerPage: 7, Page: 2})
 	if len(p.Threads) != 3 || p.HasMore || p.Page != 2 {
 		t.Fatalf("page 2 = %d threads more %v", len(p.Threads), p.HasMore)
 	}
-	p, _ = s.ListThreads(ctx(), core.ThreadQuery{ResourceID: "r2"})
+	p, _ = s.ListThreads(ctx(), store.ThreadQuery{ResourceID: "r2"})
 	if len(p.Threads) != 1 || p.Total != 1 || p.PerPage != 100 || p.HasMore {
 		t.Fatalf("single = %+v", p)
 	}
-	p, _ = s.ListThreads(ctx(), core.ThreadQuery{ResourceID: "nobody"})
+	p, _ = s.ListThreads(ctx(), store.ThreadQuery{ResourceID: "nobody"})
 	if len(p.Threads) != 0 || p.Total != 0 || p.HasMore {
 		t.Fatalf("empty = %+v", p)
 	}
 }
 
-func testListThreadsOrder(t *testing.T, s core.Store) {
+func testListThreadsOrder(t *testing.T, s *core.CheckedStore) {
 	updated := []int{5, 1, 4, 2, 3}
 	for i, u := range updated {
-		_, err := s.SaveThread(ctx(), core.Thread{ID: fmt.Sprintf("t%d", i), ResourceID: "r", CreatedAt: T(i), UpdatedAt: T(u)})
+		_, err := s.SaveThread(ctx(), store.Thread{ID: fmt.Sprintf("t%d", i), ResourceID: "r", CreatedAt: T(i), UpdatedAt: T(u)})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	get := func(q core.ThreadQuery) []string {
+	get := func(q store.ThreadQuery) []string {
 		q.ResourceID = "r"
 		p, err := s.ListThreads(ctx(), q)
 		if err != nil {
@@ -142,18 +144,18 @@ func testListThreadsOrder(t *testing.T, s core.Store) {
 		}
 		return threadIDs(p.Threads)
 	}
-	eq(t, "default", get(core.ThreadQuery{}), []string{"t4", "t3", "t2", "t1", "t0"})
-	eq(t, "updatedAt", get(core.ThreadQuery{OrderBy: "updatedAt"}), []string{"t0", "t2", "t4", "t3", "t1"})
-	eq(t, "asc", get(core.ThreadQuery{Direction: core.Asc}), []string{"t0", "t1", "t2", "t3", "t4"})
+	eq(t, "default", get(store.ThreadQuery{}), []string{"t4", "t3", "t2", "t1", "t0"})
+	eq(t, "updatedAt", get(store.ThreadQuery{OrderBy: "updatedAt"}), []string{"t0", "t2", "t4", "t3", "t1"})
+	eq(t, "asc", get(store.ThreadQuery{Direction: store.Asc}), []string{"t0", "t1", "t2", "t3", "t4"})
 	var paged []string
 	for page := 0; page < 3; page++ {
-		paged = append(paged, get(core.ThreadQuery{OrderBy: "updatedAt", PerPage: 2, Page: page})...)
+		paged = append(paged, get(store.ThreadQuery{OrderBy: "updatedAt", PerPage: 2, Page: page})...)
 	}
-	eq(t, "pages", paged, get(core.ThreadQuery{OrderBy: "updatedAt"}))
+	eq(t, "pages", paged, get(store.ThreadQuery{OrderBy: "updatedAt"}))
 }
 
-func testListThreadsFilters(t *testing.T, s core.Store) {
-	seed := []core.Thread{
+func testListThreadsFilters(t *testing.T, s *core.CheckedStore) {
+	seed := []store.Thread{
 		{ID: "t1", ResourceID: "r1", Metadata: map[string]any{"category": "support-filter", "priority": "high", "status": "open"}},
 		{ID: "t2", ResourceID: "r1", Metadata: map[string]any{"category": "support-filter", "priority": "low", "status": "closed"}},
 		{ID: "t3", ResourceID: "r2", Metadata: map[string]any{"category": "sales-filter", "priority": "high", "status": "open"}},
@@ -165,35 +167,35 @@ func testListThreadsFilters(t *testing.T, s core.Store) {
 			t.Fatal(err)
 		}
 	}
-	get := func(q core.ThreadQuery) []string {
-		q.Direction = core.Asc
+	get := func(q store.ThreadQuery) []string {
+		q.Direction = store.Asc
 		p, err := s.ListThreads(ctx(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return threadIDs(p.Threads)
 	}
-	eq(t, "resource", get(core.ThreadQuery{ResourceID: "r1"}), []string{"t1", "t2"})
-	eq(t, "category", get(core.ThreadQuery{Metadata: map[string]any{"category": "support-filter"}}), []string{"t1", "t2"})
-	eq(t, "two keys", get(core.ThreadQuery{Metadata: map[string]any{"category": "support-filter", "priority": "high"}}), []string{"t1"})
-	eq(t, "resource+keys", get(core.ThreadQuery{ResourceID: "r2", Metadata: map[string]any{"category": "sales-filter", "priority": "high"}}), []string{"t3"})
-	eq(t, "missing key", get(core.ThreadQuery{Metadata: map[string]any{"status": "open"}}), []string{"t1", "t3"})
-	eq(t, "none", get(core.ThreadQuery{Metadata: map[string]any{"category": "nonexistent"}}), nil)
-	eq(t, "number", get(core.ThreadQuery{Metadata: map[string]any{"n": 7}}), []string{"t4"})
-	eq(t, "bool", get(core.ThreadQuery{Metadata: map[string]any{"ok": true}}), []string{"t4"})
-	p, err := s.ListThreads(ctx(), core.ThreadQuery{PerPage: core.PerPageAll})
-	if err != nil || len(p.Threads) != 4 || p.HasMore || p.PerPage != core.PerPageAll {
+	eq(t, "resource", get(store.ThreadQuery{ResourceID: "r1"}), []string{"t1", "t2"})
+	eq(t, "category", get(store.ThreadQuery{Metadata: map[string]any{"category": "support-filter"}}), []string{"t1", "t2"})
+	eq(t, "two keys", get(store.ThreadQuery{Metadata: map[string]any{"category": "support-filter", "priority": "high"}}), []string{"t1"})
+	eq(t, "resource+keys", get(store.ThreadQuery{ResourceID: "r2", Metadata: map[string]any{"category": "sales-filter", "priority": "high"}}), []string{"t3"})
+	eq(t, "missing key", get(store.ThreadQuery{Metadata: map[string]any{"status": "open"}}), []string{"t1", "t3"})
+	eq(t, "none", get(store.ThreadQuery{Metadata: map[string]any{"category": "nonexistent"}}), nil)
+	eq(t, "number", get(store.ThreadQuery{Metadata: map[string]any{"n": 7}}), []string{"t4"})
+	eq(t, "bool", get(store.ThreadQuery{Metadata: map[string]any{"ok": true}}), []string{"t4"})
+	p, err := s.ListThreads(ctx(), store.ThreadQuery{PerPage: store.PerPageAll})
+	if err != nil || len(p.Threads) != 4 || p.HasMore || p.PerPage != store.PerPageAll {
 		t.Fatalf("all = %+v, %v", p, err)
 	}
 }
 
-func testListThreadsValidation(t *testing.T, s core.Store) {
-	for _, q := range []core.ThreadQuery{
-		{Page: -1}, {PerPage: -5}, {PerPage: core.PerPageAll, Page: 1},
+func testListThreadsValidation(t *testing.T, s *core.CheckedStore) {
+	for _, q := range []store.ThreadQuery{
+		{Page: -1}, {PerPage: -5}, {PerPage: store.PerPageAll, Page: 1},
 		{Metadata: map[string]any{"bad-key": "x"}}, {Metadata: map[string]any{"__proto__": "x"}},
 		{OrderBy: "title"}, {Direction: "sideways"},
 	} {
 		_, err := s.ListThreads(ctx(), q)
-		wantCode(t, err, core.ErrInvalidArgument)
+		wantCode(t, err, memerr.ErrInvalidArgument)
 	}
 }

@@ -1,6 +1,10 @@
-package core
+package store
 
-import "time"
+import (
+	"time"
+
+	"github.com/agentmem/agentmem/core/message"
+)
 
 // Thread is one conversation. It belongs to exactly one resource.
 type Thread struct {
@@ -17,7 +21,7 @@ type Thread struct {
 
 // Clone returns a deep copy of t.
 func (t Thread) Clone() Thread {
-	t.Metadata = cloneMap(t.Metadata)
+	t.Metadata = message.CloneMetadata(t.Metadata)
 	if t.Boundary != nil {
 		b := t.Boundary.Clone()
 		t.Boundary = &b
@@ -100,6 +104,3 @@ func MergeBoundary(old *Boundary, cand Boundary) Boundary {
 	}
 	return cand
 }
-
-// CloneMetadata deep-copies JSON-like metadata; stores use it to copy in and out.
-func CloneMetadata(m map[string]any) map[string]any { return cloneMap(m) }

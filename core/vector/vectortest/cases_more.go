@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 func remaining(h *H, resource string) []string {
 	h.T.Helper()
-	ids := IDs(h.Query(core.VectorQuery{Text: Queries[0], TopK: 100, Filter: core.VectorFilter{ResourceID: resource}}))
+	ids := IDs(h.Query(vector.Query{Text: Queries[0], TopK: 100, Filter: vector.Filter{ResourceID: resource}}))
 	sort.Strings(ids)
 	return ids
 }
@@ -17,10 +17,10 @@ func remaining(h *H, resource string) []string {
 func testDeleteByThread(h *H) {
 	seed(h, "r")
 	seed(h, "q")
-	h.Delete(core.VectorFilter{ResourceID: "r", ThreadID: "t1"})
+	h.Delete(vector.Filter{ResourceID: "r", ThreadID: "t1"})
 	want(h, "r after deleting t1", remaining(h, "r"), []string{"r-m1#0", "r-m3#0", "r-m5#0"})
 	want(h, "q untouched", len(remaining(h, "q")), len(Corpus))
-	h.Delete(core.VectorFilter{ResourceID: "q", ThreadID: "t1", MessageIDs: []string{"q-m0", "q-m1"}})
+	h.Delete(vector.Filter{ResourceID: "q", ThreadID: "t1", MessageIDs: []string{"q-m0", "q-m1"}})
 	want(h, "q after thread+ids", len(remaining(h, "q")), len(Corpus)-1)
 }
 
@@ -30,16 +30,16 @@ func testDeleteByMessageIDs(h *H) {
 	long2 := Rec("r-long", "t1", "r", "chunk one")
 	long2.ID = "r-long#1"
 	h.Upsert(long, long2)
-	h.Delete(core.VectorFilter{ResourceID: "r", MessageIDs: []string{"r-long", "r-m2", "missing"}})
+	h.Delete(vector.Filter{ResourceID: "r", MessageIDs: []string{"r-long", "r-m2", "missing"}})
 	want(h, "r after deleting ids", remaining(h, "r"), []string{"r-m0#0", "r-m1#0", "r-m3#0", "r-m4#0", "r-m5#0"})
-	h.Delete(core.VectorFilter{ResourceID: "other", MessageIDs: []string{"r-m0"}})
+	h.Delete(vector.Filter{ResourceID: "other", MessageIDs: []string{"r-m0"}})
 	want(h, "ids of another resource are not deleted", len(remaining(h, "r")), 5)
 }
 
 func testDeleteByResource(h *H) {
 	seed(h, "r")
 	seed(h, "q")
-	h.Delete(core.VectorFilter{ResourceID: "r"})
+	h.Delete(vector.Filter{ResourceID: "r"})
 	want(h, "r after delete", len(remaining(h, "r")), 0)
 	want(h, "q untouched", len(remaining(h, "q")), len(Corpus))
 	seed(h, "r")
@@ -47,28 +47,28 @@ func testDeleteByResource(h *H) {
 }
 
 func testBM25(h *H) {
-	if !h.Supports(core.SearchBM25) {
+	if !h.Supports(vector.SearchBM25) {
 		h.T.Skip("store does not support bm25")
 	}
 	seed(h, "r")
 	for i, q := range Queries {
-		hits := h.Query(core.VectorQuery{Text: q, TopK: 3, Mode: core.SearchBM25, Filter: core.VectorFilter{ResourceID: "r"}})
+		hits := h.Query(vector.Query{Text: q, TopK: 3, Mode: vector.SearchBM25, Filter: vector.Filter{ResourceID: "r"}})
 		if len(hits) == 0 || hits[0].ID != fmt.Sprintf("r-m%d#0", i) || hits[0].Score <= 0 {
 			h.T.Fatalf("bm25 %q: got %+v, want r-m%d#0 first", q, hits, i)
 		}
 	}
-	hits := h.Query(core.VectorQuery{Text: "xylophone zeppelin", TopK: 3, Mode: core.SearchBM25, Filter: core.VectorFilter{ResourceID: "r"}})
+	hits := h.Query(vector.Query{Text: "xylophone zeppelin", TopK: 3, Mode: vector.SearchBM25, Filter: vector.Filter{ResourceID: "r"}})
 	want(h, "bm25 hits without shared terms", len(hits), 0)
 }
 
 func testHybrid(h *H) {
-	if !h.Supports(core.SearchHybrid) {
+	if !h.Supports(vector.SearchHybrid) {
 		h.T.Skip("store does not support hybrid")
 	}
 	seed(h, "r")
 	for _, alpha := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		for i, q := range Queries {
-			hits := h.Query(core.VectorQuery{Text: q, TopK: 3, Mode: core.SearchHybrid, Alpha: alpha, Filter: core.VectorFilter{ResourceID: "r"}})
+			hits := h.Query(vector.Query{Text: q, TopK: 3, Mode: vector.SearchHybrid, Alpha: alpha, Filter: vector.Filter{ResourceID: "r"}})
 			if len(hits) == 0 || hits[0].ID != fmt.Sprintf("r-m%d#0", i) {
 				h.T.Fatalf("hybrid alpha %v %q: got %v, want r-m%d#0 first", alpha, q, IDs(hits), i)
 			}

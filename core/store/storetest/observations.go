@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
-func getObs(t *testing.T, s core.Store, key string) core.ObservationRecord {
+func getObs(t *testing.T, s *core.CheckedStore, key string) store.ObservationRecord {
 	t.Helper()
 	r, err := s.GetObservations(ctx(), key)
 	if err != nil {
@@ -19,7 +21,7 @@ func getObs(t *testing.T, s core.Store, key string) core.ObservationRecord {
 	return r
 }
 
-func putObs(t *testing.T, s core.Store, rec core.ObservationRecord, expect int64) core.ObservationRecord {
+func putObs(t *testing.T, s *core.CheckedStore, rec store.ObservationRecord, expect int64) store.ObservationRecord {
 	t.Helper()
 	out, err := s.PutObservations(ctx(), rec, expect)
 	if err != nil {
@@ -28,7 +30,7 @@ func putObs(t *testing.T, s core.Store, rec core.ObservationRecord, expect int64
 	return out
 }
 
-func sameObs(t *testing.T, what string, got, want core.ObservationRecord) {
+func sameObs(t *testing.T, what string, got, want store.ObservationRecord) {
 	t.Helper()
 	if got.Key != want.Key || got.Observations != want.Observations || got.ObservationTokens != want.ObservationTokens ||
 		got.Generation != want.Generation || !got.LastObservedAt.Equal(want.LastObservedAt) ||
@@ -37,12 +39,12 @@ func sameObs(t *testing.T, what string, got, want core.ObservationRecord) {
 	}
 }
 
-func testObservationsRoundTrip(t *testing.T, s core.Store) {
+func testObservationsRoundTrip(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
-	key := core.ObservationKey(core.ScopeThread, "A", "r")
+	key := store.ObservationKey(store.ScopeThread, "A", "r")
 	zero := getObs(t, s, key)
-	sameObs(t, "never written", zero, core.ObservationRecord{Key: key})
-	rec := core.ObservationRecord{Key: key, Observations: "- [2026-10-30] (high) user is allergic to peanuts\n- ünïcödé ✓ '); DROP TABLE x; --",
+	sameObs(t, "never written", zero, store.ObservationRecord{Key: key})
+	rec := store.ObservationRecord{Key: key, Observations: "- [2026-10-30] (high) user is allergic to peanuts\n- ünïcödé ✓ '); DROP TABLE x; --",
 		ObservationTokens: 17, LastObservedAt: T(5), ObservedMessageIDs: []string{"m4", "m5"}}
 	got := putObs(t, s, rec, 0)
 	want := rec
@@ -60,58 +62,58 @@ func testObservationsRoundTrip(t *testing.T, s core.Store) {
 	sameObs(t, "stored again", getObs(t, s, key), want)
 
 	// Thread keys need the thread; resource keys need nothing.
-	_, err := s.PutObservations(ctx(), core.ObservationRecord{Key: "thread:missing"}, 0)
-	wantCode(t, err, core.ErrThreadNotFound)
-	res := putObs(t, s, core.ObservationRecord{Key: "resource:nobody", Observations: "x", ObservationTokens: 1}, 0)
+	_, err := s.PutObservations(ctx(), store.ObservationRecord{Key: "thread:missing"}, 0)
+	wantCode(t, err, memerr.ErrThreadNotFound)
+	res := putObs(t, s, store.ObservationRecord{Key: "resource:nobody", Observations: "x", ObservationTokens: 1}, 0)
 	if res.Version != 1 || getObs(t, s, "resource:nobody").Observations != "x" {
 		t.Fatalf("resource record: %+v", res)
 	}
-	if other := getObs(t, s, core.ObservationKey(core.ScopeResource, "A", "r")); other.Version != 0 {
+	if other := getObs(t, s, store.ObservationKey(store.ScopeResource, "A", "r")); other.Version != 0 {
 		t.Fatalf("resource:r shares the thread's record: %+v", other)
 	}
 	for _, bad := range []string{"", "thread:", "resource:", "user:r", "A"} {
 		if _, err := s.GetObservations(ctx(), bad); err == nil {
 			t.Fatalf("GetObservations(%q) accepted", bad)
 		}
-		if _, err := s.PutObservations(ctx(), core.ObservationRecord{Key: bad}, 0); err == nil {
+		if _, err := s.PutObservations(ctx(), store.ObservationRecord{Key: bad}, 0); err == nil {
 			t.Fatalf("PutObservations(%q) accepted", bad)
 		}
 	}
 }
 
-func testObservationsConflict(t *testing.T, s core.Store) {
+func testObservationsConflict(t *testing.T, s *core.CheckedStore) {
 	key := "resource:r"
-	first := putObs(t, s, core.ObservationRecord{Key: key, Observations: "one", ObservationTokens: 1, LastObservedAt: T(1)}, 0)
+	first := putObs(t, s, store.ObservationRecord{Key: key, Observations: "one", ObservationTokens: 1, LastObservedAt: T(1)}, 0)
 	for _, expect := range []int64{0, 2, 7} {
-		_, err := s.PutObservations(ctx(), core.ObservationRecord{Key: key, Observations: "stale", LastObservedAt: T(2)}, expect)
-		wantCode(t, err, core.ErrConflict)
+		_, err := s.PutObservations(ctx(), store.ObservationRecord{Key: key, Observations: "stale", LastObservedAt: T(2)}, expect)
+		wantCode(t, err, memerr.ErrConflict)
 	}
 	sameObs(t, "after conflicts", getObs(t, s, key), first)
 	// The cursor never moves backwards, not even with the right version.
-	_, err := s.PutObservations(ctx(), core.ObservationRecord{Key: key, Observations: "back", LastObservedAt: T(0)}, 1)
-	wantCode(t, err, core.ErrInvalidArgument)
-	_, err = s.PutObservations(ctx(), core.ObservationRecord{Key: key, Observations: "neg", ObservationTokens: -1, LastObservedAt: T(1)}, 1)
-	wantCode(t, err, core.ErrInvalidArgument)
+	_, err := s.PutObservations(ctx(), store.ObservationRecord{Key: key, Observations: "back", LastObservedAt: T(0)}, 1)
+	wantCode(t, err, memerr.ErrInvalidArgument)
+	_, err = s.PutObservations(ctx(), store.ObservationRecord{Key: key, Observations: "neg", ObservationTokens: -1, LastObservedAt: T(1)}, 1)
+	wantCode(t, err, memerr.ErrInvalidArgument)
 	sameObs(t, "after refusals", getObs(t, s, key), first)
 }
 
-func testObservationsGenerations(t *testing.T, s core.Store) {
+func testObservationsGenerations(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	key := "thread:A"
 	if gens, err := s.ListObservationGenerations(ctx(), key); err != nil || len(gens) != 0 {
 		t.Fatalf("generations of a new key: %v %v", gens, err)
 	}
-	g0 := putObs(t, s, core.ObservationRecord{Key: key, Observations: "a\nb", ObservationTokens: 3, LastObservedAt: T(1), ObservedMessageIDs: []string{"m1"}}, 0)
-	g0 = putObs(t, s, core.ObservationRecord{Key: key, Observations: "a\nb\nc", ObservationTokens: 5, LastObservedAt: T(2), ObservedMessageIDs: []string{"m2"}}, g0.Version)
+	g0 := putObs(t, s, store.ObservationRecord{Key: key, Observations: "a\nb", ObservationTokens: 3, LastObservedAt: T(1), ObservedMessageIDs: []string{"m1"}}, 0)
+	g0 = putObs(t, s, store.ObservationRecord{Key: key, Observations: "a\nb\nc", ObservationTokens: 5, LastObservedAt: T(2), ObservedMessageIDs: []string{"m2"}}, g0.Version)
 	// Skipping a generation is refused.
-	_, err := s.PutObservations(ctx(), core.ObservationRecord{Key: key, Generation: 2, LastObservedAt: T(2)}, g0.Version)
-	wantCode(t, err, core.ErrInvalidArgument)
-	g1 := putObs(t, s, core.ObservationRecord{Key: key, Observations: "abc", ObservationTokens: 1, Generation: 1, LastObservedAt: T(2), ObservedMessageIDs: []string{"m2"}}, g0.Version)
-	g1 = putObs(t, s, core.ObservationRecord{Key: key, Observations: "abc\nd", ObservationTokens: 2, Generation: 1, LastObservedAt: T(3), ObservedMessageIDs: []string{"m3"}}, g1.Version)
+	_, err := s.PutObservations(ctx(), store.ObservationRecord{Key: key, Generation: 2, LastObservedAt: T(2)}, g0.Version)
+	wantCode(t, err, memerr.ErrInvalidArgument)
+	g1 := putObs(t, s, store.ObservationRecord{Key: key, Observations: "abc", ObservationTokens: 1, Generation: 1, LastObservedAt: T(2), ObservedMessageIDs: []string{"m2"}}, g0.Version)
+	g1 = putObs(t, s, store.ObservationRecord{Key: key, Observations: "abc\nd", ObservationTokens: 2, Generation: 1, LastObservedAt: T(3), ObservedMessageIDs: []string{"m3"}}, g1.Version)
 	// A generation cannot go back either.
-	_, err = s.PutObservations(ctx(), core.ObservationRecord{Key: key, Generation: 0, LastObservedAt: T(3)}, g1.Version)
-	wantCode(t, err, core.ErrInvalidArgument)
-	g2 := putObs(t, s, core.ObservationRecord{Key: key, Observations: "abcd", ObservationTokens: 1, Generation: 2, LastObservedAt: T(3), ObservedMessageIDs: []string{"m3"}}, g1.Version)
+	_, err = s.PutObservations(ctx(), store.ObservationRecord{Key: key, Generation: 0, LastObservedAt: T(3)}, g1.Version)
+	wantCode(t, err, memerr.ErrInvalidArgument)
+	g2 := putObs(t, s, store.ObservationRecord{Key: key, Observations: "abcd", ObservationTokens: 1, Generation: 2, LastObservedAt: T(3), ObservedMessageIDs: []string{"m3"}}, g1.Version)
 	sameObs(t, "active", getObs(t, s, key), g2)
 	gens, err := s.ListObservationGenerations(ctx(), key)
 	if err != nil || len(gens) != 2 {
@@ -130,19 +132,19 @@ func testObservationsGenerations(t *testing.T, s core.Store) {
 		t.Fatalf("generations survived DeleteThread: %+v", gens)
 	}
 	// A first reflection of a never-written key archives nothing.
-	putObs(t, s, core.ObservationRecord{Key: "resource:r", Observations: "x", Generation: 1}, 0)
+	putObs(t, s, store.ObservationRecord{Key: "resource:r", Observations: "x", Generation: 1}, 0)
 	if gens, _ := s.ListObservationGenerations(ctx(), "resource:r"); len(gens) != 0 {
 		t.Fatalf("archived a never-written generation: %+v", gens)
 	}
 }
 
-func testResourceMessages(t *testing.T, s core.Store) {
+func testResourceMessages(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	mustThread(t, s, "B", "r")
 	mustThread(t, s, "C", "other")
 	mustSave(t, s, msg("a1", "A", "r", "a1", T(1)), msg("b1", "B", "r", "b1", T(2)), msg("a2", "A", "r", "a2", T(3)),
 		msg("c1", "C", "other", "c1", T(2)), msg("b2", "B", "r", "b2", T(3)), msg("b3", "B", "r", "b3", T(5)))
-	lr := func(q core.ResourceMessageQuery) []string {
+	lr := func(q store.ResourceMessageQuery) []string {
 		t.Helper()
 		out, err := s.ListResourceMessages(ctx(), q)
 		if err != nil {
@@ -150,17 +152,17 @@ func testResourceMessages(t *testing.T, s core.Store) {
 		}
 		return ids(out)
 	}
-	eq(t, "all", lr(core.ResourceMessageQuery{ResourceID: "r", Limit: 100}), []string{"a1", "b1", "a2", "b2", "b3"})
-	eq(t, "since (inclusive)", lr(core.ResourceMessageQuery{ResourceID: "r", Since: T(3), Limit: 100}), []string{"a2", "b2", "b3"})
-	eq(t, "oldest 2", lr(core.ResourceMessageQuery{ResourceID: "r", Limit: 2}), []string{"a1", "b1"})
-	eq(t, "newest 2", lr(core.ResourceMessageQuery{ResourceID: "r", Limit: 2, Direction: core.Desc}), []string{"b3", "b2"})
-	eq(t, "other resource", lr(core.ResourceMessageQuery{ResourceID: "other", Limit: 100}), []string{"c1"})
-	eq(t, "unknown resource", lr(core.ResourceMessageQuery{ResourceID: "nobody", Limit: 100}), []string{})
-	out, _ := s.ListResourceMessages(ctx(), core.ResourceMessageQuery{ResourceID: "r", Limit: 1})
+	eq(t, "all", lr(store.ResourceMessageQuery{ResourceID: "r", Limit: 100}), []string{"a1", "b1", "a2", "b2", "b3"})
+	eq(t, "since (inclusive)", lr(store.ResourceMessageQuery{ResourceID: "r", Since: T(3), Limit: 100}), []string{"a2", "b2", "b3"})
+	eq(t, "oldest 2", lr(store.ResourceMessageQuery{ResourceID: "r", Limit: 2}), []string{"a1", "b1"})
+	eq(t, "newest 2", lr(store.ResourceMessageQuery{ResourceID: "r", Limit: 2, Direction: store.Desc}), []string{"b3", "b2"})
+	eq(t, "other resource", lr(store.ResourceMessageQuery{ResourceID: "other", Limit: 100}), []string{"c1"})
+	eq(t, "unknown resource", lr(store.ResourceMessageQuery{ResourceID: "nobody", Limit: 100}), []string{})
+	out, _ := s.ListResourceMessages(ctx(), store.ResourceMessageQuery{ResourceID: "r", Limit: 1})
 	if len(out) != 1 || out[0].Text() != "a1" || out[0].ThreadID != "A" || out[0].ResourceID != "r" || !out[0].CreatedAt.Equal(T(1)) {
 		t.Fatalf("message fields: %+v", out)
 	}
-	for _, q := range []core.ResourceMessageQuery{{ResourceID: "r"}, {ResourceID: "", Limit: 1}, {ResourceID: "r", Limit: 1, Direction: "sideways"}} {
+	for _, q := range []store.ResourceMessageQuery{{ResourceID: "r"}, {ResourceID: "", Limit: 1}, {ResourceID: "r", Limit: 1, Direction: "sideways"}} {
 		if _, err := s.ListResourceMessages(ctx(), q); err == nil {
 			t.Fatalf("ListResourceMessages(%+v) accepted", q)
 		}
@@ -170,7 +172,7 @@ func testResourceMessages(t *testing.T, s core.Store) {
 // testSharedObservationsRace: in every round two handles write the same
 // version at once; exactly one wins, the other gets ErrConflict. Every third
 // round is a reflection, whose archived generation must exist exactly once.
-func testSharedObservationsRace(t *testing.T, a, b core.Store) {
+func testSharedObservationsRace(t *testing.T, a, b *core.CheckedStore) {
 	mustThread(t, a, "A", "r")
 	key := "thread:A"
 	const rounds = 24
@@ -182,7 +184,7 @@ func testSharedObservationsRace(t *testing.T, a, b core.Store) {
 		var mu sync.Mutex
 		wins, conflicts := 0, 0
 		start := make(chan struct{})
-		for w, s := range []core.Store{a, b} {
+		for w, s := range []*core.CheckedStore{a, b} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -201,7 +203,7 @@ func testSharedObservationsRace(t *testing.T, a, b core.Store) {
 				case err == nil:
 					wins++
 					log = append(log, line)
-				case errors.Is(err, core.ErrConflict):
+				case errors.Is(err, memerr.ErrConflict):
 					conflicts++
 				default:
 					t.Errorf("round %d writer %d: %v", round, w, err)

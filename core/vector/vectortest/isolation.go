@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // RunIsolation writes identical texts (and thread ids) to two resources and
@@ -19,7 +19,7 @@ func RunIsolation(h *H, n int) {
 	resources := []string{"alice", "bob"}
 	var vocab []string
 	for _, r := range resources {
-		var recs []core.VectorRecord
+		var recs []vector.Record
 		for i := range 3 * len(Corpus) {
 			text := fmt.Sprintf("%s (note %d)", Corpus[i%len(Corpus)], i/len(Corpus))
 			recs = append(recs, Rec(fmt.Sprintf("%s-m%d", r, i), fmt.Sprintf("t%d", i%3), r, text))
@@ -37,9 +37,9 @@ func RunIsolation(h *H, n int) {
 			words[j] = vocab[rng.IntN(len(vocab))]
 		}
 		res := resources[rng.IntN(2)]
-		q := core.VectorQuery{
+		q := vector.Query{
 			Text: strings.Join(words, " "), TopK: 1 + rng.IntN(12), Mode: h.Modes[rng.IntN(len(h.Modes))],
-			Alpha: float64(rng.IntN(5)) / 4, Filter: core.VectorFilter{ResourceID: res},
+			Alpha: float64(rng.IntN(5)) / 4, Filter: vector.Filter{ResourceID: res},
 		}
 		if rng.IntN(2) == 0 {
 			q.Filter.ThreadID = fmt.Sprintf("t%d", rng.IntN(3))

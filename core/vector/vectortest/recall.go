@@ -6,7 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // IndexLoCoMo writes one record per dialog turn: resource = sample id,
@@ -15,13 +16,13 @@ import (
 func IndexLoCoMo(h *H, convs []LoCoMoConversation) {
 	h.T.Helper()
 	for _, c := range convs {
-		var recs []core.VectorRecord
+		var recs []vector.Record
 		for i, tr := range c.Turns {
-			role := core.RoleUser
+			role := message.RoleUser
 			if tr.Speaker != c.Turns[0].Speaker {
-				role = core.RoleAssistant
+				role = message.RoleAssistant
 			}
-			recs = append(recs, core.VectorRecord{ID: tr.ID + "#0", Text: tr.Text, Meta: core.VectorMeta{
+			recs = append(recs, vector.Record{ID: tr.ID + "#0", Text: tr.Text, Meta: vector.Meta{
 				MessageID: tr.ID, ThreadID: tr.Session, ResourceID: c.SampleID, Role: role, CreatedAt: tr.At}})
 			if len(recs) == 100 || i == len(c.Turns)-1 {
 				h.Upsert(recs...)
@@ -56,8 +57,8 @@ func EvalLoCoMo(h *H, convs []LoCoMoConversation, mode string, alpha float64) Re
 			pos[tr.ID] = i
 		}
 		for _, q := range c.Questions {
-			hits := h.Query(core.VectorQuery{Text: q.Question, TopK: res.TopK, Mode: mode, Alpha: alpha,
-				Filter: core.VectorFilter{ResourceID: c.SampleID}})
+			hits := h.Query(vector.Query{Text: q.Question, TopK: res.TopK, Mode: mode, Alpha: alpha,
+				Filter: vector.Filter{ResourceID: c.SampleID}})
 			got := map[string]bool{}
 			for _, hit := range hits {
 				i, ok := pos[hit.Meta.MessageID]
@@ -114,14 +115,14 @@ var HybridAlphas = []float64{0.1, 0.2, 0.3, 0.5, 0.75}
 // result and the best hybrid result (zero values when unsupported).
 func SweepLoCoMo(h *H, convs []LoCoMoConversation, store string) (bm25, bestHybrid RecallResult) {
 	h.T.Helper()
-	if h.Supports(core.SearchBM25) {
-		bm25 = EvalLoCoMo(h, convs, core.SearchBM25, 0)
+	if h.Supports(vector.SearchBM25) {
+		bm25 = EvalLoCoMo(h, convs, vector.SearchBM25, 0)
 		Report(h.T, store, bm25)
 	}
-	Report(h.T, store, EvalLoCoMo(h, convs, core.SearchVector, 0))
-	if h.Supports(core.SearchHybrid) {
+	Report(h.T, store, EvalLoCoMo(h, convs, vector.SearchVector, 0))
+	if h.Supports(vector.SearchHybrid) {
 		for _, a := range HybridAlphas {
-			r := EvalLoCoMo(h, convs, core.SearchHybrid, a)
+			r := EvalLoCoMo(h, convs, vector.SearchHybrid, a)
 			Report(h.T, store, r)
 			if r.Recall > bestHybrid.Recall {
 				bestHybrid = r

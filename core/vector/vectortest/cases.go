@@ -6,7 +6,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // Corpus is a set of texts on distinct topics; Queries[i] is a lexical
@@ -33,7 +34,7 @@ var (
 // seed writes Corpus as messages m0..m5 of thread t1 (even) and t2 (odd) of resource r.
 func seed(h *H, resource string) {
 	h.T.Helper()
-	var recs []core.VectorRecord
+	var recs []vector.Record
 	for i, text := range Corpus {
 		recs = append(recs, Rec(fmt.Sprintf("%s-m%d", resource, i), fmt.Sprintf("t%d", i%2+1), resource, text))
 	}
@@ -53,21 +54,21 @@ func testEnsureIndex(h *H) {
 		dim = len(h.embed("x")[0])
 	}
 	for range 2 {
-		if err := h.S.EnsureIndex(h.Ctx, core.IndexSpec{Name: h.Index, Dimension: dim}); err != nil {
+		if err := h.S.EnsureIndex(h.Ctx, vector.IndexSpec{Name: h.Index, Dimension: dim}); err != nil {
 			h.T.Fatalf("EnsureIndex again: %v", err)
 		}
 	}
 	seed(h, "r")
-	if err := h.S.EnsureIndex(h.Ctx, core.IndexSpec{Name: h.Index, Dimension: dim}); err != nil {
+	if err := h.S.EnsureIndex(h.Ctx, vector.IndexSpec{Name: h.Index, Dimension: dim}); err != nil {
 		h.T.Fatalf("EnsureIndex on a filled index: %v", err)
 	}
-	want(h, "records survive EnsureIndex", len(h.Query(core.VectorQuery{Text: Queries[0], TopK: 100, Filter: core.VectorFilter{ResourceID: "r"}})), len(Corpus))
+	want(h, "records survive EnsureIndex", len(h.Query(vector.Query{Text: Queries[0], TopK: 100, Filter: vector.Filter{ResourceID: "r"}})), len(Corpus))
 }
 
 func testUpsertQuery(h *H) {
 	seed(h, "r")
 	for i, q := range Queries {
-		hits := h.Query(core.VectorQuery{Text: q, TopK: 3, Filter: core.VectorFilter{ResourceID: "r"}})
+		hits := h.Query(vector.Query{Text: q, TopK: 3, Filter: vector.Filter{ResourceID: "r"}})
 		if len(hits) == 0 || hits[0].ID != fmt.Sprintf("r-m%d#0", i) {
 			h.T.Fatalf("query %q: got %v, want r-m%d#0 first", q, IDs(hits), i)
 		}
@@ -84,7 +85,7 @@ func testUpsertReplaces(h *H) {
 	// m0 now talks about bread, in thread t9.
 	rec := Rec("r-m0", "t9", "r", "Rye bread and sourdough starter feeding schedule")
 	h.Upsert(rec)
-	hits := h.Query(core.VectorQuery{Text: "sourdough starter", TopK: 100, Filter: core.VectorFilter{ResourceID: "r"}})
+	hits := h.Query(vector.Query{Text: "sourdough starter", TopK: 100, Filter: vector.Filter{ResourceID: "r"}})
 	want(h, "records after replace", len(hits), len(Corpus))
 	ids := IDs(hits)
 	sort.Strings(ids)
@@ -94,14 +95,14 @@ func testUpsertReplaces(h *H) {
 			h.T.Fatalf("replaced record kept old meta: %+v", hit.Meta)
 		}
 	}
-	top := h.Query(core.VectorQuery{Text: Queries[0], TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+	top := h.Query(vector.Query{Text: Queries[0], TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
 	if len(top) == 1 && top[0].ID == "r-m0#0" {
 		h.T.Fatalf("old text of the replaced record still matches best")
 	}
 }
 
 func testReupsertChunks(h *H) {
-	recs := []core.VectorRecord{
+	recs := []vector.Record{
 		Rec("long", "t1", "r", "first half about database migrations and deadlocks"),
 		Rec("long", "t1", "r", "second half about the billing invoice and charges"),
 		Rec("short", "t1", "r", "a short note about the cat"),
@@ -110,53 +111,53 @@ func testReupsertChunks(h *H) {
 	for range 3 {
 		h.Upsert(recs...)
 	}
-	hits := h.Query(core.VectorQuery{Text: "invoice", TopK: 100, Filter: core.VectorFilter{ResourceID: "r"}})
+	hits := h.Query(vector.Query{Text: "invoice", TopK: 100, Filter: vector.Filter{ResourceID: "r"}})
 	ids := IDs(hits)
 	sort.Strings(ids)
 	want(h, "ids after re-upserts", ids, []string{"long#0", "long#1", "short#0"})
-	top := h.Query(core.VectorQuery{Text: "billing invoice charges", TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+	top := h.Query(vector.Query{Text: "billing invoice charges", TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
 	want(h, "chunk #1 found", IDs(top), []string{"long#1"})
 }
 
 func testTopK(h *H) {
 	seed(h, "r")
 	for _, k := range []int{1, 3, len(Corpus), 100} {
-		hits := h.Query(core.VectorQuery{Text: Queries[2], TopK: k, Filter: core.VectorFilter{ResourceID: "r"}})
+		hits := h.Query(vector.Query{Text: Queries[2], TopK: k, Filter: vector.Filter{ResourceID: "r"}})
 		want(h, fmt.Sprintf("hits for TopK %d", k), len(hits), min(k, len(Corpus)))
 	}
 }
 
 func testMinScore(h *H) {
 	seed(h, "r")
-	f := core.VectorFilter{ResourceID: "r"}
-	all := h.Query(core.VectorQuery{Text: Queries[4], TopK: 100, Filter: f})
+	f := vector.Filter{ResourceID: "r"}
+	all := h.Query(vector.Query{Text: Queries[4], TopK: 100, Filter: f})
 	if len(all) < 2 || all[0].Score <= all[1].Score {
 		h.T.Fatalf("need two distinct scores: %+v", all)
 	}
 	mid := (all[0].Score + all[1].Score) / 2
-	hits := h.Query(core.VectorQuery{Text: Queries[4], TopK: 100, MinScore: mid, Filter: f})
+	hits := h.Query(vector.Query{Text: Queries[4], TopK: 100, MinScore: mid, Filter: f})
 	want(h, "hits above the midpoint", IDs(hits), IDs(all[:1]))
-	for _, hit := range h.Query(core.VectorQuery{Text: Queries[4], TopK: 100, MinScore: all[2].Score, Filter: f}) {
+	for _, hit := range h.Query(vector.Query{Text: Queries[4], TopK: 100, MinScore: all[2].Score, Filter: f}) {
 		if hit.Score < all[2].Score {
 			h.T.Fatalf("hit below MinScore: %+v", hit)
 		}
 	}
-	want(h, "hits above 1.5", len(h.Query(core.VectorQuery{Text: Queries[4], TopK: 100, MinScore: 1.5, Filter: f})), 0)
+	want(h, "hits above 1.5", len(h.Query(vector.Query{Text: Queries[4], TopK: 100, MinScore: 1.5, Filter: f})), 0)
 }
 
 func testMeta(h *H) {
 	at := time.Date(2024, 2, 29, 23, 59, 58, 123456789, time.FixedZone("X", 5*3600+1800))
-	rec := core.VectorRecord{ID: "mm#0", Text: Corpus[3], Meta: core.VectorMeta{
-		MessageID: "mm", ThreadID: "thread/ü 1", ResourceID: "user@example.com/ü:1", Role: core.RoleAssistant, CreatedAt: at}}
+	rec := vector.Record{ID: "mm#0", Text: Corpus[3], Meta: vector.Meta{
+		MessageID: "mm", ThreadID: "thread/ü 1", ResourceID: "user@example.com/ü:1", Role: message.RoleAssistant, CreatedAt: at}}
 	h.Upsert(rec)
 	for _, mode := range h.Modes {
-		hits := h.Query(core.VectorQuery{Text: Queries[3], TopK: 1, Mode: mode, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: rec.Meta.ResourceID}})
+		hits := h.Query(vector.Query{Text: Queries[3], TopK: 1, Mode: mode, Alpha: 0.5, Filter: vector.Filter{ResourceID: rec.Meta.ResourceID}})
 		if len(hits) != 1 {
 			h.T.Fatalf("%s: got %d hits", mode, len(hits))
 		}
 		m := hits[0].Meta
 		if hits[0].ID != rec.ID || m.MessageID != "mm" || m.ThreadID != rec.Meta.ThreadID ||
-			m.ResourceID != rec.Meta.ResourceID || m.Role != core.RoleAssistant || m.CreatedAt.UnixMilli() != at.UnixMilli() {
+			m.ResourceID != rec.Meta.ResourceID || m.Role != message.RoleAssistant || m.CreatedAt.UnixMilli() != at.UnixMilli() {
 			h.T.Fatalf("%s: meta %+v (id %s), want %+v", mode, m, hits[0].ID, rec.Meta)
 		}
 	}
@@ -166,7 +167,7 @@ func testThreadFilter(h *H) {
 	seed(h, "r")
 	for i, q := range Queries {
 		for _, mode := range h.Modes {
-			hits := h.Query(core.VectorQuery{Text: q, TopK: 100, Mode: mode, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: "r", ThreadID: "t2"}})
+			hits := h.Query(vector.Query{Text: q, TopK: 100, Mode: mode, Alpha: 0.5, Filter: vector.Filter{ResourceID: "r", ThreadID: "t2"}})
 			for _, hit := range hits {
 				if hit.Meta.ThreadID != "t2" {
 					h.T.Fatalf("%s %q: hit of thread %s", mode, q, hit.Meta.ThreadID)
@@ -182,24 +183,24 @@ func testThreadFilter(h *H) {
 func testEmptyResource(h *H) {
 	seed(h, "r")
 	for _, mode := range h.Modes {
-		hits, err := h.QueryErr(core.VectorQuery{Text: Queries[0], TopK: 5, Mode: mode, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: "nobody"}})
+		hits, err := h.QueryErr(vector.Query{Text: Queries[0], TopK: 5, Mode: mode, Alpha: 0.5, Filter: vector.Filter{ResourceID: "nobody"}})
 		if err != nil || len(hits) != 0 {
 			h.T.Fatalf("%s on an unknown resource: %v, %v", mode, hits, err)
 		}
 	}
-	h.Delete(core.VectorFilter{ResourceID: "nobody"})
-	h.Delete(core.VectorFilter{ResourceID: "nobody", ThreadID: "t1"})
-	h.Delete(core.VectorFilter{ResourceID: "r", MessageIDs: []string{"unknown"}})
+	h.Delete(vector.Filter{ResourceID: "nobody"})
+	h.Delete(vector.Filter{ResourceID: "nobody", ThreadID: "t1"})
+	h.Delete(vector.Filter{ResourceID: "r", MessageIDs: []string{"unknown"}})
 }
 
 func testResourceRequired(h *H) {
-	if _, err := h.QueryErr(core.VectorQuery{Text: "x", TopK: 1}); err == nil {
+	if _, err := h.QueryErr(vector.Query{Text: "x", TopK: 1}); err == nil {
 		h.T.Fatal("Query without ResourceID succeeded")
 	}
-	if err := h.S.Delete(h.Ctx, h.Index, core.VectorFilter{ThreadID: "t1"}); err == nil {
+	if err := h.S.Delete(h.Ctx, h.Index, vector.Filter{ThreadID: "t1"}); err == nil {
 		h.T.Fatal("Delete without ResourceID succeeded")
 	}
-	if err := h.S.Upsert(h.Ctx, h.Index, h.Prepare([]core.VectorRecord{Rec("m", "t", "", "x")})); err == nil {
+	if err := h.S.Upsert(h.Ctx, h.Index, h.Prepare([]vector.Record{Rec("m", "t", "", "x")})); err == nil {
 		h.T.Fatal("Upsert without ResourceID succeeded")
 	}
 }

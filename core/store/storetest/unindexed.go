@@ -7,23 +7,25 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 )
 
-func mark(t *testing.T, s core.Store, ids ...string) {
+func mark(t *testing.T, s *core.CheckedStore, ids ...string) {
 	t.Helper()
 	if err := s.MarkUnindexed(ctx(), ids); err != nil {
 		t.Fatalf("MarkUnindexed(%v): %v", ids, err)
 	}
 }
 
-func unmark(t *testing.T, s core.Store, ids ...string) {
+func unmark(t *testing.T, s *core.CheckedStore, ids ...string) {
 	t.Helper()
 	if err := s.ClearUnindexed(ctx(), ids); err != nil {
 		t.Fatalf("ClearUnindexed(%v): %v", ids, err)
 	}
 }
 
-func unindexed(t *testing.T, s core.Store, resourceID string, limit int) []core.Message {
+func unindexed(t *testing.T, s *core.CheckedStore, resourceID string, limit int) []message.Message {
 	t.Helper()
 	out, err := s.ListUnindexed(ctx(), resourceID, limit)
 	if err != nil {
@@ -34,7 +36,7 @@ func unindexed(t *testing.T, s core.Store, resourceID string, limit int) []core.
 
 // Markers are listed oldest first with the stored message, survive an
 // upsert, and are cleared by id; unknown ids and empty lists are fine.
-func testUnindexedMarkListClear(t *testing.T, s core.Store) {
+func testUnindexedMarkListClear(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	mustSave(t, s, msg("m1", "A", "r", "one", T(1)), msg("m2", "A", "r", "two", T(2)), msg("m3", "A", "r", "three", T(3)))
 	eq(t, "nothing marked", ids(unindexed(t, s, "r", 10)), nil)
@@ -58,7 +60,7 @@ func testUnindexedMarkListClear(t *testing.T, s core.Store) {
 }
 
 // Marking a marked message again (in one call or several) keeps one marker.
-func testUnindexedIdempotent(t *testing.T, s core.Store) {
+func testUnindexedIdempotent(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	mustSave(t, s, msg("m1", "A", "r", "one", T(1)), msg("m2", "A", "r", "two", T(2)))
 	mark(t, s, "m2", "m2", "m1")
@@ -73,7 +75,7 @@ func testUnindexedIdempotent(t *testing.T, s core.Store) {
 
 // Deleting a message or its thread removes the marker; a message saved
 // again under the id of a deleted one is not marked.
-func testUnindexedCascade(t *testing.T, s core.Store) {
+func testUnindexedCascade(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	mustThread(t, s, "B", "r")
 	mustSave(t, s, msg("a1", "A", "r", "a1", T(1)), msg("a2", "A", "r", "a2", T(2)),
@@ -100,7 +102,7 @@ func testUnindexedCascade(t *testing.T, s core.Store) {
 
 // The limit keeps the oldest markers, in (CreatedAt, Seq) order whatever
 // the order of marking.
-func testUnindexedLimit(t *testing.T, s core.Store) {
+func testUnindexedLimit(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	mustSave(t, s, msg("m4", "A", "r", "four", T(4)), msg("m2", "A", "r", "two", T(2)))
 	mustSave(t, s, msg("m3", "A", "r", "three", T(2)), msg("m1", "A", "r", "one", T(1)))
@@ -113,14 +115,14 @@ func testUnindexedLimit(t *testing.T, s core.Store) {
 	eq(t, "any resource, limit 2", ids(unindexed(t, s, "", 2)), []string{"m1", "m2"})
 	for _, limit := range []int{0, -1} {
 		_, err := s.ListUnindexed(ctx(), "r", limit)
-		wantCode(t, err, core.ErrInvalidArgument)
+		wantCode(t, err, memerr.ErrInvalidArgument)
 	}
 	_, err := s.ListUnindexed(ctx(), "  ", 1)
-	wantCode(t, err, core.ErrMissingResourceID)
+	wantCode(t, err, memerr.ErrMissingResourceID)
 }
 
 // A resource sees only its own markers; "" lists every resource's.
-func testUnindexedResourceFilter(t *testing.T, s core.Store) {
+func testUnindexedResourceFilter(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r1")
 	mustThread(t, s, "B", "r2")
 	mustSave(t, s, msg("a1", "A", "r1", "a1", T(1)), msg("b1", "B", "r2", "b1", T(2)), msg("a2", "A", "r1", "a2", T(3)))
@@ -136,7 +138,7 @@ func testUnindexedResourceFilter(t *testing.T, s core.Store) {
 
 // Markers are durable state of the database: another handle (process) sees
 // and clears them.
-func testSharedUnindexed(t *testing.T, a, b core.Store) {
+func testSharedUnindexed(t *testing.T, a, b *core.CheckedStore) {
 	mustThread(t, a, "A", "r")
 	mustSave(t, a, msg("m1", "A", "r", "one", T(1)), msg("m2", "A", "r", "two", T(2)))
 	mark(t, a, "m2", "m1")
@@ -147,12 +149,12 @@ func testSharedUnindexed(t *testing.T, a, b core.Store) {
 
 // Marks racing deletes of their messages and threads never fail and leave
 // no marker of a deleted message behind.
-func testSharedUnindexedDeleteRace(t *testing.T, a, b core.Store) {
+func testSharedUnindexedDeleteRace(t *testing.T, a, b *core.CheckedStore) {
 	var all []string
 	for th := range 4 {
 		thread := fmt.Sprint("T", th)
 		mustThread(t, a, thread, "r")
-		var batch []core.Message
+		var batch []message.Message
 		for i := range 20 {
 			id := fmt.Sprintf("%s-m%02d", thread, i)
 			batch = append(batch, msg(id, thread, "r", id, T(th*100+i)))

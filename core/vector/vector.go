@@ -1,0 +1,171 @@
+// Package vector is the contract of semantic recall's vector stores: the
+// Store driver interface, the Embedder interface, records, queries and hits.
+// Implementations live in its subpackages (local, weaviate) and prove
+// themselves with vectortest.Run. Applications reach the same names through
+// package core (core.VectorStore, core.Embedder, …).
+package vector
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentmem/agentmem/core/message"
+)
+
+// Embedder turns texts into vectors, one per text, all of one dimension.
+// Implementations must be safe for concurrent use: Memory embeds from
+// concurrent turns and from background indexing.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Store is the driver interface of semantic recall. Package vectortest
+// holds its conformance suite. Implementations must isolate resources: a query
+// never returns a record of another resource than Filter.ResourceID. Every
+// method must be safe for concurrent use, honour ctx, and report failures as
+// *memerr.Error values (CodeVector for the store's own failures).
+type Store interface {
+	// SelfEmbedding reports whether the store embeds text itself (then
+	// records and queries carry Text and no Vector, and no Embedder is needed).
+	SelfEmbedding() bool
+	// EnsureIndex creates the index if missing (idempotent).
+	EnsureIndex(ctx context.Context, spec IndexSpec) error
+	// Upsert inserts or replaces records by ID.
+	Upsert(ctx context.Context, index string, recs []Record) error
+	// Query returns the TopK best hits, best first.
+	Query(ctx context.Context, index string, q Query) ([]Hit, error)
+	// Delete removes the records matching f (ResourceID is required; with
+	// ThreadID or MessageIDs it narrows to them). Unknown ids are no error.
+	Delete(ctx context.Context, index string, f Filter) error
+}
+
+// IndexSpec describes a vector index.
+type IndexSpec struct {
+	Name      string
+	Dimension int // 0 for self-embedding stores that learn it from the vectorizer
+	Config    IndexConfig
+}
+
+// IndexConfig tunes the vector index where the store supports it.
+type IndexConfig struct {
+	Type   string // "hnsw", "flat", "ivfflat"
+	Metric string // "cosine" (default), "euclidean", "dotproduct"
+	HNSW   struct{ M, EfConstruction int }
+}
+
+// Meta is the metadata stored with every message vector.
+type Meta struct {
+	MessageID  string
+	ThreadID   string
+	ResourceID string
+	Role       message.Role
+	CreatedAt  time.Time
+}
+
+// Record is one embedded chunk of a message; ID is "<messageID>#<n>".
+type Record struct {
+	ID     string
+	Vector []float32 // nil for self-embedding stores
+	Text   string
+	Meta   Meta
+}
+
+// Filter scopes queries and deletes. ResourceID is always required.
+type Filter struct {
+	ResourceID string
+	ThreadID   string   // optional
+	MessageIDs []string // optional (deletes)
+}
+
+// Search modes of a Query.
+const (
+	SearchVector = "vector"
+	SearchHybrid = "hybrid"
+	SearchBM25   = "bm25"
+)
+
+// Query is a similarity query.
+type Query struct {
+	Text     string    // query text (self-embedding stores, hybrid and BM25)
+	Vector   []float32 // query vector (when the store does not embed)
+	TopK     int
+	Filter   Filter
+	MinScore float64
+	Mode     string  // SearchVector (default), SearchHybrid or SearchBM25
+	Alpha    float64 // hybrid weight of the vector ranking
+}
+
+// Hit is one query result.
+type Hit struct {
+	ID    string
+	Score float64
+	Meta  Meta
+}
+
+// IndexName is the one function that names the message index for every read
+// and write path: "memory_messages" for unknown or 1536 dimensions, else
+// "memory_messages_<dim>".
+func IndexName(dim int) string {
+	if dim == 0 || dim == 1536 {
+		return "memory_messages"
+	}
+	return fmt.Sprintf("memory_messages_%d", dim)
+}
+
+// ChunkText splits text on whitespace into chunks of at most maxChars
+// characters (runes), hard-splitting longer words.
+func ChunkText(text string, maxChars int) []string {
+	if text == "" {
+		return nil
+	}
+	if maxChars <= 0 || utf8.RuneCountInString(text) <= maxChars {
+		return []string{text}
+	}
+	var chunks []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			chunks = append(chunks, string(cur))
+			cur = cur[:0]
+		}
+	}
+	for _, word := range splitFields(text) {
+		w := []rune(word)
+		for len(w) > maxChars {
+			flush()
+			chunks = append(chunks, string(w[:maxChars]))
+			w = w[maxChars:]
+		}
+		switch {
+		case len(cur) == 0:
+			cur = append(cur, w...)
+		case len(cur)+1+len(w) <= maxChars:
+			cur = append(append(cur, ' '), w...)
+		default:
+			flush()
+			cur = append(cur, w...)
+		}
+	}
+	flush()
+	return chunks
+}
+
+func splitFields(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i < len(s); i++ {
+		space := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'
+		if space && start >= 0 {
+			out = append(out, s[start:i])
+			start = -1
+		} else if !space && start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}
