@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector/local"
-	"github.com/agentmem/agentmem/core/vector/weaviate"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
+	"github.com/agentmem/agentmem/core/vector/weaviate"
 	"github.com/agentmem/agentmem/internal/embedserver"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector/local"
-	"github.com/agentmem/agentmem/core/vector/weaviate"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
+	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
 
 // TestLoCoMoRecall measures evidence recall on LoCoMo (see
