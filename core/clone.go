@@ -40,10 +40,6 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	}
 	if o.NewThreadID == "" {
 		o.NewThreadID = m.opts.NewID()
-	} else if _, err := s.GetThread(ctx, o.NewThreadID); err == nil {
-		return Thread{}, nil, Errorf(CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)
-	} else if !errors.Is(err, ErrThreadNotFound) {
-		return Thread{}, nil, err
 	}
 	if o.ResourceID == "" {
 		o.ResourceID = src.ResourceID
@@ -95,8 +91,11 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	}
 	meta["clone"] = info
 	now := m.stamp()
-	th, err := s.SaveThread(ctx, Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})
-	if err != nil {
+	// Insert-only: of two concurrent clones to one id exactly one creates it.
+	th, err := s.CreateThread(ctx, Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})
+	if errors.Is(err, ErrThreadExists) {
+		return Thread{}, nil, Errorf(CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)
+	} else if err != nil {
 		return Thread{}, nil, err
 	}
 	fail := func(err error) (Thread, []Message, error) {
@@ -139,6 +138,9 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 // (its active generation) to the clone, with observed message ids remapped
 // to the copies; archived generations stay with the source.
 func cloneObservations(ctx context.Context, s *CheckedStore, srcID, dstID string, idMap map[string]string) error {
+	if _, _, obs, _ := s.Capabilities(); !obs {
+		return nil // a store without observations has none to copy
+	}
 	rec, err := s.GetObservations(ctx, ObservationKey(ScopeThread, srcID, ""))
 	if err != nil || rec.Version == 0 {
 		return err
