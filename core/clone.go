@@ -128,8 +128,8 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	if err := cloneObservations(ctx, s, src.ID, th.ID, idMap); err != nil {
 		return fail(err)
 	}
-	if st, err := m.settings(nil); err == nil && st.recall != nil {
-		m.index(ctx, st, copies)
+	if st, err := m.settings(nil); err == nil {
+		m.runEffects(ctx, m.saveEffects(st, copies, nil))
 	}
 	return th, copies, nil
 }

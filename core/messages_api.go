@@ -46,9 +46,8 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 	if err != nil {
 		return nil, err
 	}
-	if st.recall != nil { // what is stored is indexed, whatever readOnly says about turns
-		m.index(ctx, st, saved)
-	}
+	// What is stored is indexed, whatever readOnly says about turns.
+	m.runEffects(ctx, m.saveEffects(st, saved, nil))
 	return saved, nil
 }
 
@@ -177,7 +176,7 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 	}
 	if st.recall != nil {
 		m.unindex(ctx, stale)
-		m.index(ctx, st, reindex)
+		m.runEffects(ctx, m.saveEffects(st, reindex, nil))
 	}
 	return saved, nil
 }

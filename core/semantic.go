@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -106,39 +105,29 @@ func (m *Memory) indexMessages(ctx context.Context, st settings, msgs []Message)
 	return nil
 }
 
-// index indexes msgs, logging failures: storage is the source of truth. The
-// ids of messages whose indexing fails are recorded in the store
-// (MarkUnindexed), so that no process forgets them. After a success, the
-// recorded messages of the resources of msgs are retried (retryUnindexed):
-// the next successful write of any process, a restarted one included,
-// repairs what an outage missed.
-func (m *Memory) index(ctx context.Context, st settings, msgs []Message) {
+// index indexes msgs, logging failures, and reports whether it succeeded:
+// storage is the source of truth. The ids of messages whose indexing fails
+// are recorded in the store (MarkUnindexed), so that no process forgets
+// them; after a success, the markers this process could not store before are
+// written, and the caller retries the recorded messages of the resources
+// (retryResources): the next successful write of any process, a restarted
+// one included, repairs what an outage missed.
+func (m *Memory) index(ctx context.Context, st settings, msgs []Message) bool {
 	if len(msgs) == 0 {
-		return
+		return false
 	}
 	s, err := m.checked()
 	if err != nil {
-		return
+		return false
 	}
 	if err := m.indexMessages(ctx, st, msgs); err != nil {
 		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; they are retried on the next successful write (or run Reindex)",
 			"err", err, "messages", len(msgs))
 		m.markUnindexed(ctx, s, msgs)
-		return
+		return false
 	}
 	m.markUnindexed(ctx, s, nil) // markers this process could not store before
-	var resources []string
-	for _, msg := range msgs {
-		if !slices.Contains(resources, msg.ResourceID) {
-			resources = append(resources, msg.ResourceID)
-		}
-	}
-	for _, res := range resources {
-		if err := m.retryUnindexed(ctx, s, st, res); err != nil {
-			m.log.WarnContext(ctx, "agentmem: retrying unindexed messages failed; they stay recorded for the next write (or run Reindex)",
-				"err", err, "resourceId", res)
-		}
-	}
+	return true
 }
 
 // markTimeout bounds the write of markers, which runs even when the caller's

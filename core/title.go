@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -15,24 +14,6 @@ const defaultTitleInstructions = `You write the title of a conversation.
 - No quotes and no colons. Reply with the title only.`
 
 var thinkRE = regexp.MustCompile(`(?s)<think>.*?</think>|<reasoning>.*?</reasoning>`)
-
-// titleTimeout bounds a background title generation.
-const titleTimeout = 2 * time.Minute
-
-// title runs maybeTitle inside Commit, or in the background when configured.
-func (m *Memory) title(ctx context.Context, st settings, th Thread, saved []Message) {
-	if st.title == nil || !st.title.Background {
-		m.maybeTitle(ctx, st, th, saved)
-		return
-	}
-	m.bg.Add(1)
-	go func() {
-		defer m.bg.Done()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), titleTimeout)
-		defer cancel()
-		m.maybeTitle(ctx, st, th, saved)
-	}()
-}
 
 // maybeTitle generates a title after Commit when the thread has none and has
 // at least MinMessages messages. Failures are logged, never returned.

@@ -51,130 +51,6 @@ type Turn struct {
 	committed bool
 }
 
-// Begin loads memory for a turn and builds its prompt: input filter, working
-// memory, history (count and/or token bounded, after the boundary), semantic
-// recall, token trimming of remembered messages (persisting the boundary),
-// then the user's processors and a final tool-pairing guard.
-//
-// With observational memory on, the observations come right after the
-// instructions (fenced system messages, chunked so that the prefix stays
-// byte-identical while no observation is added) and history is every message
-// not yet observed (up to a safety cap) instead of the count or token window;
-// nothing is trimmed. Working memory and semantic recall still apply.
-func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
-	const op = "Begin"
-	s, err := m.checked()
-	if err != nil {
-		return nil, err
-	}
-	if err := ValidateID("threadId", req.ThreadID); err != nil {
-		return nil, err
-	}
-	if err := ValidateID("resourceId", req.ResourceID); err != nil {
-		return nil, err
-	}
-	st, err := m.settings(req.Config)
-	if err != nil {
-		return nil, err
-	}
-	t := &Turn{m: m, st: st, req: req}
-	supplied := map[string]bool{} // ids the caller gave (generated ones are new by construction)
-	for _, in := range req.Input {
-		if in.ID != "" {
-			supplied[in.ID] = true
-		}
-	}
-	input, err := m.turnInput(op, req)
-	if err != nil {
-		return nil, err
-	}
-	for i := range req.Context {
-		if err := m.validateMessage(op, &req.Context[i]); err != nil {
-			return nil, err
-		}
-	}
-	if t.thread, err = m.turnThread(ctx, s, req, st.readOnly); err != nil {
-		return nil, err
-	}
-	var hist history
-	var omv *omView
-	if st.om != nil {
-		// Observational memory replaces history: the observed part of the
-		// conversation is in the observations, the rest is loaded whole.
-		v, err := m.omLoad(ctx, s, st.om, t.thread)
-		if err != nil {
-			return nil, err
-		}
-		omv, hist.messages = &v, v.own
-	} else if hist, err = m.loadHistory(ctx, s, t.thread, st, DateRange{}); err != nil {
-		return nil, err
-	}
-	past := omv != nil && omv.past
-	if t.persist, err = m.filterInput(ctx, s, st, hist.messages, past, input, supplied); err != nil {
-		return nil, err
-	}
-	if !st.retainFullInput && (st.historyEnabled || st.om != nil) {
-		input = t.persist
-	} else if st.retainFullInput {
-		// The input is kept as supplied: a stored message it echoes is in the
-		// prompt once, at its input position, not also as history.
-		hist.messages = withoutIDs(hist.messages, input)
-	}
-	var system []Message
-	for _, text := range req.System {
-		system = append(system, m.systemMessage(text))
-	}
-	var others []Message // messages of other threads, one fenced system message
-	if omv != nil {
-		system = append(system, m.omSystemMessages(omv.rec)...)
-		others = omv.other
-	}
-	if st.wm != nil {
-		wm, tools, err := m.workingMemoryTurn(ctx, st, t.thread)
-		if err != nil {
-			return nil, err
-		}
-		system = append(system, m.systemMessage(wm))
-		t.tools = tools
-	}
-	conversation := setSource(hist.messages, SourceMemory)
-	if st.recall != nil {
-		same, other, err := m.recallForTurn(ctx, s, st, t.thread, conversation, input)
-		if err != nil {
-			t.recallErr = err
-			m.log.WarnContext(ctx, "agentmem: semantic recall failed; the turn goes on with history", "err", err)
-		}
-		t.recalled = make(map[string]bool, len(same))
-		for _, h := range same {
-			t.recalled[h.ID] = true
-		}
-		conversation = mergeChronological(conversation, setSource(same, SourceMemory))
-		others = append(others, other...)
-	}
-	if len(others) > 0 {
-		system = append(system, m.systemMessage(renderOtherThreads(mergeChronological(others))))
-	}
-	extra := setSource(cloneMessages(req.Context), SourceContext)
-	for i := range extra {
-		m.countTokens(&extra[i])
-	}
-	conversation = append(conversation, extra...)
-	conversation = append(conversation, input...)
-	if st.tokenBudget() && st.om == nil {
-		if conversation, err = t.trim(ctx, s, system, conversation); err != nil {
-			return nil, err
-		}
-	}
-	prompt := append(system, conversation...)
-	for _, p := range m.opts.Processors {
-		if prompt, err = p.ProcessInput(ctx, ProcessorInput{ThreadID: req.ThreadID, ResourceID: req.ResourceID, Messages: prompt, Tokenizer: m.tk}); err != nil {
-			return nil, err
-		}
-	}
-	t.prompt = pairToolCalls(prompt, st.filterIncomplete)
-	return t, nil
-}
-
 // turnInput validates the input and stamps it with ids, thread and time.
 func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 	input := cloneMessages(req.Input)
@@ -352,13 +228,9 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 			t.committed = false
 			return err
 		}
-		if t.st.recall != nil {
-			m.index(ctx, t.st, saved)
-		}
-		m.title(ctx, t.st, t.thread, saved)
+		m.runEffects(ctx, m.saveEffects(t.st, saved, t))
+		return nil
 	}
-	if t.st.om != nil {
-		t.omErr = m.omAfterCommit(ctx, t.st.om, t.thread)
-	}
+	m.runEffects(ctx, m.saveEffects(t.st, nil, t))
 	return nil
 }

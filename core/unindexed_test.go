@@ -107,6 +107,10 @@ func saveText(t *testing.T, m *core.Memory, c context.Context, id, thread, res s
 	if _, err := m.SaveMessages(c, []core.Message{msg}, nil); err != nil {
 		t.Fatalf("SaveMessages(%s) failed: %v", id, err)
 	}
+	// The retry of recorded messages runs in the background; Close awaits it.
+	if err := m.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func wantUnindexed(t *testing.T, m *core.Memory, res string, want int) {

@@ -386,6 +386,10 @@ func TestWeaviateOutage(t *testing.T) {
 		if err := tr.Commit(bg, []core.Message{core.NewMessage(core.RoleAssistant, "ok")}); err != nil {
 			t.Fatalf("Commit failed: %v", err)
 		}
+		// The retry of recorded messages runs in the background; Close awaits it.
+		if err := mem.Close(bg); err != nil {
+			t.Fatal(err)
+		}
 		return tr
 	}
 	turn("first words about sailing boats")

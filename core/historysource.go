@@ -1,0 +1,72 @@
+package core
+
+import "context"
+
+// historySource is where a turn's remembered conversation comes from: the
+// sliding window of recent messages after the persisted boundary, or, with
+// observational memory on, the observations and every message not yet
+// observed. Begin asks the source instead of branching on the feature.
+type historySource interface {
+	// load reads the remembered messages of th, chronological.
+	load(ctx context.Context, s *CheckedStore, th Thread) ([]Message, error)
+	// hasPast reports whether the thread has messages older than those
+	// loaded (the input filter treats such a thread as non-empty).
+	hasPast() bool
+	// frame returns the system messages the source adds after the
+	// instructions (the observations) and messages of other threads to show
+	// in the fenced other-thread block.
+	frame() (system, others []Message)
+	// trims reports whether the token budget trims this source's messages.
+	trims() bool
+}
+
+// newHistorySource picks the source for the turn's settings.
+func (m *Memory) newHistorySource(st settings) historySource {
+	if st.om != nil {
+		return &observedHistory{m: m, om: st.om}
+	}
+	return &windowHistory{m: m, st: st}
+}
+
+// windowHistory is the count- and/or token-bounded window of the newest
+// messages after the persisted boundary.
+type windowHistory struct {
+	m  *Memory
+	st settings
+}
+
+func (w *windowHistory) load(ctx context.Context, s *CheckedStore, th Thread) ([]Message, error) {
+	h, err := w.m.loadHistory(ctx, s, th, w.st, DateRange{})
+	return h.messages, err
+}
+
+func (w *windowHistory) hasPast() bool                    { return false }
+func (w *windowHistory) frame() (system, others []Message) { return nil, nil }
+func (w *windowHistory) trims() bool                      { return w.st.tokenBudget() }
+
+// observedHistory is observational memory's view: the observed part of the
+// conversation is in the observations (fenced system messages, chunked so
+// that the prefix stays byte-identical while none is added), the rest is
+// loaded whole (up to a safety cap) and never trimmed.
+type observedHistory struct {
+	m    *Memory
+	om   *omSettings
+	view omView
+}
+
+func (o *observedHistory) load(ctx context.Context, s *CheckedStore, th Thread) ([]Message, error) {
+	v, err := o.m.omLoad(ctx, s, o.om, th)
+	if err != nil {
+		return nil, err
+	}
+	o.view = v
+	return v.own, nil
+}
+
+func (o *observedHistory) hasPast() bool { return o.view.past }
+
+func (o *observedHistory) frame() (system, others []Message) {
+	return o.m.omSystemMessages(o.view.rec), o.view.other
+}
+
+func (o *observedHistory) trims() bool { return false }
