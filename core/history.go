@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"slices"
+
+	"github.com/agentmem/agentmem/core/budget"
 )
 
 // historyPageSize is how many messages one newest-first history read fetches.
@@ -112,7 +114,7 @@ func capByCount(msgs []Message, max int) []Message {
 			keep[i] = true
 		}
 	}
-	return keepOnly(msgs, keep)
+	return budget.Apply(msgs, keep)
 }
 
 // splitsGroup is false for the common case without tool calls.
@@ -125,34 +127,8 @@ func splitsGroup(msgs []Message) bool {
 	return false
 }
 
-func keepOnly(msgs []Message, keep []bool) []Message {
-	out := msgs[:0:0]
-	for i, k := range keep {
-		if k {
-			out = append(out, msgs[i])
-		}
-	}
-	return out
-}
-
 // trimToBudget keeps the newest contiguous linked groups of chronological msgs
 // whose tokens fit within limit (plus fixed overhead), for read-only recall.
 func trimToBudget(msgs []Message, limit, overhead int) []Message {
-	groups := ToolGroups(msgs)
-	keep := make([]bool, len(msgs))
-	total := overhead
-	for g := len(groups) - 1; g >= 0; g-- {
-		sum := 0
-		for _, i := range groups[g] {
-			sum += msgs[i].Tokens
-		}
-		if total+sum > limit {
-			break
-		}
-		total += sum
-		for _, i := range groups[g] {
-			keep[i] = true
-		}
-	}
-	return keepOnly(msgs, keep)
+	return budget.Apply(msgs, budget.Fit(msgs, budget.Policy{Limit: limit, Overhead: overhead}).Keep)
 }

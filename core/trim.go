@@ -3,8 +3,9 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"time"
+
+	"github.com/agentmem/agentmem/core/budget"
 )
 
 // promptTokens is the token count of a prompt by the project's own counter.
@@ -28,48 +29,21 @@ func PromptTokens(msgs []Message) int { return promptTokens(msgs) }
 // dropped advance the persisted boundary, so later turns start after them.
 func (t *Turn) trim(ctx context.Context, s *CheckedStore, system, conv []Message) ([]Message, error) {
 	st := t.st
-	total := promptTokens(system, conv)
-	if total <= st.maxTokens {
+	if promptTokens(system, conv) <= st.maxTokens {
 		return conv, nil
 	}
-	target := st.maxTokens - st.atMaxRemove
-	drop := make([]bool, len(conv))
-	// Sliding history goes first, oldest first; semantic hits were chosen for
-	// relevance and go only when history alone cannot meet the budget.
-	groups := ToolGroups(conv)
-	slices.SortStableFunc(groups, func(a, b []int) int {
-		ra, rb := t.recalled[conv[a[0]].ID], t.recalled[conv[b[0]].ID]
-		switch {
-		case ra == rb:
-			return 0
-		case rb:
-			return -1
-		}
-		return 1
+	res := budget.Fit(conv, budget.Policy{
+		Limit:     st.maxTokens - st.atMaxRemove,
+		Overhead:  promptTokens(system),
+		Protected: func(m *Message) bool { return m.Source != SourceMemory },
+		Rank:      t.keepOrder(conv),
 	})
-	for _, g := range groups {
-		if total <= target {
-			break
-		}
-		removable, sum := true, 0
-		for _, i := range g {
-			removable = removable && conv[i].Source == SourceMemory
-			sum += conv[i].Tokens
-		}
-		if !removable {
-			continue
-		}
-		for _, i := range g {
-			drop[i] = true
-		}
-		total -= sum
-	}
 	var kept []Message
 	for i, msg := range conv {
-		if drop[i] {
-			t.trimmed = append(t.trimmed, msg)
-		} else {
+		if res.Keep[i] {
 			kept = append(kept, msg)
+		} else {
+			t.trimmed = append(t.trimmed, msg)
 		}
 	}
 	if st.readOnly {
@@ -83,6 +57,23 @@ func (t *Turn) trim(ctx context.Context, s *CheckedStore, system, conv []Message
 		t.thread.Boundary = &stored
 	}
 	return kept, nil
+}
+
+// keepOrder ranks remembered groups for the budget: semantic hits were
+// chosen for relevance and are kept before sliding history; within each,
+// the newest first. Sliding history therefore goes first, oldest first.
+func (t *Turn) keepOrder(conv []Message) func([][]int) [][]int {
+	return func(groups [][]int) [][]int {
+		var hits, sliding [][]int
+		for i := len(groups) - 1; i >= 0; i-- {
+			if t.recalled[conv[groups[i][0]].ID] {
+				hits = append(hits, groups[i])
+			} else {
+				sliding = append(sliding, groups[i])
+			}
+		}
+		return append(hits, sliding...)
+	}
 }
 
 // boundaryFor is the boundary candidate for removed messages of one thread:

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 )
 
 // Strategies of TokenLimiter.
@@ -46,59 +47,20 @@ func (l TokenLimiter) ProcessInput(ctx context.Context, in core.ProcessorInput) 
 	if !hasConversation {
 		return nil, core.Errorf(core.CodeTokenLimit, op, "No messages to process")
 	}
-	groups := core.ToolGroups(msgs)
-	keep := append([]bool(nil), protected...)
-	// The current input is kept first, whatever it costs.
-	for _, g := range groups {
-		if anyInput(msgs, g) {
-			for _, i := range g {
-				if !keep[i] {
-					keep[i] = true
-					used += msgs[i].Tokens
-				}
-			}
-		}
+	hasInput := false
+	for i := range msgs {
+		hasInput = hasInput || msgs[i].Source == core.SourceInput
 	}
-	kept := 0
-	for gi := len(groups) - 1; gi >= 0; gi-- {
-		g := groups[gi]
-		if keep[g[0]] {
-			kept++
-			continue
-		}
-		sum := 0
-		for _, i := range g {
-			sum += msgs[i].Tokens
-		}
-		if used+sum > l.Limit {
-			if l.Strategy == Contiguous {
-				break
-			}
-			continue
-		}
-		used += sum
-		kept++
-		for _, i := range g {
-			keep[i] = true
-		}
-	}
-	if kept == 0 {
+	res := budget.Fit(msgs, budget.Policy{
+		Limit:    l.Limit,
+		Overhead: core.PromptTokens(nil),
+		Protected: func(m *core.Message) bool {
+			return m.Role == core.RoleSystem || m.Source == core.SourceSystem || m.Source == core.SourceInput
+		},
+		BestFit: l.Strategy != Contiguous,
+	})
+	if res.Kept == 0 && !hasInput {
 		return nil, core.Errorf(core.CodeTokenLimit, op, "No messages fit within the remaining token budget")
 	}
-	var out []core.Message
-	for i, k := range keep {
-		if k {
-			out = append(out, msgs[i])
-		}
-	}
-	return out, nil
-}
-
-func anyInput(msgs []core.Message, g []int) bool {
-	for _, i := range g {
-		if msgs[i].Source == core.SourceInput {
-			return true
-		}
-	}
-	return false
+	return budget.Apply(msgs, res.Keep), nil
 }
