@@ -162,7 +162,7 @@ func TestContextCancelsQuery(t *testing.T) {
 	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = "m", "t", "r", time.Now()
 	start := time.Now()
 	_, err = s.SaveMessages(ctx, []core.Message{m})
-	if !errors.Is(err, core.ErrStorage) || !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, core.ErrDeadlineExceeded) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
