@@ -125,3 +125,6 @@ type fullStore interface {
 	core.Observations
 	core.IndexQueue
 }
+
+// badToolPart is a tool-invocation part without its invocation.
+var badToolPart = core.Part{Type: core.PartToolInvocation} // no ToolInvocation

@@ -479,3 +479,17 @@ func TestToolsWithoutTurn(t *testing.T) {
 		t.Fatal("read-only config offers tools")
 	}
 }
+
+// A context message with a malformed tool part is rejected, not a panic.
+func TestBeginBadContextNoPanic(t *testing.T) {
+	m := newMem(t, memstore.New(), core.Config{})
+	bad := core.Message{Role: core.RoleAssistant, Content: core.Content{Parts: []core.Part{badToolPart}}}
+	_, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r",
+		Input: []core.Message{core.NewMessage(core.RoleUser, "hi")}, Context: []core.Message{bad}})
+	if !errors.Is(err, core.ErrInvalidMessage) {
+		t.Fatalf("err = %v, want ErrInvalidMessage", err)
+	}
+	if _, err := m.GetThread(ctx, "t", ""); !errors.Is(err, core.ErrThreadNotFound) {
+		t.Fatalf("bad input created the thread: %v", err)
+	}
+}

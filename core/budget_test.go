@@ -13,7 +13,7 @@ import (
 // Over many random turns (tool groups, varying sizes, count caps), a prompt
 // whose protected part fits the trim target never exceeds MaxTokens, and no
 // tool call/result pair is split.
-func TestReviewBudgetProperty(t *testing.T) {
+func TestBudgetProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := range 40 {
 		s := memstore.New()
@@ -75,7 +75,7 @@ func TestReviewBudgetProperty(t *testing.T) {
 
 // A system message in the input is counted in the budget: the prompt does not
 // exceed MaxTokens while remembered messages could still be dropped.
-func TestReviewSystemInputCounted(t *testing.T) {
+func TestSystemInputCounted(t *testing.T) {
 	s := memstore.New()
 	m := newMem(t, s, core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 300, AtMaxRemoveTokens: core.Int(0)}})
 	for i := range 3 {

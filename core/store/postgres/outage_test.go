@@ -114,11 +114,11 @@ type call struct {
 	err           error
 }
 
-// TestZZServerOutage stops a private server with pg_ctl (immediate mode) in
+// TestServerOutage stops a private server with pg_ctl (immediate mode) in
 // the middle of a write load. Calls during the outage fail with
 // core.ErrStorage, no batch is ever half saved, and after a restart the same
 // *Store (its pgxpool reconnecting) works again. Every wait is bounded.
-func TestZZServerOutage(t *testing.T) {
+func TestServerOutage(t *testing.T) {
 	c := privateCluster(t)
 	s, err := Open(bg(), c.dsn)
 	if err != nil {

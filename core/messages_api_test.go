@@ -9,32 +9,9 @@ import (
 	"github.com/agentmem/agentmem/core/vector/local"
 )
 
-// retainFullInput with an echo of stored messages (same ids): the prompt holds
-// each message once (the stored copy wins over the echo).
-func TestReviewRetainFullInputNoDuplicatePrompt(t *testing.T) {
-	s := memstore.New()
-	m := newMem(t, s, core.Config{})
-	u1, a1 := userAt("u1", "t", "r", "hello", T(1)), userAt("a1", "t", "r", "hi there", T(2))
-	a1.Role = core.RoleAssistant
-	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{u1, a1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := turn.Commit(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	u2 := userAt("u2", "t", "r", "next", T(3))
-	turn, err = m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{u1, a1, u2},
-		Config: &core.Config{RetainFullInput: core.Bool(true)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	same(t, "prompt", ids(conv(turn.Messages())), []string{"u1", "a1", "u2"})
-}
-
 // Recall with history disabled (maxTokens 0) and a vector search returns only
 // the semantic hits and their ranges, not the whole thread.
-func TestReviewRecallHistoryDisabledOnlyHits(t *testing.T) {
+func TestRecallHistoryDisabledOnlyHits(t *testing.T) {
 	s := memstore.New()
 	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 0},
 		SemanticRecall: &core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}, Scope: core.ScopeThread}}
@@ -60,7 +37,7 @@ func TestReviewRecallHistoryDisabledOnlyHits(t *testing.T) {
 }
 
 // Recall on the token path honours the caller's date range.
-func TestReviewRecallTokenPathHonoursRange(t *testing.T) {
+func TestRecallTokenPathHonoursRange(t *testing.T) {
 	s := memstore.New()
 	m := newMem(t, s, core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 10000}})
 	if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
@@ -83,7 +60,7 @@ func TestReviewRecallTokenPathHonoursRange(t *testing.T) {
 
 // SaveMessages stores and indexes alike: a read-only config (which governs
 // turns) does not leave saved messages without vectors.
-func TestReviewSaveMessagesReadOnlyStillIndexed(t *testing.T) {
+func TestSaveMessagesReadOnlyStillIndexed(t *testing.T) {
 	s := memstore.New()
 	cfg := core.Config{ReadOnly: core.Bool(true),
 		SemanticRecall: &core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}, Scope: core.ScopeThread}}
@@ -109,29 +86,37 @@ func TestReviewSaveMessagesReadOnlyStillIndexed(t *testing.T) {
 	same(t, "recall", ids(res.Messages), []string{"a"})
 }
 
-// An input message whose id is stored in another thread is not an echo of
-// this thread: it must not silently vanish from the prompt and the save.
-func TestReviewInputIDOfOtherThreadNotDropped(t *testing.T) {
-	s := memstore.New()
-	m := newMem(t, s, core.Config{})
-	if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "other", ResourceID: "r2"}); err != nil {
+// UpdateMessages with a malformed tool part is rejected, not a panic.
+func TestUpdateMessagesBadPartNoPanic(t *testing.T) {
+	m := newMem(t, memstore.New(), core.Config{})
+	if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.SaveMessages(ctx, []core.Message{userAt("x", "other", "r2", "secret of r2", T(1))}, nil); err != nil {
+	if _, err := m.SaveMessages(ctx, []core.Message{userAt("u1", "t", "r", "hi", T(1))}, nil); err != nil {
 		t.Fatal(err)
 	}
-	in := core.NewMessage(core.RoleUser, "hello")
-	in.ID = "x"
-	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{in}})
-	if err != nil {
-		return // a clear error is fine too
+	_, err := m.UpdateMessages(ctx, []core.MessageUpdate{{ID: "u1", Content: &core.ContentUpdate{Parts: []core.Part{badToolPart}}}})
+	if !errors.Is(err, core.ErrInvalidMessage) {
+		t.Fatalf("err = %v, want ErrInvalidMessage", err)
 	}
-	same(t, "prompt", ids(conv(turn.Messages())), []string{"x"})
-	if err := turn.Commit(ctx, nil); !errors.Is(err, core.ErrResourceMismatch) {
-		t.Fatalf("commit of an id owned by another resource: err = %v, want ErrResourceMismatch", err)
+}
+
+// Two updates of one message in one call both apply.
+func TestUpdateMessagesSameIDTwice(t *testing.T) {
+	m := newMem(t, memstore.New(), core.Config{})
+	if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
 	}
-	got, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "other", PerPage: core.PerPageAll})
-	if len(got.Messages) != 1 || got.Messages[0].Text() != "secret of r2" {
-		t.Fatalf("other resource's message changed: %v", got.Messages)
+	if _, err := m.SaveMessages(ctx, []core.Message{userAt("u1", "t", "r", "hi", T(1))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	role := core.RoleAssistant
+	if _, err := m.UpdateMessages(ctx, []core.MessageUpdate{{ID: "u1", Role: &role},
+		{ID: "u1", Content: &core.ContentUpdate{Parts: []core.Part{core.TextPart("edited")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	if len(got.Messages) != 1 || got.Messages[0].Role != core.RoleAssistant || got.Messages[0].Text() != "edited" {
+		t.Fatalf("got %+v", got.Messages)
 	}
 }

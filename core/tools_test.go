@@ -10,7 +10,7 @@ import (
 
 // Tools for a thread-scoped working memory does not let another resource
 // write the working memory of a thread it does not own.
-func TestReviewToolsThreadScopeOwnership(t *testing.T) {
+func TestToolsThreadScopeOwnership(t *testing.T) {
 	m := newMem(t, memstore.New(), core.Config{WorkingMemory: &core.WorkingMemoryConfig{Enabled: true, Scope: core.ScopeThread}})
 	if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "t", ResourceID: "r1"}); err != nil {
 		t.Fatal(err)
