@@ -1,16 +1,78 @@
-// Package core is agentmem's framework-neutral memory model: threads, resources,
-// messages in format 2, the turn (Begin → prompt → Commit), token-budgeted history
-// with a persisted per-thread boundary, semantic recall, working memory and
-// observational memory (observer and reflector models condensing the
-// conversation into observations; see [ObservationalMemoryConfig]).
+// Package core is agentmem's framework-neutral conversation memory: threads
+// and resources, messages in Mastra's format 2, the turn (Begin → prompt →
+// Commit), token-budgeted history with a persisted per-thread boundary,
+// semantic recall, working memory, titles and observational memory.
 //
-// A [Memory] owns every semantic rule; storage backends implement the small
-// [Store] driver interface and prove themselves with the conformance suite in
-// package storetest. Nothing here imports an LLM framework, a database driver or
-// a vector client: adapters live in sibling packages.
+//	import "github.com/agentmem/agentmem/core"
 //
-// A *Memory is safe for concurrent use by multiple goroutines. Every invariant that
-// spans requests (boundaries, working memory, observation records, idempotent
-// saves) is enforced by the Store, so any number of processes may share one
-// database.
+// # The turn
+//
+// Every framework turn is three steps, so adapters stay thin:
+//
+//	turn, err := mem.Begin(ctx, core.TurnRequest{ThreadID: "t1", ResourceID: "user-1",
+//		System: []string{instructions}, Input: newMessages})
+//	prompt := turn.Messages() // each message carries its Source
+//	// ... call the model, run tools ...
+//	err = turn.Commit(ctx, responseMessages)
+//
+// [Memory.Begin] is a named list of steps (input, thread, history, input
+// filter, instructions, working memory, semantic recall, context, token
+// budget, processors, tool pairing); an error names its step in Op. History
+// comes from a source: the count and/or token window after the persisted
+// boundary, or, with observational memory, the observations and every
+// message not yet observed. [Turn.Commit] saves the input and the response
+// in one atomic write, then runs the side effects of a save in one list:
+// indexing for recall (inline), the retry of earlier failed indexing, the
+// title and observational memory (in the background when configured;
+// [Memory.Close] awaits them). A side effect never fails the save.
+//
+// # Configuration
+//
+// [Options] configures a Memory once; [Config] holds the memory settings
+// (LastMessages, MessageHistory, SemanticRecall, WorkingMemory,
+// GenerateTitle, ObservationalMemory, ReadOnly, …). A per-call Config (in
+// TurnRequest, RecallQuery, SaveMessages) overrides only the fields it sets.
+// The direct API mirrors Mastra's Memory class: CreateThread, GetThread,
+// ListThreads, UpdateThread, DeleteThread, CloneThread, SaveMessages, Recall,
+// UpdateMessages, DeleteMessages, GetWorkingMemory, UpdateWorkingMemory.
+//
+// # Errors
+//
+// Every error is a *[Error] with a stable [Code]; compare with errors.Is
+// against the immutable sentinels ([ErrThreadNotFound], [ErrResourceMismatch],
+// [ErrInvalidConfig], …) or inspect with errors.As. An ended context is
+// reported first, as [CodeCanceled] or [CodeDeadlineExceeded], wrapping the
+// context error so that errors.Is(err, context.Canceled) holds too; retry
+// loops never retry it. Bad input gets a typed error and changes nothing.
+// The error model lives in package memerr; core re-exports it.
+//
+// # Concurrency
+//
+// A *Memory is safe for concurrent use by multiple goroutines; a *[Turn] is
+// used by one goroutine. Every invariant that spans requests (the boundary,
+// working-memory versions, observation records, idempotent saves, insert-only
+// thread creation) is enforced by the store, never by process memory, so any
+// number of processes may share one database. The interfaces users implement
+// ([Store] and its capabilities, [VectorStore], [Embedder], [Model],
+// [Tokenizer], [Processor]) must be safe for concurrent use.
+//
+// # Drivers
+//
+// The contracts live in their own packages, so that a driver never imports
+// the engine:
+//
+//	core/message   Message, Part, ToolInvocation, format-2 JSON, ToolGroups
+//	core/store     Store = Threads + Messages + WorkingMemories + Boundaries;
+//	               optional ThreadCreator, Resources, Observations, IndexQueue
+//	core/vector    vector.Store, Embedder, records, queries, hits
+//	core/memerr    Error, Code, sentinels, WrapStorage
+//	core/budget    the one token trimmer (turn, Recall, TokenLimiter)
+//
+// Memory wraps its store in a [CheckedStore], which validates and normalises
+// every call, names the operation and classifies failures; a driver keeps
+// only what is atomic and database-specific. Backends prove themselves with
+// one line: storetest.Run (core/store/storetest) drives a backend through the
+// same CheckedStore, and vectortest.Run (core/vector/vectortest) does the
+// same for vector stores. Core re-exports the contract names (core.Message,
+// core.Store, core.VectorStore, …) as aliases.
 package core

@@ -4,6 +4,8 @@ import "context"
 
 // Processor transforms the prompt of a turn after memory's own steps (history,
 // recall, trimming). Processors run in the order given in Options.Processors.
+// One Processor value serves every turn of a Memory, concurrently: it must be
+// safe for concurrent use and keep no per-turn state in itself.
 type Processor interface {
 	// ProcessInput returns the prompt to use. It may drop or rewrite messages
 	// but must keep their Source. It must not modify storage.
@@ -19,7 +21,8 @@ type ProcessorInput struct {
 	Tokenizer Tokenizer
 }
 
-// OutputProcessor optionally transforms response messages before Commit saves them.
+// OutputProcessor optionally transforms response messages before Commit
+// saves them. Like Processor, it must be safe for concurrent use.
 type OutputProcessor interface {
 	ProcessOutput(ctx context.Context, in ProcessorInput) ([]Message, error)
 }

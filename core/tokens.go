@@ -3,6 +3,10 @@ package core
 import "strings"
 
 // Tokenizer counts tokens of text. tokenizer.Tokenizer implements it.
+// Implementations must be safe for concurrent use and deterministic: a
+// message is counted once, when it is saved, and the count is stored with
+// Encoding, so the same text must always give the same count under one
+// encoding name.
 type Tokenizer interface {
 	Count(text string) int
 	Encoding() string

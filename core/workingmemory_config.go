@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 )
@@ -52,12 +51,6 @@ func (w WorkingMemoryConfig) resolve() (WorkingMemoryConfig, error) {
 		w.Template = DefaultWorkingMemoryTemplate
 	}
 	return w, nil
-}
-
-// Model is the text-generation interface core uses for thread titles (and
-// observational memory). The framework adapters provide implementations.
-type Model interface {
-	Generate(ctx context.Context, system, prompt string) (string, error)
 }
 
 // TitleConfig configures automatic thread titles.
