@@ -40,9 +40,9 @@ func (w *windowHistory) load(ctx context.Context, s *CheckedStore, th Thread) ([
 	return h.messages, err
 }
 
-func (w *windowHistory) hasPast() bool                    { return false }
+func (w *windowHistory) hasPast() bool                     { return false }
 func (w *windowHistory) frame() (system, others []Message) { return nil, nil }
-func (w *windowHistory) trims() bool                      { return w.st.tokenBudget() }
+func (w *windowHistory) trims() bool                       { return w.st.tokenBudget() }
 
 // observedHistory is observational memory's view: the observed part of the
 // conversation is in the observations (fenced system messages, chunked so
