@@ -1,0 +1,255 @@
+package inspector
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// Token sources of the next-prompt view, in the order the bar draws them.
+const (
+	srcSystem        = "system"
+	srcWorkingMemory = "working memory"
+	srcObservations  = "observations"
+	srcHistory       = "history"
+	srcRecall        = "recall"
+	srcContext       = "context"
+	srcInput         = "input"
+	srcFraming       = "framing"
+)
+
+var sourceOrder = []string{srcSystem, srcWorkingMemory, srcObservations, srcHistory, srcRecall, srcContext, srcInput, srcFraming}
+
+// Opening words of the system messages core renders for working memory and
+// for recalled messages of other threads; any other system message after
+// the instructions is observational memory.
+const (
+	workingMemoryPrefix = "WORKING_MEMORY_SYSTEM_INSTRUCTION"
+	otherThreadsPrefix  = "The following messages were remembered from a different conversation"
+)
+
+// promptForm is what the next-prompt form submitted.
+type promptForm struct {
+	ThreadID string
+	Budget   int // 0: the memory's own configuration
+	Remove   int // -1: default (25% of the budget)
+	System   string
+	Input    string
+}
+
+// promptData is the next-prompt view's data.
+type promptData struct {
+	Thread    core.Thread
+	Form      promptForm
+	Messages  []messageView
+	Segments  []segment
+	Total     int
+	Scale     int // tokens the bar's full width stands for
+	BudgetX   float64
+	Trimmed   []messageView
+	TrimTok   int
+	RecallErr string
+	// ReadOnlyWM: the working memory is shown as a read-only turn renders
+	// it; a writable turn adds the updateWorkingMemory instructions.
+	ReadOnlyWM bool
+}
+
+// segment is one source's share of the prompt.
+type segment struct {
+	Source  string
+	Class   string
+	Tokens  int
+	Count   int
+	Percent float64
+	X, W    float64 // position on the bar, in 0..1000
+}
+
+// promptView runs a read-only Begin for the thread and shows what the model
+// would see next turn and where the tokens go.
+func (s *server) promptView(w http.ResponseWriter, r *http.Request) {
+	th, f, err := s.parsePromptForm(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	d, err := s.nextPrompt(r.Context(), th, f)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "prompt", "Next prompt · "+th.ID, d)
+}
+
+// parsePromptForm reads the form; a missing budget defaults to the one the
+// thread's boundary was set under, so the view matches what that agent sees.
+func (s *server) parsePromptForm(r *http.Request) (core.Thread, promptForm, error) {
+	q := r.URL.Query()
+	f := promptForm{ThreadID: q.Get("id"), System: q.Get("system"), Input: q.Get("input"), Remove: -1}
+	if err := core.ValidateID("id", f.ThreadID); err != nil {
+		return core.Thread{}, f, err
+	}
+	th, err := s.store.GetThread(r.Context(), f.ThreadID)
+	if err != nil {
+		return core.Thread{}, f, err
+	}
+	if !q.Has("budget") && th.Boundary != nil {
+		f.Budget, f.Remove = th.Boundary.MaxTokens, th.Boundary.AtMaxRemoveTokens
+		return th, f, nil
+	}
+	if f.Budget, err = intParam("budget", q.Get("budget"), 0, 0, 10_000_000); err != nil {
+		return th, f, err
+	}
+	if f.Remove, err = intParam("remove", q.Get("remove"), -1, 0, max(f.Budget, 0)); err != nil {
+		return th, f, err
+	}
+	return th, f, nil
+}
+
+// config is the per-call override of the form: read-only, and the chosen budget.
+func (f promptForm) config() *core.Config {
+	cfg := &core.Config{ReadOnly: core.Bool(true)}
+	if f.Budget > 0 {
+		cfg.MessageHistory = &core.MessageHistory{MaxTokens: f.Budget}
+		if f.Remove >= 0 {
+			cfg.MessageHistory.AtMaxRemoveTokens = core.Int(f.Remove)
+		}
+	}
+	return cfg
+}
+
+func (f promptForm) request(th core.Thread, cfg *core.Config) core.TurnRequest {
+	req := core.TurnRequest{ThreadID: th.ID, ResourceID: th.ResourceID, Config: cfg}
+	if strings.TrimSpace(f.System) != "" {
+		req.System = []string{f.System}
+	}
+	if strings.TrimSpace(f.Input) != "" {
+		req.Input = []core.Message{core.NewMessage(core.RoleUser, f.Input)}
+	}
+	return req
+}
+
+// nextPrompt builds the prompt and sorts its tokens by source.
+func (s *server) nextPrompt(ctx context.Context, th core.Thread, f promptForm) (promptData, error) {
+	d := promptData{Thread: th, Form: f}
+	cfg := f.config()
+	turn, err := s.mem.Begin(ctx, f.request(th, cfg))
+	if err != nil {
+		return d, err
+	}
+	if err := turn.RecallErr(); err != nil {
+		d.RecallErr = err.Error()
+	}
+	history, err := s.historyIDs(ctx, th, f, cfg)
+	if err != nil {
+		return d, err
+	}
+	prompt := turn.Messages()
+	nSystem := len(f.request(th, cfg).System)
+	tokens := map[string]int{}
+	counts := map[string]int{}
+	for i, m := range prompt {
+		v := viewMessage(m)
+		v.Source = sourceOf(m, i, nSystem, history)
+		v.Recalled = v.Source == srcRecall
+		tokens[v.Source] += m.Tokens
+		counts[v.Source]++
+		d.Messages = append(d.Messages, v)
+	}
+	d.Total = core.PromptTokens(prompt)
+	tokens[srcFraming] = d.Total - sum(tokens)
+	d.ReadOnlyWM = tokens[srcWorkingMemory] > 0
+	for _, m := range turn.Trimmed() {
+		d.Trimmed = append(d.Trimmed, viewMessage(m))
+		d.TrimTok += m.Tokens
+	}
+	d.Segments, d.Scale, d.BudgetX = bar(tokens, counts, d.Total, f.Budget)
+	return d, nil
+}
+
+// historyIDs returns the ids of the remembered messages a prompt without
+// semantic recall would hold, so that the other remembered messages can be
+// told apart as recall hits (both come back as core.SourceMemory). Nil when
+// recall cannot run this turn (it is off or there is no input to query with).
+func (s *server) historyIDs(ctx context.Context, th core.Thread, f promptForm, cfg *core.Config) (map[string]bool, error) {
+	rc := s.mem.Config().SemanticRecall
+	if rc == nil || rc.Disabled || strings.TrimSpace(f.Input) == "" {
+		return nil, nil
+	}
+	plain := *cfg
+	plain.SemanticRecall = &core.SemanticRecall{Disabled: true}
+	turn, err := s.mem.Begin(ctx, f.request(th, &plain))
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for _, m := range turn.Messages() {
+		if m.Source == core.SourceMemory {
+			ids[m.ID] = true
+		}
+	}
+	return ids, nil
+}
+
+// sourceOf names where a prompt message came from. The first nSystem
+// messages are the instructions; core marks the rest of the system block
+// only as core.SourceSystem, so its own opening words tell them apart.
+func sourceOf(m core.Message, i, nSystem int, history map[string]bool) string {
+	switch m.Source {
+	case core.SourceSystem:
+		text := m.Text()
+		switch {
+		case i < nSystem:
+			return srcSystem
+		case strings.HasPrefix(text, workingMemoryPrefix):
+			return srcWorkingMemory
+		case strings.HasPrefix(text, otherThreadsPrefix):
+			return srcRecall
+		}
+		return srcObservations
+	case core.SourceMemory:
+		if history != nil && !history[m.ID] {
+			return srcRecall
+		}
+		return srcHistory
+	case core.SourceContext:
+		return srcContext
+	case core.SourceInput:
+		return srcInput
+	}
+	return string(m.Source)
+}
+
+// bar lays out the stacked bar: one segment per source with tokens, scaled
+// to the larger of the prompt and the budget; budgetX marks the budget.
+func bar(tokens, counts map[string]int, total, budget int) (segs []segment, scale int, budgetX float64) {
+	scale = max(total, budget, 1)
+	x := 0.0
+	for _, src := range sourceOrder {
+		n := tokens[src]
+		if n <= 0 {
+			continue
+		}
+		w := 1000 * float64(n) / float64(scale)
+		segs = append(segs, segment{Source: src, Class: "src-" + strings.ReplaceAll(src, " ", "-"), Tokens: n,
+			Count: counts[src], Percent: 100 * float64(n) / float64(max(total, 1)), X: x, W: w})
+		x += w
+	}
+	if budget > 0 {
+		budgetX = 1000 * float64(budget) / float64(scale)
+	}
+	return segs, scale, budgetX
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// percent formats a share for the legend.
+func (g segment) Share() string { return fmt.Sprintf("%.1f%%", g.Percent) }
