@@ -85,6 +85,11 @@ func run[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
+// typeAndSubmit types text into the input at the CSS selector and submits its form.
+func typeAndSubmit(sel, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.SendKeys(chromedp.CSS(sel), text), chromedp.Submit(chromedp.CSS(sel)))
+}
+
 // screenshotDir is where page screenshots go: AGENTMEM_SCREENSHOT_DIR, else
 // the test's artifact directory (kept with `go test -artifacts`).
 func screenshotDir(t *testing.T) string {
@@ -120,12 +125,62 @@ func TestBrowser(t *testing.T) {
 	f := newFixture(t, store)
 	srv := httptest.NewServer(f.handler(t, Options{PollInterval: 200 * time.Millisecond}))
 	defer srv.Close()
+	defer watchConsole(t, ctx)()
 
 	t.Run("threads", func(t *testing.T) { browseThreads(t, ctx, srv.URL) })
 	t.Run("thread", func(t *testing.T) { browseThread(t, ctx, srv.URL, f) })
 	t.Run("live", func(t *testing.T) { browseLive(t, ctx, f) })
 	t.Run("prompt", func(t *testing.T) { browsePrompt(t, ctx, srv.URL, f) })
 	t.Run("recall", func(t *testing.T) { browseRecall(t, ctx, srv.URL) })
+
+	guarded := httptest.NewServer(f.handler(t, Options{Token: token}))
+	defer guarded.Close()
+	t.Run("login", func(t *testing.T) { browseLogin(t, ctx, guarded.URL) })
+}
+
+// watchConsole collects the page's console from now on; the returned func
+// fails the test on any script exception or console error, such as a
+// Content-Security-Policy violation. Failed loads (the 401 of a wrong login)
+// are the network's business, not the page's.
+func watchConsole(t *testing.T, ctx context.Context) func() {
+	cctx, cancel := context.WithCancel(ctx)
+	msgs := chromedp.Console(cctx)
+	var bad []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.IsException() || (m.Type == "error" && m.Source != "network") {
+				bad = append(bad, m.String())
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		for _, m := range bad {
+			t.Errorf("browser console: %s", m)
+		}
+	}
+}
+
+// browseLogin opens a token-guarded inspector: the browser lands on the
+// login form, and the cookie it gets is invisible to scripts.
+func browseLogin(t *testing.T, ctx context.Context, base string) {
+	do(t, ctx,
+		chromedp.Navigate(base+"/recall"),
+		chromedp.WaitVisible(chromedp.CSS("form.login input[name=token]")),
+		typeAndSubmit("form.login input[name=token]", "wrong"),
+		chromedp.WaitVisible(`//form[@class="login"]/p[@class="error"]`),
+		typeAndSubmit("form.login input[name=token]", token),
+		chromedp.WaitVisible(chromedp.CSS("#recall-form")))
+	if c := run(t, ctx, chromedp.Evaluate[string](`document.cookie`)); c != "" {
+		t.Errorf("document.cookie = %q: the session cookie must be HttpOnly", c)
+	}
+	screenshot(t, ctx, "login-then-recall.png")
 }
 
 func browseThreads(t *testing.T, ctx context.Context, base string) {
@@ -204,8 +259,7 @@ func browseRecall(t *testing.T, ctx context.Context, base string) {
 	do(t, ctx,
 		chromedp.Navigate(base+"/recall?resource=user-456"),
 		chromedp.WaitVisible(chromedp.CSS("#recall-form")),
-		chromedp.SendKeys(chromedp.CSS("#recall-form input[name=q]"), "peanut allergy"),
-		chromedp.Submit(chromedp.CSS("#recall-form input[name=q]")),
+		typeAndSubmit("#recall-form input[name=q]", "peanut allergy"),
 		chromedp.WaitVisible(chromedp.CSS("section.hit")))
 	if first := run(t, ctx, chromedp.Text(chromedp.CSS("section.hit article.recalled .text"))); !strings.Contains(strings.ToLower(first), "peanut") {
 		t.Errorf("best vector hit %q does not mention peanuts", first)

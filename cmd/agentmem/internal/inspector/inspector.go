@@ -30,6 +30,9 @@ import (
 	"github.com/agentmem/agentmem/core"
 )
 
+// DefaultAddr is the address `agentmem serve` listens on by default.
+const DefaultAddr = "127.0.0.1:7700"
+
 // CodeNeedsToken is the error code of a non-loopback address without a token.
 const CodeNeedsToken core.Code = "INSPECTOR_NEEDS_TOKEN"
 

@@ -73,35 +73,33 @@ func listItem(t string) string {
 	return ""
 }
 
-// inline escapes text and renders **bold** and `code` spans.
+// spans are the inline markups: delimiter and tag.
+var spans = []struct{ delim, tag string }{{"**", "strong"}, {"`", "code"}}
+
+// inline escapes text and renders **bold** and `code` spans; an unclosed
+// delimiter stays text.
 func inline(t string) string {
 	var b strings.Builder
-	for t != "" {
-		bold := strings.Index(t, "**")
-		code := strings.IndexByte(t, '`')
-		switch {
-		case code >= 0 && (bold < 0 || code < bold):
-			end := strings.IndexByte(t[code+1:], '`')
-			if end < 0 {
-				b.WriteString(template.HTMLEscapeString(t))
-				return b.String()
+	for {
+		at, which := -1, -1
+		for i, sp := range spans {
+			if j := strings.Index(t, sp.delim); j >= 0 && (at < 0 || j < at) {
+				at, which = j, i
 			}
-			b.WriteString(template.HTMLEscapeString(t[:code]))
-			b.WriteString("<code>" + template.HTMLEscapeString(t[code+1:code+1+end]) + "</code>")
-			t = t[code+2+end:]
-		case bold >= 0:
-			end := strings.Index(t[bold+2:], "**")
-			if end < 0 {
-				b.WriteString(template.HTMLEscapeString(t))
-				return b.String()
-			}
-			b.WriteString(template.HTMLEscapeString(t[:bold]))
-			b.WriteString("<strong>" + template.HTMLEscapeString(t[bold+2:bold+2+end]) + "</strong>")
-			t = t[bold+4+end:]
-		default:
-			b.WriteString(template.HTMLEscapeString(t))
-			return b.String()
 		}
+		if at < 0 {
+			break
+		}
+		sp := spans[which]
+		rest := t[at+len(sp.delim):]
+		end := strings.Index(rest, sp.delim)
+		if end < 0 {
+			break
+		}
+		b.WriteString(template.HTMLEscapeString(t[:at]))
+		b.WriteString("<" + sp.tag + ">" + template.HTMLEscapeString(rest[:end]) + "</" + sp.tag + ">")
+		t = rest[end+len(sp.delim):]
 	}
+	b.WriteString(template.HTMLEscapeString(t))
 	return b.String()
 }

@@ -17,11 +17,16 @@ var (
 )
 
 func promptURL(id string, kv ...string) string {
-	v := url.Values{"id": {id}}
+	return pageURL("/prompt", append([]string{"id", id}, kv...)...)
+}
+
+// pageURL is path with the query of the key/value pairs kv.
+func pageURL(path string, kv ...string) string {
+	v := url.Values{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		v.Set(kv[i], kv[i+1])
 	}
-	return "/prompt?" + v.Encode()
+	return path + "?" + v.Encode()
 }
 
 func TestPromptView(t *testing.T) {

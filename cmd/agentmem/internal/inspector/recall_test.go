@@ -2,7 +2,6 @@ package inspector
 
 import (
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,13 +11,7 @@ import (
 
 var hitRE = regexp.MustCompile(`<section class="hit" data-rank="(\d+)">`)
 
-func recallURL(kv ...string) string {
-	v := url.Values{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		v.Set(kv[i], kv[i+1])
-	}
-	return "/recall?" + v.Encode()
-}
+func recallURL(kv ...string) string { return pageURL("/recall", kv...) }
 
 func TestRecallPlayground(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {

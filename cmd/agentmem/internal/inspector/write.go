@@ -17,13 +17,8 @@ var errReadOnly = &core.Error{Code: "INSPECTOR_READ_ONLY", Op: "inspector",
 // being overwritten. The write goes through core.Memory so a JSON Schema
 // of the memory's configuration is enforced.
 func (s *server) writeWorkingMemory(w http.ResponseWriter, r *http.Request) {
-	if !s.opts.Write {
-		s.refuse(w, r)
-		return
-	}
-	th, err := s.formThread(r)
-	if err != nil {
-		s.fail(w, r, err)
+	th, ok := s.writableThread(w, r)
+	if !ok {
 		return
 	}
 	scope := core.Scope(r.PostFormValue("scope"))
@@ -65,13 +60,8 @@ func (s *server) writeWorkingMemory(w http.ResponseWriter, r *http.Request) {
 
 // deleteThread deletes a thread, its messages and its vectors.
 func (s *server) deleteThread(w http.ResponseWriter, r *http.Request) {
-	if !s.opts.Write {
-		s.refuse(w, r)
-		return
-	}
-	th, err := s.formThread(r)
-	if err != nil {
-		s.fail(w, r, err)
+	th, ok := s.writableThread(w, r)
+	if !ok {
 		return
 	}
 	if err := s.mem.DeleteThread(r.Context(), th.ID); err != nil {
@@ -81,17 +71,23 @@ func (s *server) deleteThread(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, listURL(th.ResourceID, "", 0), http.StatusSeeOther)
 }
 
-// formThread loads the thread named by the form's id.
-func (s *server) formThread(r *http.Request) (core.Thread, error) {
-	id := r.PostFormValue("id")
-	if err := core.ValidateID("id", id); err != nil {
-		return core.Thread{}, err
+// writableThread starts every write: it refuses in read-only mode (403) and
+// loads the thread named by the form's id; false means the answer is sent.
+func (s *server) writableThread(w http.ResponseWriter, r *http.Request) (core.Thread, bool) {
+	if !s.opts.Write {
+		s.render(w, r, http.StatusForbidden, "error", "Read-only",
+			errorData{Status: http.StatusForbidden, Code: string(errReadOnly.Code), Message: errReadOnly.Error()})
+		return core.Thread{}, false
 	}
-	return s.store.GetThread(r.Context(), id)
-}
-
-// refuse answers a write in read-only mode with 403.
-func (s *server) refuse(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusForbidden, "error", "Read-only",
-		errorData{Status: http.StatusForbidden, Code: string(errReadOnly.Code), Message: errReadOnly.Error()})
+	id := r.PostFormValue("id")
+	err := core.ValidateID("id", id)
+	var th core.Thread
+	if err == nil {
+		th, err = s.store.GetThread(r.Context(), id)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return core.Thread{}, false
+	}
+	return th, true
 }
