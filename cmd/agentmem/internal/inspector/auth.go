@@ -9,7 +9,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/agentmem/agentmem/core"
 )
+
+// maxFormBytes caps a submitted form: twice core's default cap on one
+// message, room for any working memory.
+const maxFormBytes = 2 * core.DefaultMaxMessageBytes
 
 // sessionCookie is the name of the login cookie.
 const sessionCookie = "agentmem_inspector"
@@ -45,6 +51,7 @@ func (s *server) secure(next http.Handler) http.Handler {
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 			if err := s.checkCSRF(r); err != "" {
 				http.Error(w, err, http.StatusForbidden)
 				return

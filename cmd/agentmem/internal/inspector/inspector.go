@@ -74,7 +74,7 @@ type Options struct {
 type server struct {
 	opts  Options
 	mem   *core.Memory
-	store core.Store
+	store *core.CheckedStore
 	pages *pages
 	csrf  string // per-process token embedded in every form
 	log   *slog.Logger
@@ -86,13 +86,14 @@ func New(opts Options) (http.Handler, error) {
 	if opts.Memory == nil {
 		return nil, core.Errorf(core.CodeInvalidArgument, op, "Options.Memory is required")
 	}
-	store := opts.Store
-	if store == nil {
+	raw := opts.Store
+	if raw == nil {
 		var err error
-		if store, err = opts.Memory.Store(); err != nil {
+		if raw, err = opts.Memory.Store(); err != nil {
 			return nil, err
 		}
 	}
+	store := core.Check(raw) // validated calls and optional capabilities as ErrUnsupported
 	if opts.Vector != nil && !opts.Vector.SelfEmbedding() && opts.Embedder == nil {
 		return nil, core.Errorf(core.CodeInvalidArgument, op, "Options.Vector needs Options.Embedder (the store does not embed)")
 	}

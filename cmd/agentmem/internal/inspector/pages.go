@@ -108,8 +108,13 @@ func statusOf(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, core.ErrConflict):
 		return http.StatusConflict
-	case errors.Is(err, core.ErrVector), errors.Is(err, core.ErrEmbeddingDimensionMismatch):
+	case errors.Is(err, core.ErrVector), errors.Is(err, core.ErrEmbeddingDimensionMismatch),
+		errors.Is(err, core.ErrEmbeddingDimensionFailed):
 		return http.StatusBadGateway // the vector store or embedder failed
+	case errors.Is(err, core.ErrUnsupported):
+		return http.StatusNotImplemented
+	case errors.Is(err, core.ErrDeadlineExceeded), errors.Is(err, core.ErrCanceled):
+		return http.StatusServiceUnavailable
 	case errors.Is(err, core.ErrInvalidArgument), errors.Is(err, core.ErrMissingThreadID),
 		errors.Is(err, core.ErrMissingResourceID), errors.Is(err, core.ErrInvalidMessage),
 		errors.Is(err, core.ErrMessageTooLarge), errors.Is(err, core.ErrResourceMismatch),

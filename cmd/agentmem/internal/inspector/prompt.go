@@ -251,5 +251,5 @@ func sum(m map[string]int) int {
 	return n
 }
 
-// percent formats a share for the legend.
+// Share formats the segment's share of the prompt for the legend.
 func (g segment) Share() string { return fmt.Sprintf("%.1f%%", g.Percent) }

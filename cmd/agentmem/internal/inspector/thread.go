@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -191,12 +192,16 @@ func (s *server) workingMemory(ctx context.Context, th core.Thread) ([]wmView, e
 }
 
 // observations loads the thread- and resource-scoped observation records
-// that were ever written, with their archived generations.
+// that were ever written, with their archived generations; none when the
+// store does not keep observations.
 func (s *server) observations(ctx context.Context, th core.Thread) ([]obsView, error) {
 	var out []obsView
 	for _, scope := range []core.Scope{core.ScopeThread, core.ScopeResource} {
 		key := core.ObservationKey(scope, th.ID, th.ResourceID)
 		rec, err := s.store.GetObservations(ctx, key)
+		if errors.Is(err, core.ErrUnsupported) {
+			return nil, nil
+		}
 		if err != nil {
 			return nil, err
 		}
