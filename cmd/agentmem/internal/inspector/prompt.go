@@ -102,8 +102,10 @@ func (s *server) parsePromptForm(r *http.Request) (core.Thread, promptForm, erro
 	if f.Budget, err = intParam("budget", q.Get("budget"), 0, 0, 10_000_000); err != nil {
 		return th, f, err
 	}
-	if f.Remove, err = intParam("remove", q.Get("remove"), -1, 0, max(f.Budget, 0)); err != nil {
-		return th, f, err
+	if f.Budget > 0 { // without a budget of its own the form has nothing to remove from
+		if f.Remove, err = intParam("remove", q.Get("remove"), -1, 0, f.Budget); err != nil {
+			return th, f, err
+		}
 	}
 	return th, f, nil
 }
