@@ -70,6 +70,9 @@ var (
 	ErrDeadlineExceeded           = memerr.ErrDeadlineExceeded
 )
 
+// NewSentinel returns the sentinel of a code of the caller's own.
+func NewSentinel(code Code, msg string) Sentinel { return memerr.NewSentinel(code, msg) }
+
 // Errorf returns an *Error with the given code, operation and formatted detail.
 func Errorf(code Code, op, format string, args ...any) *Error {
 	return memerr.Errorf(code, op, format, args...)

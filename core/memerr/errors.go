@@ -90,6 +90,10 @@ type Sentinel struct {
 	msg  string
 }
 
+// NewSentinel returns the sentinel of a code of the caller's own, for
+// packages built on agentmem that define further codes.
+func NewSentinel(code Code, msg string) Sentinel { return Sentinel{code, msg} }
+
 // Error returns the sentinel's default message.
 func (s Sentinel) Error() string { return s.msg }
 

@@ -36,9 +36,9 @@ const DefaultAddr = "127.0.0.1:7700"
 // CodeNeedsToken is the error code of a non-loopback address without a token.
 const CodeNeedsToken core.Code = "INSPECTOR_NEEDS_TOKEN"
 
-// ErrNeedsToken is returned by Serve for a non-loopback address when
-// Options.Token is empty; compare with errors.Is.
-var ErrNeedsToken = &core.Error{Code: CodeNeedsToken, Msg: "a non-loopback address needs a token"}
+// ErrNeedsToken is the sentinel of Serve's error for a non-loopback address
+// when Options.Token is empty; compare with errors.Is.
+var ErrNeedsToken = core.NewSentinel(CodeNeedsToken, "a non-loopback address needs a token")
 
 // Options configure the inspector.
 type Options struct {
