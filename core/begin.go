@@ -26,6 +26,7 @@ var beginSteps = []beginStep{
 	{"input", (*Turn).stepInput},
 	{"thread", (*Turn).stepThread},
 	{"history", (*Turn).stepHistory},
+	{"tool results", (*Turn).stepToolResults},
 	{"input filter", (*Turn).stepFilterInput},
 	{"instructions", (*Turn).stepInstructions},
 	{"working memory", (*Turn).stepWorkingMemory},
@@ -43,6 +44,8 @@ var beginSteps = []beginStep{
 //   - history: the remembered conversation (count and/or token window after
 //     the boundary; with observational memory, the observations and every
 //     message not yet observed, never trimmed);
+//   - tool results: complete input tool results from their calls in the
+//     history (see fillToolResults);
 //   - input filter: drop echoed input already in storage (unless
 //     RetainFullInput);
 //   - instructions, then observations;

@@ -1,4 +1,4 @@
-package einomem
+package eino
 
 import (
 	"context"
@@ -11,28 +11,62 @@ import (
 	"github.com/agentmem/agentmem/core"
 )
 
-// Middleware is an adk.ChatModelAgentMiddleware that gives a ChatModelAgent
-// memory. BeforeAgent binds a run to the thread of the context (WithThread);
-// the first BeforeModelRewriteState of the run begins the turn, replacing the
-// state's messages with the system messages (the agent's instruction is kept
-// as an instruction), the remembered history and recall, and the input;
-// AfterAgent commits the turn with every message the run added (assistant
-// tool calls, tool results, the answer).
+// TypedMiddleware is an adk.TypedChatModelAgentMiddleware that gives a
+// ChatModelAgent memory, for agents over *schema.Message (Middleware) and
+// over *schema.AgenticMessage (AgenticMiddleware). BeforeAgent binds a run
+// to the thread of the context (WithThread); the first
+// BeforeModelRewriteState of the run begins the turn, replacing the state's
+// messages with the system messages (the agent's instruction is kept as an
+// instruction), the remembered history and recall, and the input; AfterAgent
+// commits the turn with every message the run added (assistant tool calls,
+// tool results, the answer).
 //
 // AfterAgent runs only when the agent finishes successfully, so a run that
 // fails or is interrupted saves nothing. Messages another middleware adds to
 // the state (e.g. a summary) are saved as part of the response.
-type Middleware struct {
-	*adk.BaseChatModelAgentMiddleware
-	m *Memory
+//
+// Agentic messages are stored as schema messages (see agenticToMessages)
+// that keep each agentic message's JSON, so both kinds of agent can share a
+// thread and an agentic agent gets its blocks back exactly.
+type TypedMiddleware[M adk.MessageType] struct {
+	*adk.TypedBaseChatModelAgentMiddleware[M]
+	m     *Memory
+	codec messageCodec[M]
 }
 
-var _ adk.ChatModelAgentMiddleware = (*Middleware)(nil)
+// Middleware is the middleware of agents over *schema.Message.
+type Middleware = TypedMiddleware[*schema.Message]
 
-// Middleware returns the ADK middleware of m; add it to
-// adk.ChatModelAgentConfig.Handlers.
+// AgenticMiddleware is the middleware of agents over *schema.AgenticMessage.
+type AgenticMiddleware = TypedMiddleware[*schema.AgenticMessage]
+
+var (
+	_ adk.ChatModelAgentMiddleware                              = (*Middleware)(nil)
+	_ adk.TypedChatModelAgentMiddleware[*schema.AgenticMessage] = (*AgenticMiddleware)(nil)
+)
+
+// messageCodec converts an agent's messages to and from schema messages.
+type messageCodec[M adk.MessageType] struct {
+	toSchema   func([]M) ([]*schema.Message, error)
+	fromSchema func([]*schema.Message) ([]M, error)
+}
+
+// Middleware returns the ADK middleware of m for agents over
+// *schema.Message; add it to adk.ChatModelAgentConfig.Handlers.
 func (m *Memory) Middleware() *Middleware {
-	return &Middleware{BaseChatModelAgentMiddleware: &adk.BaseChatModelAgentMiddleware{}, m: m}
+	return &Middleware{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[*schema.Message]{}, m: m,
+		codec: messageCodec[*schema.Message]{
+			toSchema:   func(ms []*schema.Message) ([]*schema.Message, error) { return ms, nil },
+			fromSchema: func(ms []*schema.Message) ([]*schema.Message, error) { return ms, nil },
+		}}
+}
+
+// AgenticMiddleware returns the ADK middleware of m for agents over
+// *schema.AgenticMessage; add it to the Handlers of an
+// adk.TypedChatModelAgentConfig[*schema.AgenticMessage].
+func (m *Memory) AgenticMiddleware() *AgenticMiddleware {
+	return &AgenticMiddleware{TypedBaseChatModelAgentMiddleware: &adk.TypedBaseChatModelAgentMiddleware[*schema.AgenticMessage]{}, m: m,
+		codec: messageCodec[*schema.AgenticMessage]{toSchema: agenticToMessages, fromSchema: messagesToAgentic}}
 }
 
 type adkRunKey struct{}
@@ -43,11 +77,11 @@ type adkRun struct {
 	begun  bool
 	turn   *core.Turn
 	calls  map[string]callInfo
-	loaded map[*schema.Message]bool
+	loaded map[any]bool // the prompt's messages, by pointer
 }
 
 // BeforeAgent binds the run to the context's thread.
-func (h *Middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+func (h *TypedMiddleware[M]) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
 	if _, _, ok := ThreadFromContext(ctx); !ok {
 		return ctx, rc, ErrNoThread
 	}
@@ -55,32 +89,40 @@ func (h *Middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 }
 
 // BeforeModelRewriteState loads memory before the first model call of a run.
-func (h *Middleware) BeforeModelRewriteState(ctx context.Context, st *adk.ChatModelAgentState, mc *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+func (h *TypedMiddleware[M]) BeforeModelRewriteState(ctx context.Context, st *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
 	run, _ := ctx.Value(adkRunKey{}).(*adkRun)
 	if run == nil {
-		return ctx, st, errors.New("einomem: BeforeModelRewriteState without BeforeAgent; is the middleware in ChatModelAgentConfig.Handlers?")
+		return ctx, st, errors.New("agentmem/eino: BeforeModelRewriteState without BeforeAgent; is the middleware in ChatModelAgentConfig.Handlers?")
 	}
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	if run.begun {
 		return ctx, st, nil
 	}
-	turn, prompt, calls, err := h.m.begin(ctx, st.Messages)
+	in, err := h.codec.toSchema(st.Messages)
+	if err != nil {
+		return ctx, st, err
+	}
+	turn, prompt, calls, err := h.m.begin(ctx, in)
+	if err != nil {
+		return ctx, st, err
+	}
+	msgs, err := h.codec.fromSchema(prompt)
 	if err != nil {
 		return ctx, st, err
 	}
 	run.begun, run.turn, run.calls = true, turn, calls
-	run.loaded = make(map[*schema.Message]bool, len(prompt))
-	for _, msg := range prompt {
+	run.loaded = make(map[any]bool, len(msgs))
+	for _, msg := range msgs {
 		run.loaded[msg] = true
 	}
 	next := *st
-	next.Messages = prompt
+	next.Messages = msgs
 	return ctx, &next, nil
 }
 
 // AfterAgent saves the run.
-func (h *Middleware) AfterAgent(ctx context.Context, st *adk.ChatModelAgentState) (context.Context, error) {
+func (h *TypedMiddleware[M]) AfterAgent(ctx context.Context, st *adk.TypedChatModelAgentState[M]) (context.Context, error) {
 	run, _ := ctx.Value(adkRunKey{}).(*adkRun)
 	if run == nil {
 		return ctx, nil
@@ -90,13 +132,23 @@ func (h *Middleware) AfterAgent(ctx context.Context, st *adk.ChatModelAgentState
 	if run.turn == nil {
 		return ctx, nil
 	}
-	var produced []*schema.Message
+	var added []M
 	for _, msg := range st.Messages {
-		if msg != nil && !run.loaded[msg] && msg.Role != schema.System {
-			produced = append(produced, msg)
+		if !run.loaded[msg] {
+			added = append(added, msg)
+		}
+	}
+	produced, err := h.codec.toSchema(added)
+	if err != nil {
+		return ctx, err
+	}
+	kept := produced[:0]
+	for _, msg := range produced {
+		if msg != nil && msg.Role != schema.System {
+			kept = append(kept, msg)
 		}
 	}
 	turn := run.turn
 	run.turn = nil
-	return ctx, commit(ctx, turn, run.calls, produced)
+	return ctx, commit(ctx, turn, run.calls, kept)
 }

@@ -1,15 +1,18 @@
-package einomem_test
+package eino_test
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/flow/agent"
 	"github.com/cloudwego/eino/flow/agent/react"
 	"github.com/cloudwego/eino/schema"
 
@@ -54,9 +57,8 @@ func agentScript(t *testing.T) *scripted {
 	}}
 }
 
-// checkAgentThread checks what two agent turns stored and what the second
-// turn's prompt held.
-func checkAgentThread(t *testing.T, mem *core.Memory, thread string, prompt2 []*schema.Message) {
+// checkStoredRuns checks what two agent turns stored.
+func checkStoredRuns(t *testing.T, mem *core.Memory, thread string) {
 	t.Helper()
 	all := stored(t, mem, thread)
 	got := einomem.ToEino(all)
@@ -69,6 +71,13 @@ func checkAgentThread(t *testing.T, mem *core.Memory, thread string, prompt2 []*
 		res.ToolName != "weather" || string(res.Args) != `{"city":"Paris"}` || string(res.Result) != `{"city":"Paris","temp":21}` {
 		t.Fatalf("tool call/result not linked:\n%s", dump(all[1:3]))
 	}
+}
+
+// checkAgentThread checks what two agent turns stored and what the second
+// turn's prompt held.
+func checkAgentThread(t *testing.T, mem *core.Memory, thread string, prompt2 []*schema.Message) {
+	t.Helper()
+	checkStoredRuns(t, mem, thread)
 	// The second turn's prompt holds the call and its result, paired.
 	var i int
 	for i = range prompt2 {
@@ -84,39 +93,127 @@ func checkAgentThread(t *testing.T, mem *core.Memory, thread string, prompt2 []*
 	}
 }
 
-// The react agent with one tool over two turns: every message of the run is
-// stored, tool call and result linked, and the next prompt has them paired.
+// The react agent with one tool over two turns, run with Generate, with
+// Stream read to the end and with Stream closed after its first chunk, each
+// with and without a WithMessageFuture of the caller: every message of the
+// run is stored before the next turn begins, tool call and result linked;
+// the next prompt is the one eino-examples' memory example builds (system
+// prompt, stored history, new input); and the caller's future still sees
+// every message, tool result included.
 func TestReactAgent(t *testing.T) {
-	for _, streaming := range []bool{false, true} {
-		cm := agentScript(t)
-		a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm,
-			ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{weatherTool{}}}, MaxStep: 10})
-		must(t, err)
-		mem := newMemory(t, nil, core.Config{})
-		agent := einomem.New(mem, einomem.Options{System: []string{"Be brief."}}).WrapReact(a)
-		c := einomem.WithThread(ctx, "react", "alice")
-		for i, q := range []string{"Weather in Paris?", "Was that Paris?"} {
-			in := []*schema.Message{schema.UserMessage(q)}
-			var out *schema.Message
-			if streaming {
-				sr, err := agent.Stream(c, in)
-				must(t, err)
-				out, err = schema.ConcatMessages(readAll(t, sr))
-				must(t, err)
-			} else {
-				out, err = agent.Generate(c, in)
-				must(t, err)
-			}
-			if want := []string{"It is 21 degrees in Paris.", "Yes, Paris."}[i]; out.Content != want {
-				t.Fatalf("streaming=%v turn %d: %q", streaming, i+1, out.Content)
-			}
+	for _, mode := range []string{"generate", "stream", "stream-closed-early"} {
+		for _, callerFuture := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/callerFuture=%v", mode, callerFuture), func(t *testing.T) {
+				runReactTurns(t, mode, callerFuture)
+			})
 		}
-		p2 := cm.prompt(2)
-		if p2[0].Role != schema.System || p2[0].Content != "Be brief." {
-			t.Fatalf("system prompt not first: %s", roles(p2))
-		}
-		checkAgentThread(t, mem, "react", p2)
 	}
+}
+
+func runReactTurns(t *testing.T, mode string, callerFuture bool) {
+	cm := agentScript(t)
+	a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm,
+		ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{weatherTool{}}}, MaxStep: 10})
+	must(t, err)
+	mem := newMemory(t, nil, core.Config{})
+	ra := einomem.New(mem, einomem.Options{System: []string{"Be brief."}}).WrapReact(a)
+	c := einomem.WithThread(ctx, "react", "alice")
+	answers := []string{"It is 21 degrees in Paris.", "Yes, Paris."}
+	for i, q := range []string{"Weather in Paris?", "Was that Paris?"} {
+		in := []*schema.Message{schema.UserMessage(q)}
+		var opts []agent.AgentOption
+		var fut react.MessageFuture
+		if callerFuture {
+			var opt agent.AgentOption
+			opt, fut = react.WithMessageFuture()
+			opts = append(opts, opt)
+		}
+		turnMode := mode
+		if mode == "stream-closed-early" && i == 1 {
+			turnMode = "stream" // the prompt of this turn shows what the first one saved
+		}
+		switch turnMode {
+		case "generate":
+			out, err := ra.Generate(c, in, opts...)
+			must(t, err)
+			if out.Content != answers[i] {
+				t.Fatalf("turn %d: %q", i+1, out.Content)
+			}
+		case "stream":
+			sr, err := ra.Stream(c, in, opts...)
+			must(t, err)
+			out, err := schema.ConcatMessages(readAll(t, sr))
+			must(t, err)
+			if out.Content != answers[i] {
+				t.Fatalf("turn %d: %q", i+1, out.Content)
+			}
+		case "stream-closed-early":
+			sr, err := ra.Stream(c, in, opts...)
+			must(t, err)
+			if _, err := sr.Recv(); err != nil {
+				t.Fatal(err)
+			}
+			sr.Close()
+		}
+		if fut != nil {
+			if got, want := futureRoles(t, fut, turnMode != "generate"), []string{"assistant[calls],tool,assistant", "assistant"}[i]; got != want {
+				t.Fatalf("turn %d: the caller's future saw %s, want %s", i+1, got, want)
+			}
+		}
+	}
+	p2 := cm.prompt(2)
+	want := []*schema.Message{schema.SystemMessage("Be brief."), schema.UserMessage("Weather in Paris?"),
+		schema.AssistantMessage("", []schema.ToolCall{{ID: "call_w", Type: "function",
+			Function: schema.FunctionCall{Name: "weather", Arguments: `{"city":"Paris"}`}}}),
+		schema.ToolMessage(`{"city":"Paris","temp":21}`, "call_w", schema.WithToolName("weather")),
+		schema.AssistantMessage(answers[0], nil), schema.UserMessage("Was that Paris?")}
+	if got := promptText(p2); got != promptText(want) {
+		t.Fatalf("second prompt\n%s\nwant (eino-examples' memory example)\n%s", got, promptText(want))
+	}
+	checkAgentThread(t, mem, "react", p2)
+}
+
+// futureRoles reads a MessageFuture to its end.
+func futureRoles(t *testing.T, fut react.MessageFuture, streams bool) string {
+	t.Helper()
+	var msgs []*schema.Message
+	if streams {
+		it := fut.GetMessageStreams()
+		for {
+			s, ok, err := it.Next()
+			must(t, err)
+			if !ok {
+				break
+			}
+			m, err := schema.ConcatMessageStream(s)
+			must(t, err)
+			msgs = append(msgs, m)
+		}
+	} else {
+		it := fut.GetMessages()
+		for {
+			m, ok, err := it.Next()
+			must(t, err)
+			if !ok {
+				break
+			}
+			msgs = append(msgs, m)
+		}
+	}
+	return roles(msgs)
+}
+
+// promptText renders the fields of a prompt a model reads.
+func promptText(msgs []*schema.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "%s %q name=%q id=%q", m.Role, m.Content, m.ToolName, m.ToolCallID)
+		for _, tc := range m.ToolCalls {
+			fmt.Fprintf(&b, " call(%s %s %s)", tc.ID, tc.Function.Name, tc.Function.Arguments)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // The ADK middleware on a ChatModelAgent over two runner queries, with and

@@ -1,4 +1,4 @@
-package einomem
+package eino
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func (c chatModel) Generate(ctx context.Context, system, prompt string) (string,
 		return "", err
 	}
 	if out == nil {
-		return "", fmt.Errorf("einomem: model returned no message")
+		return "", fmt.Errorf("agentmem/eino: model returned no message")
 	}
 	if out.Content != "" || len(out.AssistantGenMultiContent) == 0 {
 		return out.Content, nil
@@ -91,7 +91,7 @@ func (m memTool) Info(context.Context) (*schema.ToolInfo, error) {
 	if len(m.t.Parameters) > 0 {
 		var s jsonschema.Schema
 		if err := json.Unmarshal(m.t.Parameters, &s); err != nil {
-			return nil, fmt.Errorf("einomem: tool %s: parameters: %w", m.t.Name, err)
+			return nil, fmt.Errorf("agentmem/eino: tool %s: parameters: %w", m.t.Name, err)
 		}
 		info.ParamsOneOf = schema.NewParamsOneOfByJSONSchema(&s)
 	}
@@ -100,7 +100,7 @@ func (m memTool) Info(context.Context) (*schema.ToolInfo, error) {
 
 func (m memTool) InvokableRun(ctx context.Context, args string, _ ...tool.Option) (string, error) {
 	if m.t.Call == nil {
-		return "", fmt.Errorf("einomem: tool %s has no implementation", m.t.Name)
+		return "", fmt.Errorf("agentmem/eino: tool %s has no implementation", m.t.Name)
 	}
 	if strings.TrimSpace(args) == "" {
 		args = "{}"

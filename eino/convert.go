@@ -1,15 +1,14 @@
-package einomem
+package eino
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/cloudwego/eino/schema"
-	"github.com/google/uuid"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 )
 
 // MetadataKey is the content.metadata key under which a converted message
@@ -23,10 +22,6 @@ const MetadataKey = "eino"
 // it back into core.Message.ID, so a message loaded from memory and passed
 // back as input is recognised as already stored.
 const ExtraIDKey = "agentmem_id"
-
-// unknownToolName names a tool result whose call is unknown and whose
-// schema.Message has no ToolName (format 2 requires a tool name).
-const unknownToolName = "unknown_tool"
 
 // msgMeta is the content.metadata[MetadataKey] value.
 type msgMeta struct {
@@ -95,24 +90,23 @@ type callInfo struct {
 // maps and slices are not told apart; MessageOutputPart.StreamingMeta, which
 // eino never serialises, is dropped).
 func FromEino(msgs []*schema.Message) ([]core.Message, error) {
-	return fromEino(msgs, nil, "")
+	return fromEino(msgs, nil)
 }
 
 // MessageFromEino converts one eino message. A tool message's name comes from
 // its ToolName (its arguments are unknown); use FromEino for conversations.
 func MessageFromEino(msg *schema.Message) (core.Message, error) {
-	out, err := fromEino([]*schema.Message{msg}, nil, "")
+	out, err := fromEino([]*schema.Message{msg}, nil)
 	if err != nil {
 		return core.Message{}, err
 	}
 	return out[0], nil
 }
 
-// fromEino converts msgs; known holds tool calls made before msgs. nonce is
-// put in the ids generated for calls and results without one; the adapter
-// passes a fresh one (newNonce) for every batch it stores, so that such ids
-// of different turns of a thread never collide.
-func fromEino(msgs []*schema.Message, known map[string]callInfo, nonce string) ([]core.Message, error) {
+// fromEino converts msgs; known holds tool calls made before msgs. Calls and
+// results without an id get fresh ids (message.NewToolCallID), so such ids of
+// different turns of a thread never collide.
+func fromEino(msgs []*schema.Message, known map[string]callInfo) ([]core.Message, error) {
 	calls := make(map[string]callInfo, len(known))
 	for id, c := range known {
 		calls[id] = c
@@ -121,18 +115,18 @@ func fromEino(msgs []*schema.Message, known map[string]callInfo, nonce string) (
 	var lastCalls []string // generated ids of the last assistant's id-less calls
 	for i, msg := range msgs {
 		if msg == nil {
-			return nil, fmt.Errorf("einomem: message %d is nil", i)
+			return nil, fmt.Errorf("agentmem/eino: message %d is nil", i)
 		}
-		cm, err := messageFromEino(msg, calls, &lastCalls, nonce, i)
+		cm, err := messageFromEino(msg, calls, &lastCalls)
 		if err != nil {
-			return nil, fmt.Errorf("einomem: message %d: %w", i, err)
+			return nil, fmt.Errorf("agentmem/eino: message %d: %w", i, err)
 		}
 		out = append(out, cm)
 	}
 	return out, nil
 }
 
-func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string, nonce string, pos int) (core.Message, error) {
+func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string) (core.Message, error) {
 	var out core.Message
 	var meta msgMeta
 	switch msg.Role {
@@ -210,11 +204,11 @@ func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *
 	if len(msg.ToolCalls) > 0 {
 		*lastCalls = (*lastCalls)[:0]
 	}
-	for i, tc := range msg.ToolCalls {
+	for _, tc := range msg.ToolCalls {
 		var cm callMeta
 		id := tc.ID
 		if id == "" {
-			id = fmt.Sprintf("agentmem_call_%s%d_%d", nonce, pos, i)
+			id = message.NewToolCallID()
 			cm.NoID = true
 			*lastCalls = append(*lastCalls, id)
 		}
@@ -228,7 +222,7 @@ func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *
 		cm.Arguments = orig
 		name := tc.Function.Name
 		if name == "" {
-			name, cm.NoName = unknownToolName, true
+			name, cm.NoName = message.PlaceholderToolName, true
 		}
 		if !cm.empty() {
 			if meta.Calls == nil {
@@ -250,16 +244,16 @@ func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *
 				id = (*lastCalls)[0]
 				*lastCalls = (*lastCalls)[1:]
 			} else {
-				id = fmt.Sprintf("agentmem_result_%s%d", nonce, pos)
+				id = message.NewToolCallID()
 			}
 		}
 		call, found := calls[id]
 		name := msg.ToolName
-		if name == "" && found {
+		if message.IsPlaceholderToolName(name) && found {
 			name = call.name
 		}
 		if name == "" {
-			name = unknownToolName
+			name = message.PlaceholderToolName
 		}
 		if name != msg.ToolName {
 			orig := msg.ToolName
@@ -277,9 +271,6 @@ func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *
 	}
 	return out, nil
 }
-
-// newNonce returns a fresh nonce for fromEino.
-func newNonce() string { return strings.ReplaceAll(uuid.NewString(), "-", "")[:16] + "_" }
 
 func (c *callMeta) empty() bool {
 	return c.Index == nil && c.Type == nil && len(c.Extra) == 0 && c.Arguments == nil && !c.NoID && !c.NoName
@@ -348,33 +339,18 @@ func normalizeMap(m map[string]any) map[string]any {
 	return out
 }
 
-// canonicalJSON is how a stored json.RawMessage comes back: compact, with
-// HTML characters escaped.
-func canonicalJSON(s string) (string, bool) {
-	if !json.Valid([]byte(s)) {
-		return "", false
-	}
-	b, err := json.Marshal(json.RawMessage(s))
-	if err != nil {
-		return "", false
-	}
-	return string(b), true
-}
-
-// argsToJSON returns tool-call arguments as JSON, plus the original text when
-// the JSON does not reproduce it (whitespace, escaping, invalid JSON).
+// argsToJSON returns tool-call arguments in canonical form
+// (message.CanonicalArgs), plus the original text when that does not
+// reproduce it (whitespace, escaping, invalid JSON).
 func argsToJSON(s string) (json.RawMessage, *string) {
-	if s == "" {
+	args := message.CanonicalArgs(json.RawMessage(s))
+	if args == nil && s == "" {
 		return nil, nil
 	}
-	if c, ok := canonicalJSON(s); ok {
-		if c == s {
-			return json.RawMessage(s), nil
-		}
-		return json.RawMessage(c), &s
+	if string(args) == s {
+		return args, nil
 	}
-	b, _ := json.Marshal(s)
-	return b, &s
+	return args, &s
 }
 
 // argsText is the inverse of argsToJSON for parts without metadata.
@@ -389,8 +365,8 @@ func argsText(args json.RawMessage) string {
 // array as itself, anything else as a JSON string.
 func resultToJSON(content string) json.RawMessage {
 	if len(content) > 0 && (content[0] == '{' || content[0] == '[') {
-		if c, ok := canonicalJSON(content); ok && c == content {
-			return json.RawMessage(content)
+		if c := message.CanonicalArgs(json.RawMessage(content)); string(c) == content {
+			return c
 		}
 	}
 	b, _ := json.Marshal(content)

@@ -35,4 +35,4 @@
 // Embedder, Model and Tool adapt eino components to core (embeddings for
 // semantic recall, a chat model for titles) and memory tools to eino;
 // Retriever exposes semantic recall as a retriever.Retriever.
-package einomem
+package eino

@@ -1,4 +1,4 @@
-package einomem
+package eino
 
 import (
 	"context"
@@ -9,15 +9,17 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/internal/threadctx"
 )
 
 // ErrNoThread is returned when a memory node runs without a thread in its
 // context (see WithThread).
-var ErrNoThread = errors.New("einomem: no thread in context; wrap the context with einomem.WithThread")
+var ErrNoThread = errors.New("agentmem/eino: no thread in context; wrap the context with einomem.WithThread")
 
 // ErrNoTurn is returned by a save step that finds no turn loaded in the same
 // invocation (no load step ran, or the turn was already saved).
-var ErrNoTurn = errors.New("einomem: no pending turn; a load step must run before the save step in the same invocation")
+var ErrNoTurn = errors.New("agentmem/eino: no pending turn; a load step must run before the save step in the same invocation")
 
 // Options configure a Memory.
 type Options struct {
@@ -32,8 +34,9 @@ type Options struct {
 // react agent wrapper, an ADK middleware and a retriever. It is safe for
 // concurrent use.
 type Memory struct {
-	mem  *core.Memory
-	opts Options
+	mem     *core.Memory
+	opts    Options
+	pending pendingSaves
 }
 
 // New returns an eino adapter over mem.
@@ -45,32 +48,22 @@ func New(mem *core.Memory, opts Options) *Memory {
 // Core returns the underlying core.Memory.
 func (m *Memory) Core() *core.Memory { return m.mem }
 
-type threadKey struct{}
 type configKey struct{}
-
-// binding is what WithThread stores: the thread and a per-invocation slot for
-// the pending turn (used when the graph has no TurnState in its local state).
-type binding struct {
-	threadID, resourceID string
-	slot                 *TurnState
-}
+type slotKey struct{}
 
 // WithThread returns a context that runs memory steps on the given thread of
-// resourceID. It also carries a fresh holder for the turn that a load step
-// begins and the save step commits, so use one WithThread context per
+// resourceID (the context key is the one of the langchaingo adapter's
+// ContextWithThread). It also carries a fresh holder for the turn that a load
+// step begins and the save step commits, so use one WithThread context per
 // invocation (a graph whose local state implements TurnCarrier keeps the
 // turn in its state instead).
 func WithThread(ctx context.Context, threadID, resourceID string) context.Context {
-	return context.WithValue(ctx, threadKey{}, &binding{threadID: threadID, resourceID: resourceID, slot: &TurnState{}})
+	return context.WithValue(threadctx.With(ctx, threadID, resourceID), slotKey{}, &TurnState{})
 }
 
 // ThreadFromContext returns the thread and resource set by WithThread.
 func ThreadFromContext(ctx context.Context) (threadID, resourceID string, ok bool) {
-	b, _ := ctx.Value(threadKey{}).(*binding)
-	if b == nil {
-		return "", "", false
-	}
-	return b.threadID, b.resourceID, true
+	return threadctx.From(ctx)
 }
 
 // WithConfig returns a context whose memory steps use cfg on top of
@@ -148,8 +141,10 @@ func holder(ctx context.Context) (*TurnState, error) {
 	if err == nil && s != nil {
 		return s, nil
 	}
-	if b, _ := ctx.Value(threadKey{}).(*binding); b != nil {
-		return b.slot, nil
+	if _, _, ok := threadctx.From(ctx); ok {
+		if s, _ := ctx.Value(slotKey{}).(*TurnState); s != nil {
+			return s, nil
+		}
 	}
 	return nil, ErrNoThread
 }
@@ -157,11 +152,11 @@ func holder(ctx context.Context) (*TurnState, error) {
 // request builds the turn request of an invocation: system messages of the
 // input become instructions, the rest is the turn's input.
 func (m *Memory) request(ctx context.Context, in []*schema.Message) (core.TurnRequest, error) {
-	b, _ := ctx.Value(threadKey{}).(*binding)
-	if b == nil {
+	threadID, resourceID, ok := threadctx.From(ctx)
+	if !ok {
 		return core.TurnRequest{}, ErrNoThread
 	}
-	req := core.TurnRequest{ThreadID: b.threadID, ResourceID: b.resourceID, System: append([]string(nil), m.opts.System...), Config: m.config(ctx)}
+	req := core.TurnRequest{ThreadID: threadID, ResourceID: resourceID, System: append([]string(nil), m.opts.System...), Config: m.config(ctx)}
 	var rest []*schema.Message
 	tools := false
 	for _, msg := range in {
@@ -175,12 +170,12 @@ func (m *Memory) request(ctx context.Context, in []*schema.Message) (core.TurnRe
 		tools = tools || msg.Role == schema.Tool
 		rest = append(rest, msg)
 	}
-	input, err := fromEino(rest, nil, newNonce())
+	input, err := fromEino(rest, nil)
 	if err != nil {
 		return req, err
 	}
 	if tools {
-		m.resolveCalls(ctx, req, rest, input)
+		// Begin completes results whose call is in the stored history.
 		// Tool results sent as input (client-side tools) are stored as
 		// assistant messages, which core's echo filter would take for an
 		// echo of the conversation and drop. Eino input holds new messages
@@ -196,53 +191,12 @@ func (m *Memory) request(ctx context.Context, in []*schema.Message) (core.TurnRe
 	return req, nil
 }
 
-// resolveCalls fills in the tool name and arguments of tool results in input
-// whose call is not in the input, from the thread's recent history.
-func (m *Memory) resolveCalls(ctx context.Context, req core.TurnRequest, rest []*schema.Message, input []core.Message) {
-	inInput := map[string]bool{}
-	for _, msg := range rest {
-		for _, tc := range msg.ToolCalls {
-			inInput[tc.ID] = true
-		}
-	}
-	missing := false
-	for _, msg := range rest {
-		if msg.Role == schema.Tool && !inInput[msg.ToolCallID] {
-			missing = true
-		}
-	}
-	if !missing {
-		return
-	}
-	res, err := m.mem.Recall(ctx, core.RecallQuery{ThreadID: req.ThreadID, ResourceID: req.ResourceID, PerPage: 50})
-	if err != nil {
-		return
-	}
-	known := callsOf(res.Messages)
-	for i := range input {
-		for _, p := range input[i].Content.Parts {
-			ti := p.ToolInvocation
-			if ti == nil || ti.State != core.ToolStateResult || inInput[ti.ToolCallID] {
-				continue
-			}
-			if c, ok := known[ti.ToolCallID]; ok {
-				if len(ti.Args) == 0 {
-					ti.Args = cloneRaw(c.args)
-				}
-				if ti.ToolName == unknownToolName && c.name != "" {
-					ti.ToolName = c.name
-				}
-			}
-		}
-	}
-}
-
 // callsOf indexes the tool calls of format-2 messages by id.
 func callsOf(msgs []core.Message) map[string]callInfo {
 	out := map[string]callInfo{}
 	for i := range msgs {
 		for _, p := range msgs[i].Content.Parts {
-			if ti := p.ToolInvocation; ti != nil && ti.ToolName != unknownToolName {
+			if ti := p.ToolInvocation; ti != nil && !message.IsPlaceholderToolName(ti.ToolName) {
 				if _, ok := out[ti.ToolCallID]; !ok || ti.State == core.ToolStateCall {
 					out[ti.ToolCallID] = callInfo{name: ti.ToolName, args: ti.Args}
 				}
@@ -270,6 +224,9 @@ func (m *Memory) begin(ctx context.Context, in []*schema.Message) (*core.Turn, [
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := m.pending.wait(ctx, req.ThreadID, req.ResourceID); err != nil {
+		return nil, nil, nil, err
+	}
 	turn, err := m.mem.Begin(ctx, req)
 	if err != nil {
 		return nil, nil, nil, err
@@ -280,7 +237,7 @@ func (m *Memory) begin(ctx context.Context, in []*schema.Message) (*core.Turn, [
 
 // commit converts the response messages and commits the turn.
 func commit(ctx context.Context, turn *core.Turn, calls map[string]callInfo, out []*schema.Message) error {
-	resp, err := fromEino(out, calls, newNonce())
+	resp, err := fromEino(out, calls)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package einomem
+package eino
 
 import (
 	"encoding/json"

@@ -1,7 +1,8 @@
-package einomem
+package eino
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/cloudwego/eino/flow/agent"
@@ -12,8 +13,11 @@ import (
 // ReactAgent is a flow/agent/react agent with memory: every run loads the
 // thread's memory into the agent's input and persists the run's input and
 // every message it produced (assistant tool calls, tool results and the
-// answer), captured with react.WithMessageFuture. The thread comes from
-// WithThread. A run that fails saves nothing.
+// answer). The thread comes from WithThread. A run that fails saves nothing.
+//
+// The run's messages are collected with callbacks on the agent's own model
+// and tools nodes (see runCollector), not with react.WithMessageFuture, so a
+// caller may pass its own WithMessageFuture and both see every message.
 type ReactAgent struct {
 	m     *Memory
 	agent *react.Agent
@@ -23,111 +27,82 @@ type ReactAgent struct {
 func (m *Memory) WrapReact(a *react.Agent) *ReactAgent { return &ReactAgent{m: m, agent: a} }
 
 // Generate runs the agent on the new messages in input with the thread's
-// memory and saves the run.
+// memory and saves the run before returning.
 func (r *ReactAgent) Generate(ctx context.Context, input []*schema.Message, opts ...agent.AgentOption) (*schema.Message, error) {
 	turn, prompt, calls, err := r.m.begin(ctx, input)
 	if err != nil {
 		return nil, err
 	}
-	opt, fut := react.WithMessageFuture()
-	out, err := r.agent.Generate(ctx, prompt, append(append([]agent.AgentOption(nil), opts...), opt)...)
+	col := newRunCollector()
+	out, err := r.agent.Generate(ctx, prompt, append(append([]agent.AgentOption(nil), opts...), col.option())...)
 	if err != nil {
 		return nil, err
 	}
-	var produced []*schema.Message
-	iter := fut.GetMessages()
-	for {
-		msg, ok, err := iter.Next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-		produced = append(produced, msg)
+	produced, err := col.messages()
+	if err != nil {
+		return nil, err
 	}
-	if err := commit(ctx, turn, calls, orderToolResults(produced)); err != nil {
+	if err := commit(ctx, turn, calls, produced); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // Stream runs the agent like Generate and streams its answer. The run is
-// saved once all of its messages are complete; the returned stream ends
-// (io.EOF) only after the save, and reports a failed save as its last error.
+// saved once all of its messages are complete: the returned stream ends
+// (io.EOF) only after the save and reports a failed save as its last error.
+//
+// A caller may Close the stream before io.EOF. The agent then still runs to
+// its end in the background, its output is discarded and the complete run
+// is saved; the next turn this Memory begins on the same thread waits for
+// that save (or for the run to fail, which abandons it: nothing is saved).
 func (r *ReactAgent) Stream(ctx context.Context, input []*schema.Message, opts ...agent.AgentOption) (*schema.StreamReader[*schema.Message], error) {
 	turn, prompt, calls, err := r.m.begin(ctx, input)
 	if err != nil {
 		return nil, err
 	}
-	opt, fut := react.WithMessageFuture()
-	sr, err := r.agent.Stream(ctx, prompt, append(append([]agent.AgentOption(nil), opts...), opt)...)
+	col := newRunCollector()
+	sr, err := r.agent.Stream(ctx, prompt, append(append([]agent.AgentOption(nil), opts...), col.option())...)
 	if err != nil {
 		return nil, err
 	}
-	done := make(chan error, 1)
+	th := turn.Thread()
+	done := r.m.pending.start(th.ID, th.ResourceID)
+	out, w := schema.Pipe[*schema.Message](0)
 	go func() {
-		var produced []*schema.Message
-		iter := fut.GetMessageStreams()
-		for {
-			s, ok, err := iter.Next()
-			if err != nil {
-				done <- err
-				return
-			}
-			if !ok {
-				break
-			}
-			msg, err := schema.ConcatMessageStream(s)
-			if err != nil {
-				done <- err
-				return
-			}
-			produced = append(produced, msg)
+		defer done()
+		defer w.Close()
+		if err := forward(sr, w); err != nil {
+			w.Send(nil, err)
+			return // the run failed: the turn is abandoned
 		}
-		done <- commit(ctx, turn, calls, orderToolResults(produced))
+		produced, err := col.messages()
+		if err == nil {
+			err = commit(ctx, turn, calls, produced)
+		}
+		if err != nil {
+			w.Send(nil, err)
+		}
 	}()
-	pass := func(m *schema.Message) (*schema.Message, error) { return m, nil }
-	return schema.StreamReaderWithConvert(sr, pass, schema.WithOnEOF(func() (any, error) {
-		if err := <-done; err != nil {
-			return nil, err
-		}
-		return nil, io.EOF
-	})), nil
+	return out, nil
 }
 
-// orderToolResults puts the tool messages that follow an assistant message in
-// the order of its tool calls (tools may finish in any order).
-func orderToolResults(msgs []*schema.Message) []*schema.Message {
-	out := make([]*schema.Message, 0, len(msgs))
-	for i := 0; i < len(msgs); {
-		msg := msgs[i]
-		out = append(out, msg)
-		i++
-		if msg.Role != schema.Assistant || len(msg.ToolCalls) < 2 {
-			continue
+// forward copies sr to w until sr ends; once the reader of w has closed it,
+// the rest of sr is drained so that the run completes. It returns the run's
+// error, nil at io.EOF.
+func forward(sr *schema.StreamReader[*schema.Message], w *schema.StreamWriter[*schema.Message]) error {
+	defer sr.Close()
+	closed := false
+	for {
+		msg, err := sr.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
 		}
-		j := i
-		for j < len(msgs) && msgs[j].Role == schema.Tool {
-			j++
+		if err != nil {
+			return err
 		}
-		results := msgs[i:j]
-		used := make([]bool, len(results))
-		for _, tc := range msg.ToolCalls {
-			for k, r := range results {
-				if !used[k] && r.ToolCallID == tc.ID {
-					used[k] = true
-					out = append(out, r)
-					break
-				}
-			}
+		if !closed {
+			closed = w.Send(msg, nil)
 		}
-		for k, r := range results {
-			if !used[k] {
-				out = append(out, r)
-			}
-		}
-		i = j
 	}
-	return out
 }

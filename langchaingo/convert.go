@@ -7,10 +7,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 )
 
 // MetadataKey is the key of content.metadata under which langchaingo-only
@@ -19,8 +19,10 @@ import (
 const MetadataKey = "langchaingo"
 
 // UnknownToolName is the tool name stored for a tool call or result whose
-// function name is not known (core requires one).
-const UnknownToolName = "unknown"
+// function name is not known (core requires one). It is the placeholder both
+// adapters share, message.PlaceholderToolName; messages stored with the
+// older "unknown" are read the same way (message.IsPlaceholderToolName).
+const UnknownToolName = message.PlaceholderToolName
 
 // Keys of the metadata stored under MetadataKey.
 const (
@@ -100,8 +102,6 @@ type toCoreState struct {
 func newToCoreState() *toCoreState {
 	return &toCoreState{calls: map[string]callInfo{}, openFn: map[string][]string{}}
 }
-
-func newCallID() string { return "call_" + strings.ReplaceAll(uuid.NewString(), "-", "") }
 
 // MessagesToCore converts langchaingo chat messages to core messages, one
 // core message per chat message, without ids, thread or timestamps:
@@ -263,7 +263,7 @@ func (s *toCoreState) aiMessage(m llms.AIChatMessage) (core.Message, error) {
 		for _, tc := range m.ToolCalls {
 			id := tc.ID
 			if id == "" || seen[id] {
-				id = newCallID()
+				id = message.NewToolCallID()
 			}
 			if tc.ID == "" {
 				s.noID = append(s.noID, id)
@@ -292,7 +292,7 @@ func (s *toCoreState) aiMessage(m llms.AIChatMessage) (core.Message, error) {
 		if err := checkUTF8(fc.Name, fc.Arguments); err != nil {
 			return core.Message{}, err
 		}
-		id := newCallID()
+		id := message.NewToolCallID()
 		name := fc.Name
 		if name == "" {
 			name = UnknownToolName
@@ -325,7 +325,7 @@ func (s *toCoreState) toolMessage(m llms.ToolChatMessage) (core.Message, error) 
 			id, info, ok = s.lookupNoID()
 		}
 		if id == "" {
-			id = newCallID()
+			id = message.NewToolCallID()
 		}
 	}
 	if !ok {
@@ -361,7 +361,7 @@ func (s *toCoreState) functionMessage(m llms.FunctionChatMessage) (core.Message,
 		}
 	}
 	if id == "" {
-		id = newCallID()
+		id = message.NewToolCallID()
 		info = callInfo{name: m.Name}
 		if info.name == "" {
 			info.name = UnknownToolName
@@ -384,17 +384,9 @@ func resultPart(id string, info callInfo, content string) core.Part {
 		Args: append(json.RawMessage(nil), info.args...), Result: stringJSON(content)}}
 }
 
-// argsJSON stores tool-call arguments as JSON: as they are when they are
-// valid JSON, else as a JSON string. The exact text is kept in metadata.
-func argsJSON(s string) json.RawMessage {
-	if s == "" {
-		return nil
-	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	return stringJSON(s)
-}
+// argsJSON stores tool-call arguments in canonical form
+// (message.CanonicalArgs); the exact text is kept in metadata.
+func argsJSON(s string) json.RawMessage { return message.CanonicalArgs(json.RawMessage(s)) }
 
 // stringJSON encodes s as a JSON string without HTML escaping.
 func stringJSON(s string) json.RawMessage { return json.RawMessage(mustJSON(s)) }
@@ -585,14 +577,10 @@ func (c *fromCoreState) assistant(out []llms.ChatMessage, m *core.Message, meta 
 // sameCall reports whether a stored exact call still describes the part (the
 // part was not rewritten since).
 func sameCall(tc llms.ToolCall, ti *core.ToolInvocation) bool {
-	if tc.FunctionCall == nil {
-		return ti.ToolName == UnknownToolName
+	if tc.FunctionCall == nil || tc.FunctionCall.Name == "" {
+		return message.IsPlaceholderToolName(ti.ToolName) && (tc.FunctionCall == nil || sameJSON(argsJSON(tc.FunctionCall.Arguments), ti.Args))
 	}
-	name := tc.FunctionCall.Name
-	if name == "" {
-		name = UnknownToolName
-	}
-	return name == ti.ToolName && sameJSON(argsJSON(tc.FunctionCall.Arguments), ti.Args)
+	return tc.FunctionCall.Name == ti.ToolName && sameJSON(argsJSON(tc.FunctionCall.Arguments), ti.Args)
 }
 
 // sameJSON compares two JSON values semantically (stores may reformat JSON).

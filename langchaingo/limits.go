@@ -8,6 +8,7 @@ import (
 	"github.com/tmc/langchaingo/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/tokenizer"
 )
 
@@ -292,7 +293,7 @@ func StepsToMessages(steps []schema.AgentStep) []llms.ChatMessage {
 		}
 		id := a.ToolID
 		if id == "" {
-			id = newCallID()
+			id = message.NewToolCallID()
 		}
 		cur.ToolCalls = append(cur.ToolCalls, llms.ToolCall{ID: id, Type: "function",
 			FunctionCall: &llms.FunctionCall{Name: a.Tool, Arguments: toolArguments(a.ToolInput)}})

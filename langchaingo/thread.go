@@ -5,26 +5,21 @@ import (
 	"fmt"
 
 	"github.com/tmc/langchaingo/memory"
+
+	"github.com/agentmem/agentmem/internal/threadctx"
 )
-
-type threadCtxKey struct{}
-
-type threadRef struct{ threadID, resourceID string }
 
 // ContextWithThread returns a context that selects the thread (and the
 // resource owning it) for memories created with [WithThreadFromContext]. An
-// empty resourceID keeps the memory's resource.
+// empty resourceID keeps the memory's resource. The eino adapter's WithThread
+// uses the same context key, so either one selects the thread for both.
 func ContextWithThread(ctx context.Context, threadID, resourceID string) context.Context {
-	return context.WithValue(ctx, threadCtxKey{}, threadRef{threadID, resourceID})
+	return threadctx.With(ctx, threadID, resourceID)
 }
 
 // ThreadFromContext returns the thread and resource set by ContextWithThread.
 func ThreadFromContext(ctx context.Context) (threadID, resourceID string, ok bool) {
-	r, ok := ctx.Value(threadCtxKey{}).(threadRef)
-	if !ok || r.threadID == "" {
-		return "", "", false
-	}
-	return r.threadID, r.resourceID, true
+	return threadctx.From(ctx)
 }
 
 // resolveThread picks the thread of one call: the input keys of

@@ -1,4 +1,4 @@
-package einomem_test
+package eino_test
 
 import (
 	"context"
