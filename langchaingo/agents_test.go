@@ -102,6 +102,38 @@ func TestUpstreamIntermediateStepsNeedOutputKey(t *testing.T) {
 	assert.ErrorIs(t, err, memory.ErrInvalidInputValues)
 }
 
+// With intermediate steps and no output key, this package saves the steps
+// (upstream fails, see above) but keeps them out of the rendered text: the
+// next prompt's history is "Human: …\nAI: …" with the final answer only,
+// exactly what upstream renders when given OutputKey "output".
+func TestIntermediateStepsStayOutOfRenderedText(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	run := func(mem schema.Memory) string {
+		agent := agents.NewConversationalAgent(scripted("Thought: Do I need to use a tool? Yes\nAction: calculator\nAction Input: 2+2",
+			"Thought: Do I need to use a tool? No\nAI: 2+2 is 4."), []tools.Tool{calculator{}})
+		exec := agents.NewExecutor(agent, agents.WithMemory(mem), agents.WithReturnIntermediateSteps())
+		out, err := chains.Call(ctx, exec, map[string]any{"input": "what is 2+2?"})
+		require.NoError(t, err)
+		require.NotEmpty(t, out["intermediateSteps"])
+		vars, err := mem.LoadMemoryVariables(ctx, map[string]any{"input": "next"})
+		require.NoError(t, err)
+		return vars["history"].(string)
+	}
+	up := run(memory.NewConversationBuffer(memory.WithOutputKey("output")))
+	ours := NewConversationBuffer()
+	assert.Equal(t, up, run(ours))
+	assert.Equal(t, "Human: what is 2+2?\nAI:  2+2 is 4.", up) // the agent keeps the space after "AI:"
+	// The steps are stored: the messages form shows the call and its result.
+	ours.ReturnMessages = true
+	vars, err := ours.LoadMemoryVariables(ctx, map[string]any{})
+	require.NoError(t, err)
+	msgs := vars["history"].([]llms.ChatMessage)
+	require.Len(t, msgs, 4)
+	assert.Equal(t, "calculator", msgs[1].(llms.AIChatMessage).ToolCalls[0].FunctionCall.Name)
+	assert.Equal(t, llms.ChatMessageTypeTool, msgs[2].GetType())
+}
+
 func TestStepsToMessages(t *testing.T) {
 	t.Parallel()
 	steps := []schema.AgentStep{

@@ -61,12 +61,15 @@ var (
 // buffer copied into a window or token buffer keeps it.
 type bufferState struct {
 	mem                    *core.Memory
+	memSet, historySet     bool // WithMemory, WithChatHistory given
 	threadID, resourceID   string
+	resourceSet            bool // WithThread named the resource
 	threadKey, resourceKey string
 	fromCtx                bool
 	system                 []string
 	cfg                    *core.Config
 	asJSON                 bool
+	upstreamTokens         bool
 	pending                pendingTurns
 }
 
@@ -82,8 +85,13 @@ func (b *ConversationBuffer) state() *bufferState {
 
 // WithChatHistory sets the history. A *ChatMessageHistory is used through
 // its core.Memory; any other implementation is read and appended to directly.
+// It cannot be combined with WithMemory (the first call fails with
+// ErrConflictingOptions): give the memory to the history instead.
 func WithChatHistory(chatHistory schema.ChatMessageHistory) ConversationBufferOption {
-	return func(b *ConversationBuffer) { b.ChatHistory = chatHistory }
+	return func(b *ConversationBuffer) {
+		b.ChatHistory = chatHistory
+		b.state().historySet = true
+	}
 }
 
 // WithReturnMessages makes LoadMemoryVariables return []llms.ChatMessage.
@@ -117,11 +125,19 @@ func WithMemoryKey(memoryKey string) ConversationBufferOption {
 }
 
 // WithMemory keeps the conversation in mem (for example over
-// core/store/sqlite or postgres). Its Config governs history, token budget,
-// semantic recall and working memory; the window and token buffers override
-// only their own limit. Ignored when WithChatHistory is given.
+// core/store/sqlite or postgres). Its Config governs token budget, semantic
+// recall and working memory; the window and token buffers apply their own
+// limit, and a plain buffer keeps the whole conversation unless the Memory's
+// Config (or WithConfig) sets LastMessages.
+//
+// Constructors cannot fail, so a misconfiguration fails the first call:
+// WithMemory(nil) with ErrNilMemory, WithMemory together with
+// WithChatHistory with ErrConflictingOptions.
 func WithMemory(mem *core.Memory) ConversationBufferOption {
-	return func(b *ConversationBuffer) { b.state().mem = mem }
+	return func(b *ConversationBuffer) {
+		x := b.state()
+		x.mem, x.memSet = mem, true
+	}
 }
 
 // WithThread selects the thread and the resource owning it; default
@@ -130,7 +146,7 @@ func WithMemory(mem *core.Memory) ConversationBufferOption {
 func WithThread(threadID, resourceID string) ConversationBufferOption {
 	return func(b *ConversationBuffer) {
 		x := b.state()
-		x.threadID, x.resourceID = threadID, resourceID
+		x.threadID, x.resourceID, x.resourceSet = threadID, resourceID, resourceID != ""
 		if resourceID == "" {
 			x.resourceID = DefaultResourceID
 		}
@@ -198,7 +214,7 @@ func applyBufferOptions(opts ...ConversationBufferOption) *ConversationBuffer {
 	}
 	if m.ChatHistory == nil {
 		var hopts []ChatMessageHistoryOption
-		if m.x.mem != nil {
+		if m.x.memSet {
 			hopts = append(hopts, WithHistoryMemory(m.x.mem))
 		}
 		if m.x.threadID != "" {
@@ -237,6 +253,9 @@ func (m *ConversationBuffer) SaveContext(ctx context.Context, inputs, outputs ma
 // Clear deletes the conversation (the thread of the context when
 // WithThreadFromContext applies).
 func (m *ConversationBuffer) Clear(ctx context.Context) error {
+	if err := m.x.checkConfig("Clear"); err != nil {
+		return err
+	}
 	h, ok := m.ChatHistory.(*ChatMessageHistory)
 	if !ok {
 		if m.ChatHistory == nil {
@@ -244,14 +263,14 @@ func (m *ConversationBuffer) Clear(ctx context.Context) error {
 		}
 		return m.ChatHistory.Clear(ctx)
 	}
-	tid, rid, err := m.x.resolveThread(ctx, nil, h)
+	ct, err := m.x.resolveThread(ctx, nil, h)
 	if err != nil {
 		return err
 	}
 	if m.x != nil {
-		m.x.pending.drop(tid, rid)
+		m.x.pending.drop(ct.threadID, ct.resourceID)
 	}
-	return h.ForThread(tid, rid).Clear(ctx)
+	return ct.explain(h.ForThread(ct.threadID, ct.resourceID).Clear(ctx))
 }
 
 var errNoHistory = errors.New("langchaingo memory: ChatHistory is nil")
@@ -260,27 +279,40 @@ var errNoHistory = errors.New("langchaingo memory: ChatHistory is nil")
 type limits struct {
 	window int // messages; 0: none
 	tokens int // tokens; 0: none
+	// upstream counts tokens as langchaingo v0.1.14 does (runes÷4 of the
+	// rendered history) instead of with the Memory's tokenizer.
+	upstream bool
 }
 
 func (l limits) any() bool { return l.window > 0 || l.tokens != 0 }
 
-// turnConfig is the per-turn config: WithConfig plus the buffer's limit.
-func (m *ConversationBuffer) turnConfig(lim limits) *core.Config {
+// turnConfig is the per-turn config: WithConfig plus the buffer's limit. A
+// buffer without a window or token limit keeps the whole conversation unless
+// WithConfig or the Memory's own Config sets LastMessages: core's default
+// window (the last 10 messages) is not the buffer's promise.
+func (m *ConversationBuffer) turnConfig(h *ChatMessageHistory, lim limits) *core.Config {
 	var cfg core.Config
 	if m.x != nil && m.x.cfg != nil {
 		cfg = *m.x.cfg
 	}
-	if lim.window > 0 {
+	switch {
+	case lim.window > 0:
 		cfg.LastMessages = core.LastN(lim.window)
-	}
-	if lim.tokens != 0 {
+	case lim.upstream:
+		cfg.LastMessages = core.AllMessages // cut in the adapter, see cutUpstream
+	case lim.tokens != 0:
 		cfg.LastMessages = core.AllMessages
 		cfg.MessageHistory = &core.MessageHistory{MaxTokens: max(lim.tokens, 1), AtMaxRemoveTokens: core.Int(0)}
+	case !cfg.LastMessages.IsSet() && !h.mem.Config().LastMessages.IsSet():
+		cfg.LastMessages = core.AllMessages
 	}
 	return &cfg
 }
 
 func (m *ConversationBuffer) load(ctx context.Context, inputs map[string]any, lim limits) (map[string]any, error) {
+	if err := m.x.checkConfig("LoadMemoryVariables"); err != nil {
+		return nil, err
+	}
 	h, ok := m.ChatHistory.(*ChatMessageHistory)
 	if !ok {
 		return m.loadForeign(ctx, lim)
@@ -288,21 +320,21 @@ func (m *ConversationBuffer) load(ctx context.Context, inputs map[string]any, li
 	if err := h.prepare(ctx); err != nil {
 		return nil, err
 	}
-	tid, rid, err := m.x.resolveThread(ctx, inputs, h)
+	ct, err := m.x.resolveThread(ctx, inputs, h)
 	if err != nil {
 		return nil, err
 	}
-	req := core.TurnRequest{ThreadID: tid, ResourceID: rid, Config: m.turnConfig(lim)}
+	req := core.TurnRequest{ThreadID: ct.threadID, ResourceID: ct.resourceID, Config: m.turnConfig(h, lim)}
 	if m.x != nil {
 		req.System = slices.Clone(m.x.system)
 	}
-	input, inErr := memory.GetInputValue(m.x.userInputs(inputs), m.InputKey)
+	input, inErr := GetInputValue(m.x.userInputs(inputs), m.InputKey)
 	if inErr == nil {
 		req.Input = []core.Message{core.NewMessage(core.RoleUser, input)}
 	}
 	turn, err := h.mem.Begin(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, ct.explain(err)
 	}
 	prompt := turn.Messages()
 	hist := prompt[:0]
@@ -312,11 +344,21 @@ func (m *ConversationBuffer) load(ctx context.Context, inputs map[string]any, li
 		}
 	}
 	if inErr == nil && m.x != nil {
-		m.x.pending.put(pendingKey{tid, rid, input}, turn)
+		m.x.pending.put(pendingKey{ct.threadID, ct.resourceID, input}, turn)
 	}
-	return m.render(MessagesFromCore(hist))
+	chat := MessagesFromCore(hist)
+	if lim.upstream {
+		if chat, err = m.cutUpstream(chat, lim.tokens); err != nil {
+			return nil, err
+		}
+	}
+	return m.render(chat)
 }
 
+// render returns the memory variable: the messages, their JSON, or the
+// rendered "Human: …\nAI: …" text. The text leaves out tool calls and their
+// results (an agent's intermediate steps): upstream's buffer never stores
+// them, so its text has only the human inputs and the final answers.
 func (m *ConversationBuffer) render(chat []llms.ChatMessage) (map[string]any, error) {
 	if m.x != nil && m.x.asJSON {
 		s, err := MarshalMessages(chat)
@@ -328,22 +370,40 @@ func (m *ConversationBuffer) render(chat []llms.ChatMessage) (map[string]any, er
 	if m.ReturnMessages {
 		return map[string]any{m.MemoryKey: chat}, nil
 	}
-	s, err := llms.GetBufferString(chat, m.HumanPrefix, m.AIPrefix)
+	s, err := llms.GetBufferString(withoutToolSteps(chat), m.HumanPrefix, m.AIPrefix)
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{m.MemoryKey: s}, nil
 }
 
+// withoutToolSteps drops AI messages that call tools (their text is the
+// agent's reasoning, "Thought: … Action: …") and tool and function results.
+func withoutToolSteps(chat []llms.ChatMessage) []llms.ChatMessage {
+	out := make([]llms.ChatMessage, 0, len(chat))
+	for _, msg := range chat {
+		switch m := msg.(type) {
+		case llms.AIChatMessage:
+			if len(m.ToolCalls) > 0 || m.FunctionCall != nil {
+				continue
+			}
+		case llms.ToolChatMessage, llms.FunctionChatMessage:
+			continue
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
 // turnMessages validates the inputs and outputs of SaveContext and returns
 // the human input and the response: the agent's tool steps, then the output.
 func (m *ConversationBuffer) turnMessages(inputs, outputs map[string]any) (string, []llms.ChatMessage, error) {
-	in, err := memory.GetInputValue(m.x.userInputs(inputs), m.InputKey)
+	in, err := GetInputValue(m.x.userInputs(inputs), m.InputKey)
 	if err != nil {
 		return "", nil, err
 	}
 	outs, steps := splitSteps(outputs, m.OutputKey)
-	out, err := memory.GetInputValue(outs, m.OutputKey)
+	out, err := GetInputValue(outs, m.OutputKey)
 	if err != nil {
 		return "", nil, err
 	}
@@ -352,7 +412,9 @@ func (m *ConversationBuffer) turnMessages(inputs, outputs map[string]any) (strin
 }
 
 // splitSteps removes the agent's intermediate steps from outputs when no
-// output key is set, so the single remaining output is found.
+// output key is set, so the single remaining output is found. (Upstream
+// fails there with "multiple keys and no input key set"; this buffer saves
+// the steps as tool calls and results instead.)
 func splitSteps(outputs map[string]any, outputKey string) (map[string]any, []schema.AgentStep) {
 	steps, ok := outputs[intermediateStepsKey].([]schema.AgentStep)
 	if !ok {
@@ -371,6 +433,9 @@ func splitSteps(outputs map[string]any, outputKey string) (map[string]any, []sch
 }
 
 func (m *ConversationBuffer) save(ctx context.Context, inputs, outputs map[string]any, lim limits) error {
+	if err := m.x.checkConfig("SaveContext"); err != nil {
+		return err
+	}
 	h, ok := m.ChatHistory.(*ChatMessageHistory)
 	if !ok {
 		return m.saveForeign(ctx, inputs, outputs, lim)
@@ -382,7 +447,7 @@ func (m *ConversationBuffer) save(ctx context.Context, inputs, outputs map[strin
 	if err := h.prepare(ctx); err != nil {
 		return err
 	}
-	tid, rid, err := m.x.resolveThread(ctx, inputs, h)
+	ct, err := m.x.resolveThread(ctx, inputs, h)
 	if err != nil {
 		return err
 	}
@@ -391,19 +456,19 @@ func (m *ConversationBuffer) save(ctx context.Context, inputs, outputs map[strin
 		return err
 	}
 	if m.x != nil {
-		if turn := m.x.pending.take(pendingKey{tid, rid, in}); turn != nil {
+		if turn := m.x.pending.take(pendingKey{ct.threadID, ct.resourceID, in}); turn != nil {
 			err := turn.Commit(ctx, coreResp)
 			if !errors.Is(err, core.ErrThreadNotFound) {
-				return err
+				return ct.explain(err)
 			}
 			// The thread was cleared after the load: start it again below.
 		}
 	}
-	turn, err := h.mem.Begin(ctx, core.TurnRequest{ThreadID: tid, ResourceID: rid, Config: m.turnConfig(lim)})
+	turn, err := h.mem.Begin(ctx, core.TurnRequest{ThreadID: ct.threadID, ResourceID: ct.resourceID, Config: m.turnConfig(h, lim)})
 	if err != nil {
-		return err
+		return ct.explain(err)
 	}
-	return turn.Commit(ctx, append([]core.Message{core.NewMessage(core.RoleUser, in)}, coreResp...))
+	return ct.explain(turn.Commit(ctx, append([]core.Message{core.NewMessage(core.RoleUser, in)}, coreResp...)))
 }
 
 // loadForeign reads a history that is not a ChatMessageHistory, applying the

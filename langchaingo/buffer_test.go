@@ -2,6 +2,8 @@ package langchaingo
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -227,4 +229,33 @@ func TestChatMessageHistoryPersistentSeed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, msgs)
 	assert.NotNil(t, msgs)
+}
+
+// A persistent buffer over a Memory with a default Config keeps the whole
+// conversation, as upstream's buffer does: core's default window (the last
+// 10 messages) is not the buffer's. A window buffer keeps its window, and a
+// window set in the Memory's Config or with WithConfig is honoured.
+func TestPersistentBufferKeepsEverything(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	run := func(m schema.Memory, exchanges int) string {
+		for i := range exchanges {
+			require.NoError(t, m.SaveContext(ctx, map[string]any{"input": fmt.Sprintf("q%d", i)}, map[string]any{"text": fmt.Sprintf("a%d", i)}))
+		}
+		vars, err := m.LoadMemoryVariables(ctx, map[string]any{"input": "next"})
+		require.NoError(t, err)
+		return vars["history"].(string)
+	}
+	up := run(memory.NewConversationBuffer(), 8)
+	got := run(NewConversationBuffer(WithMemory(newMem(t, core.Config{})), WithThread("t", "u")), 8)
+	assert.Equal(t, up, got)
+	assert.True(t, strings.HasPrefix(got, "Human: q0\nAI: a0\n"), got)
+
+	upWin := run(memory.NewConversationWindowBuffer(3), 8)
+	assert.Equal(t, upWin, run(NewConversationWindowBuffer(3, WithMemory(newMem(t, core.Config{})), WithThread("t", "u")), 8))
+
+	last4 := "Human: q6\nAI: a6\nHuman: q7\nAI: a7"
+	assert.Equal(t, last4, run(NewConversationBuffer(WithMemory(newMem(t, core.Config{LastMessages: core.LastN(4)})), WithThread("t", "u")), 8))
+	assert.Equal(t, last4, run(NewConversationBuffer(WithMemory(newMem(t, core.Config{})), WithThread("t", "u"),
+		WithConfig(core.Config{LastMessages: core.LastN(4)})), 8))
 }

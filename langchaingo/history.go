@@ -33,9 +33,11 @@ const recentCallWindow = 64
 // NewChatMessageHistory without options keeps the messages in process, like
 // langchaingo's memory.NewChatMessageHistory.
 type ChatMessageHistory struct {
-	mem        *core.Memory
-	threadID   string
-	resourceID string
+	mem         *core.Memory
+	nilMemory   bool // WithHistoryMemory(nil)
+	threadID    string
+	resourceID  string
+	resourceSet bool // WithHistoryThread named the resource
 
 	seed   *seedState // WithPreviousMessages; shared by views of this history
 	thread atomic.Bool
@@ -63,9 +65,9 @@ func WithPreviousMessages(previousMessages []llms.ChatMessage) ChatMessageHistor
 }
 
 // WithHistoryMemory stores the history in mem instead of a private in-process
-// memory.
+// memory. A nil mem makes every call fail with ErrNilMemory.
 func WithHistoryMemory(mem *core.Memory) ChatMessageHistoryOption {
-	return func(h *ChatMessageHistory) { h.mem = mem }
+	return func(h *ChatMessageHistory) { h.mem, h.nilMemory = mem, mem == nil }
 }
 
 // WithHistoryThread selects the thread (and the resource owning it) the
@@ -75,7 +77,7 @@ func WithHistoryThread(threadID, resourceID string) ChatMessageHistoryOption {
 	return func(h *ChatMessageHistory) {
 		h.threadID = threadID
 		if resourceID != "" {
-			h.resourceID = resourceID
+			h.resourceID, h.resourceSet = resourceID, true
 		}
 	}
 }
@@ -116,7 +118,8 @@ func (h *ChatMessageHistory) ForThread(threadID, resourceID string) *ChatMessage
 	if threadID == h.threadID && resourceID == h.resourceID {
 		return h
 	}
-	v := &ChatMessageHistory{mem: h.mem, threadID: threadID, resourceID: resourceID, seed: &seedState{}}
+	v := &ChatMessageHistory{mem: h.mem, nilMemory: h.nilMemory, threadID: threadID, resourceID: resourceID,
+		resourceSet: true, seed: &seedState{}}
 	v.seed.done.Store(true)
 	return v
 }
@@ -130,8 +133,12 @@ func (h *ChatMessageHistory) ThreadID() string { return h.threadID }
 // ResourceID returns the resource owning the thread.
 func (h *ChatMessageHistory) ResourceID() string { return h.resourceID }
 
-// prepare saves WithPreviousMessages on first use when the thread is empty.
+// prepare fails a misconfigured history and saves WithPreviousMessages on
+// first use when the thread is empty.
 func (h *ChatMessageHistory) prepare(ctx context.Context) error {
+	if h.nilMemory {
+		return configError("ChatMessageHistory", ErrNilMemory)
+	}
 	s := h.seed
 	if s.done.Load() {
 		return nil
@@ -200,6 +207,9 @@ func (h *ChatMessageHistory) AddAIMessage(ctx context.Context, message string) e
 // its token-budget boundary and its thread-scoped working memory; the next
 // message starts it again. A thread of another resource is left alone.
 func (h *ChatMessageHistory) Clear(ctx context.Context) error {
+	if h.nilMemory {
+		return configError("ChatMessageHistory", ErrNilMemory)
+	}
 	s := h.seed
 	s.mu.Lock()
 	s.msgs = nil

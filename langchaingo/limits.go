@@ -3,6 +3,7 @@ package langchaingo
 import (
 	"context"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/schema"
@@ -102,7 +103,7 @@ func (tb *ConversationTokenBuffer) limits() limits {
 	if n <= 0 {
 		n = -1 // keep nothing, like upstream; limits.tokens must stay non-zero
 	}
-	return limits{tokens: n}
+	return limits{tokens: n, upstream: tb.x != nil && tb.x.upstreamTokens}
 }
 
 // MemoryVariables returns []string{MemoryKey}.
@@ -125,6 +126,51 @@ func (tb *ConversationTokenBuffer) Clear(ctx context.Context) error {
 	return tb.ConversationBuffer.Clear(ctx)
 }
 
+// WithUpstreamTokenCounting makes a ConversationTokenBuffer count and cut as
+// langchaingo v0.1.14's does, for migrations that need identical windows:
+// the history rendered with llms.GetBufferString (tool messages included),
+// counted as its runes÷4 (what upstream's llms.CountTokens("", …) always
+// falls back to), oldest messages dropped one at a time until the count is
+// at most MaxTokenLimit. Differences that remain: the cut is applied when
+// loading too (upstream cuts only after a save, so an over-long preloaded
+// history is first sent whole), messages beyond the window stay stored, and
+// no warning is logged. Without this option the buffer counts real tokens
+// with the Memory's tokenizer and never splits a tool call from its result.
+func WithUpstreamTokenCounting() ConversationBufferOption {
+	return func(b *ConversationBuffer) { b.state().upstreamTokens = true }
+}
+
+// upstreamCharsPerToken is llms' _tokenApproximation.
+const upstreamCharsPerToken = 4
+
+// cutUpstream keeps the longest suffix of chat whose upstream count, the
+// runes of llms.GetBufferString over it divided by 4, is at most limit: the
+// window upstream's pruning loop leaves. GetBufferString joins one line per
+// message with "\n", so the count of a suffix is the sum of its lines' runes
+// plus the separators, computed once per message.
+func (m *ConversationBuffer) cutUpstream(chat []llms.ChatMessage, limit int) ([]llms.ChatMessage, error) {
+	lines := make([]int, len(chat))
+	total := 0
+	for i, msg := range chat {
+		s, err := llms.GetBufferString([]llms.ChatMessage{msg}, m.HumanPrefix, m.AIPrefix)
+		if err != nil {
+			return nil, err
+		}
+		lines[i] = utf8.RuneCountInString(s)
+		total += lines[i]
+	}
+	start := 0
+	for start < len(chat) {
+		runes := total + len(chat) - start - 1 // the lines and the "\n" between them
+		if runes/upstreamCharsPerToken <= limit {
+			break
+		}
+		total -= lines[start]
+		start++
+	}
+	return chat[start:], nil
+}
+
 // CountTokens returns the tokens of messages as the token buffer counts them:
 // per message its role, text, reasoning and tool calls plus framing, and the
 // reply priming of the prompt.
@@ -145,8 +191,12 @@ func CountTokens(tk core.Tokenizer, messages []llms.ChatMessage) (int, error) {
 
 func defaultTokenizer() core.Tokenizer { return tokenizer.Default() }
 
-// cut keeps the newest messages within the limit, whole tool-call groups only.
+// cut keeps the newest messages within the limit, whole tool-call groups
+// only (message by message with WithUpstreamTokenCounting).
 func (m *ConversationBuffer) cut(chat []llms.ChatMessage, lim limits) ([]llms.ChatMessage, error) {
+	if lim.upstream {
+		return m.cutUpstream(chat, lim.tokens)
+	}
 	msgs, err := MessagesToCore(chat)
 	if err != nil {
 		return nil, err

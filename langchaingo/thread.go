@@ -22,45 +22,57 @@ func ThreadFromContext(ctx context.Context) (threadID, resourceID string, ok boo
 	return threadctx.From(ctx)
 }
 
+// callThread is the thread of one call; defaulted tells that its resource
+// is DefaultResourceID because no option named one.
+type callThread struct {
+	threadID, resourceID string
+	defaulted            bool
+}
+
 // resolveThread picks the thread of one call: the input keys of
 // WithThreadFromInput, else the context (WithThreadFromContext), else
 // WithThread, else the history's own thread.
-func (x *bufferState) resolveThread(ctx context.Context, inputs map[string]any, h *ChatMessageHistory) (string, string, error) {
-	tid, rid := h.threadID, h.resourceID
+func (x *bufferState) resolveThread(ctx context.Context, inputs map[string]any, h *ChatMessageHistory) (callThread, error) {
+	ct := callThread{h.threadID, h.resourceID, !h.resourceSet}
 	if x == nil {
-		return tid, rid, nil
+		return ct, nil
 	}
 	if x.threadID != "" {
-		tid, rid = x.threadID, x.resourceID
+		ct = callThread{x.threadID, x.resourceID, !x.resourceSet}
 	}
 	fromCtx := false
 	if x.fromCtx {
 		if t, r, ok := ThreadFromContext(ctx); ok {
-			tid, fromCtx = t, true
+			ct.threadID, fromCtx = t, true
 			if r != "" {
-				rid = r
+				ct.resourceID, ct.defaulted = r, false
 			}
 		}
 	}
 	if x.threadKey != "" && inputs != nil {
 		v, err := inputString(inputs, x.threadKey, !fromCtx)
 		if err != nil {
-			return "", "", err
+			return ct, err
 		}
 		if v != "" {
-			tid = v
+			ct.threadID = v
 		}
 	}
 	if x.resourceKey != "" && inputs != nil {
 		v, err := inputString(inputs, x.resourceKey, !fromCtx)
 		if err != nil {
-			return "", "", err
+			return ct, err
 		}
 		if v != "" {
-			rid = v
+			ct.resourceID, ct.defaulted = v, false
 		}
 	}
-	return tid, rid, nil
+	return ct, nil
+}
+
+// explain adds to err where a defaulted resource came from.
+func (ct callThread) explain(err error) error {
+	return explainDefaultResource(err, ct.resourceID, ct.defaulted)
 }
 
 // inputString returns inputs[key] as a non-empty string; a missing key is an

@@ -24,6 +24,7 @@ import (
 	"github.com/tmc/langchaingo/memory"
 	"github.com/tmc/langchaingo/schema"
 
+	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/tokenizer"
 )
 
@@ -296,4 +297,33 @@ func TestDefectOverwritesReturnedSlice(t *testing.T) {
 	again, err := h.Messages(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []llms.ChatMessage{llms.HumanChatMessage{Content: "x"}}, again)
+}
+
+// With WithUpstreamTokenCounting the token buffer's window equals upstream's
+// after every save, in process and over a persistent Memory.
+func TestUpstreamTokenCountingMatchesUpstream(t *testing.T) {
+	captureLog(t)
+	ctx := context.Background()
+	turns := append(cjkTurns(6), llms.HumanChatMessage{Content: "short"}, llms.AIChatMessage{Content: "reply"})
+	for _, limit := range []int{0, 20, 45, 120} {
+		up := memory.NewConversationTokenBuffer(nil, limit, memory.WithReturnMessages(true))
+		mine := []*ConversationTokenBuffer{
+			NewConversationTokenBuffer(nil, limit, WithReturnMessages(true), WithUpstreamTokenCounting()),
+			NewConversationTokenBuffer(nil, limit, WithReturnMessages(true), WithUpstreamTokenCounting(),
+				WithMemory(newMem(t, core.Config{})), WithThread("t", "u")),
+		}
+		for i := 0; i+1 < len(turns); i += 2 {
+			in := map[string]any{"input": turns[i].GetContent()}
+			out := map[string]any{"text": turns[i+1].GetContent()}
+			require.NoError(t, up.SaveContext(ctx, in, out))
+			want, err := up.LoadMemoryVariables(ctx, nil)
+			require.NoError(t, err)
+			for j, b := range mine {
+				require.NoError(t, b.SaveContext(ctx, in, out))
+				got, err := b.LoadMemoryVariables(ctx, nil)
+				require.NoError(t, err)
+				assert.Equal(t, want, got, "limit %d, save %d, buffer %d", limit, i/2+1, j)
+			}
+		}
+	}
 }
