@@ -25,6 +25,7 @@ require (
 	cloud.google.com/go/alloydbconn v1.13.2 // indirect
 	cloud.google.com/go/auth v0.14.0 // indirect
 	cloud.google.com/go/auth/oauth2adapt v0.2.7 // indirect
+	cloud.google.com/go/cloudsqlconn v1.14.1 // indirect
 	cloud.google.com/go/compute/metadata v0.6.0 // indirect
 	cloud.google.com/go/longrunning v0.6.2 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
