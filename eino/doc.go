@@ -1,13 +1,14 @@
-// Package einomem connects agentmem's framework-neutral memory (package core)
-// to CloudWeGo eino (v0.9).
+// Package eino connects agentmem's framework-neutral memory (package core)
+// to CloudWeGo eino (v0.9). Its name is its folder's, like every package of
+// agentmem; since it shares it with eino's own module, import it under an
+// alias:
 //
-// Import it as
-//
-//	einomem "github.com/agentmem/agentmem/eino"
+//	import einomem "github.com/agentmem/agentmem/eino"
 //
 // and wrap a core.Memory with New. The thread and resource of a call travel
-// in the context (WithThread); per-call configuration such as read-only turns
-// in WithConfig.
+// in the context (WithThread, the same context key as the langchaingo
+// adapter's ContextWithThread); per-call configuration such as read-only
+// turns in WithConfig.
 //
 // Graphs, chains and workflows get two lambdas around the ChatModel node:
 //
@@ -23,8 +24,18 @@
 // StreamPostHandler do the same as state handlers on the ChatModel node.
 //
 // Agents: WrapReact gives a flow/agent/react agent memory and saves every
-// message of a run, tool calls and tool results included; Middleware is an
-// adk.ChatModelAgentMiddleware for ChatModelAgent.
+// message of a run, tool calls and tool results included, also when the
+// caller passes its own react.WithMessageFuture (the run is collected from
+// the agent's node callbacks) and when a Stream is closed before its end (the
+// run is saved in the background and the next turn on the thread waits for
+// it). Middleware is an adk.ChatModelAgentMiddleware for ChatModelAgent over
+// *schema.Message, AgenticMiddleware the same for *schema.AgenticMessage
+// agents (both are TypedMiddleware).
+//
+// A tool result sent as input (a client-side tool) needs no ToolName: Begin
+// completes its name and arguments from the call in the stored history. Calls
+// without an id get one (message.NewToolCallID), calls without a name the
+// shared placeholder message.PlaceholderToolName.
 //
 // FromEino and ToEino convert between schema.Message and core.Message. A
 // schema.Tool message becomes an assistant message with a tool-invocation

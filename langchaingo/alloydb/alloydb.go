@@ -2,8 +2,7 @@
 // in PostgreSQL (AlloyDB, or any server reached through the engine's pool),
 // with the same constructor, option and methods, stored in agentmem's
 // PostgreSQL store (core/store/postgres) in the same database and schema.
-// Swapping the
-// import path is the whole migration:
+// Swapping the import path is the whole migration:
 //
 //	import alloydb "github.com/agentmem/agentmem/langchaingo/alloydb" // was .../langchaingo/memory/alloydb
 //

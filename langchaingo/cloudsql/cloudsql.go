@@ -2,8 +2,7 @@
 // in PostgreSQL (Cloud SQL, or any server reached through the engine's pool),
 // with the same constructor, option and methods, stored in agentmem's
 // PostgreSQL store (core/store/postgres) in the same database and schema.
-// Swapping the
-// import path is the whole migration:
+// Swapping the import path is the whole migration:
 //
 //	import cloudsql "github.com/agentmem/agentmem/langchaingo/cloudsql" // was .../langchaingo/memory/cloudsql
 //
