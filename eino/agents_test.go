@@ -277,7 +277,7 @@ func drain(t *testing.T, iter *adk.AsyncIterator[*adk.AgentEvent]) {
 }
 
 // drainErr consumes the events (and their message streams) of a run.
-func drainErr(iter *adk.AsyncIterator[*adk.AgentEvent]) error {
+func drainErr[M adk.MessageType](iter *adk.AsyncIterator[*adk.TypedAgentEvent[M]]) error {
 	var first error
 	for {
 		ev, ok := iter.Next()

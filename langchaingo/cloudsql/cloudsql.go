@@ -36,19 +36,17 @@ import (
 // ChatMessageHistory is the history of one session. As upstream's, it is
 // returned as a value whose methods have pointer receivers: pass &h where a
 // schema.ChatMessageHistory is needed.
-type ChatMessageHistory struct {
-	*legacy.PostgresHistory
-	schemaName string
-}
+type ChatMessageHistory = legacy.PostgresHistory
 
 var _ schema.ChatMessageHistory = &ChatMessageHistory{}
 
 // ChatMessageHistoryStoresOption configures NewChatMessageHistory.
-type ChatMessageHistoryStoresOption func(c *ChatMessageHistory)
+type ChatMessageHistoryStoresOption = legacy.PostgresOption
 
-// WithSchemaName sets the schema of upstream's table; default "public".
+// WithSchemaName sets the schema of upstream's table (and of agentmem's
+// tables); default "public".
 func WithSchemaName(schemaName string) ChatMessageHistoryStoresOption {
-	return func(c *ChatMessageHistory) { c.schemaName = schemaName }
+	return legacy.WithSchemaName(schemaName)
 }
 
 // NewChatMessageHistory returns the history of sessionID, migrating
@@ -56,14 +54,5 @@ func WithSchemaName(schemaName string) ChatMessageHistoryStoresOption {
 func NewChatMessageHistory(ctx context.Context, engine cloudsqlutil.PostgresEngine, tableName, sessionID string,
 	opts ...ChatMessageHistoryStoresOption,
 ) (ChatMessageHistory, error) {
-	c := ChatMessageHistory{schemaName: "public"}
-	for _, o := range opts {
-		o(&c)
-	}
-	h, err := legacy.NewPostgres(ctx, "cloudSQL", engine.Pool, c.schemaName, tableName, sessionID)
-	if err != nil {
-		return ChatMessageHistory{}, err
-	}
-	c.PostgresHistory = h
-	return c, nil
+	return legacy.NewPostgres(ctx, "cloudSQL", engine.Pool, tableName, sessionID, opts...)
 }

@@ -21,30 +21,49 @@ import (
 // upstream's table (id, session_id, data jsonb,
 // type) on first use. Its methods are those of upstream's
 // ChatMessageHistory.
+//
+// As upstream's, it is used as a value whose methods have pointer receivers:
+// pass &h where a schema.ChatMessageHistory is needed.
 type PostgresHistory struct {
-	hist *History
+	hist       *History
+	schemaName string
+}
+
+// PostgresOption configures NewPostgres (upstream's
+// ChatMessageHistoryStoresOption).
+type PostgresOption func(c *PostgresHistory)
+
+// WithSchemaName sets the schema of upstream's table, and of agentmem's
+// tables; default "public".
+func WithSchemaName(schemaName string) PostgresOption {
+	return func(c *PostgresHistory) { c.schemaName = schemaName }
 }
 
 // NewPostgres returns the history of sessionID in pool's database; kind
 // ("alloyDB", "cloudSQL") names the engine in upstream's errors.
-func NewPostgres(ctx context.Context, kind string, pool *pgxpool.Pool, schemaName, tableName, sessionID string) (*PostgresHistory, error) {
+func NewPostgres(ctx context.Context, kind string, pool *pgxpool.Pool, tableName, sessionID string, opts ...PostgresOption) (PostgresHistory, error) {
 	switch {
 	case pool == nil:
-		return nil, fmt.Errorf("%s engine must be provided", kind)
+		return PostgresHistory{}, fmt.Errorf("%s engine must be provided", kind)
 	case tableName == "":
-		return nil, errors.New("table name must be provided")
+		return PostgresHistory{}, errors.New("table name must be provided")
 	case sessionID == "":
-		return nil, errors.New("session ID must be provided")
+		return PostgresHistory{}, errors.New("session ID must be provided")
 	}
-	store, err := postgres.New(ctx, pool, postgres.WithSchema(schemaName))
+	h := PostgresHistory{schemaName: "public"}
+	for _, o := range opts {
+		o(&h)
+	}
+	store, err := postgres.New(ctx, pool, postgres.WithSchema(h.schemaName))
 	if err != nil {
-		return nil, err
+		return PostgresHistory{}, err
 	}
 	mem, err := core.New(core.Options{Store: store, Config: core.Config{LastMessages: core.AllMessages}})
 	if err != nil {
-		return nil, err
+		return PostgresHistory{}, err
 	}
-	return &PostgresHistory{New(mem, pgTable{pool: pool, schema: schemaName, name: tableName}, sessionID)}, nil
+	h.hist = New(mem, pgTable{pool: pool, schema: h.schemaName, name: tableName}, sessionID)
+	return h, nil
 }
 
 // AddMessage appends a message of any type.
