@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentmem/agentmem/langchaingo/internal/upstream/httprr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/agentmem/agentmem/langchaingo/internal/upstream/httprr"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 )
