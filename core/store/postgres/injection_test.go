@@ -179,7 +179,7 @@ func TestContextCancelsQuery(t *testing.T) {
 	// Expired before the call.
 	expired, cancel2 := context.WithDeadline(bg(), time.Now().Add(-time.Second))
 	defer cancel2()
-	if _, err := s.GetThread(expired, "t"); !errors.Is(err, core.ErrStorage) || !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := s.GetThread(expired, "t"); !errors.Is(err, core.ErrDeadlineExceeded) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("expired ctx: %v", err)
 	}
 }
