@@ -58,7 +58,7 @@ var beginSteps = []beginStep{
 //
 // An error names the step it came from.
 func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
-	s, err := m.checked()
+	s, err := m.open(ctx, "Begin")
 	if err != nil {
 		return nil, err
 	}

@@ -128,18 +128,40 @@ func checkScope(op string, scope Scope, id string) error {
 
 func checkMessages(op string, msgs []Message) error {
 	for i := range msgs {
-		m := &msgs[i]
-		if err := checkIDs(op, "id", m.ID, "threadId", m.ThreadID, "resourceId", m.ResourceID); err != nil {
-			return err
-		}
-		if m.Role == "" || m.CreatedAt.IsZero() {
-			return Errorf(CodeInvalidMessage, op, "message %d (%q) needs a role and createdAt", i, m.ID)
-		}
-		if m.Tokens < 0 || m.Tokens > 1<<31-1 {
-			return Errorf(CodeInvalidMessage, op, "message %q: token count out of range", m.ID)
+		if err := store.ValidateMessage(i, &msgs[i]); err != nil {
+			return withOp(op, err)
 		}
 	}
 	return nil
+}
+
+// checkThread applies the field rules of a stored thread.
+func checkThread(op string, t *Thread) error {
+	if err := checkIDs(op, "threadId", t.ID, "resourceId", t.ResourceID); err != nil {
+		return err
+	}
+	return checkFields(op, t.Title, t.Metadata)
+}
+
+// checkFields validates a title and thread metadata.
+func checkFields(op, title string, metadata map[string]any) error {
+	if err := store.ValidateText("title", title); err != nil {
+		return withOp(op, err)
+	}
+	return withOp(op, store.ValidateMetadata("metadata", metadata))
+}
+
+// checkIDList validates a list of message ids.
+func checkIDList(op string, ids []string) error {
+	return withOp(op, store.ValidateIDs("id", ids))
+}
+
+// checkBoundary validates a boundary candidate.
+func checkBoundary(op string, b Boundary) error {
+	if b.CreatedAt.IsZero() || b.MaxTokens < 0 || b.AtMaxRemoveTokens < 0 || b.SeenSeq < 0 {
+		return Errorf(CodeInvalidArgument, op, "boundary needs a createdAt and non-negative limits")
+	}
+	return checkIDList(op, b.MessageIDs)
 }
 
 // SaveThread implements store.Threads.
@@ -148,7 +170,7 @@ func (c *CheckedStore) SaveThread(ctx context.Context, t Thread) (Thread, error)
 	if err := enter(ctx, op); err != nil {
 		return Thread{}, err
 	}
-	if err := checkIDs(op, "threadId", t.ID, "resourceId", t.ResourceID); err != nil {
+	if err := checkThread(op, &t); err != nil {
 		return Thread{}, err
 	}
 	out, err := c.raw.SaveThread(ctx, t)
@@ -163,7 +185,7 @@ func (c *CheckedStore) CreateThread(ctx context.Context, t Thread) (Thread, erro
 	if err := enter(ctx, op); err != nil {
 		return Thread{}, err
 	}
-	if err := checkIDs(op, "threadId", t.ID, "resourceId", t.ResourceID); err != nil {
+	if err := checkThread(op, &t); err != nil {
 		return Thread{}, err
 	}
 	if c.creator != nil {
@@ -219,6 +241,14 @@ func (c *CheckedStore) UpdateThread(ctx context.Context, id string, title *strin
 		return Thread{}, err
 	}
 	if err := checkIDs(op, "threadId", id); err != nil {
+		return Thread{}, err
+	}
+	if title != nil {
+		if err := checkFields(op, *title, nil); err != nil {
+			return Thread{}, err
+		}
+	}
+	if err := checkFields(op, "", metadata); err != nil {
 		return Thread{}, err
 	}
 	t, err := c.raw.UpdateThread(ctx, id, title, metadata)
@@ -278,6 +308,9 @@ func (c *CheckedStore) GetMessages(ctx context.Context, ids []string) ([]Message
 	if err := enter(ctx, op); err != nil {
 		return nil, err
 	}
+	if err := checkIDList(op, ids); err != nil {
+		return nil, err
+	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -289,6 +322,9 @@ func (c *CheckedStore) GetMessages(ctx context.Context, ids []string) ([]Message
 func (c *CheckedStore) DeleteMessages(ctx context.Context, ids []string) error {
 	const op = "DeleteMessages"
 	if err := enter(ctx, op); err != nil {
+		return err
+	}
+	if err := checkIDList(op, ids); err != nil {
 		return err
 	}
 	if len(ids) == 0 {
@@ -322,6 +358,9 @@ func (c *CheckedStore) PutWorkingMemory(ctx context.Context, scope Scope, id, da
 	if expectVersion < 0 {
 		return WorkingMemory{}, Errorf(CodeInvalidArgument, op, "expectVersion must be >= 0")
 	}
+	if err := store.ValidateText("working memory", data); err != nil {
+		return WorkingMemory{}, withOp(op, err)
+	}
 	wm, err := c.raw.PutWorkingMemory(ctx, scope, id, data, expectVersion)
 	return wm, classify(ctx, op, err)
 }
@@ -333,6 +372,9 @@ func (c *CheckedStore) AdvanceBoundary(ctx context.Context, threadID, resourceID
 		return Boundary{}, err
 	}
 	if err := checkIDs(op, "threadId", threadID, "resourceId", resourceID); err != nil {
+		return Boundary{}, err
+	}
+	if err := checkBoundary(op, cand); err != nil {
 		return Boundary{}, err
 	}
 	b, err := c.raw.AdvanceBoundary(ctx, threadID, resourceID, cand)
@@ -372,6 +414,9 @@ func (c *CheckedStore) UpdateResource(ctx context.Context, id string, metadata m
 		return Resource{}, unsupported(op, "Resources")
 	}
 	if err := checkIDs(op, "resourceId", id); err != nil {
+		return Resource{}, err
+	}
+	if err := checkFields(op, "", metadata); err != nil {
 		return Resource{}, err
 	}
 	r, err := c.res.UpdateResource(ctx, id, metadata)
@@ -422,6 +467,12 @@ func (c *CheckedStore) PutObservations(ctx context.Context, rec ObservationRecor
 	if _, _, err := store.ParseObservationKey(rec.Key); err != nil {
 		return ObservationRecord{}, withOp(op, err)
 	}
+	if err := store.ValidateText("observations", rec.Observations); err != nil {
+		return ObservationRecord{}, withOp(op, err)
+	}
+	if err := checkIDList(op, rec.ObservedMessageIDs); err != nil {
+		return ObservationRecord{}, err
+	}
 	r, err := c.obs.PutObservations(ctx, rec, expectVersion)
 	return r, classify(ctx, op, err)
 }
@@ -451,6 +502,9 @@ func (c *CheckedStore) MarkUnindexed(ctx context.Context, ids []string) error {
 	if c.queue == nil {
 		return unsupported(op, "IndexQueue")
 	}
+	if err := checkIDList(op, ids); err != nil {
+		return err
+	}
 	if len(ids) == 0 {
 		return nil
 	}
@@ -465,6 +519,9 @@ func (c *CheckedStore) ClearUnindexed(ctx context.Context, ids []string) error {
 	}
 	if c.queue == nil {
 		return unsupported(op, "IndexQueue")
+	}
+	if err := checkIDList(op, ids); err != nil {
+		return err
 	}
 	if len(ids) == 0 {
 		return nil

@@ -25,7 +25,7 @@ type CloneOptions struct {
 // none. A failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Message, error) {
 	const op = "CloneThread"
-	s, err := m.checked()
+	s, err := m.open(ctx, "CloneThread")
 	if err != nil {
 		return Thread{}, nil, err
 	}
@@ -92,6 +92,9 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	meta["clone"] = info
 	now := m.stamp()
 	// Insert-only: of two concurrent clones to one id exactly one creates it.
+	if err := m.checkTitle(op, title); err != nil {
+		return Thread{}, nil, err
+	}
 	th, err := s.CreateThread(ctx, Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})
 	if errors.Is(err, ErrThreadExists) {
 		return Thread{}, nil, Errorf(CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)

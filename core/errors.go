@@ -40,6 +40,7 @@ const (
 	CodeUnsupported                = memerr.CodeUnsupported
 	CodeCanceled                   = memerr.CodeCanceled
 	CodeDeadlineExceeded           = memerr.CodeDeadlineExceeded
+	CodeTooLarge                   = memerr.CodeTooLarge
 )
 
 // Sentinel errors, one per code; use with errors.Is.
@@ -68,6 +69,7 @@ var (
 	ErrUnsupported                = memerr.ErrUnsupported
 	ErrCanceled                   = memerr.ErrCanceled
 	ErrDeadlineExceeded           = memerr.ErrDeadlineExceeded
+	ErrTooLarge                   = memerr.ErrTooLarge
 )
 
 // NewSentinel returns the sentinel of a code of the caller's own.

@@ -50,7 +50,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st
 		// Size the first page to the budget so a typical window is one read.
 		q.PerPage = min(max(st.maxTokens/32, historyPageSize), maxHistoryPage)
 		if st.maxMessages > 0 {
-			q.PerPage = min(q.PerPage, st.maxMessages+1)
+			q.PerPage = min(q.PerPage-1, st.maxMessages) + 1 // no overflow at LastN(math.MaxInt)
 		}
 	}
 	var newestFirst []Message

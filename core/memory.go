@@ -38,6 +38,13 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxMessageBytes caps one message's encoded content; default 4 MiB.
 	MaxMessageBytes int
+	// MaxTitleBytes caps a thread title; default DefaultMaxTitleBytes.
+	// Longer titles are refused with ErrTooLarge.
+	MaxTitleBytes int
+	// MaxWorkingMemoryBytes caps working memory; default
+	// DefaultMaxWorkingMemoryBytes. Larger updates are refused with
+	// ErrTooLarge (the updateWorkingMemory tool tells the model the limit).
+	MaxWorkingMemoryBytes int
 	// Now and NewID replace the clock and id generator (tests).
 	Now   func() time.Time
 	NewID func() string
@@ -73,23 +80,15 @@ func New(opts Options) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.recall != nil {
-		if opts.Vector == nil {
-			return nil, &Error{Code: CodeNoVectorStore, Op: "New", Msg: ErrNoVectorStore.Msg()}
-		}
-		if opts.Embedder == nil && !opts.Vector.SelfEmbedding() {
-			return nil, &Error{Code: CodeNoEmbedder, Op: "New", Msg: ErrNoEmbedder.Msg()}
-		}
-	}
 	if opts.EmbeddingDimension < 0 {
 		return nil, Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	m := &Memory{opts: opts, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
 	if opts.Store != nil {
 		m.store = Check(opts.Store)
-		if err := requireCapabilities(m.store, s); err != nil {
-			return nil, err
-		}
+	}
+	if err := m.requireDeps("New", s); err != nil {
+		return nil, err
 	}
 	if m.tk == nil {
 		m.tk = tokenizer.Default()
@@ -97,9 +96,7 @@ func New(opts Options) (*Memory, error) {
 	if m.log == nil {
 		m.log = slog.Default()
 	}
-	if m.opts.MaxMessageBytes <= 0 {
-		m.opts.MaxMessageBytes = DefaultMaxMessageBytes
-	}
+	m.opts.fillLimits()
 	if m.opts.Now == nil {
 		m.opts.Now = time.Now
 	}
@@ -128,13 +125,13 @@ func (m *Memory) checked() (*CheckedStore, error) {
 
 // requireCapabilities fails when a configured feature needs an optional
 // store capability the driver lacks.
-func requireCapabilities(c *CheckedStore, s settings) error {
+func requireCapabilities(op string, c *CheckedStore, s settings) error {
 	_, _, obs, queue := c.Capabilities()
 	if s.recall != nil && !queue {
-		return Errorf(CodeUnsupported, "New", "semantic recall needs a store that implements store.IndexQueue")
+		return Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
 	}
 	if s.om != nil && !obs {
-		return Errorf(CodeUnsupported, "New", "observational memory needs a store that implements store.Observations")
+		return Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
 	}
 	return nil
 }
@@ -149,6 +146,9 @@ func (m *Memory) TokenizedMessages() int64 { return m.tokenized.Load() }
 // Close waits for background work (indexing retries, titles, background
 // observation) to finish.
 func (m *Memory) Close(ctx context.Context) error {
+	if ctx == nil {
+		return Errorf(CodeInvalidArgument, "Close", "nil context")
+	}
 	done := make(chan struct{})
 	go func() { m.bg.Wait(); close(done) }()
 	select {
@@ -161,10 +161,13 @@ func (m *Memory) Close(ctx context.Context) error {
 
 func (m *Memory) settings(over *Config) (settings, error) {
 	s, err := m.opts.Config.Merge(over).resolve()
-	if err != nil {
-		return settings{}, err
+	if err == nil {
+		s, err = s.withModels(m.opts.Model)
 	}
-	return s.withModels(m.opts.Model)
+	if err == nil && over != nil {
+		err = m.requireDeps("Config", s)
+	}
+	return s, err
 }
 
 // stamp returns a strictly increasing UTC time with microsecond precision, so

@@ -14,7 +14,7 @@ import (
 // recall when it is enabled; indexing failures never fail the save.
 func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
 	const op = "SaveMessages"
-	s, err := m.checked()
+	s, err := m.open(ctx, "SaveMessages")
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ type MessageUpdate struct {
 // content is re-tokenized and re-indexed for semantic recall.
 func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Message, error) {
 	const op = "UpdateMessages"
-	s, err := m.checked()
+	s, err := m.open(ctx, "UpdateMessages")
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 
 // DeleteMessages deletes messages and their vectors; unknown ids are fine.
 func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
-	s, err := m.checked()
+	s, err := m.open(ctx, "DeleteMessages")
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ type RecallResult struct {
 // semantic matches. The result is always in chronological order.
 func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error) {
 	const op = "Recall"
-	s, err := m.checked()
+	s, err := m.open(ctx, "Recall")
 	if err != nil {
 		return RecallResult{}, err
 	}

@@ -581,7 +581,7 @@ func transcriptLine(msg *Message, withThread bool) string {
 			b.WriteString(" [file " + escapeFence(p.MimeType) + "]")
 		}
 	}
-	return b.String()
+	return encodeLineBreaks(b.String())
 }
 
 // clip shortens s to at most n bytes on a rune boundary.
@@ -605,7 +605,7 @@ func (t *Turn) ObservationErr() error { return t.omErr }
 // thread would use (thread or resource scope per the merged config). In
 // thread scope the thread must exist and belong to resourceID.
 func (m *Memory) Observations(ctx context.Context, threadID, resourceID string, cfg *Config) (ObservationRecord, error) {
-	s, err := m.checked()
+	s, err := m.open(ctx, "Observations")
 	if err != nil {
 		return ObservationRecord{}, err
 	}

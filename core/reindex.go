@@ -9,7 +9,7 @@ func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 	if err := ValidateID("resourceId", resourceID); err != nil {
 		return err
 	}
-	s, err := m.checked()
+	s, err := m.open(ctx, "ReindexResource")
 	if err != nil {
 		return err
 	}

@@ -235,7 +235,7 @@ func (p *pendingMarks) count(resourceID string, skip map[string]bool) int {
 // process could not record. It lists the recorded messages, so it is meant
 // for monitoring and tests.
 func (m *Memory) Unindexed(ctx context.Context, resourceID string) (int, error) {
-	s, err := m.checked()
+	s, err := m.open(ctx, "Unindexed")
 	if err != nil {
 		return 0, err
 	}
@@ -293,7 +293,7 @@ func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
 // It first retries the recorded unindexed messages of the thread's resource
 // (see index), and clears the markers of every message it indexes.
 func (m *Memory) Reindex(ctx context.Context, threadID string) error {
-	s, err := m.checked()
+	s, err := m.open(ctx, "Reindex")
 	if err != nil {
 		return err
 	}
@@ -429,7 +429,7 @@ func renderOtherThreads(msgs []Message) string {
 			fmt.Fprintf(&b, "\nthe following messages are from %s\n", d)
 		}
 		fmt.Fprintf(&b, "Message from previous conversation at %s: %s: %s\n",
-			msg.CreatedAt.UTC().Format("3:04 PM UTC"), roleLabel(msg.Role), html.EscapeString(msg.Text()))
+			msg.CreatedAt.UTC().Format("3:04 PM UTC"), roleLabel(msg.Role), encodeLineBreaks(html.EscapeString(msg.Text())))
 	}
 	b.WriteString("<end_remembered_from_other_conversation>")
 	return b.String()

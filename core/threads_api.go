@@ -15,12 +15,15 @@ type ThreadInput struct {
 
 // CreateThread creates (or replaces) a thread. An empty ID is generated.
 func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, error) {
-	s, err := m.checked()
+	s, err := m.open(ctx, "CreateThread")
 	if err != nil {
 		return Thread{}, err
 	}
 	if in.ID == "" {
 		in.ID = m.opts.NewID()
+	}
+	if err := m.checkTitle("CreateThread", in.Title); err != nil {
+		return Thread{}, err
 	}
 	now := m.stamp()
 	return s.SaveThread(ctx, Thread{ID: in.ID, ResourceID: in.ResourceID, Title: in.Title,
@@ -30,7 +33,7 @@ func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, erro
 // GetThread returns a thread. With a non-empty resourceID, a thread of another
 // resource is reported as ErrThreadNotFound (tenant isolation).
 func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, error) {
-	s, err := m.checked()
+	s, err := m.open(ctx, "GetThread")
 	if err != nil {
 		return Thread{}, err
 	}
@@ -49,7 +52,7 @@ func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, 
 
 // ListThreads lists threads, newest first by default.
 func (m *Memory) ListThreads(ctx context.Context, q ThreadQuery) (ThreadPage, error) {
-	s, err := m.checked()
+	s, err := m.open(ctx, "ListThreads")
 	if err != nil {
 		return ThreadPage{}, err
 	}
@@ -65,19 +68,24 @@ type ThreadUpdate struct {
 
 // UpdateThread applies a partial update.
 func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (Thread, error) {
-	s, err := m.checked()
+	s, err := m.open(ctx, "UpdateThread")
 	if err != nil {
 		return Thread{}, err
 	}
 	if err := ValidateID("threadId", id); err != nil {
 		return Thread{}, err
 	}
+	if up.Title != nil {
+		if err := m.checkTitle("UpdateThread", *up.Title); err != nil {
+			return Thread{}, err
+		}
+	}
 	return s.UpdateThread(ctx, id, up.Title, up.Metadata)
 }
 
 // DeleteThread deletes a thread, its messages and its vectors.
 func (m *Memory) DeleteThread(ctx context.Context, id string) error {
-	s, err := m.checked()
+	s, err := m.open(ctx, "DeleteThread")
 	if err != nil {
 		return err
 	}

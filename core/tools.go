@@ -17,7 +17,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 	if st.wm == nil || st.readOnly {
 		return nil, nil
 	}
-	s, err := m.checked()
+	s, err := m.open(ctx, "Tools")
 	if err != nil {
 		return nil, err
 	}

@@ -182,6 +182,9 @@ func (t *Turn) RecallErr() error { return t.recallErr }
 // observational memory off) save nothing.
 func (t *Turn) Commit(ctx context.Context, response []Message) error {
 	const op = "Commit"
+	if err := t.enterCommit(ctx); err != nil {
+		return err
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.committed {
@@ -195,6 +198,9 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 			r.Role = RoleAssistant
 		}
 		if err := m.validateMessage(op, r); err != nil {
+			return err
+		}
+		if err := t.responseIDs(op, r); err != nil {
 			return err
 		}
 		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse

@@ -146,7 +146,7 @@ func (m *Memory) GetWorkingMemoryTemplate(cfg *Config) (WorkingMemoryTemplate, b
 // wmDirect resolves config, store and target of a direct API call and checks
 // thread ownership in thread scope.
 func (m *Memory) wmDirect(ctx context.Context, op, threadID, resourceID string, cfg *Config) (*CheckedStore, Scope, string, error) {
-	s, err := m.checked()
+	s, err := m.open(ctx, op)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -209,6 +209,9 @@ func (m *Memory) casWorkingMemory(ctx context.Context, s *CheckedStore, scope Sc
 			if !write || (next == cur.Data && cur.Version > 0) {
 				return res, nil
 			}
+			if res, err := m.checkWorkingMemory(next); err != nil {
+				return res, err
+			}
 			if _, err = s.PutWorkingMemory(ctx, scope, id, next, cur.Version); err == nil {
 				return res, nil
 			}
@@ -258,6 +261,7 @@ func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id strin
 		t.Description = wmToolDescriptionJSON
 		t.Parameters = append(json.RawMessage(nil), wc.schema.params...)
 	}
+	t.Description += m.wmLimitNote()
 	// ensureThread recreates the turn's thread if it vanished (thread scope).
 	ensureThread := func(ctx context.Context, s *CheckedStore) error {
 		if _, err := s.GetThread(ctx, th.ID); err == nil || !errors.Is(err, ErrThreadNotFound) {
@@ -268,7 +272,7 @@ func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id strin
 		return err
 	}
 	t.Call = func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		s, err := m.checked()
+		s, err := m.open(ctx, WorkingMemoryToolName)
 		if err != nil {
 			return nil, err
 		}
@@ -291,6 +295,9 @@ func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id strin
 			missing = func() error { return ensureThread(ctx, s) }
 		}
 		res, err := m.casWorkingMemory(ctx, s, scope, id, missing, compute)
+		if errors.Is(err, ErrTooLarge) {
+			return res.JSON(), nil // the model reads the limit and can retry shorter
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -45,6 +45,9 @@ const (
 	// so errors.Is works with both the context error and the sentinel.
 	CodeCanceled         Code = "MEMORY_CANCELED"
 	CodeDeadlineExceeded Code = "MEMORY_DEADLINE_EXCEEDED"
+	// CodeTooLarge reports a value over its configured cap (a title or
+	// working memory); the message names the limit.
+	CodeTooLarge Code = "MEMORY_TOO_LARGE"
 )
 
 // Error is the error type of agentmem. Compare with errors.Is against the
@@ -133,6 +136,7 @@ var (
 	ErrUnsupported                = Sentinel{CodeUnsupported, "the store does not support this operation"}
 	ErrCanceled                   = Sentinel{CodeCanceled, "canceled"}
 	ErrDeadlineExceeded           = Sentinel{CodeDeadlineExceeded, "deadline exceeded"}
+	ErrTooLarge                   = Sentinel{CodeTooLarge, "value over its size limit"}
 )
 
 // Errorf returns an *Error with the given code, operation and formatted detail.

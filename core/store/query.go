@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"regexp"
 	"time"
 
@@ -44,8 +45,16 @@ func NormalizeThreadQuery(q ThreadQuery) (ThreadQuery, error) {
 		if err := ValidateMetadataKey(k); err != nil {
 			return q, err
 		}
-		switch v.(type) {
-		case string, bool, float64, float32, int, int64, int32, nil:
+		switch x := v.(type) {
+		case string:
+			if err := ValidateText("metadata filter "+k, x); err != nil {
+				return q, err
+			}
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return q, memerr.Errorf(memerr.CodeInvalidArgument, op, "metadata filter %q must be finite", k)
+			}
+		case bool, float32, int, int64, int32, nil:
 		default:
 			return q, memerr.Errorf(memerr.CodeInvalidArgument, op, "metadata filter %q must be a scalar", k)
 		}
@@ -83,9 +92,14 @@ func NormalizeMessageQuery(q MessageQuery) (MessageQuery, error) {
 	default:
 		return q, memerr.Errorf(memerr.CodeInvalidArgument, op, "direction must be ASC or DESC")
 	}
+	if q.ResourceID != "" {
+		if err := ValidateID("resourceId", q.ResourceID); err != nil {
+			return q, err
+		}
+	}
 	for _, inc := range q.Include {
-		if inc.ID == "" || inc.Before < 0 || inc.After < 0 {
-			return q, memerr.Errorf(memerr.CodeInvalidArgument, op, "include needs an id and non-negative ranges")
+		if ValidateID("id", inc.ID) != nil || inc.Before < 0 || inc.After < 0 {
+			return q, memerr.Errorf(memerr.CodeInvalidArgument, op, "include needs a valid id and non-negative ranges")
 		}
 	}
 	return q, nil

@@ -41,11 +41,21 @@ type Resource struct {
 // Boundary is the per-thread trim boundary: messages at or before it that were
 // trimmed by the token budget are excluded from later turns (they stay stored).
 // It is honoured only while MaxTokens and AtMaxRemoveTokens are unchanged.
+//
+// A boundary never hides a message the turn that advanced it did not see:
+// AdvanceBoundary clamps a candidate before the first message of the thread
+// with a Seq above the candidate's SeenSeq (ClampBoundary), and SaveMessages
+// pulls the stored boundary back before a message it inserts at or before it
+// (PullBack). Both need Seq to grow in commit order within a thread.
 type Boundary struct {
 	CreatedAt         time.Time `json:"createdAt"`
 	MessageIDs        []string  `json:"messageIds"`
 	MaxTokens         int       `json:"maxTokens"`
 	AtMaxRemoveTokens int       `json:"atMaxRemoveTokens"`
+	// SeenSeq is set on a candidate only: the highest Seq of the thread's
+	// messages the advancing turn had loaded (0: unknown, no clamp). Stores
+	// do not keep it.
+	SeenSeq int64 `json:"-"`
 }
 
 // Clone returns a deep copy of b.
@@ -82,6 +92,7 @@ func (b Boundary) Excludes(createdAt time.Time, id string) bool {
 func MergeBoundary(old *Boundary, cand Boundary) Boundary {
 	cand = cand.Clone()
 	cand.CreatedAt = cand.CreatedAt.UTC()
+	cand.SeenSeq = 0
 	if old == nil || !old.SameEpoch(cand) {
 		return cand
 	}
@@ -103,4 +114,32 @@ func MergeBoundary(old *Boundary, cand Boundary) Boundary {
 		return out
 	}
 	return cand
+}
+
+// ClampBoundary limits cand so that it covers no message its turn did not
+// see. firstUnseen is the earliest CreatedAt of the thread's messages with a
+// Seq above cand.SeenSeq, zero when there is none (stores skip the lookup
+// when SeenSeq is 0). A candidate past it moves to one microsecond before it,
+// without ids. Stores call it inside AdvanceBoundary's atomic section,
+// before MergeBoundary.
+func ClampBoundary(cand Boundary, firstUnseen time.Time) Boundary {
+	if firstUnseen.IsZero() || !firstUnseen.Before(cand.CreatedAt) {
+		return cand
+	}
+	cand = cand.Clone()
+	cand.CreatedAt, cand.MessageIDs = firstUnseen.UTC().Add(-time.Microsecond), nil
+	return cand
+}
+
+// PullBack returns the boundary to store after a message created at
+// createdAt was inserted into the thread: a boundary at or after createdAt
+// moves to one microsecond before it, without ids, so that a message written
+// after the boundary (a turn's input is stamped at Begin and saved at
+// Commit) never starts hidden. Stores call it inside SaveMessages' atomic
+// section for every message they insert; nil stays nil.
+func PullBack(b *Boundary, createdAt time.Time) *Boundary {
+	if b == nil || b.CreatedAt.Before(createdAt) {
+		return b
+	}
+	return &Boundary{CreatedAt: createdAt.UTC().Add(-time.Microsecond), MaxTokens: b.MaxTokens, AtMaxRemoveTokens: b.AtMaxRemoveTokens}
 }

@@ -66,12 +66,6 @@ func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread,
 }
 
 func (s *Store) putThread(ctx context.Context, op string, t store.Thread, create bool) (store.Thread, error) {
-	if err := store.ValidateID("threadId", t.ID); err != nil {
-		return store.Thread{}, err
-	}
-	if err := store.ValidateID("resourceId", t.ResourceID); err != nil {
-		return store.Thread{}, err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t = t.Clone()
@@ -111,10 +105,6 @@ func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) 
 
 // ListThreads implements store.Store.
 func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
-	q, err := store.NormalizeThreadQuery(q)
-	if err != nil {
-		return store.ThreadPage{}, err
-	}
 	s.mu.RLock()
 	var all []store.Thread
 	for _, row := range s.threads {
@@ -263,9 +253,6 @@ func (r *resourceRow) clone() store.Resource {
 
 // UpdateResource implements store.Store.
 func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (store.Resource, error) {
-	if err := store.ValidateID("resourceId", id); err != nil {
-		return store.Resource{}, err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	row := s.resource(id)
@@ -324,9 +311,6 @@ func (s *Store) PutWorkingMemory(ctx context.Context, scope store.Scope, id, dat
 		}
 		wm = &row.wm
 	case store.ScopeResource:
-		if err := store.ValidateID("resourceId", id); err != nil {
-			return store.WorkingMemory{}, err
-		}
 		wm = &s.resource(id).wm
 	default:
 		return store.WorkingMemory{}, memerr.Errorf(memerr.CodeInvalidArgument, op, "unknown scope %q", scope)
@@ -349,6 +333,9 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 	if row.ResourceID != resourceID {
 		return store.Boundary{}, memerr.Errorf(memerr.CodeResourceMismatch, "AdvanceBoundary",
 			"thread %q belongs to resource %q, not %q", threadID, row.ResourceID, resourceID)
+	}
+	if cand.SeenSeq > 0 {
+		cand = store.ClampBoundary(cand, s.firstUnseen(threadID, cand.SeenSeq))
 	}
 	b := store.MergeBoundary(row.Boundary, cand)
 	row.Boundary = &b

@@ -21,18 +21,6 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	batchOwner := make(map[string]string, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
-		if err := store.ValidateID("id", m.ID); err != nil {
-			return nil, err
-		}
-		if err := store.ValidateID("threadId", m.ThreadID); err != nil {
-			return nil, err
-		}
-		if err := store.ValidateID("resourceId", m.ResourceID); err != nil {
-			return nil, err
-		}
-		if m.Role == "" || m.CreatedAt.IsZero() {
-			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q needs a role and createdAt", m.ID)
-		}
 		if old, ok := s.messages[m.ID]; ok && old.ResourceID != m.ResourceID {
 			return nil, memerr.Errorf(memerr.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
 		}
@@ -62,6 +50,8 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		} else {
 			s.seq++
 			m.Seq = s.seq
+			row := s.threads[m.ThreadID]
+			row.Boundary = store.PullBack(row.Boundary, m.CreatedAt)
 		}
 		stored := &m
 		s.messages[m.ID] = stored
@@ -75,6 +65,18 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		}
 	}
 	return out, nil
+}
+
+// firstUnseen is the earliest CreatedAt of the thread's messages with a Seq
+// above seen (zero when none); see store.ClampBoundary.
+func (s *Store) firstUnseen(threadID string, seen int64) time.Time {
+	var first time.Time
+	for _, m := range s.byThread[threadID] {
+		if m.Seq > seen && (first.IsZero() || m.CreatedAt.Before(first)) {
+			first = m.CreatedAt
+		}
+	}
+	return first
 }
 
 func (s *Store) link(m *message.Message) {
@@ -95,10 +97,6 @@ func (s *Store) unlink(m *message.Message) {
 
 // ListMessages implements store.Store.
 func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
-	q, err := store.NormalizeMessageQuery(q)
-	if err != nil {
-		return store.MessagePage{}, err
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	list := s.byThread[q.ThreadID]

@@ -17,9 +17,6 @@ type obsRow struct {
 
 // ListResourceMessages implements store.Store.
 func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]message.Message, error) {
-	if err := store.ValidateResourceMessageQuery(q); err != nil {
-		return nil, err
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var all []*message.Message

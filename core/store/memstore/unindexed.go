@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/core/message"
-	"github.com/agentmem/agentmem/core/store"
 )
 
 // MarkUnindexed implements store.Store.
@@ -32,9 +31,6 @@ func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
 
 // ListUnindexed implements store.Store.
 func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]message.Message, error) {
-	if err := store.ValidateUnindexedQuery(resourceID, limit); err != nil {
-		return nil, err
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var all []*message.Message

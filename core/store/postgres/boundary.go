@@ -8,6 +8,8 @@ import (
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // boundaryTimeLayout is how createdAt is stored inside the boundary JSONB:
@@ -30,25 +32,32 @@ type storedBoundary struct {
 // statement, with nothing written.
 func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand store.Boundary) (store.Boundary, error) {
 	const op = "AdvanceBoundary"
-	if err := store.ValidateID("threadId", threadID); err != nil {
-		return store.Boundary{}, opError(op, err)
-	}
-	if err := store.ValidateID("resourceId", resourceID); err != nil {
-		return store.Boundary{}, opError(op, err)
-	}
 	cand = cand.Clone()
 	cand.CreatedAt = utc(cand.CreatedAt)
-	candJSON, err := encodeBoundary(cand)
-	if err != nil {
-		return store.Boundary{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "boundary is not JSON", Err: err}
-	}
 	var (
 		stored []byte
 		owner  *string
 	)
-	err = retry(ctx, func() error {
-		return s.pool.QueryRow(ctx, s.q.advanceBoundary, threadID, resourceID, cand.CreatedAt,
-			int64(cand.MaxTokens), int64(cand.AtMaxRemoveTokens), candJSON, cand.MessageIDs).Scan(&stored, &owner)
+	err := retry(ctx, func() error {
+		if cand.SeenSeq == 0 {
+			return s.advance(ctx, s.pool, threadID, resourceID, cand, &stored, &owner)
+		}
+		// Lock the thread first, then look for unseen messages in a new
+		// statement (a new snapshot), so that a save that committed while we
+		// waited for the lock is seen.
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			var first *time.Time
+			if _, err := tx.Exec(ctx, s.q.lockThreadUpdate, threadID); err != nil {
+				return err
+			}
+			if err := tx.QueryRow(ctx, s.q.firstUnseen, threadID, cand.SeenSeq).Scan(&first); err != nil {
+				return err
+			}
+			if first != nil {
+				cand = store.ClampBoundary(cand, *first)
+			}
+			return s.advance(ctx, tx, threadID, resourceID, cand, &stored, &owner)
+		})
 	})
 	if err != nil {
 		return store.Boundary{}, wrap(ctx, op, err)
@@ -65,6 +74,24 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 	}
 	return *b, nil
 }
+
+// advance runs advanceBoundarySQL.
+func (s *Store) advance(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, threadID, resourceID string, cand store.Boundary, stored *[]byte, owner **string) error {
+	candJSON, err := encodeBoundary(cand)
+	if err != nil {
+		return &memerr.Error{Code: memerr.CodeInvalidArgument, Op: "AdvanceBoundary", Msg: "boundary is not JSON", Err: err}
+	}
+	return q.QueryRow(ctx, s.q.advanceBoundary, threadID, resourceID, cand.CreatedAt,
+		int64(cand.MaxTokens), int64(cand.AtMaxRemoveTokens), candJSON, cand.MessageIDs).Scan(stored, owner)
+}
+
+// lockThreadUpdateSQL and firstUnseenSQL implement store.ClampBoundary.
+const (
+	lockThreadUpdateSQL = `SELECT 1 FROM {{schema}}.threads WHERE id = $1 FOR UPDATE`
+	firstUnseenSQL      = `SELECT min(created_at) FROM {{schema}}.messages WHERE thread_id = $1 AND seq > $2`
+)
 
 // advanceBoundarySQL: $1 thread, $2 resource, $3 cand createdAt, $4 maxTokens,
 // $5 atMaxRemoveTokens, $6 cand as JSONB, $7 cand message ids.

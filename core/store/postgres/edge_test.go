@@ -66,7 +66,7 @@ func TestSaveMessagesBatchSemantics(t *testing.T) {
 }
 
 func TestResourceAndWorkingMemoryDetails(t *testing.T) {
-	s := openFresh(t)
+	s := core.Check(openFresh(t))
 	r, err := s.UpdateResource(bg(), "r", nil)
 	if err != nil || r.Metadata != nil || r.CreatedAt.IsZero() {
 		t.Fatalf("create without metadata: %+v %v", r, err)

@@ -24,7 +24,8 @@ var evil = []string{
 func TestInjectionAsData(t *testing.T) {
 	schema := `agentmem "test"; DROP--` + freshSchema(t)[len("agentmem_test_"):]
 	dropSchemaAtCleanup(t, testDSN(t), schema)
-	s := openSchema(t, schema)
+	raw := openSchema(t, schema)
+	s := core.Check(raw)
 	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	for i, id := range evil {
 		res := "res " + id
@@ -97,11 +98,11 @@ func TestInjectionAsData(t *testing.T) {
 		t.Fatalf("threads: %d %v, want %d", all.Total, err, len(evil))
 	}
 	var n int
-	if err := s.pool.QueryRow(bg(), "SELECT count(*) FROM "+s.q.messages).Scan(&n); err != nil || n != 2*len(evil) {
+	if err := raw.pool.QueryRow(bg(), "SELECT count(*) FROM "+raw.q.messages).Scan(&n); err != nil || n != 2*len(evil) {
 		t.Fatalf("messages: %d %v", n, err)
 	}
 	// Untouched: the public schema and the database's other objects.
-	if err := s.pool.QueryRow(bg(), "SELECT count(*) FROM pg_namespace WHERE nspname = 'public'").Scan(&n); err != nil || n != 1 {
+	if err := raw.pool.QueryRow(bg(), "SELECT count(*) FROM pg_namespace WHERE nspname = 'public'").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("public schema: %d %v", n, err)
 	}
 }

@@ -40,21 +40,6 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	)
 	for i := range msgs {
 		m := &msgs[i]
-		if err := store.ValidateID("id", m.ID); err != nil {
-			return nil, opError(op, err)
-		}
-		if err := store.ValidateID("threadId", m.ThreadID); err != nil {
-			return nil, opError(op, err)
-		}
-		if err := store.ValidateID("resourceId", m.ResourceID); err != nil {
-			return nil, opError(op, err)
-		}
-		if m.Role == "" || m.CreatedAt.IsZero() {
-			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q needs a role and createdAt", m.ID)
-		}
-		if int64(m.Tokens) != int64(int32(m.Tokens)) {
-			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q: token count out of range", m.ID)
-		}
 		content, err := json.Marshal(m.Content)
 		if err != nil {
 			return nil, &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
@@ -147,6 +132,9 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 // before their first row, which reads all of thr (through locked) and all of
 // cur (through stale), so nothing is written when anything is refused.
 //
+// touch also applies store.PullBack: a boundary at or after the earliest
+// message inserted into its thread moves to just before it.
+//
 // Rows newer than the statement's snapshot are handled by running the
 // statement again (see retry): stale reports a message moved to a thread
 // that thr did not lock, and the ON CONFLICT branch fails the whole statement
@@ -203,11 +191,19 @@ ups AS (
 		resource_id = excluded.resource_id, role = excluded.role,
 		type = excluded.type, content = excluded.content, tokens = excluded.tokens,
 		token_encoding = excluded.token_encoding
-	RETURNING m.id, m.created_at, m.seq
+	RETURNING m.id, m.created_at, m.seq, m.thread_id, m.xmax = 0 AS inserted
 ),
 touch AS (
-	UPDATE {{schema}}.threads t SET updated_at = $10
-	WHERE t.id IN (SELECT id FROM thr) AND (SELECT go FROM ok)
+	UPDATE {{schema}}.threads t SET updated_at = $10,
+		boundary = CASE WHEN jsonb_typeof(t.boundary) = 'object' AND n.first IS NOT NULL
+				AND (t.boundary->>'createdAt')::timestamptz >= n.first
+			THEN jsonb_build_object(
+				'createdAt', to_char((n.first - interval '1 microsecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+				'messageIds', 'null'::jsonb,
+				'maxTokens', t.boundary->'maxTokens', 'atMaxRemoveTokens', t.boundary->'atMaxRemoveTokens')
+			ELSE t.boundary END
+	FROM (SELECT th.id, (SELECT min(u.created_at) FROM ups u WHERE u.thread_id = th.id AND u.inserted) AS first FROM thr th) n
+	WHERE t.id = n.id AND (SELECT go FROM ok)
 )
 SELECT 0::int4 AS kind, b.ord, b.thread_id, b.why, NULL::text AS id, NULL::timestamptz AS created_at, NULL::bigint AS seq FROM bad b
 UNION ALL
@@ -221,10 +217,6 @@ SELECT 2::int4, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::timestam
 // target, and the total count when asked.
 func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
 	const op = "ListMessages"
-	q, err := store.NormalizeMessageQuery(q)
-	if err != nil {
-		return store.MessagePage{}, err
-	}
 	page := store.MessagePage{Messages: []message.Message{}, Included: []message.Message{}}
 	sql, args := s.listMessagesSQL(q)
 	if sql == "" {

@@ -3,9 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
@@ -18,9 +16,6 @@ import (
 // statement, through the per-thread index (the unobserved tail is small).
 func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]message.Message, error) {
 	const op = "ListResourceMessages"
-	if err := store.ValidateResourceMessageQuery(q); err != nil {
-		return nil, err
-	}
 	sql := s.q.listResourceAsc
 	if q.Direction == store.Desc {
 		sql = s.q.listResourceDesc
@@ -84,9 +79,6 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 	scope, id, err := store.ParseObservationKey(rec.Key)
 	if err != nil {
 		return store.ObservationRecord{}, opError(op, err)
-	}
-	if !utf8.ValidString(rec.Observations) || strings.IndexByte(rec.Observations, 0) >= 0 {
-		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeInvalidArgument, op, "observations must be valid UTF-8 without NUL")
 	}
 	rec = rec.Clone()
 	if !rec.LastObservedAt.IsZero() {

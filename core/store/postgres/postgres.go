@@ -266,7 +266,7 @@ type queries struct {
 	getResource, updateResource                                     string
 	getThreadWM, getResourceWM                                      string
 	putThreadWM, putResourceWM                                      string
-	advanceBoundary                                                 string
+	advanceBoundary, lockThreadUpdate, firstUnseen                  string
 
 	listResourceAsc, listResourceDesc                     string
 	getObservations, lockThread, lockObservations         string
@@ -298,6 +298,8 @@ func buildQueries(schema string) queries {
 		putThreadWM:              f(putThreadWMSQL),
 		putResourceWM:            f(putResourceWMSQL),
 		advanceBoundary:          f(advanceBoundarySQL),
+		lockThreadUpdate:         f(lockThreadUpdateSQL),
+		firstUnseen:              f(firstUnseenSQL),
 
 		listResourceAsc:     f(strings.ReplaceAll(listResourceSQL, "DIR", "ASC")),
 		listResourceDesc:    f(strings.ReplaceAll(listResourceSQL, "DIR", "DESC")),

@@ -151,7 +151,9 @@ func TestConcurrentLoadTwoPools(t *testing.T) {
 				for j := range batch {
 					m := core.NewMessage(core.RoleUser, "load")
 					m.ID, m.ThreadID, m.ResourceID = fmt.Sprintf("w%02d-%03d", w, sent+j), "hot", "r"
-					m.CreatedAt = base.Add(time.Duration(rng.Intn(200)) * time.Millisecond) // many equal timestamps
+					// Many equal timestamps, all after every boundary candidate: a
+					// message inserted at or before the boundary pulls it back.
+					m.CreatedAt = base.Add(time.Duration(500+rng.Intn(200)) * time.Millisecond)
 					batch[j] = m
 				}
 				out, err := stores[rng.Intn(2)].SaveMessages(ctx, batch)

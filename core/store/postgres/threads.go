@@ -42,12 +42,6 @@ func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread,
 // putThread runs one thread-writing statement; pgx.ErrNoRows is returned
 // as it is for the caller to name.
 func (s *Store) putThread(ctx context.Context, op, query string, t store.Thread) (store.Thread, error) {
-	if err := store.ValidateID("threadId", t.ID); err != nil {
-		return store.Thread{}, opError(op, err)
-	}
-	if err := store.ValidateID("resourceId", t.ResourceID); err != nil {
-		return store.Thread{}, opError(op, err)
-	}
 	meta, err := encodeMap(t.Metadata)
 	if err != nil {
 		return store.Thread{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
@@ -91,9 +85,6 @@ RETURNING ` + threadCols
 // GetThread returns the thread or ErrThreadNotFound.
 func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
 	const op = "GetThread"
-	if err := store.ValidateID("threadId", id); err != nil {
-		return store.Thread{}, opError(op, err)
-	}
 	t, err := scanThread(s.pool.QueryRow(ctx, s.q.getThread, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Thread{}, withOp(memerr.CodeThreadNotFound, op, "thread not found")
@@ -111,10 +102,6 @@ const getThreadSQL = `SELECT ` + threadCols + ` FROM {{schema}}.threads WHERE id
 // computed in the same query.
 func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
 	const op = "ListThreads"
-	q, err := store.NormalizeThreadQuery(q)
-	if err != nil {
-		return store.ThreadPage{}, err
-	}
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
@@ -191,9 +178,6 @@ func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.Thr
 // nil value deletes the key) in one statement, bumping UpdatedAt.
 func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (store.Thread, error) {
 	const op = "UpdateThread"
-	if err := store.ValidateID("threadId", id); err != nil {
-		return store.Thread{}, opError(op, err)
-	}
 	set, del, err := splitMerge(metadata)
 	if err != nil {
 		return store.Thread{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
@@ -225,9 +209,6 @@ RETURNING ` + threadCols
 // thread is no error.
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	const op = "DeleteThread"
-	if err := store.ValidateID("threadId", id); err != nil {
-		return opError(op, err)
-	}
 	return wrap(ctx, op, retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, s.q.deleteThread, id); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/core/message"
-	"github.com/agentmem/agentmem/core/store"
 )
 
 // MarkUnindexed records markers for the stored messages among ids in one
@@ -52,9 +51,6 @@ const clearUnindexedSQL = `DELETE FROM {{schema}}.unindexed WHERE message_id = A
 // in one statement.
 func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]message.Message, error) {
 	const op = "ListUnindexed"
-	if err := store.ValidateUnindexedQuery(resourceID, limit); err != nil {
-		return nil, err
-	}
 	return s.queryMessages(ctx, op, s.q.listUnindexed, resourceID, int64(limit))
 }
 

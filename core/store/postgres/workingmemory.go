@@ -3,9 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -18,9 +16,6 @@ const resourceCols = "id, COALESCE(working_memory, ''), metadata, created_at, up
 // GetResource returns the resource or ErrNotFound.
 func (s *Store) GetResource(ctx context.Context, id string) (store.Resource, error) {
 	const op = "GetResource"
-	if err := store.ValidateID("resourceId", id); err != nil {
-		return store.Resource{}, opError(op, err)
-	}
 	r, err := scanResource(s.pool.QueryRow(ctx, s.q.getResource, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Resource{}, withOp(memerr.CodeNotFound, op, "resource not found")
@@ -37,9 +32,6 @@ const getResourceSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.resources WH
 // (a nil value deletes the key), in one upsert.
 func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (store.Resource, error) {
 	const op = "UpdateResource"
-	if err := store.ValidateID("resourceId", id); err != nil {
-		return store.Resource{}, opError(op, err)
-	}
 	set, del, err := splitMerge(metadata)
 	if err != nil {
 		return store.Resource{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
@@ -105,9 +97,6 @@ func (s *Store) PutWorkingMemory(ctx context.Context, scope store.Scope, id, dat
 	if err != nil {
 		return store.WorkingMemory{}, err
 	}
-	if !utf8.ValidString(data) || strings.IndexByte(data, 0) >= 0 {
-		return store.WorkingMemory{}, memerr.Errorf(memerr.CodeInvalidArgument, op, "working memory must be valid UTF-8 without NUL")
-	}
 	var (
 		version *int64
 		at      *time.Time
@@ -155,18 +144,12 @@ SELECT (SELECT wm_version FROM u), (SELECT wm_updated_at FROM u),
 	EXISTS (SELECT 1 FROM {{schema}}.resources WHERE id = $1)`
 )
 
-// wmQuery validates scope and id and picks the statement for the scope.
+// wmQuery picks the statement for the scope.
 func (s *Store) wmQuery(op string, scope store.Scope, id, thread, resource string) (string, error) {
 	switch scope {
 	case store.ScopeThread:
-		if err := store.ValidateID("threadId", id); err != nil {
-			return "", opError(op, err)
-		}
 		return thread, nil
 	case store.ScopeResource:
-		if err := store.ValidateID("resourceId", id); err != nil {
-			return "", opError(op, err)
-		}
 		return resource, nil
 	}
 	return "", memerr.Errorf(memerr.CodeInvalidArgument, op, "scope must be %q or %q, got %q", store.ScopeThread, store.ScopeResource, scope)

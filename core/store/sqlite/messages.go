@@ -54,21 +54,6 @@ func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) (
 	return out, rows.Err()
 }
 
-func validateMessage(op string, i int, m *message.Message) error {
-	for _, c := range []struct{ name, v string }{{"id", m.ID}, {"threadId", m.ThreadID}, {"resourceId", m.ResourceID}} {
-		if err := store.ValidateID(c.name, c.v); err != nil {
-			return withOp(op, err)
-		}
-	}
-	if m.Role == "" {
-		return memerr.Errorf(memerr.CodeInvalidMessage, op, "message %d (%q) has no role", i, m.ID)
-	}
-	if m.CreatedAt.IsZero() {
-		return memerr.Errorf(memerr.CodeInvalidMessage, op, "message %d (%q) has no createdAt", i, m.ID)
-	}
-	return nil
-}
-
 // SaveMessages upserts msgs in one transaction (all or none), checking that
 // every thread exists and belongs to the message's resource, and that an
 // existing message is not taken over by another resource.
@@ -79,9 +64,6 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	}
 	contents := make([]string, len(msgs))
 	for i := range msgs {
-		if err := validateMessage(op, i, &msgs[i]); err != nil {
-			return nil, err
-		}
 		b, err := json.Marshal(msgs[i].Content)
 		if err != nil {
 			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q: content is not JSON: %v", msgs[i].ID, err)
@@ -123,10 +105,15 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		}
 		defer up.Close()
 		touched := map[string]bool{}
+		earliest := map[string]int64{} // thread -> earliest CreatedAt inserted
 		for i, m := range msgs {
 			var oldThread, oldResource string
 			switch err := old.QueryRowContext(ctx, m.ID).Scan(&oldThread, &oldResource); {
 			case errors.Is(err, sql.ErrNoRows):
+				at := m.CreatedAt.UTC().UnixMicro()
+				if e, ok := earliest[m.ThreadID]; !ok || at < e {
+					earliest[m.ThreadID] = at
+				}
 			case err != nil:
 				return err
 			case oldResource != m.ResourceID:
@@ -142,6 +129,9 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 			}
 			m.CreatedAt = fromMicro(created)
 			out[i] = m
+		}
+		if err := pullBackBoundaries(ctx, tx, earliest); err != nil {
+			return err
 		}
 		return bumpThreads(ctx, tx, keys(touched), s.stamp())
 	})
@@ -244,17 +234,8 @@ func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 // ListMessages selects messages of one thread; see store.MessageQuery.
 func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
 	const op = "ListMessages"
-	q, err := store.NormalizeMessageQuery(q)
-	if err != nil {
-		return store.MessagePage{}, withOp(op, err)
-	}
-	if q.ResourceID != "" {
-		if err := store.ValidateID("resourceId", q.ResourceID); err != nil {
-			return store.MessagePage{}, withOp(op, err)
-		}
-	}
 	var page store.MessagePage
-	err = s.read(ctx, op, func(tx *sql.Tx) error {
+	err := s.read(ctx, op, func(tx *sql.Tx) error {
 		where, args := messageFilter(q)
 		if q.IncludeTotal {
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE `+where, args...).Scan(&page.Total); err != nil {

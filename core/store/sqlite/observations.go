@@ -15,9 +15,6 @@ import (
 // the per-thread index (the unobserved tail is small).
 func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]message.Message, error) {
 	const op = "ListResourceMessages"
-	if err := store.ValidateResourceMessageQuery(q); err != nil {
-		return nil, err
-	}
 	dir := "ASC"
 	if q.Direction == store.Desc {
 		dir = "DESC"

@@ -35,7 +35,7 @@ func openTemp(t *testing.T) *Store {
 	return openFile(t, filepath.Join(t.TempDir(), "memory.db"))
 }
 
-func thread(t *testing.T, s *Store, id, res string) {
+func thread(t *testing.T, s core.Store, id, res string) {
 	t.Helper()
 	if _, err := s.SaveThread(bg(), core.Thread{ID: id, ResourceID: res, Title: "t", CreatedAt: at(0), UpdatedAt: at(0)}); err != nil {
 		t.Fatalf("SaveThread(%q): %v", id, err)
@@ -168,7 +168,8 @@ func TestSharedRaces(t *testing.T) {
 			if _, err := s.AdvanceBoundary(bg(), "t1", "r1", core.Boundary{CreatedAt: at(5), MessageIDs: []string{id}, MaxTokens: 100}); err != nil {
 				t.Error(err)
 			}
-			if _, err := s.SaveMessages(bg(), []core.Message{msgAt(id, "t1", "r1", id, at(i))}); err != nil {
+			// After the boundary: a message inserted at or before it pulls it back.
+			if _, err := s.SaveMessages(bg(), []core.Message{msgAt(id, "t1", "r1", id, at(10+i))}); err != nil {
 				t.Error(err)
 			}
 			for {
@@ -261,7 +262,7 @@ func explain(t *testing.T, s *Store, query string, args ...any) string {
 }
 
 func TestFailingBatchWritesNothing(t *testing.T) {
-	s := openTemp(t)
+	s := core.Check(openTemp(t))
 	thread(t, s, "t1", "r1")
 	thread(t, s, "t2", "r2")
 	before, _ := s.GetThread(bg(), "t1")
@@ -296,7 +297,7 @@ func TestFailingBatchWritesNothing(t *testing.T) {
 }
 
 func TestInjectionAsData(t *testing.T) {
-	s := openTemp(t)
+	s := core.Check(openTemp(t))
 	nasty := []string{`it's "quoted"`, `x'; DROP TABLE messages; --`, `-- comment`, `日本語 🚀 ü`, `a\b%_*`, `$.x`}
 	for i, id := range nasty {
 		res := "r" + id

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,12 +107,6 @@ func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread,
 }
 
 func (s *Store) putThread(ctx context.Context, op string, t store.Thread, create bool) (store.Thread, error) {
-	if err := store.ValidateID("threadId", t.ID); err != nil {
-		return store.Thread{}, withOp(op, err)
-	}
-	if err := store.ValidateID("resourceId", t.ResourceID); err != nil {
-		return store.Thread{}, withOp(op, err)
-	}
 	meta, err := encodeMeta(op, t.Metadata)
 	if err != nil {
 		return store.Thread{}, err
@@ -152,9 +148,6 @@ func (s *Store) putThread(ctx context.Context, op string, t store.Thread, create
 // GetThread returns the thread or memerr.ErrThreadNotFound.
 func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
 	const op = "GetThread"
-	if err := store.ValidateID("threadId", id); err != nil {
-		return store.Thread{}, withOp(op, err)
-	}
 	t, err := getThread(ctx, s.r, op, id)
 	return t, withOp(op, err)
 }
@@ -162,10 +155,6 @@ func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) 
 // ListThreads lists threads by resource and metadata, paged and ordered.
 func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
 	const op = "ListThreads"
-	q, err := store.NormalizeThreadQuery(q)
-	if err != nil {
-		return store.ThreadPage{}, withOp(op, err)
-	}
 	where, args := threadFilter(q)
 	col := "created_at"
 	if q.OrderBy == "updatedAt" {
@@ -183,7 +172,7 @@ func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.Thr
 		limit = 0 // a page beyond any table
 	}
 	page := store.ThreadPage{Page: q.Page, PerPage: q.PerPage}
-	err = s.read(ctx, op, func(tx *sql.Tx) error {
+	err := s.read(ctx, op, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads`+where, args...).Scan(&page.Total); err != nil {
 			return err
 		}
@@ -262,9 +251,6 @@ func threadFilter(q store.ThreadQuery) (string, []any) {
 // value deletes the key) and bumps UpdatedAt.
 func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (store.Thread, error) {
 	const op = "UpdateThread"
-	if err := store.ValidateID("threadId", id); err != nil {
-		return store.Thread{}, withOp(op, err)
-	}
 	var out store.Thread
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		t, err := getThread(ctx, tx, op, id)
@@ -292,9 +278,6 @@ func (s *Store) UpdateThread(ctx context.Context, id string, title *string, meta
 // a missing thread is no error.
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	const op = "DeleteThread"
-	if err := store.ValidateID("threadId", id); err != nil {
-		return withOp(op, err)
-	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		key := store.ObservationKey(store.ScopeThread, id, "")
 		for _, q := range []struct{ sql, arg string }{
@@ -315,12 +298,6 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 // store.MergeBoundary inside one IMMEDIATE transaction and returns the result.
 func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand store.Boundary) (store.Boundary, error) {
 	const op = "AdvanceBoundary"
-	if err := store.ValidateID("threadId", threadID); err != nil {
-		return store.Boundary{}, withOp(op, err)
-	}
-	if err := store.ValidateID("resourceId", resourceID); err != nil {
-		return store.Boundary{}, withOp(op, err)
-	}
 	var out store.Boundary
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		t, err := getThread(ctx, tx, op, threadID)
@@ -330,13 +307,45 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 		if t.ResourceID != resourceID {
 			return memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q belongs to another resource", threadID)
 		}
+		if cand.SeenSeq > 0 {
+			var first sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT MIN(created_at) FROM messages WHERE thread_id = ? AND seq > ?`,
+				threadID, cand.SeenSeq).Scan(&first); err != nil {
+				return err
+			}
+			if first.Valid {
+				cand = store.ClampBoundary(cand, fromMicro(first.Int64))
+			}
+		}
 		out = store.MergeBoundary(t.Boundary, cand)
-		b, err := json.Marshal(out)
+		return putBoundary(ctx, tx, threadID, &out)
+	})
+	return out, err
+}
+
+// putBoundary stores a thread's boundary.
+func putBoundary(ctx context.Context, tx *sql.Tx, threadID string, b *store.Boundary) error {
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE threads SET boundary = ? WHERE id = ?`, string(raw), threadID)
+	return err
+}
+
+// pullBackBoundaries applies store.PullBack to each thread that got new
+// messages, given the earliest CreatedAt (micros) inserted into it.
+func pullBackBoundaries(ctx context.Context, tx *sql.Tx, earliest map[string]int64) error {
+	for _, id := range slices.Sorted(maps.Keys(earliest)) {
+		t, err := getThread(ctx, tx, "SaveMessages", id)
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE threads SET boundary = ? WHERE id = ?`, string(b), threadID)
-		return err
-	})
-	return out, err
+		if b := store.PullBack(t.Boundary, fromMicro(earliest[id])); b != t.Boundary {
+			if err := putBoundary(ctx, tx, id, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

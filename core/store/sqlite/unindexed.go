@@ -5,7 +5,6 @@ import (
 	"database/sql"
 
 	"github.com/agentmem/agentmem/core/message"
-	"github.com/agentmem/agentmem/core/store"
 )
 
 // MarkUnindexed records markers for the stored messages among ids; a marker
@@ -47,9 +46,6 @@ func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
 // ListUnindexed returns the oldest marked messages of a resource (or of all).
 func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]message.Message, error) {
 	const op = "ListUnindexed"
-	if err := store.ValidateUnindexedQuery(resourceID, limit); err != nil {
-		return nil, err
-	}
 	query := `SELECT ` + messageCols + ` FROM messages WHERE id IN (SELECT message_id FROM unindexed)
 		AND (? = '' OR resource_id = ?) ORDER BY created_at, seq LIMIT ?`
 	var out []message.Message

@@ -33,9 +33,6 @@ func getResource(ctx context.Context, q interface {
 // GetResource returns the resource or memerr.ErrNotFound.
 func (s *Store) GetResource(ctx context.Context, id string) (store.Resource, error) {
 	const op = "GetResource"
-	if err := store.ValidateID("resourceId", id); err != nil {
-		return store.Resource{}, withOp(op, err)
-	}
 	r, err := getResource(ctx, s.r, op, id)
 	return r, withOp(op, err)
 }
@@ -44,9 +41,6 @@ func (s *Store) GetResource(ctx context.Context, id string) (store.Resource, err
 // (a nil value deletes the key).
 func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (store.Resource, error) {
 	const op = "UpdateResource"
-	if err := store.ValidateID("resourceId", id); err != nil {
-		return store.Resource{}, withOp(op, err)
-	}
 	var out store.Resource
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		now := s.stamp()
@@ -85,14 +79,6 @@ func wmTable(op string, scope store.Scope) (string, error) {
 	return "", memerr.Errorf(memerr.CodeInvalidArgument, op, "unknown scope %q", scope)
 }
 
-func validateScopeID(op string, scope store.Scope, id string) error {
-	name := "resourceId"
-	if scope == store.ScopeThread {
-		name = "threadId"
-	}
-	return withOp(op, store.ValidateID(name, id))
-}
-
 func getWM(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, op string, scope store.Scope, id string) (wm store.WorkingMemory, found bool, err error) {
@@ -121,12 +107,6 @@ func getWM(ctx context.Context, q interface {
 // never-written one has Version 0. A missing thread is memerr.ErrThreadNotFound.
 func (s *Store) GetWorkingMemory(ctx context.Context, scope store.Scope, id string) (store.WorkingMemory, error) {
 	const op = "GetWorkingMemory"
-	if _, err := wmTable(op, scope); err != nil {
-		return store.WorkingMemory{}, err
-	}
-	if err := validateScopeID(op, scope, id); err != nil {
-		return store.WorkingMemory{}, err
-	}
 	wm, found, err := getWM(ctx, s.r, op, scope, id)
 	if err != nil {
 		return store.WorkingMemory{}, withOp(op, err)
@@ -144,9 +124,6 @@ func (s *Store) PutWorkingMemory(ctx context.Context, scope store.Scope, id, dat
 	const op = "PutWorkingMemory"
 	table, err := wmTable(op, scope)
 	if err != nil {
-		return store.WorkingMemory{}, err
-	}
-	if err := validateScopeID(op, scope, id); err != nil {
 		return store.WorkingMemory{}, err
 	}
 	var out store.WorkingMemory

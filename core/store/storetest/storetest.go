@@ -82,6 +82,13 @@ func Run(t *testing.T, open Opener) {
 		{"UnindexedCascade", testUnindexedCascade},
 		{"UnindexedLimit", testUnindexedLimit},
 		{"UnindexedResourceFilter", testUnindexedResourceFilter},
+		{"ThreadFieldRules", testThreadFieldRules},
+		{"DeepMetadataReadable", testDeepMetadataReadable},
+		{"MessageFieldRules", testMessageFieldRules},
+		{"OtherFieldRules", testOtherFieldRules},
+		{"EndedContext", testEndedContext},
+		{"BoundaryPullBack", testBoundaryPullBack},
+		{"BoundaryClamp", testBoundaryClamp},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

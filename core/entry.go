@@ -1,0 +1,58 @@
+package core
+
+import "context"
+
+// open is the first step of every public entry point that takes a context:
+// a nil context is refused with a typed error before anything runs (it
+// would panic inside a driver, on SQLite while holding the pool's lock, so
+// that every later write blocks), then the checked store is returned.
+func (m *Memory) open(ctx context.Context, op string) (*CheckedStore, error) {
+	if ctx == nil {
+		return nil, Errorf(CodeInvalidArgument, op, "nil context")
+	}
+	return m.checked()
+}
+
+// requireDeps fails when resolved settings need a dependency Memory was built
+// without: semantic recall needs a vector store and an embedder (unless the
+// vector store embeds), and a store with the capabilities the features use.
+// New and every per-call Config go through it, so a per-call Config cannot
+// turn on a feature the instance cannot serve.
+func (m *Memory) requireDeps(op string, s settings) error {
+	if s.recall != nil {
+		if m.opts.Vector == nil {
+			return &Error{Code: CodeNoVectorStore, Op: op, Msg: ErrNoVectorStore.Msg()}
+		}
+		if m.opts.Embedder == nil && !m.opts.Vector.SelfEmbedding() {
+			return &Error{Code: CodeNoEmbedder, Op: op, Msg: ErrNoEmbedder.Msg()}
+		}
+	}
+	if m.store != nil {
+		return requireCapabilities(op, m.store, s)
+	}
+	return nil
+}
+
+// enterCommit refuses a nil turn or context before Commit touches anything.
+func (t *Turn) enterCommit(ctx context.Context) error {
+	if t == nil {
+		return Errorf(CodeInvalidArgument, "Commit", "nil turn (Begin failed?)")
+	}
+	if ctx == nil {
+		return Errorf(CodeInvalidArgument, "Commit", "nil context")
+	}
+	return nil
+}
+
+// responseIDs refuses a response message that names another thread or
+// resource than the turn's, as Begin refuses such input: silently moving it
+// would store it where its author did not mean it to go.
+func (t *Turn) responseIDs(op string, r *Message) error {
+	if r.ThreadID != "" && r.ThreadID != t.req.ThreadID {
+		return Errorf(CodeInvalidArgument, op, "response message %q has threadId %q, the turn's is %q", r.ID, r.ThreadID, t.req.ThreadID)
+	}
+	if r.ResourceID != "" && r.ResourceID != t.req.ResourceID {
+		return Errorf(CodeInvalidArgument, op, "response message %q has resourceId %q, the turn's is %q", r.ID, r.ResourceID, t.req.ResourceID)
+	}
+	return nil
+}
