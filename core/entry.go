@@ -1,16 +1,42 @@
 package core
 
-import "context"
+import (
+	"context"
+
+	"github.com/agentmem/agentmem/core/memerr"
+)
 
 // open is the first step of every public entry point that takes a context:
 // a nil context is refused with a typed error before anything runs (it
 // would panic inside a driver, on SQLite while holding the pool's lock, so
-// that every later write blocks), then the checked store is returned.
+// that every later write blocks), an ended one with CodeCanceled or
+// CodeDeadlineExceeded; then the checked store is returned.
 func (m *Memory) open(ctx context.Context, op string) (*CheckedStore, error) {
 	if ctx == nil {
 		return nil, Errorf(CodeInvalidArgument, op, "nil context")
 	}
+	if err := memerr.Context(op, ctx.Err()); err != nil {
+		return nil, err
+	}
 	return m.checked()
+}
+
+// openThread is open for an entry point on one thread: the id is checked
+// even when the call would otherwise do nothing.
+func (m *Memory) openThread(ctx context.Context, op, threadID string) (*CheckedStore, error) {
+	s, err := m.open(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	return s, withOp(op, ValidateID("threadId", threadID))
+}
+
+// checkOptionalResource validates a resource id that may be empty ("any").
+func checkOptionalResource(op, resourceID string) error {
+	if resourceID == "" {
+		return nil
+	}
+	return withOp(op, ValidateID("resourceId", resourceID))
 }
 
 // requireDeps fails when resolved settings need a dependency Memory was built

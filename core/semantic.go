@@ -293,7 +293,7 @@ func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
 // It first retries the recorded unindexed messages of the thread's resource
 // (see index), and clears the markers of every message it indexes.
 func (m *Memory) Reindex(ctx context.Context, threadID string) error {
-	s, err := m.open(ctx, "Reindex")
+	s, err := m.openThread(ctx, "Reindex", threadID)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,9 @@ func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, 
 	if err := ValidateID("threadId", id); err != nil {
 		return Thread{}, err
 	}
+	if err := checkOptionalResource("GetThread", resourceID); err != nil {
+		return Thread{}, err
+	}
 	t, err := s.GetThread(ctx, id)
 	if err != nil {
 		return Thread{}, err
@@ -107,6 +110,9 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) error {
 
 // ownedThread loads a thread and checks it belongs to resourceID.
 func (m *Memory) ownedThread(ctx context.Context, s *CheckedStore, op, threadID, resourceID string) (Thread, error) {
+	if err := checkOptionalResource(op, resourceID); err != nil {
+		return Thread{}, err
+	}
 	t, err := s.GetThread(ctx, threadID)
 	if err != nil {
 		return Thread{}, err
