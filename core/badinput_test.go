@@ -390,7 +390,10 @@ func configEntryPoints(cfg *core.Config) map[string]func(m *core.Memory) error {
 			_, err := m.Begin(ctx, core.TurnRequest{ThreadID: "new", ResourceID: "r", Input: []core.Message{goodMsg()}, Config: cfg})
 			return err
 		},
-		"Recall":              func(m *core.Memory) error { _, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", Config: cfg}); return err },
+		"Recall": func(m *core.Memory) error {
+			_, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", Config: cfg})
+			return err
+		},
 		"GetWorkingMemory":    func(m *core.Memory) error { _, err := m.GetWorkingMemory(ctx, "t", "r", cfg); return err },
 		"UpdateWorkingMemory": func(m *core.Memory) error { return m.UpdateWorkingMemory(ctx, "t", "r", "x", cfg) },
 		"Tools":               func(m *core.Memory) error { _, err := m.Tools(ctx, "t", "r", cfg); return err },
