@@ -50,7 +50,7 @@ func (t *Turn) trim(ctx context.Context, s *CheckedStore, system, conv []Message
 		return kept, nil
 	}
 	if b, ok := boundaryFor(t.thread.ID, t.trimmed, st); ok {
-		b.SeenSeq = seenSeq(t.thread.ID, conv)
+		b = t.seen(b, conv)
 		stored, err := s.AdvanceBoundary(ctx, t.thread.ID, t.thread.ResourceID, b)
 		if err != nil {
 			return nil, err

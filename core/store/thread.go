@@ -44,18 +44,22 @@ type Resource struct {
 //
 // A boundary never hides a message the turn that advanced it did not see:
 // AdvanceBoundary clamps a candidate before the first message of the thread
-// with a Seq above the candidate's SeenSeq (ClampBoundary), and SaveMessages
+// with a Seq above the candidate's SeenSeq, and to the stored boundary when
+// that was pulled back after the turn read it (ClampBoundary); SaveMessages
 // pulls the stored boundary back before a message it inserts at or before it
-// (PullBack). Both need Seq to grow in commit order within a thread.
+// (PullBack). Seq must grow in commit order within a thread.
 type Boundary struct {
 	CreatedAt         time.Time `json:"createdAt"`
 	MessageIDs        []string  `json:"messageIds"`
 	MaxTokens         int       `json:"maxTokens"`
 	AtMaxRemoveTokens int       `json:"atMaxRemoveTokens"`
-	// SeenSeq is set on a candidate only: the highest Seq of the thread's
-	// messages the advancing turn had loaded (0: unknown, no clamp). Stores
-	// do not keep it.
-	SeenSeq int64 `json:"-"`
+	// SeenSeq and ReadAt are set on a candidate only; stores do not keep
+	// them. SeenSeq is the highest Seq of the thread's messages the
+	// advancing turn loaded (0: unknown). ReadAt is the CreatedAt of the
+	// boundary (of the same epoch) the turn loaded history under, zero when
+	// there was none.
+	SeenSeq int64     `json:"-"`
+	ReadAt  time.Time `json:"-"`
 }
 
 // Clone returns a deep copy of b.
@@ -92,7 +96,7 @@ func (b Boundary) Excludes(createdAt time.Time, id string) bool {
 func MergeBoundary(old *Boundary, cand Boundary) Boundary {
 	cand = cand.Clone()
 	cand.CreatedAt = cand.CreatedAt.UTC()
-	cand.SeenSeq = 0
+	cand.SeenSeq, cand.ReadAt = 0, time.Time{}
 	if old == nil || !old.SameEpoch(cand) {
 		return cand
 	}
@@ -117,17 +121,28 @@ func MergeBoundary(old *Boundary, cand Boundary) Boundary {
 }
 
 // ClampBoundary limits cand so that it covers no message its turn did not
-// see. firstUnseen is the earliest CreatedAt of the thread's messages with a
-// Seq above cand.SeenSeq, zero when there is none (stores skip the lookup
-// when SeenSeq is 0). A candidate past it moves to one microsecond before it,
-// without ids. Stores call it inside AdvanceBoundary's atomic section,
-// before MergeBoundary.
-func ClampBoundary(cand Boundary, firstUnseen time.Time) Boundary {
-	if firstUnseen.IsZero() || !firstUnseen.Before(cand.CreatedAt) {
+// see, given the stored boundary cur. firstUnseen is the earliest CreatedAt
+// of the thread's messages with a Seq above cand.SeenSeq (committed after the
+// turn read), zero when there is none (stores skip the lookup when SeenSeq is
+// 0): a candidate past it moves to one microsecond before it. A stored
+// boundary older than cand.ReadAt was pulled back after the turn read (a
+// message was inserted behind the boundary the turn loaded under, so the turn
+// did not see it): the candidate goes no further than cur. A clamped
+// candidate has no ids. Stores call it inside AdvanceBoundary's atomic
+// section, before MergeBoundary.
+func ClampBoundary(cand Boundary, cur *Boundary, firstUnseen time.Time) Boundary {
+	limit := cand.CreatedAt
+	if !firstUnseen.IsZero() && firstUnseen.Before(limit) {
+		limit = firstUnseen.UTC().Add(-time.Microsecond)
+	}
+	if !cand.ReadAt.IsZero() && cur != nil && cur.SameEpoch(cand) && cur.CreatedAt.Before(cand.ReadAt) && cur.CreatedAt.Before(limit) {
+		limit = cur.CreatedAt
+	}
+	if !limit.Before(cand.CreatedAt) {
 		return cand
 	}
 	cand = cand.Clone()
-	cand.CreatedAt, cand.MessageIDs = firstUnseen.UTC().Add(-time.Microsecond), nil
+	cand.CreatedAt, cand.MessageIDs = limit, nil
 	return cand
 }
 

@@ -334,9 +334,11 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 		return store.Boundary{}, memerr.Errorf(memerr.CodeResourceMismatch, "AdvanceBoundary",
 			"thread %q belongs to resource %q, not %q", threadID, row.ResourceID, resourceID)
 	}
+	var first time.Time
 	if cand.SeenSeq > 0 {
-		cand = store.ClampBoundary(cand, s.firstUnseen(threadID, cand.SeenSeq))
+		first = s.firstUnseen(threadID, cand.SeenSeq)
 	}
+	cand = store.ClampBoundary(cand, row.Boundary, first)
 	b := store.MergeBoundary(row.Boundary, cand)
 	row.Boundary = &b
 	return b.Clone(), nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -39,24 +40,36 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 		owner  *string
 	)
 	err := retry(ctx, func() error {
-		if cand.SeenSeq == 0 {
+		if cand.SeenSeq == 0 && cand.ReadAt.IsZero() {
 			return s.advance(ctx, s.pool, threadID, resourceID, cand, &stored, &owner)
 		}
-		// Lock the thread first, then look for unseen messages in a new
-		// statement (a new snapshot), so that a save that committed while we
-		// waited for the lock is seen.
+		// Lock the thread and read its boundary first, then look for unseen
+		// messages in a new statement (a new snapshot), so that a save that
+		// committed while we waited for the lock is seen.
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			var first *time.Time
-			if _, err := tx.Exec(ctx, s.q.lockThreadUpdate, threadID); err != nil {
+			var (
+				raw   []byte
+				first *time.Time
+			)
+			switch err := tx.QueryRow(ctx, s.q.lockThreadUpdate, threadID).Scan(&raw); {
+			case errors.Is(err, pgx.ErrNoRows): // reported by advance
+			case err != nil:
 				return err
 			}
-			if err := tx.QueryRow(ctx, s.q.firstUnseen, threadID, cand.SeenSeq).Scan(&first); err != nil {
+			cur, err := decodeBoundary(raw)
+			if err != nil {
 				return err
 			}
+			if cand.SeenSeq > 0 {
+				if err := tx.QueryRow(ctx, s.q.firstUnseen, threadID, cand.SeenSeq).Scan(&first); err != nil {
+					return err
+				}
+			}
+			var at time.Time
 			if first != nil {
-				cand = store.ClampBoundary(cand, *first)
+				at = *first
 			}
-			return s.advance(ctx, tx, threadID, resourceID, cand, &stored, &owner)
+			return s.advance(ctx, tx, threadID, resourceID, store.ClampBoundary(cand, cur, at), &stored, &owner)
 		})
 	})
 	if err != nil {
@@ -89,7 +102,7 @@ func (s *Store) advance(ctx context.Context, q interface {
 
 // lockThreadUpdateSQL and firstUnseenSQL implement store.ClampBoundary.
 const (
-	lockThreadUpdateSQL = `SELECT 1 FROM {{schema}}.threads WHERE id = $1 FOR UPDATE`
+	lockThreadUpdateSQL = `SELECT boundary FROM {{schema}}.threads WHERE id = $1 FOR UPDATE`
 	firstUnseenSQL      = `SELECT min(created_at) FROM {{schema}}.messages WHERE thread_id = $1 AND seq > $2`
 )
 

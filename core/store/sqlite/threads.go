@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -307,16 +308,18 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 		if t.ResourceID != resourceID {
 			return memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q belongs to another resource", threadID)
 		}
+		var first time.Time
 		if cand.SeenSeq > 0 {
-			var first sql.NullInt64
+			var micros sql.NullInt64
 			if err := tx.QueryRowContext(ctx, `SELECT MIN(created_at) FROM messages WHERE thread_id = ? AND seq > ?`,
-				threadID, cand.SeenSeq).Scan(&first); err != nil {
+				threadID, cand.SeenSeq).Scan(&micros); err != nil {
 				return err
 			}
-			if first.Valid {
-				cand = store.ClampBoundary(cand, fromMicro(first.Int64))
+			if micros.Valid {
+				first = fromMicro(micros.Int64)
 			}
 		}
+		cand = store.ClampBoundary(cand, t.Boundary, first)
 		out = store.MergeBoundary(t.Boundary, cand)
 		return putBoundary(ctx, tx, threadID, &out)
 	})

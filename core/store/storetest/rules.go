@@ -267,6 +267,17 @@ func testBoundaryClamp(t *testing.T, s *core.CheckedStore) {
 	want := store.Boundary{CreatedAt: T(2).Add(-time.Microsecond), MaxTokens: 100, AtMaxRemoveTokens: 10}
 	sameBoundaryLoose(t, "clamped", got, want)
 	sameBoundaryLoose(t, "stored clamped", stored(t, s, "A"), want)
+	// A turn that read a boundary since pulled back by an insert did not see
+	// the inserted message: its candidate goes no further than the stored
+	// boundary.
+	mustThread(t, s, "C", "r")
+	mustSave(t, s, msg("c1", "C", "r", "one", T(1)), msg("c5", "C", "r", "five", T(5)))
+	advance(t, s, "C", bnd(3, 100, 10, "c3"))
+	mustSave(t, s, msg("c2", "C", "r", "inserted behind the boundary", T(2)))
+	cand = bnd(5, 100, 10, "c5")
+	cand.ReadAt, cand.SeenSeq = T(3), 1<<40 // read before c2 came; SeenSeq alone would not clamp
+	pulled := store.Boundary{CreatedAt: T(2).Add(-time.Microsecond), MaxTokens: 100, AtMaxRemoveTokens: 10}
+	sameBoundaryLoose(t, "not past a pulled-back boundary", advance(t, s, "C", cand), pulled)
 	// A candidate that saw everything is not clamped; SeenSeq 0 means unknown.
 	mustThread(t, s, "B", "r")
 	all := mustSave(t, s, msg("b1", "B", "r", "one", T(1)), msg("b4", "B", "r", "four", T(4)))
