@@ -27,9 +27,6 @@ const messageCols = "id, thread_id, resource_id, role, type, content, created_at
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	n := len(msgs)
-	if n == 0 {
-		return []message.Message{}, nil
-	}
 	var (
 		ids, threads, resources = make([]string, n), make([]string, n), make([]string, n)
 		roles, types, contents  = make([]string, n), make([]string, n), make([]string, n)
@@ -314,10 +311,7 @@ func (s *Store) listMessagesSQL(q store.MessageQuery) (string, []any) {
 	}
 	var parts []string
 	if q.PerPage != 0 {
-		dir := " ASC"
-		if q.Direction == store.Desc {
-			dir = " DESC"
-		}
+		dir := " " + q.Direction.Keyword()
 		p := "(SELECT 0::int4 AS src, " + cols + ", NULL::bigint AS total FROM " + s.q.messages + " m WHERE " + filter.String() +
 			" ORDER BY m.created_at" + dir + ", m.seq" + dir
 		if q.PerPage != store.PerPageAll {
@@ -364,10 +358,6 @@ func (s *Store) listMessagesSQL(q store.MessageQuery) (string, []any) {
 // unknown ids are skipped.
 func (s *Store) GetMessages(ctx context.Context, ids []string) ([]message.Message, error) {
 	const op = "GetMessages"
-	out := []message.Message{}
-	if len(ids) == 0 {
-		return out, nil
-	}
 	return s.queryMessages(ctx, op, s.q.getMessages, ids)
 }
 
@@ -398,9 +388,6 @@ const getMessagesSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages WHER
 // threads, in one statement.
 func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 	const op = "DeleteMessages"
-	if len(ids) == 0 {
-		return nil
-	}
 	at := now()
 	return wrap(ctx, op, retry(ctx, func() error {
 		var stale bool

@@ -122,16 +122,7 @@ func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.Thr
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	col := "created_at"
-	if q.OrderBy == "updatedAt" {
-		col = "updated_at"
-	}
-	dir := "DESC"
-	if q.Direction == store.Asc {
-		dir = "ASC"
-	}
-	sql := "SELECT " + threadCols + ", count(*) OVER () FROM " + s.q.threads + cond +
-		" ORDER BY " + col + " " + dir + ", id " + dir
+	sql := "SELECT " + threadCols + ", count(*) OVER () FROM " + s.q.threads + cond + " ORDER BY " + q.OrderSQL()
 	offset := 0
 	if q.PerPage != store.PerPageAll {
 		offset = math.MaxInt // a page beyond any table (Page*PerPage overflows)

@@ -10,9 +10,6 @@ import (
 // statement; a marker that exists keeps its marked_at.
 func (s *Store) MarkUnindexed(ctx context.Context, ids []string) error {
 	const op = "MarkUnindexed"
-	if len(ids) == 0 {
-		return nil
-	}
 	at := now()
 	return wrap(ctx, op, retry(ctx, func() error {
 		_, err := s.pool.Exec(ctx, s.q.markUnindexed, ids, at)
@@ -36,9 +33,6 @@ ON CONFLICT (message_id) DO NOTHING`
 // ClearUnindexed removes the markers of ids in one statement.
 func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
 	const op = "ClearUnindexed"
-	if len(ids) == 0 {
-		return nil
-	}
 	return wrap(ctx, op, retry(ctx, func() error {
 		_, err := s.pool.Exec(ctx, s.q.clearUnindexed, ids)
 		return err

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,9 +61,6 @@ func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) (
 // existing message is not taken over by another resource.
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
-	if len(msgs) == 0 {
-		return []message.Message{}, nil
-	}
 	contents := make([]string, len(msgs))
 	for i := range msgs {
 		b, err := json.Marshal(msgs[i].Content)
@@ -133,21 +132,12 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		if err := pullBackBoundaries(ctx, tx, earliest); err != nil {
 			return err
 		}
-		return bumpThreads(ctx, tx, keys(touched), s.stamp())
+		return bumpThreads(ctx, tx, slices.Sorted(maps.Keys(touched)), s.stamp())
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // bumpThreads sets updated_at of the given threads.
@@ -202,9 +192,6 @@ func sortMessages(ms []message.Message) {
 // DeleteMessages deletes messages by id and bumps the UpdatedAt of their threads.
 func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 	const op = "DeleteMessages"
-	if len(ids) == 0 {
-		return nil
-	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		touched := map[string]bool{}
 		for _, c := range chunk(dedup(ids), maxIn) {
@@ -227,7 +214,7 @@ func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 				return err
 			}
 		}
-		return bumpThreads(ctx, tx, keys(touched), s.stamp())
+		return bumpThreads(ctx, tx, slices.Sorted(maps.Keys(touched)), s.stamp())
 	})
 }
 
@@ -302,10 +289,7 @@ func messageFilter(q store.MessageQuery) (string, []any) {
 // is empty by definition (PerPage 0 or an offset beyond any table).
 func listQuery(q store.MessageQuery) (query string, args []any, ok bool) {
 	where, args := messageFilter(q)
-	dir := "ASC"
-	if q.Direction == store.Desc {
-		dir = "DESC"
-	}
+	dir := q.Direction.Keyword()
 	limit, offset := int64(-1), int64(0)
 	switch {
 	case q.PerPage == 0:

@@ -15,10 +15,7 @@ import (
 // the per-thread index (the unobserved tail is small).
 func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]message.Message, error) {
 	const op = "ListResourceMessages"
-	dir := "ASC"
-	if q.Direction == store.Desc {
-		dir = "DESC"
-	}
+	dir := q.Direction.Keyword()
 	query := `SELECT ` + messageCols + ` FROM messages
 		WHERE thread_id IN (SELECT id FROM threads WHERE resource_id = ?) AND resource_id = ? AND created_at >= ?
 		ORDER BY created_at ` + dir + `, seq ` + dir + ` LIMIT ?`

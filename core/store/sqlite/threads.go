@@ -157,14 +157,6 @@ func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) 
 func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
 	const op = "ListThreads"
 	where, args := threadFilter(q)
-	col := "created_at"
-	if q.OrderBy == "updatedAt" {
-		col = "updated_at"
-	}
-	dir := "DESC"
-	if q.Direction == store.Asc {
-		dir = "ASC"
-	}
 	limit, offset := int64(q.PerPage), int64(q.Page)*int64(q.PerPage)
 	switch {
 	case q.PerPage == store.PerPageAll:
@@ -181,7 +173,7 @@ func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.Thr
 			return nil
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+threadCols+` FROM threads`+where+
-			` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+			` ORDER BY `+q.OrderSQL()+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 		if err != nil {
 			return err
 		}

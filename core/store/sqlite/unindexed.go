@@ -11,9 +11,6 @@ import (
 // that exists keeps its marked_at.
 func (s *Store) MarkUnindexed(ctx context.Context, ids []string) error {
 	const op = "MarkUnindexed"
-	if len(ids) == 0 {
-		return nil
-	}
 	at := s.stamp()
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		for _, c := range chunk(dedup(ids), maxIn) {
@@ -30,9 +27,6 @@ func (s *Store) MarkUnindexed(ctx context.Context, ids []string) error {
 // ClearUnindexed removes the markers of ids.
 func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
 	const op = "ClearUnindexed"
-	if len(ids) == 0 {
-		return nil
-	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		for _, c := range chunk(dedup(ids), maxIn) {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM unindexed WHERE message_id IN (`+placeholders(len(c))+`)`, anyArgs(c)...); err != nil {
