@@ -158,3 +158,24 @@ func PullBack(b *Boundary, createdAt time.Time) *Boundary {
 	}
 	return &Boundary{CreatedAt: createdAt.UTC().Add(-time.Microsecond), MaxTokens: b.MaxTokens, AtMaxRemoveTokens: b.AtMaxRemoveTokens}
 }
+
+// MergeMetadata returns old shallow-merged with patch, as UpdateThread and
+// UpdateResource store it: a nil value deletes the key. old is not changed;
+// a nil old with an empty patch stays nil.
+func MergeMetadata(old, patch map[string]any) map[string]any {
+	if old == nil && len(patch) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(old)+len(patch))
+	for k, v := range old {
+		out[k] = v
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -193,16 +193,7 @@ func (s *Store) UpdateThread(ctx context.Context, id string, title *string, meta
 	if title != nil {
 		row.Title = *title
 	}
-	if len(metadata) > 0 && row.Metadata == nil {
-		row.Metadata = map[string]any{}
-	}
-	for k, v := range message.CloneMetadata(metadata) {
-		if v == nil {
-			delete(row.Metadata, k)
-		} else {
-			row.Metadata[k] = v
-		}
-	}
+	row.Metadata = store.MergeMetadata(row.Metadata, message.CloneMetadata(metadata))
 	s.touch(row)
 	return row.Thread.Clone(), nil
 }
@@ -256,13 +247,7 @@ func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[stri
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	row := s.resource(id)
-	for k, v := range message.CloneMetadata(metadata) {
-		if v == nil {
-			delete(row.Metadata, k)
-		} else {
-			row.Metadata[k] = v
-		}
-	}
+	row.Metadata = store.MergeMetadata(row.Metadata, message.CloneMetadata(metadata))
 	row.UpdatedAt = now()
 	return row.clone(), nil
 }

@@ -66,25 +66,6 @@ func encodeMeta(op string, m map[string]any) (any, error) {
 	return string(b), nil
 }
 
-// mergeMeta shallow-merges patch into old; a nil value deletes the key.
-func mergeMeta(old, patch map[string]any) map[string]any {
-	if old == nil && len(patch) == 0 {
-		return nil
-	}
-	out := make(map[string]any, len(old)+len(patch))
-	for k, v := range old {
-		out[k] = v
-	}
-	for k, v := range patch {
-		if v == nil {
-			delete(out, k)
-		} else {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 func getThread(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, op, id string) (store.Thread, error) {
@@ -253,7 +234,7 @@ func (s *Store) UpdateThread(ctx context.Context, id string, title *string, meta
 		if title != nil {
 			t.Title = *title
 		}
-		meta, err := encodeMeta(op, mergeMeta(t.Metadata, metadata))
+		meta, err := encodeMeta(op, store.MergeMetadata(t.Metadata, metadata))
 		if err != nil {
 			return err
 		}

@@ -49,7 +49,7 @@ func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[stri
 		if err != nil && !missing {
 			return err
 		}
-		meta, err := encodeMeta(op, mergeMeta(r.Metadata, metadata))
+		meta, err := encodeMeta(op, store.MergeMetadata(r.Metadata, metadata))
 		if err != nil {
 			return err
 		}
