@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/embed/openai"
+	"github.com/agentmem/agentmem/core/store/postgres"
+	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vector/weaviate"
+)
+
+// defaultDB is the database used when neither --db nor AGENTMEM_DB is given.
+const defaultDB = sqlite.DefaultPath
+
+// connection is an open memory: the Memory over the store, and the semantic
+// recall parts when --vector is given. Close releases all of it.
+type connection struct {
+	Memory *core.Memory
+	// Store is the store behind Memory, checked the same way (validation,
+	// error classification, optional capabilities).
+	Store    *core.CheckedStore
+	Vector   core.VectorStore // nil without --vector
+	Embedder core.Embedder    // nil without --vector or for self-embedding stores
+	// Dimension is the embedder's output dimension (0 when unknown).
+	Dimension int
+	closers   []func() error
+}
+
+// Close closes the memory, the vector store and the store, in that order.
+func (c *connection) Close() error {
+	var errs []error
+	if c.Memory != nil {
+		errs = append(errs, c.Memory.Close(context.Background()))
+	}
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		errs = append(errs, c.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// connect opens the store named by f.db (a SQLite file, created only when
+// f.write is set, or a postgres:// DSN), the vector store and embedder named by
+// f.vector and f.embedder, and a Memory over them with semantic recall on when
+// a vector store is given. Other commands (agentmem serve) reuse it.
+func connect(ctx context.Context, f globalFlags) (*connection, error) {
+	c := &connection{}
+	if err := c.openStore(ctx, f); err != nil {
+		return nil, err
+	}
+	if err := c.openVector(ctx, f); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	opts := core.Options{Store: c.Store.Unwrap(), Vector: c.Vector, Embedder: c.Embedder, EmbeddingDimension: c.Dimension}
+	if c.Vector != nil {
+		opts.Config.SemanticRecall = &core.SemanticRecall{}
+	}
+	mem, err := core.New(opts)
+	if err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	c.Memory = mem
+	return c, nil
+}
+
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+func (c *connection) openStore(ctx context.Context, f globalFlags) error {
+	if isPostgres(f.db) {
+		s, err := postgres.Open(ctx, f.db, postgres.WithSchema(f.pgSchema))
+		if err != nil {
+			return err
+		}
+		c.Store, c.closers = core.Check(s), append(c.closers, s.Close)
+		return nil
+	}
+	if !f.write && !strings.HasPrefix(f.db, "file:") && f.db != ":memory:" {
+		if _, err := os.Stat(f.db); err != nil {
+			return core.Errorf(core.CodeInvalidArgument, "connect",
+				"no SQLite database at %q (give --db or AGENTMEM_DB; a new file is created only with --write)", f.db)
+		}
+	}
+	s, err := sqlite.Open(ctx, f.db)
+	if err != nil {
+		return err
+	}
+	c.Store, c.closers = core.Check(s), append(c.closers, s.Close)
+	return nil
+}
+
+func (c *connection) openVector(ctx context.Context, f globalFlags) error {
+	if f.vector == "" {
+		return nil
+	}
+	if err := c.openEmbedder(f); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(f.vector, "http://") && !strings.HasPrefix(f.vector, "https://") {
+		s, err := local.Open(f.vector)
+		if err != nil {
+			return core.Errorf(core.CodeVector, "connect", "open local index %q: %v", f.vector, err)
+		}
+		c.Vector, c.closers = s, append(c.closers, s.Close)
+		return nil
+	}
+	u, err := url.Parse(f.vector)
+	if err != nil || u.Host == "" {
+		return usageErr("--vector %q is not a Weaviate address http://host:port", f.vector)
+	}
+	s, err := weaviate.New(ctx, weaviate.Config{Host: u.Host, Scheme: u.Scheme, GRPCHost: u.Query().Get("grpc")})
+	if err != nil {
+		return err
+	}
+	c.Vector = s
+	return nil
+}
+
+func (c *connection) openEmbedder(f globalFlags) error {
+	if f.embedder == "" || f.embedder == "hash" {
+		h := local.NewHashEmbedder(local.DefaultDimension)
+		c.Embedder, c.Dimension = h, h.Dimension()
+		return nil
+	}
+	if !strings.HasPrefix(f.embedder, "http://") && !strings.HasPrefix(f.embedder, "https://") {
+		return usageErr("--embedder %q: want \"hash\" or an http(s):// URL", f.embedder)
+	}
+	if f.embedModel == "" {
+		return usageErr("--embedder %s needs --embed-model", f.embedder)
+	}
+	e, err := openai.New(openai.Config{BaseURL: f.embedder, Model: f.embedModel, APIKey: os.Getenv("AGENTMEM_EMBEDDER_KEY")})
+	if err != nil {
+		return err
+	}
+	c.Embedder = e
+	return nil
+}

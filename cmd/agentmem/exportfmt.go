@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// The export format is JSON Lines. The first line is a header
+// {"kind":"agentmem-export","version":1}; then, per resource, a resource line,
+// and per thread of it a thread line followed by its messages (oldest first),
+// its working memory and its observations (archived generations oldest first,
+// then the active one); the resource's own observations close the resource.
+// Keys are sorted and times are UTC with microsecond precision, so two exports
+// of the same memory are byte-identical whatever store they come from.
+const (
+	kindHeader        = "agentmem-export"
+	kindResource      = "resource"
+	kindThread        = "thread"
+	kindMessage       = "message"
+	kindWorkingMemory = "workingMemory"
+	kindObservations  = "observations"
+	formatVersion     = 1
+)
+
+// record is one line of an export.
+type record struct {
+	Kind          string            `json:"kind"`
+	Version       int               `json:"version,omitempty"`
+	Resource      *resourceDoc      `json:"resource,omitempty"`
+	Thread        *core.Thread      `json:"thread,omitempty"`
+	Message       *core.Message     `json:"message,omitempty"`
+	WorkingMemory *workingMemoryDoc `json:"workingMemory,omitempty"`
+	Observations  *observationDoc   `json:"observations,omitempty"`
+}
+
+// resourceDoc is a resource: its metadata and resource-scoped working memory.
+type resourceDoc struct {
+	ID            string         `json:"id"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
+	WorkingMemory string         `json:"workingMemory,omitempty"`
+}
+
+// workingMemoryDoc is the thread-scoped working memory of a thread.
+type workingMemoryDoc struct {
+	ThreadID string `json:"threadId"`
+	Data     string `json:"data"`
+}
+
+// observationDoc is one generation of an observational-memory record.
+type observationDoc struct {
+	Key                string    `json:"key"`
+	Observations       string    `json:"observations"`
+	ObservationTokens  int       `json:"observationTokens"`
+	Generation         int       `json:"generation"`
+	LastObservedAt     time.Time `json:"lastObservedAt"`
+	ObservedMessageIDs []string  `json:"observedMessageIds,omitempty"`
+	// Archived marks a generation replaced by a reflection.
+	Archived bool `json:"archived,omitempty"`
+}
+
+func newObservationDoc(r core.ObservationRecord) observationDoc {
+	return observationDoc{
+		Key: r.Key, Observations: r.Observations, ObservationTokens: r.ObservationTokens,
+		Generation: r.Generation, LastObservedAt: utc(r.LastObservedAt), ObservedMessageIDs: r.ObservedMessageIDs,
+	}
+}
+
+func (o observationDoc) record() core.ObservationRecord {
+	return core.ObservationRecord{
+		Key: o.Key, Observations: o.Observations, ObservationTokens: o.ObservationTokens,
+		Generation: o.Generation, LastObservedAt: o.LastObservedAt, ObservedMessageIDs: o.ObservedMessageIDs,
+	}
+}
+
+// utc returns t in UTC at microsecond precision (what every store keeps).
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// normalize puts every time of r in UTC at microsecond precision.
+func (r *record) normalize() {
+	if t := r.Thread; t != nil {
+		t.CreatedAt, t.UpdatedAt = utc(t.CreatedAt), utc(t.UpdatedAt)
+		if t.Boundary != nil {
+			t.Boundary.CreatedAt = utc(t.Boundary.CreatedAt)
+		}
+	}
+	if m := r.Message; m != nil {
+		m.CreatedAt = utc(m.CreatedAt)
+	}
+	if o := r.Observations; o != nil {
+		o.LastObservedAt = utc(o.LastObservedAt)
+	}
+}
+
+// encodeRecord returns the canonical line of r (without the newline).
+func encodeRecord(r record) ([]byte, error) {
+	r.normalize()
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return canonicalJSON(raw)
+}
+
+// canonicalJSON re-encodes JSON compactly with object keys sorted at every
+// level, raw JSON fields included, so that a store that reorders keys
+// (PostgreSQL JSONB) prints and exports the same bytes as one that does not.
+func canonicalJSON(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}

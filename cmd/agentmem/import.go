@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/spf13/cobra"
+)
+
+// Migration sources of import --from.
+const (
+	fromLangchaingoSQLite   = "langchaingo-sqlite3"
+	fromLangchaingoPostgres = "langchaingo-postgres"
+	fromMastra              = "mastra"
+)
+
+// importOptions are the flags of import.
+type importOptions struct {
+	from     string
+	table    string
+	schema   string
+	resource string
+	restart  bool
+	batch    int
+}
+
+func (a *app) importCmd() *cobra.Command {
+	var o importOptions
+	cmd := &cobra.Command{
+		Use:   "import (FILE | -) | import --from SOURCE (FILE | DSN)",
+		Short: "Import a JSONL export, or migrate from langchaingo or Mastra (needs --write)",
+		Long: `Import an "agentmem export" file (JSON Lines; "-" reads standard input), or
+migrate another memory with --from:
+
+  langchaingo-sqlite3 FILE   langchaingo's memory/sqlite3 table (default
+                             langchaingo_messages): one thread per session
+  langchaingo-postgres DSN   langchaingo's PostgreSQL chat history table
+                             (memory/alloydb; --table, --schema): one thread
+                             per session_id
+  mastra FILE|DSN            Mastra's mastra_threads, mastra_messages and
+                             mastra_resources tables (@mastra/libsql file or
+                             @mastra/pg database): threads, format-2 messages,
+                             working memory
+
+langchaingo has no resources: its threads go to --resource (default
+"default", the resource the langchaingo adapters use), one per session, with
+the ids the adapters' own import of upstream's table would give them. System messages are never stored by agentmem and are skipped;
+the summary says what was skipped and why.
+
+Import keeps ids, so running it twice changes nothing. The whole input is
+checked first (JSON, record order, ids, and ownership against the target
+store): a bad line fails with its line number before anything is written.
+Messages are then saved through Memory.SaveMessages in batches of --batch (one
+transaction each; every SaveMessages rule applies), several batches at once.
+Ctrl-C stops cleanly; running the same command again resumes after the last
+fully imported thread (--restart starts over). Imported messages are not
+indexed for semantic recall: run "agentmem reindex" afterwards.`,
+		Example: `  agentmem --db new.db --write import all.jsonl
+  agentmem --write import --from langchaingo-sqlite3 ./chat.db --resource user-42
+  agentmem --db postgres://localhost/app --write import --from langchaingo-postgres postgres://localhost/app --table chat_history
+  agentmem --write import --from mastra ./mastra.db`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.requireWrite(); err != nil {
+				return err
+			}
+			switch {
+			case o.batch < 0:
+				return usageErr("--batch must be positive")
+			case o.batch == 0 && isPostgres(a.flags.db):
+				o.batch = defaultPostgresBatch
+			case o.batch == 0:
+				o.batch = defaultSQLiteBatch
+			}
+			src, cleanup, err := a.importSource(o, args[0])
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
+				return a.runImport(ctx, c, src, o.restart, o.batch)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.from, "from", "", "migrate from: langchaingo-sqlite3, langchaingo-postgres or mastra")
+	f.StringVar(&o.table, "table", "", "langchaingo table name (default langchaingo_messages for sqlite3; required for postgres)")
+	f.StringVar(&o.schema, "schema", "public", "PostgreSQL schema of the source tables")
+	f.StringVar(&o.resource, "resource", "", "resource of migrated langchaingo threads (default \"default\", as the langchaingo adapters)")
+	f.BoolVar(&o.restart, "restart", false, "ignore the progress of an interrupted run")
+	f.IntVar(&o.batch, "batch", 0, fmt.Sprintf("messages per SaveMessages call, one transaction (default %d for SQLite, %d for PostgreSQL)", defaultSQLiteBatch, defaultPostgresBatch))
+	_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{fromLangchaingoSQLite, fromLangchaingoPostgres, fromMastra}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (a *app) importSource(o importOptions, arg string) (*source, func(), error) {
+	none := func() {}
+	switch o.from {
+	case "":
+		return a.jsonlSource(arg)
+	case fromLangchaingoSQLite:
+		src, err := langchaingoSQLiteSource(arg, o)
+		return src, none, err
+	case fromLangchaingoPostgres:
+		src, err := langchaingoPostgresSource(arg, o)
+		return src, none, err
+	case fromMastra:
+		src, err := mastraSource(arg, o)
+		return src, none, err
+	}
+	return nil, nil, usageErr("--from %q: want %s, %s or %s", o.from, fromLangchaingoSQLite, fromLangchaingoPostgres, fromMastra)
+}
+
+// importSummary is what import reports.
+type importSummary struct {
+	Source   string         `json:"source"`
+	Unit     string         `json:"-"`
+	Records  int            `json:"records"`
+	Threads  int            `json:"threads"`
+	Messages int            `json:"messages"`
+	Saved    int64          `json:"saved"`
+	Dropped  int64          `json:"dropped"`
+	Resumed  int            `json:"resumedAfter"`
+	Skipped  map[string]int `json:"skipped"`
+}
+
+// runImport checks the whole source, then imports it, resuming after the
+// checkpoint of an interrupted run of the same import.
+func (a *app) runImport(ctx context.Context, c *connection, src *source, restart bool, batch int) error {
+	p, err := check(ctx, src, c.Store)
+	if err != nil {
+		return err
+	}
+	id := src.identity
+	if id == "" {
+		id = src.name
+	}
+	cp, st, err := openCheckpoint(restart, "import", id, a.flags.db, a.flags.pgSchema)
+	if err != nil {
+		return err
+	}
+	im := &importer{mem: c.Memory, store: c.Store, batch: batch, bar: a.newProgress(int64(p.messages), "import")}
+	done, err := im.run(ctx, src, st.Done)
+	im.bar.done()
+	if err != nil {
+		if done > st.Done {
+			if serr := cp.save(checkpointState{Done: done}); serr != nil {
+				return fmt.Errorf("%w (and saving progress failed: %v)", err, serr)
+			}
+		}
+		if errInterrupted(err) {
+			return fmt.Errorf("import interrupted; %d of %d records done, run the same command to resume: %w", done, p.records, err)
+		}
+		return err
+	}
+	if err := cp.clear(); err != nil {
+		return err
+	}
+	sum := importSummary{Source: src.name, Unit: src.unit, Records: p.records, Threads: p.threads, Messages: p.messages,
+		Saved: im.saved.Load(), Dropped: im.dropped.Load(), Resumed: st.Done, Skipped: p.skipped}
+	return a.printImport(sum)
+}
+
+func (a *app) printImport(s importSummary) error {
+	if a.flags.json {
+		return writeJSON(a.stdout, s)
+	}
+	fmt.Fprintf(a.stdout, "imported %d threads, %d messages from %s\n", s.Threads, s.Saved, s.Source)
+	if s.Resumed > 0 {
+		fmt.Fprintf(a.stdout, "resumed after %s %d of an interrupted run\n", s.Unit, s.Resumed)
+	}
+	if s.Dropped > 0 {
+		fmt.Fprintf(a.stdout, "%d messages dropped by SaveMessages (nothing left to store after removing working-memory tool calls and tags)\n", s.Dropped)
+	}
+	reasons := make([]string, 0, len(s.Skipped))
+	for r := range s.Skipped {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(a.stdout, "skipped %d: %s\n", s.Skipped[r], r)
+	}
+	if len(reasons) == 0 {
+		fmt.Fprintln(a.stdout, "skipped nothing")
+	}
+	_, err := fmt.Fprintln(a.stdout, "not indexed for semantic recall: run \"agentmem --write --vector ... reindex\"")
+	return err
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// plan is what the checking pass learns about an input.
+type plan struct {
+	records  int
+	messages int
+	threads  int
+	skipped  map[string]int
+}
+
+// checker validates records in order: structure, references between
+// records, and ownership against the target store (a thread or message id
+// that belongs to another resource there), so that bad input fails before
+// anything is written.
+type checker struct {
+	src      *source
+	store    *core.CheckedStore
+	owner    map[string]string // thread id -> resource id, as declared in the input
+	cur      string            // the thread whose lines may follow
+	plan     plan
+	pending  []core.Message // messages whose ids are checked against the store in batches
+	pendingN []int
+}
+
+// check reads the whole source once and returns its plan, or the first
+// problem with its position.
+func check(ctx context.Context, src *source, s *core.CheckedStore) (plan, error) {
+	c := &checker{src: src, store: s, owner: map[string]string{}, plan: plan{skipped: map[string]int{}}}
+	skip := func(reason string) { c.plan.skipped[reason]++ }
+	err := src.each(ctx, func(n int, r record) error {
+		c.plan.records++
+		if err := c.record(ctx, n, r); err != nil {
+			return err
+		}
+		if len(c.pending) >= pageSize {
+			return c.checkMessages(ctx)
+		}
+		return nil
+	}, skip)
+	if err == nil {
+		err = c.checkMessages(ctx)
+	}
+	return c.plan, err
+}
+
+func (c *checker) record(ctx context.Context, n int, r record) error {
+	switch r.Kind {
+	case kindResource:
+		if r.Resource == nil {
+			return badInput(c.src, n, "resource line without \"resource\"")
+		}
+		c.cur = ""
+		return c.validID(n, "resource id", r.Resource.ID)
+	case kindThread:
+		return c.thread(ctx, n, r.Thread)
+	case kindMessage:
+		return c.message(n, r.Message)
+	case kindWorkingMemory:
+		if r.WorkingMemory == nil {
+			return badInput(c.src, n, "workingMemory line without \"workingMemory\"")
+		}
+		return c.knownThread(n, r.WorkingMemory.ThreadID)
+	case kindObservations:
+		return c.observations(n, r.Observations)
+	case kindHeader:
+		return badInput(c.src, n, "a second header")
+	}
+	return badInput(c.src, n, "unknown kind %q", r.Kind)
+}
+
+func (c *checker) validID(n int, what, id string) error {
+	if err := core.ValidateID(what, id); err != nil {
+		return badInput(c.src, n, "%v", err)
+	}
+	return nil
+}
+
+func (c *checker) thread(ctx context.Context, n int, t *core.Thread) error {
+	if t == nil {
+		return badInput(c.src, n, "thread line without \"thread\"")
+	}
+	if err := errors.Join(c.validID(n, "thread id", t.ID), c.validID(n, "resource id", t.ResourceID)); err != nil {
+		return err
+	}
+	if _, dup := c.owner[t.ID]; dup {
+		return badInput(c.src, n, "thread %q appears twice", t.ID)
+	}
+	c.owner[t.ID], c.cur = t.ResourceID, t.ID
+	c.plan.threads++
+	stored, err := c.store.GetThread(ctx, t.ID)
+	switch {
+	case errors.Is(err, core.ErrThreadNotFound):
+		return nil
+	case err != nil:
+		return err
+	case stored.ResourceID != t.ResourceID:
+		return badInput(c.src, n, "thread %q belongs to resource %q in the target, not %q", t.ID, stored.ResourceID, t.ResourceID)
+	}
+	return nil
+}
+
+// knownThread requires id to be the thread of the last thread line: a
+// thread's messages, working memory and observations follow it directly.
+func (c *checker) knownThread(n int, id string) error {
+	if id == "" || id != c.cur {
+		return badInput(c.src, n, "thread %q is not the thread of the preceding thread line", id)
+	}
+	return nil
+}
+
+func (c *checker) message(n int, m *core.Message) error {
+	if m == nil {
+		return badInput(c.src, n, "message line without \"message\"")
+	}
+	if err := c.validID(n, "message id", m.ID); err != nil {
+		return err
+	}
+	if err := c.knownThread(n, m.ThreadID); err != nil {
+		return err
+	}
+	if res := c.owner[m.ThreadID]; m.ResourceID != res {
+		return badInput(c.src, n, "message %q has resource %q but its thread %q belongs to %q", m.ID, m.ResourceID, m.ThreadID, res)
+	}
+	if m.CreatedAt.IsZero() {
+		return badInput(c.src, n, "message %q has no createdAt", m.ID)
+	}
+	switch m.Role {
+	case core.RoleUser, core.RoleAssistant, core.RoleSignal:
+	default:
+		return badInput(c.src, n, "message %q: role %q cannot be stored (user, assistant or signal)", m.ID, m.Role)
+	}
+	c.plan.messages++
+	c.pending, c.pendingN = append(c.pending, *m), append(c.pendingN, n)
+	return nil
+}
+
+// checkMessages refuses message ids that belong to another resource in the
+// target store (SaveMessages would refuse the takeover mid-import).
+func (c *checker) checkMessages(ctx context.Context) error {
+	if len(c.pending) == 0 {
+		return nil
+	}
+	ids := make([]string, len(c.pending))
+	for i, m := range c.pending {
+		ids[i] = m.ID
+	}
+	stored, err := c.store.GetMessages(ctx, ids)
+	if err != nil {
+		return err
+	}
+	owner := make(map[string]string, len(stored))
+	for _, m := range stored {
+		owner[m.ID] = m.ResourceID
+	}
+	for i, m := range c.pending {
+		if res, ok := owner[m.ID]; ok && res != m.ResourceID {
+			return badInput(c.src, c.pendingN[i], "message %q belongs to resource %q in the target, not %q", m.ID, res, m.ResourceID)
+		}
+	}
+	c.pending, c.pendingN = c.pending[:0], c.pendingN[:0]
+	return nil
+}
+
+func (c *checker) observations(n int, o *observationDoc) error {
+	if o == nil {
+		return badInput(c.src, n, "observations line without \"observations\"")
+	}
+	scope, id, err := core.ParseObservationKey(o.Key)
+	if err != nil {
+		return badInput(c.src, n, "%v", err)
+	}
+	if scope == core.ScopeThread {
+		return c.knownThread(n, id)
+	}
+	c.cur = ""
+	return nil
+}

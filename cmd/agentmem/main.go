@@ -1,0 +1,68 @@
+// Command agentmem inspects, searches, exports, imports and migrates agentmem
+// conversation memory stored in SQLite or PostgreSQL.
+//
+//	go install github.com/agentmem/agentmem/cmd/agentmem@latest
+//	agentmem threads                      # ./memory.db
+//	agentmem --db postgres://... show THREAD
+//	agentmem export > memory.jsonl
+//	agentmem --db other.db --write import memory.jsonl
+//
+// Every command reads by default; commands that change memory refuse to run
+// without --write. Text output is aligned for people; --json prints one JSON
+// document (or JSON Lines for export) for scripts.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the process exit code: 0 on
+// success, 1 on failure, 2 for usage errors, 130 when interrupted.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	root := app.rootCommand()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	app.printError(err)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return 130
+	case isUsage(err):
+		return 2
+	default:
+		return 1
+	}
+}
+
+// printError reports err on stderr: a line of text, or a JSON object with the
+// stable error code under --json.
+func (a *app) printError(err error) {
+	if a.flags.json {
+		var ce *core.Error
+		code := "AGENTMEM_ERROR"
+		if errors.As(err, &ce) {
+			code = string(ce.Code)
+		}
+		_ = writeJSON(a.stderr, map[string]any{"error": map[string]string{"code": code, "message": err.Error()}})
+		return
+	}
+	fmt.Fprintln(a.stderr, "agentmem:", err)
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"sort"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// mastraSource reads Mastra's memory tables (mastra_resources,
+// mastra_threads, mastra_messages) from a LibSQL/SQLite file (@mastra/libsql)
+// or a PostgreSQL database (@mastra/pg, schema --schema). Ids, titles,
+// metadata, times and format-2 content are kept; thread-scoped working memory
+// (Mastra keeps it in the thread's metadata) becomes the thread's working
+// memory and resource-scoped working memory the resource's.
+func mastraSource(arg string, o importOptions) (*source, error) {
+	src := &source{name: fromMastra + " " + redactDSN(arg), unit: "record"}
+	src.each = func(ctx context.Context, fn func(int, record) error, skip func(string)) error {
+		return withSourceDB(ctx, arg, func(db *sql.DB, pg bool) error {
+			m := &mastraReader{db: db, q: mastraQueries(pg, o.schema), fn: fn, skip: skip}
+			return m.run(ctx)
+		})
+	}
+	return src, nil
+}
+
+// mastraSQL holds the dialect-specific queries.
+type mastraSQL struct{ resources, threads, messages string }
+
+func mastraQueries(pg bool, schema string) mastraSQL {
+	if pg {
+		t := func(name string) string { return `"` + schema + `".` + name }
+		return mastraSQL{
+			resources: `SELECT id, "workingMemory", metadata::text FROM ` + t("mastra_resources") + ` ORDER BY id`,
+			threads:   `SELECT id, "resourceId", title, metadata::text, "createdAt", "updatedAt" FROM ` + t("mastra_threads") + ` ORDER BY "resourceId", "createdAt", id`,
+			messages:  `SELECT id, content, role, "createdAt", "resourceId" FROM ` + t("mastra_messages") + ` WHERE thread_id = $1 ORDER BY "createdAt", id`,
+		}
+	}
+	// json() reads both text and SQLite's binary JSONB, which Mastra writes.
+	return mastraSQL{
+		resources: `SELECT id, workingMemory, json(metadata) FROM mastra_resources ORDER BY id`,
+		threads:   `SELECT id, resourceId, title, json(metadata), createdAt, updatedAt FROM mastra_threads ORDER BY resourceId, createdAt, id`,
+		messages:  `SELECT id, content, role, createdAt, resourceId FROM mastra_messages WHERE thread_id = ? ORDER BY createdAt, id`,
+	}
+}
+
+type mastraReader struct {
+	db   *sql.DB
+	q    mastraSQL
+	fn   func(int, record) error
+	skip func(string)
+	n    int
+}
+
+func (m *mastraReader) emit(r record) error {
+	m.n++
+	return m.fn(m.n, r)
+}
+
+// run emits, per resource in id order, the resource and then its threads.
+func (m *mastraReader) run(ctx context.Context) error {
+	resources, err := m.resources(ctx)
+	if err != nil {
+		return err
+	}
+	threads, err := m.threads(ctx)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(resources))
+	for id := range resources {
+		ids = append(ids, id)
+	}
+	for id := range threads {
+		if _, ok := resources[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		doc := resources[id]
+		doc.ID = id
+		if err := m.emit(record{Kind: kindResource, Resource: &doc}); err != nil {
+			return err
+		}
+		for _, t := range threads[id] {
+			if err := m.thread(ctx, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (m *mastraReader) resources(ctx context.Context) (map[string]resourceDoc, error) {
+	rows, err := m.db.QueryContext(ctx, m.q.resources)
+	if err != nil {
+		return nil, core.Errorf(CodeBadInput, "import", "read mastra_resources: %v", err)
+	}
+	defer rows.Close()
+	out := map[string]resourceDoc{}
+	for rows.Next() {
+		var (
+			id       string
+			wm, meta sql.NullString
+		)
+		if err := rows.Scan(&id, &wm, &meta); err != nil {
+			return nil, err
+		}
+		md, ok := jsonObject(meta)
+		if !ok {
+			m.skip("resource metadata that is not a JSON object (the resource is kept without it)")
+		}
+		out[id] = resourceDoc{ID: id, WorkingMemory: wm.String, Metadata: md}
+	}
+	return out, rows.Err()
+}
+
+// jsonObject decodes a JSON object column; false when it is not one.
+func jsonObject(s sql.NullString) (map[string]any, bool) {
+	if !s.Valid || s.String == "" || s.String == "null" {
+		return nil, true
+	}
+	var md map[string]any
+	if err := json.Unmarshal([]byte(s.String), &md); err != nil {
+		return nil, false
+	}
+	if len(md) == 0 {
+		md = nil
+	}
+	return md, true
+}
+
+// mastraThread is a thread and the working memory in its metadata.
+type mastraThread struct {
+	thread core.Thread
+	wm     *string
+}
+
+func (m *mastraReader) threads(ctx context.Context) (map[string][]mastraThread, error) {
+	rows, err := m.db.QueryContext(ctx, m.q.threads)
+	if err != nil {
+		return nil, core.Errorf(CodeBadInput, "import", "read mastra_threads: %v", err)
+	}
+	defer rows.Close()
+	out := map[string][]mastraThread{}
+	for rows.Next() {
+		var (
+			t                 mastraThread
+			meta              sql.NullString
+			created, updated  any
+			errCreate, errUpd error
+		)
+		if err := rows.Scan(&t.thread.ID, &t.thread.ResourceID, &t.thread.Title, &meta, &created, &updated); err != nil {
+			return nil, err
+		}
+		t.thread.CreatedAt, errCreate = sourceTime(created)
+		t.thread.UpdatedAt, errUpd = sourceTime(updated)
+		if errCreate != nil || errUpd != nil {
+			m.skip("threads with unreadable timestamps (and their messages)")
+			continue
+		}
+		md, ok := jsonObject(meta)
+		if !ok {
+			m.skip("thread metadata that is not a JSON object (the thread is kept without it)")
+		}
+		if wm, isText := md["workingMemory"].(string); isText {
+			t.wm = &wm
+			delete(md, "workingMemory")
+		}
+		if len(md) > 0 {
+			t.thread.Metadata = md
+		}
+		out[t.thread.ResourceID] = append(out[t.thread.ResourceID], t)
+	}
+	return out, rows.Err()
+}
+
+func (m *mastraReader) thread(ctx context.Context, t mastraThread) error {
+	th := t.thread
+	if err := m.emit(record{Kind: kindThread, Thread: &th}); err != nil {
+		return err
+	}
+	rows, err := m.db.QueryContext(ctx, m.q.messages, th.ID)
+	if err != nil {
+		return core.Errorf(CodeBadInput, "import", "read mastra_messages: %v", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		msg, reason, err := scanMastraMessage(rows, th)
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			m.skip(reason)
+			continue
+		}
+		if err := m.emit(record{Kind: kindMessage, Message: &msg}); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if t.wm != nil {
+		return m.emit(record{Kind: kindWorkingMemory, WorkingMemory: &workingMemoryDoc{ThreadID: th.ID, Data: *t.wm}})
+	}
+	return nil
+}
+
+// scanMastraMessage reads one mastra_messages row; a non-empty reason says
+// why it is skipped.
+func scanMastraMessage(rows *sql.Rows, th core.Thread) (core.Message, string, error) {
+	var (
+		msg      core.Message
+		content  string
+		role     string
+		created  any
+		resource sql.NullString
+	)
+	if err := rows.Scan(&msg.ID, &content, &role, &created, &resource); err != nil {
+		return msg, "", err
+	}
+	msg.ThreadID, msg.ResourceID, msg.Role = th.ID, th.ResourceID, core.Role(role)
+	switch msg.Role {
+	case core.RoleUser, core.RoleAssistant:
+	case core.RoleSystem:
+		return msg, "system messages (agentmem never stores them)", nil
+	default:
+		return msg, "messages with role " + role + " (format 1 tool messages have no format-2 equivalent on their own)", nil
+	}
+	if resource.Valid && resource.String != "" && resource.String != th.ResourceID {
+		return msg, "messages whose resourceId differs from their thread's", nil
+	}
+	var err error
+	if msg.CreatedAt, err = sourceTime(created); err != nil {
+		return msg, "messages with unreadable timestamps", nil
+	}
+	if err := json.Unmarshal([]byte(content), &msg.Content); err != nil {
+		return msg, "messages whose content is not Mastra message JSON", nil
+	}
+	msg.Content.Format = 2
+	return msg, "", nil
+}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for PostgreSQL sources
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite" for SQLite and LibSQL sources
+
+	"github.com/agentmem/agentmem/core"
+	lcmem "github.com/agentmem/agentmem/langchaingo"
+)
+
+// openSourceDB opens a migration source read-only: a postgres:// DSN, or a
+// SQLite/LibSQL file that must exist.
+func openSourceDB(arg string) (*sql.DB, bool, error) {
+	if isPostgres(arg) {
+		db, err := sql.Open("pgx", arg)
+		return db, true, err
+	}
+	if _, err := os.Stat(arg); err != nil {
+		return nil, false, usageErr("%v", err)
+	}
+	db, err := sql.Open("sqlite", "file:"+arg+"?mode=ro")
+	return db, false, err
+}
+
+// withSourceDB opens the source for one pass over it.
+func withSourceDB(ctx context.Context, arg string, fn func(db *sql.DB, pg bool) error) error {
+	db, pg, err := openSourceDB(arg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.PingContext(ctx); err != nil {
+		return core.Errorf(CodeBadInput, "import", "cannot open %s: %v", arg, err)
+	}
+	return fn(db, pg)
+}
+
+// sourceTime reads a timestamp column: a time, an ISO 8601 / SQL text, or
+// Unix milliseconds.
+func sourceTime(v any) (time.Time, error) {
+	switch t := v.(type) {
+	case time.Time:
+		return t.UTC(), nil
+	case int64:
+		return time.UnixMilli(t).UTC(), nil
+	case []byte:
+		return sourceTime(string(t))
+	case string:
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
+			if tm, err := time.Parse(layout, t); err == nil {
+				return tm.UTC(), nil
+			}
+		}
+	}
+	return time.Time{}, fmt.Errorf("unreadable timestamp %v", v)
+}
+
+// langchaingoRow is one row of a langchaingo chat history table.
+type langchaingoRow struct {
+	id      int64
+	session string
+	content string
+	typ     string
+	created time.Time // zero when the table has no timestamps
+}
+
+// langchaingoSource turns a langchaingo chat history into records: one
+// thread per session (ids kept), in the order of the table's id column.
+// Threads, resources, message ids and thread metadata are those the
+// langchaingo/sqlite3 and langchaingo/alloydb mirrors give a session they
+// import on first use (thread = session, resource lcmem.DefaultResourceID,
+// message id "<table>:<session>:<row id>", metadata langchaingoImportedFrom),
+// so a database migrated here is what those mirrors expect, and neither
+// import duplicates the other's messages.
+type langchaingoSource struct {
+	kind, arg, table, resource string
+	// name is the table as the mirrors name it: "table" on SQLite,
+	// "schema.table" on PostgreSQL.
+	name string
+	// query lists rows ordered by session, then id; scan reads one.
+	query string
+	scan  func(*sql.Rows) (langchaingoRow, error)
+	// base stamps messages of tables without timestamps.
+	base time.Time
+}
+
+func langchaingoSQLiteSource(path string, o importOptions) (*source, error) {
+	table := o.table
+	if table == "" {
+		table = "langchaingo_messages"
+	}
+	ls := &langchaingoSource{kind: fromLangchaingoSQLite, arg: path, table: table, name: table, resource: o.resource,
+		query: `SELECT id, session, content, type, created FROM "` + strings.ReplaceAll(table, `"`, `""`) + `" ORDER BY session, id`,
+		scan: func(rows *sql.Rows) (langchaingoRow, error) {
+			var (
+				r       langchaingoRow
+				created any
+			)
+			if err := rows.Scan(&r.id, &r.session, &r.content, &r.typ, &created); err != nil {
+				return r, err
+			}
+			t, err := sourceTime(created)
+			r.created = t
+			return r, err
+		}}
+	return ls.source(), nil
+}
+
+func langchaingoPostgresSource(dsn string, o importOptions) (*source, error) {
+	if !isPostgres(dsn) {
+		return nil, usageErr("--from %s needs a postgres:// DSN", fromLangchaingoPostgres)
+	}
+	if o.table == "" {
+		return nil, usageErr("--from %s needs --table (the table given to InitChatHistoryTable)", fromLangchaingoPostgres)
+	}
+	ls := &langchaingoSource{kind: fromLangchaingoPostgres, arg: dsn, table: o.table, name: o.schema + "." + o.table, resource: o.resource,
+		query: `SELECT id, session_id, data::text, type FROM ` + pgx.Identifier{o.schema, o.table}.Sanitize() + ` ORDER BY session_id, id`,
+		scan: func(rows *sql.Rows) (langchaingoRow, error) {
+			var (
+				r    langchaingoRow
+				data string
+			)
+			if err := rows.Scan(&r.id, &r.session, &data, &r.typ); err != nil {
+				return r, err
+			}
+			return r, json.Unmarshal([]byte(data), &r.content)
+		},
+		base: time.Now().UTC().Truncate(time.Second)}
+	return ls.source(), nil
+}
+
+func (ls *langchaingoSource) source() *source {
+	src := &source{name: ls.kind + " " + redactDSN(ls.arg) + " table " + ls.table, unit: "record"}
+	src.each = func(ctx context.Context, fn func(int, record) error, skip func(string)) error {
+		return withSourceDB(ctx, ls.arg, func(db *sql.DB, _ bool) error {
+			return ls.each(ctx, db, fn, skip)
+		})
+	}
+	return src
+}
+
+// each streams the table: a thread line when the session changes, then its
+// messages. Rows with the same timestamp keep their order by getting one
+// microsecond more than the previous message.
+func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, record) error, skip func(string)) error {
+	rows, err := db.QueryContext(ctx, ls.query)
+	if err != nil {
+		return core.Errorf(CodeBadInput, "import", "read %s: %v", ls.table, err)
+	}
+	defer rows.Close()
+	var (
+		n       int
+		session string
+		last    time.Time
+		started bool
+	)
+	for rows.Next() {
+		r, err := ls.scan(rows)
+		if err != nil {
+			return core.Errorf(CodeBadInput, "import", "read %s row: %v", ls.table, err)
+		}
+		if !started || r.session != session {
+			started, session, last = true, r.session, time.Time{}
+			n++
+			th := ls.thread(r)
+			if err := fn(n, record{Kind: kindThread, Thread: &th}); err != nil {
+				return err
+			}
+		}
+		role, reason := langchaingoRole(r.typ)
+		if reason != "" {
+			skip(reason)
+			continue
+		}
+		at := r.created
+		if at.IsZero() {
+			at = ls.base
+		}
+		at = utc(at)
+		if !at.After(last) {
+			at = last.Add(time.Microsecond)
+		}
+		last = at
+		m := core.Message{ID: fmt.Sprintf("%s:%s:%d", ls.name, r.session, r.id), Role: role, ThreadID: r.session, ResourceID: ls.resourceID(),
+			CreatedAt: at, Content: core.Content{Format: 2, Parts: []core.Part{core.TextPart(r.content)}}}
+		n++
+		if err := fn(n, record{Kind: kindMessage, Message: &m}); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// resourceID is the resource of every migrated thread.
+func (ls *langchaingoSource) resourceID() string {
+	if ls.resource != "" {
+		return ls.resource
+	}
+	return lcmem.DefaultResourceID
+}
+
+func (ls *langchaingoSource) thread(r langchaingoRow) core.Thread {
+	created := r.created
+	if created.IsZero() {
+		created = ls.base
+	}
+	return core.Thread{ID: r.session, ResourceID: ls.resourceID(), CreatedAt: utc(created),
+		Metadata: map[string]any{metadataImportedFrom: ls.name}}
+}
+
+// metadataImportedFrom is the thread metadata key the langchaingo mirrors
+// write on a session they import (langchaingo/internal/legacy).
+const metadataImportedFrom = "langchaingoImportedFrom"
+
+// langchaingoRole maps a langchaingo message type to a role, or gives the
+// reason it is skipped.
+func langchaingoRole(typ string) (core.Role, string) {
+	switch typ {
+	case "human":
+		return core.RoleUser, ""
+	case "ai":
+		return core.RoleAssistant, ""
+	case "system":
+		return "", "system messages (agentmem never stores them; pass instructions as TurnRequest.System)"
+	}
+	return "", fmt.Sprintf("messages of type %q (no format-2 equivalent without their tool call)", typ)
+}
+
+// redactDSN drops the password from a DSN shown in messages.
+func redactDSN(s string) string {
+	if !isPostgres(s) {
+		return s
+	}
+	cfg, err := pgx.ParseConfig(s)
+	if err != nil {
+		return "postgres://…"
+	}
+	return fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// TestImportResumes interrupts an import (as Ctrl-C does, by cancelling its
+// context) once the first resource's threads are fully imported, then runs
+// the same command again: it resumes after the checkpoint and the result
+// equals an uninterrupted import.
+func TestImportResumes(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		src := sqliteBackend(t)
+		seed(t, src.store)
+		want := src.agentmem(t, "", "export").ok(t).stdout
+		file := filepath.Join(t.TempDir(), "export.jsonl")
+		if err := os.WriteFile(file, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		interruptImport(t, b, file)
+		if _, err := b.store.GetThread(bg, "notes"); err == nil {
+			t.Fatal("the thread after the interruption was imported")
+		}
+		r := b.agentmem(t, "", "--write", "import", file).ok(t)
+		if !strings.Contains(r.stdout, "resumed after line 14 of an interrupted run") {
+			t.Fatalf("second run did not resume:\n%s", r.stdout)
+		}
+		if got := b.agentmem(t, "", "export").ok(t).stdout; got != want {
+			t.Fatalf("resumed import differs:\n%s\n---\n%s", got, want)
+		}
+	})
+}
+
+// interruptImport runs the import of file and cancels it when the second
+// pass reaches thread notes (line 15), once threads trip and food (lines 3-13,
+// food closed by line 14) are finished.
+func interruptImport(t *testing.T, b backend, file string) {
+	t.Helper()
+	a := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+	a.flags = globalFlags{db: b.flags[1], pgSchema: "public", write: true}
+	if len(b.flags) > 2 {
+		a.flags.pgSchema = b.flags[3]
+	}
+	c, err := connect(bg, a.flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	jsonl, cleanup, err := a.jsonlSource(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	passes, finished := 0, false
+	interrupting := *jsonl
+	interrupting.each = func(ctx context.Context, fn func(int, record) error, skip func(string)) error {
+		passes++
+		pass := passes
+		return jsonl.each(ctx, func(n int, r record) error {
+			if pass == 2 && n == 15 {
+				finished = threadFinished(b.store, "trip", at(0).Add(time.Hour)) && threadFinished(b.store, "food", at(100).Add(time.Hour))
+				cancel()
+				return ctx.Err()
+			}
+			return fn(n, r)
+		}, skip)
+	}
+	err = a.runImport(ctx, c, &interrupting, false, 2)
+	if !finished {
+		t.Fatal("threads trip and food were not finished before the interruption")
+	}
+	if !errInterrupted(err) || !strings.Contains(err.Error(), "run the same command to resume") {
+		t.Fatalf("interrupted import: %v", err)
+	}
+}
+
+// threadFinished waits until the importer restored the thread's UpdatedAt,
+// its last step.
+func threadFinished(s *core.CheckedStore, id string, updated time.Time) bool {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if th, err := s.GetThread(bg, id); err == nil && th.UpdatedAt.Equal(updated) {
+			return true
+		}
+	}
+	return false
+}

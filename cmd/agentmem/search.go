@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// searchHit is one semantic-recall hit with the messages around it.
+type searchHit struct {
+	Score     float64        `json:"score"`
+	MessageID string         `json:"messageId"`
+	ThreadID  string         `json:"threadId"`
+	Range     []core.Message `json:"range"`
+}
+
+func (a *app) searchCmd() *cobra.Command {
+	var (
+		topK, before, after int
+		mode                string
+		minScore            float64
+	)
+	cmd := &cobra.Command{
+		Use:   "search RESOURCE QUERY",
+		Short: "Semantic recall: the best-matching messages of a resource, with scores",
+		Long: `Query the semantic-recall index of a resource the way a turn does and print
+each hit's score, thread and message, with the messages around it that recall
+would add (--before/--after, the message range). Needs --vector and, unless
+the vector store embeds itself, the same --embedder that indexed the messages.`,
+		Example: `  agentmem --vector ./memory.vec search user-42 "sister's city"
+  agentmem --vector http://localhost:8080 search user-42 "refund policy" --mode hybrid --json`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
+				q := core.VectorQuery{Text: args[1], TopK: topK, Filter: core.VectorFilter{ResourceID: args[0]}, MinScore: minScore, Mode: mode}
+				hits, err := search(ctx, c, q, core.MessageRange{Before: before, After: after})
+				if err != nil {
+					return err
+				}
+				return a.printHits(hits)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&topK, "top-k", 4, "number of hits")
+	f.IntVar(&before, "before", 1, "messages before each hit")
+	f.IntVar(&after, "after", 1, "messages after each hit")
+	f.StringVar(&mode, "mode", core.SearchVector, "vector, hybrid or bm25")
+	f.Float64Var(&minScore, "min-score", 0, "drop hits below this score")
+	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{core.SearchVector, core.SearchHybrid, core.SearchBM25}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// search queries the index and loads each hit's message range; chunks of one
+// message count once, at their best score.
+func search(ctx context.Context, c *connection, q core.VectorQuery, r core.MessageRange) ([]searchHit, error) {
+	if c.Vector == nil {
+		return nil, core.ErrNoVectorStore
+	}
+	if err := core.ValidateID("resourceId", q.Filter.ResourceID); err != nil {
+		return nil, err
+	}
+	if q.TopK <= 0 || r.Before < 0 || r.After < 0 {
+		return nil, usageErr("--top-k must be positive, --before and --after not negative")
+	}
+	if !c.Vector.SelfEmbedding() && q.Mode != core.SearchBM25 {
+		vecs, err := c.Embedder.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return nil, err
+		}
+		q.Vector = vecs[0]
+	}
+	if q.Mode == core.SearchHybrid {
+		q.Alpha = core.DefaultHybridAlpha
+	}
+	raw, err := c.Vector.Query(ctx, core.IndexName(c.Dimension), q)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var hits []searchHit
+	for _, h := range raw {
+		if seen[h.Meta.MessageID] {
+			continue
+		}
+		seen[h.Meta.MessageID] = true
+		page, err := c.Store.ListMessages(ctx, core.MessageQuery{
+			ThreadID: h.Meta.ThreadID, ResourceID: q.Filter.ResourceID,
+			Include: []core.Include{{ID: h.Meta.MessageID, Before: r.Before, After: r.After}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, searchHit{Score: h.Score, MessageID: h.Meta.MessageID, ThreadID: h.Meta.ThreadID, Range: page.Included})
+	}
+	return hits, nil
+}
+
+func (a *app) printHits(hits []searchHit) error {
+	if a.flags.json {
+		if hits == nil {
+			hits = []searchHit{}
+		}
+		return writeJSON(a.stdout, map[string]any{"hits": hits})
+	}
+	for i, h := range hits {
+		fmt.Fprintf(a.stdout, "%d. score %.4f  thread %s  message %s\n", i+1, h.Score, h.ThreadID, h.MessageID)
+		t := newTable(a.stdout)
+		for _, m := range h.Range {
+			mark := " "
+			if m.ID == h.MessageID {
+				mark = ">"
+			}
+			t.row("  "+mark, timeText(m.CreatedAt), string(m.Role), oneLine(partLines(m)[0], 80))
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(a.stdout, "no hits")
+	} else {
+		fmt.Fprintln(a.stdout, strconv.Itoa(len(hits))+" hits")
+	}
+	return nil
+}
