@@ -101,7 +101,7 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 	if f.vector == "" {
 		return nil
 	}
-	if err := c.openEmbedder(f); err != nil {
+	if err := c.openEmbedder(ctx, f); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(f.vector, "http://") && !strings.HasPrefix(f.vector, "https://") {
@@ -124,7 +124,10 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 	return nil
 }
 
-func (c *connection) openEmbedder(f globalFlags) error {
+// openEmbedder opens the hash embedder or an OpenAI-compatible endpoint;
+// the endpoint's dimension is probed with one request, because it names the
+// index (core.IndexName) that search and stats read.
+func (c *connection) openEmbedder(ctx context.Context, f globalFlags) error {
 	if f.embedder == "" || f.embedder == "hash" {
 		h := local.NewHashEmbedder(local.DefaultDimension)
 		c.Embedder, c.Dimension = h, h.Dimension()
@@ -140,6 +143,10 @@ func (c *connection) openEmbedder(f globalFlags) error {
 	if err != nil {
 		return err
 	}
-	c.Embedder = e
+	probe, err := e.Embed(ctx, []string{"dimension probe"})
+	if err != nil {
+		return err
+	}
+	c.Embedder, c.Dimension = e, len(probe[0])
 	return nil
 }
