@@ -119,13 +119,18 @@ func (m *mastraReader) resources(ctx context.Context) (map[string]resourceDoc, e
 }
 
 // jsonObject decodes a JSON object column; false when it is not one.
+// @mastra/pg stores an empty resource metadata as the JSON string "{}", so
+// a string holding an object is read as that object.
 func jsonObject(s sql.NullString) (map[string]any, bool) {
 	if !s.Valid || s.String == "" || s.String == "null" {
 		return nil, true
 	}
 	var md map[string]any
 	if err := json.Unmarshal([]byte(s.String), &md); err != nil {
-		return nil, false
+		var inner string
+		if json.Unmarshal([]byte(s.String), &inner) != nil || json.Unmarshal([]byte(inner), &md) != nil {
+			return nil, false
+		}
 	}
 	if len(md) == 0 {
 		md = nil

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +18,6 @@ import (
 	"github.com/tmc/langchaingo/util/alloydbutil"
 
 	"github.com/agentmem/agentmem/core"
-	lcsqlite "github.com/agentmem/agentmem/langchaingo/sqlite3"
 )
 
 // langchaingoConversation is what the upstream histories are given: a
@@ -53,7 +53,7 @@ func TestMigrateLangchaingoSQLite(t *testing.T) {
 		args := []string{"--write", "import", "--from", "langchaingo-sqlite3", path}
 		r := b.agentmem(t, "", args...).ok(t)
 		golden(t, "migrate-langchaingo-sqlite3.txt", strings.ReplaceAll(r.stdout, path, "FILE"))
-		checkLangchaingoThread(t, b, "alice-chat", "default")
+		checkLangchaingoThread(t, b, "alice-chat", "alice-chat")
 		once := b.agentmem(t, "", "export").ok(t).stdout
 		b.agentmem(t, "", args...).ok(t)
 		if twice := b.agentmem(t, "", "export").ok(t).stdout; twice != once {
@@ -165,41 +165,49 @@ func TestMigrateMastra(t *testing.T) {
 	})
 }
 
-// TestMigrateLangchaingoSQLiteThenAdapter migrates upstream's table into
-// agentmem's tables of the same file, then opens the session with the
-// langchaingo/sqlite3 mirror: it sees the migrated conversation and does not
-// import the session a second time.
-func TestMigrateLangchaingoSQLiteThenAdapter(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "chat.db")
-	db, err := sql.Open("sqlite3", path)
+// TestMigrateMastraPostgres migrates the same memory written by Mastra's
+// @mastra/pg (testdata/mastra/mastra-pg.sql, see regen-pg.sh): everything but
+// the thread timestamps (the time each fixture was written) must equal the
+// LibSQL migration.
+func TestMigrateMastraPostgres(t *testing.T) {
+	dsn := pgDSN(t)
+	pool, err := pgxpool.New(bg, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := lcsqlite3.NewSqliteChatMessageHistory(lcsqlite3.WithDB(db), lcsqlite3.WithSession("alice-chat"), lcsqlite3.WithContext(bg))
-	for _, m := range langchaingoConversation {
-		if err := h.AddMessage(bg, m); err != nil {
-			t.Fatal(err)
+	defer pool.Close()
+	schema := fmt.Sprintf("mastra_%d", rand.Int64())
+	dump, err := os.ReadFile(filepath.Join("testdata", "mastra", "mastra-pg.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := pgx.Identifier{schema}.Sanitize()
+	if _, err := pool.Exec(bg, "CREATE SCHEMA "+quoted+";\n"+strings.ReplaceAll(string(dump), "__SCHEMA__", quoted)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = pool.Exec(context.Background(), "DROP SCHEMA "+quoted+" CASCADE") })
+
+	lite := sqliteBackend(t)
+	lite.agentmem(t, "", "--write", "import", "--from", "mastra", filepath.Join("testdata", "mastra", "mastra.db")).ok(t)
+	want := withoutThreadLines(lite.agentmem(t, "", "export").ok(t).stdout)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		r := b.agentmem(t, "", "--write", "import", "--from", "mastra", dsn, "--schema", schema).ok(t)
+		if !strings.Contains(r.stdout, "imported 3 threads, 7 messages") || !strings.Contains(r.stdout, "skipped nothing") {
+			t.Fatalf("summary:\n%s", r.stdout)
+		}
+		if got := withoutThreadLines(b.agentmem(t, "", "export").ok(t).stdout); got != want {
+			t.Fatalf("PostgreSQL migration differs from the LibSQL one:\n%s\n---\n%s", got, want)
+		}
+	})
+}
+
+// withoutThreadLines drops the thread lines of an export.
+func withoutThreadLines(export string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(export, "\n") {
+		if !strings.HasPrefix(l, `{"kind":"thread"`) {
+			keep = append(keep, l)
 		}
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	runCmd(t, "", "--db", path, "--write", "import", "--from", "langchaingo-sqlite3", path).ok(t)
-	mirror := lcsqlite.NewSqliteChatMessageHistory(lcsqlite.WithDBAddress(path), lcsqlite.WithSession("alice-chat"))
-	msgs, err := mirror.Messages(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, m := range msgs {
-		got = append(got, string(m.GetType())+": "+m.GetContent())
-	}
-	want := "human: My cat is called Miso.|ai: Nice to meet Miso!|human: What is my cat called?|ai: Your cat is called Miso."
-	if strings.Join(got, "|") != want {
-		t.Fatalf("the mirror sees\n%s\nwant\n%s", strings.Join(got, "|"), want)
-	}
-	r := runCmd(t, "", "--db", path, "--json", "stats").ok(t)
-	if doc := jsonDoc(t, r); doc["messages"] != 4.0 {
-		t.Fatalf("after the mirror's first use: %v messages, want 4 (no second import)", doc["messages"])
-	}
+	return strings.Join(keep, "")
 }

@@ -5,13 +5,22 @@
 // scope. agentmem's import --from mastra test reads the file it writes.
 //
 //   cd cmd/agentmem/testdata/mastra && npm install && node write-fixture.mjs mastra.db
+//
+// With a PostgreSQL DSN and a schema it writes the same memory with
+// @mastra/pg instead; regen-pg.sh turns that into mastra-pg.sql.
 import { rmSync } from "node:fs";
 import { LibSQLStore } from "@mastra/libsql";
+import { PostgresStore } from "@mastra/pg";
 import { Memory } from "@mastra/memory";
 
 const path = process.argv[2] ?? "mastra.db";
-rmSync(path, { force: true });
-const storage = new LibSQLStore({ id: "fixture", url: `file:${path}` });
+let storage;
+if (path.startsWith("postgres")) {
+  storage = new PostgresStore({ id: "fixture", connectionString: path, schemaName: process.argv[3] });
+} else {
+  rmSync(path, { force: true });
+  storage = new LibSQLStore({ id: "fixture", url: `file:${path}` });
+}
 await storage.init();
 
 const resourceMemory = new Memory({ storage, options: { workingMemory: { enabled: true, scope: "resource" } } });
