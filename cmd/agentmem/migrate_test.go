@@ -141,9 +141,9 @@ func TestMigrateLangchaingoPostgres(t *testing.T) {
 // own @mastra/memory over @mastra/libsql (see testdata/mastra/write-fixture.mjs).
 func TestMigrateMastra(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
-		file := filepath.Join("testdata", "mastra", "mastra.db")
+		file := mastraFixture(t)
 		r := b.agentmem(t, "", "--write", "import", "--from", "mastra", file).ok(t)
-		golden(t, "migrate-mastra.txt", r.stdout)
+		golden(t, "migrate-mastra.txt", strings.ReplaceAll(r.stdout, file, "FILE"))
 		golden(t, "migrate-mastra-show.txt", b.agentmem(t, "", "show", "trip").ok(t).stdout)
 		golden(t, "migrate-mastra-wm.txt", b.agentmem(t, "", "wm", "get", "--thread", "notes").ok(t).stdout)
 		msgs, err := b.store.GetMessages(bg, []string{"trip-2"})
@@ -188,7 +188,7 @@ func TestMigrateMastraPostgres(t *testing.T) {
 	t.Cleanup(func() { _, _ = pool.Exec(context.Background(), "DROP SCHEMA "+quoted+" CASCADE") })
 
 	lite := sqliteBackend(t)
-	lite.agentmem(t, "", "--write", "import", "--from", "mastra", filepath.Join("testdata", "mastra", "mastra.db")).ok(t)
+	lite.agentmem(t, "", "--write", "import", "--from", "mastra", mastraFixture(t)).ok(t)
 	want := withoutThreadLines(lite.agentmem(t, "", "export").ok(t).stdout)
 	forEachBackend(t, func(t *testing.T, b backend) {
 		r := b.agentmem(t, "", "--write", "import", "--from", "mastra", dsn, "--schema", schema).ok(t)
@@ -199,6 +199,21 @@ func TestMigrateMastraPostgres(t *testing.T) {
 			t.Fatalf("PostgreSQL migration differs from the LibSQL one:\n%s\n---\n%s", got, want)
 		}
 	})
+}
+
+// mastraFixture copies testdata/mastra/mastra.db to a temporary directory:
+// reading a WAL-mode database creates files next to it.
+func mastraFixture(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "mastra", "mastra.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mastra.db")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // withoutThreadLines drops the thread lines of an export.
