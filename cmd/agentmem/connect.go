@@ -116,7 +116,8 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 	if err != nil || u.Host == "" {
 		return usageErr("--vector %q is not a Weaviate address http://host:port", f.vector)
 	}
-	s, err := weaviate.New(ctx, weaviate.Config{Host: u.Host, Scheme: u.Scheme, GRPCHost: u.Query().Get("grpc")})
+	q := u.Query()
+	s, err := weaviate.New(ctx, weaviate.Config{Host: u.Host, Scheme: u.Scheme, GRPCHost: q.Get("grpc"), ClassPrefix: q.Get("prefix")})
 	if err != nil {
 		return err
 	}

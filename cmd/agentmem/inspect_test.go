@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,4 +146,34 @@ func TestHelpTeaches(t *testing.T) {
 			t.Errorf("--help lacks %q", want)
 		}
 	}
+}
+
+// TestSearchWeaviate reindexes into a real Weaviate (vectors from the hash
+// embedder, one tenant per resource) and searches it.
+func TestSearchWeaviate(t *testing.T) {
+	host := os.Getenv("AGENTMEM_WEAVIATE_HOST")
+	if host == "" {
+		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_WEAVIATE_HOST is empty")
+		}
+		t.Skip("AGENTMEM_WEAVIATE_HOST not set")
+	}
+	prefix := fmt.Sprintf("Cli%d", rand.Int64N(1<<40))
+	vector := fmt.Sprintf("http://%s?grpc=%s&prefix=%s", host, os.Getenv("AGENTMEM_WEAVIATE_GRPC"), prefix)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		seed(t, b.store)
+		b.flags = append(b.flags, "--vector", vector)
+		if r := b.agentmem(t, "", "--write", "reindex", "ada").ok(t); !strings.Contains(r.stdout, "reindexed 2 threads (7 messages) into memory_messages_384") {
+			t.Fatalf("reindex: %s", r.stdout)
+		}
+		doc := jsonDoc(t, b.agentmem(t, "", "--json", "search", "ada", "sister Zanzibarina Reykjavik", "--top-k", "1").ok(t))
+		hits := doc["hits"].([]any)
+		if len(hits) != 1 || hits[0].(map[string]any)["messageId"] != "trip-3" {
+			t.Fatalf("hits %v", hits)
+		}
+		if r := b.agentmem(t, "", "search", "bob", "trains").ok(t); r.stdout != "no hits\n" {
+			t.Errorf("resource bob was not indexed, yet search found: %s", r.stdout)
+		}
+		b.agentmem(t, "", "--write", "delete-thread", "--resource", "ada").ok(t)
+	})
 }
