@@ -18,6 +18,7 @@ import (
 	"github.com/tmc/langchaingo/util/alloydbutil"
 
 	"github.com/agentmem/agentmem/core"
+	lcsqlite "github.com/agentmem/agentmem/langchaingo/sqlite3"
 )
 
 // langchaingoConversation is what the upstream histories are given: a
@@ -53,7 +54,7 @@ func TestMigrateLangchaingoSQLite(t *testing.T) {
 		args := []string{"--write", "import", "--from", "langchaingo-sqlite3", path}
 		r := b.agentmem(t, "", args...).ok(t)
 		golden(t, "migrate-langchaingo-sqlite3.txt", strings.ReplaceAll(r.stdout, path, "FILE"))
-		checkLangchaingoThread(t, b, "alice-chat", "alice-chat")
+		checkLangchaingoThread(t, b, "alice-chat", "default")
 		once := b.agentmem(t, "", "export").ok(t).stdout
 		b.agentmem(t, "", args...).ok(t)
 		if twice := b.agentmem(t, "", "export").ok(t).stdout; twice != once {
@@ -225,4 +226,43 @@ func withoutThreadLines(export string) string {
 		}
 	}
 	return strings.Join(keep, "")
+}
+
+// TestMigrateLangchaingoSQLiteThenAdapter migrates upstream's table into
+// agentmem's tables of the same file, then opens the session with the
+// langchaingo/sqlite3 mirror: it sees the migrated conversation and does not
+// import the session a second time.
+func TestMigrateLangchaingoSQLiteThenAdapter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := lcsqlite3.NewSqliteChatMessageHistory(lcsqlite3.WithDB(db), lcsqlite3.WithSession("alice-chat"), lcsqlite3.WithContext(bg))
+	for _, m := range langchaingoConversation {
+		if err := h.AddMessage(bg, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	runCmd(t, "", "--db", path, "--write", "import", "--from", "langchaingo-sqlite3", path).ok(t)
+	mirror := lcsqlite.NewSqliteChatMessageHistory(lcsqlite.WithDBAddress(path), lcsqlite.WithSession("alice-chat"))
+	msgs, err := mirror.Messages(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		got = append(got, string(m.GetType())+": "+m.GetContent())
+	}
+	want := "human: My cat is called Miso.|ai: Nice to meet Miso!|human: What is my cat called?|ai: Your cat is called Miso."
+	if strings.Join(got, "|") != want {
+		t.Fatalf("the mirror sees\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+	r := runCmd(t, "", "--db", path, "--json", "stats").ok(t)
+	if doc := jsonDoc(t, r); doc["messages"] != 4.0 {
+		t.Fatalf("after the mirror's first use: %v messages, want 4 (no second import)", doc["messages"])
+	}
 }
