@@ -57,16 +57,21 @@ func sqliteBackend(t *testing.T) backend {
 	return backend{name: "sqlite", flags: []string{"--db", path}, store: core.Check(s)}
 }
 
-func pgDSN(t *testing.T) string {
+func pgDSN(t *testing.T) string { return serverEnv(t, "AGENTMEM_PG_DSN") }
+
+// serverEnv returns the address of a test server from the environment.
+// Without it the test is skipped under plain go test and fails under
+// scripts/test (AGENTMEM_REQUIRE_SERVERS=1).
+func serverEnv(t *testing.T, name string) string {
 	t.Helper()
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
-	if dsn == "" {
+	v := os.Getenv(name)
+	if v == "" {
 		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
+			t.Fatalf("AGENTMEM_REQUIRE_SERVERS=1 but %s is empty", name)
 		}
-		t.Skip("AGENTMEM_PG_DSN not set")
+		t.Skipf("%s not set", name)
 	}
-	return dsn
+	return v
 }
 
 // postgresBackend is a fresh schema on the test server. Without

@@ -151,13 +151,7 @@ func TestHelpTeaches(t *testing.T) {
 // TestSearchWeaviate reindexes into a real Weaviate (vectors from the hash
 // embedder, one tenant per resource) and searches it.
 func TestSearchWeaviate(t *testing.T) {
-	host := os.Getenv("AGENTMEM_WEAVIATE_HOST")
-	if host == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_WEAVIATE_HOST is empty")
-		}
-		t.Skip("AGENTMEM_WEAVIATE_HOST not set")
-	}
+	host := serverEnv(t, "AGENTMEM_WEAVIATE_HOST")
 	prefix := fmt.Sprintf("Cli%d", rand.Int64N(1<<40))
 	vector := fmt.Sprintf("http://%s?grpc=%s&prefix=%s", host, os.Getenv("AGENTMEM_WEAVIATE_GRPC"), prefix)
 	forEachBackend(t, func(t *testing.T, b backend) {
