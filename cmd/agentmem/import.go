@@ -118,6 +118,7 @@ type importSummary struct {
 	Unit     string         `json:"-"`
 	Records  int            `json:"records"`
 	Threads  int            `json:"threads"`
+	Imported int64          `json:"threadsImported"`
 	Messages int            `json:"messages"`
 	Saved    int64          `json:"saved"`
 	Dropped  int64          `json:"dropped"`
@@ -157,7 +158,7 @@ func (a *app) runImport(ctx context.Context, c *connection, src *source, restart
 	if err := cp.clear(); err != nil {
 		return err
 	}
-	sum := importSummary{Source: src.name, Unit: src.unit, Records: p.records, Threads: p.threads, Messages: p.messages,
+	sum := importSummary{Source: src.name, Unit: src.unit, Records: p.records, Threads: p.threads, Imported: im.threads.Load(), Messages: p.messages,
 		Saved: im.saved.Load(), Dropped: im.dropped.Load(), Resumed: st.Done, Skipped: p.skipped}
 	return a.printImport(sum)
 }
@@ -166,7 +167,7 @@ func (a *app) printImport(s importSummary) error {
 	if a.flags.json {
 		return writeJSON(a.stdout, s)
 	}
-	fmt.Fprintf(a.stdout, "imported %d threads, %d messages from %s\n", s.Threads, s.Saved, s.Source)
+	fmt.Fprintf(a.stdout, "imported %d threads, %d messages from %s\n", s.Imported, s.Saved, s.Source)
 	if s.Resumed > 0 {
 		fmt.Fprintf(a.stdout, "resumed after %s %d of an interrupted run\n", s.Unit, s.Resumed)
 	}

@@ -39,7 +39,7 @@ type importer struct {
 	bar   *progress
 	batch int // messages per SaveMessages call
 
-	saved, dropped atomic.Int64
+	saved, dropped, threads atomic.Int64 // this run's counts
 
 	mu       sync.Mutex
 	inflight map[int]bool // first positions of unfinished threads
@@ -172,6 +172,7 @@ func (d *dispatcher) openThread(ctx context.Context, n int, t core.Thread) error
 	if _, err := d.im.store.SaveThread(ctx, in); err != nil {
 		return err
 	}
+	d.im.threads.Add(1)
 	d.cur = &threadJob{first: n, thread: t}
 	d.cur.pending.Store(1)
 	d.im.mu.Lock()

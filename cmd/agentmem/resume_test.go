@@ -29,7 +29,7 @@ func TestImportResumes(t *testing.T) {
 			t.Fatal("the thread after the interruption was imported")
 		}
 		r := b.agentmem(t, "", "--write", "import", file).ok(t)
-		if !strings.Contains(r.stdout, "resumed after line 14 of an interrupted run") {
+		if !strings.Contains(r.stdout, "imported 1 threads, 1 messages") || !strings.Contains(r.stdout, "resumed after line 14 of an interrupted run") {
 			t.Fatalf("second run did not resume:\n%s", r.stdout)
 		}
 		if got := b.agentmem(t, "", "export").ok(t).stdout; got != want {
