@@ -77,7 +77,7 @@ stops cleanly on Ctrl-C and resumes when run again.`,
 		&cobra.Group{ID: "maintain", Title: "Maintain (need --write):"},
 		&cobra.Group{ID: "move", Title: "Export, import and migrate:"},
 	)
-	for _, c := range []*cobra.Command{a.threadsCmd(), a.showCmd(), a.promptCmd(), a.searchCmd(), a.statsCmd(), a.workingMemoryCmd()} {
+	for _, c := range []*cobra.Command{a.threadsCmd(), a.showCmd(), a.promptCmd(), a.searchCmd(), a.statsCmd(), a.workingMemoryCmd(), a.serveCmd()} {
 		c.GroupID = "inspect"
 		root.AddCommand(c)
 	}
