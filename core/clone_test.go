@@ -109,3 +109,80 @@ func TestCloneThreadObservations(t *testing.T) {
 	orig, _ := s.GetObservations(ctx, "thread:src")
 	same(t, "source ids", orig.ObservedMessageIDs, []string{"m1", "m2"})
 }
+
+// seedObserved creates thread src of resource r with messages m1, m2 and an
+// observation record under key, observed up to m2.
+func seedObserved(t *testing.T, s *memstore.Store, m *core.Memory, key string) (core.ObservationRecord, []core.Message) {
+	t.Helper()
+	if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "src", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := m.SaveMessages(ctx, []core.Message{userAt("m1", "src", "r", "one", T(1)), userAt("m2", "src", "r", "two", T(2))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.PutObservations(ctx, core.ObservationRecord{Key: key, Observations: "- [2026-10-30] (high) user said one",
+		ObservationTokens: 9, LastObservedAt: saved[1].CreatedAt, ObservedMessageIDs: []string{"m1", "m2"}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, saved
+}
+
+// Mastra (clone-thread-om.test.ts): "should clone only the current OM
+// generation (not old history)": the clone keeps the generation number of the
+// active record; archived generations stay with the source.
+func TestCloneThreadShouldCloneOnlyTheCurrentOMGeneration(t *testing.T) {
+	s := memstore.New()
+	m := newMem(t, s, core.Config{})
+	rec, _ := seedObserved(t, s, m, "thread:src")
+	next := rec.Clone()
+	next.Observations, next.Generation = "- [2026-10-30] (high) reflected", 1
+	if _, err := s.PutObservations(ctx, next, rec.Version); err != nil {
+		t.Fatal(err)
+	}
+	th, _, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetObservations(ctx, "thread:"+th.ID)
+	if err != nil || got.Generation != 1 || got.Observations != next.Observations {
+		t.Fatalf("cloned record = %+v, %v; want generation 1", got, err)
+	}
+	if old, err := s.ListObservationGenerations(ctx, "thread:"+th.ID); err != nil || len(old) != 0 {
+		t.Fatalf("clone has archived generations %v, %v", old, err)
+	}
+}
+
+// Mastra (clone-thread-om.test.ts): "should clone resource-scoped OM with
+// remapped thread tags when resourceId changes" and "should NOT duplicate
+// resource-scoped OM when resourceId is unchanged".
+func TestCloneThreadShouldCloneResourceScopedOMWhenResourceIdChanges(t *testing.T) {
+	s := memstore.New()
+	m := newMem(t, s, core.Config{})
+	rec, _ := seedObserved(t, s, m, "resource:r")
+	noThreadRecord := func(th core.Thread) {
+		t.Helper()
+		if got, _ := s.GetObservations(ctx, "thread:"+th.ID); got.Version != 0 {
+			t.Fatalf("thread record created for a resource-scoped source: %+v", got)
+		}
+	}
+	th, _, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noThreadRecord(th)
+	th, copies, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src", ResourceID: "r2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetObservations(ctx, "resource:r2")
+	if err != nil || got.Version == 0 || got.Observations != rec.Observations || got.ObservationTokens != rec.ObservationTokens {
+		t.Fatalf("resource record of r2 = %+v, %v", got, err)
+	}
+	same(t, "remapped ids", got.ObservedMessageIDs, []string{copies[0].ID, copies[1].ID})
+	orig, _ := s.GetObservations(ctx, "resource:r")
+	if fmt.Sprint(orig.ObservedMessageIDs) != "[m1 m2]" {
+		t.Fatalf("source record changed: %+v", orig)
+	}
+}

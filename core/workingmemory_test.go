@@ -864,3 +864,81 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// failingWMReads fails every GetWorkingMemory.
+type failingWMReads struct{ core.Store }
+
+func (failingWMReads) GetWorkingMemory(context.Context, core.Scope, string) (core.WorkingMemory, error) {
+	return core.WorkingMemory{}, errors.New("disk on fire")
+}
+
+// Mastra's WorkingMemory input processor ("Failed to get working memory":
+// the read error is logged and no working-memory message is added): a
+// working-memory read failure does not fail the turn.
+func TestWorkingMemoryProcessorContinuesWhenTheReadFails(t *testing.T) {
+	m := newWM(t, failingWMReads{memstore.New()}, wmConfig(core.WorkingMemoryConfig{}))
+	turn, err := m.Begin(context.Background(), core.TurnRequest{ThreadID: "t", ResourceID: "r",
+		Input: []core.Message{core.NewMessage(core.RoleUser, "hi")}})
+	if err != nil {
+		t.Fatalf("Begin failed on a working-memory read error: %v", err)
+	}
+	for _, msg := range turn.Messages() {
+		if strings.Contains(msg.Text(), "WORKING_MEMORY_SYSTEM_INSTRUCTION") {
+			t.Fatal("working-memory message rendered without the stored data")
+		}
+	}
+	if err := turn.Commit(context.Background(), []core.Message{core.NewMessage(core.RoleAssistant, "hello")}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Mastra's getWorkingMemory returns null when working memory is disabled;
+// the Go equivalent is "", nil.
+func TestGetWorkingMemoryReturnsNullWhenWorkingMemoryIsDisabled(t *testing.T) {
+	m := newWM(t, memstore.New(), core.Config{})
+	wm, err := m.GetWorkingMemory(context.Background(), "t", "r", nil)
+	if err != nil || wm != "" {
+		t.Fatalf("disabled GetWorkingMemory = %q, %v; want \"\", nil", wm, err)
+	}
+}
+
+// Mastra: "should initialize with default working memory template"
+// (integration-tests working-memory.ts): the default template is Mastra's,
+// byte for byte, so stored working memory moves between the two systems.
+func TestShouldInitializeWithDefaultWorkingMemoryTemplate(t *testing.T) {
+	const mastra = "\n# User Information\n- **First Name**: \n- **Last Name**: \n- **Location**: \n- **Occupation**: \n" +
+		"- **Interests**: \n- **Goals**: \n- **Events**: \n- **Facts**: \n- **Projects**: \n"
+	if core.DefaultWorkingMemoryTemplate != mastra {
+		t.Fatalf("DefaultWorkingMemoryTemplate = %q, want Mastra's %q", core.DefaultWorkingMemoryTemplate, mastra)
+	}
+	m := newWM(t, memstore.New(), wmConfig(core.WorkingMemoryConfig{}))
+	sys := wmSystem(t, begin(t, m, "t", "r", "hi", nil))
+	if !strings.Contains(sys, "# User Information") || !strings.Contains(sys, "First Name") {
+		t.Fatalf("system message lacks the default template:\n%s", sys)
+	}
+}
+
+// cancelingStore conflicts on every PutWorkingMemory and cancels the caller's
+// context, so the update's retry backoff sees the cancellation.
+type cancelingStore struct {
+	core.Store
+	cancel context.CancelFunc
+}
+
+func (c cancelingStore) PutWorkingMemory(context.Context, core.Scope, string, string, int64) (core.WorkingMemory, error) {
+	c.cancel()
+	return core.WorkingMemory{}, core.Errorf(core.CodeConflict, "PutWorkingMemory", "conflict")
+}
+
+// A cancellation during the working-memory retry backoff is a *core.Error
+// with CodeCanceled that still matches context.Canceled.
+func TestContextErrorsAreCoreErrors(t *testing.T) {
+	cctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := newWM(t, cancelingStore{Store: memstore.New(), cancel: cancel}, wmConfig(core.WorkingMemoryConfig{}))
+	err := m.UpdateWorkingMemory(cctx, "t", "r", "notes", nil)
+	var e *core.Error
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, core.ErrCanceled) || !errors.As(err, &e) {
+		t.Fatalf("canceled update = %v (%T); want *core.Error matching context.Canceled and ErrCanceled", err, err)
+	}
+}

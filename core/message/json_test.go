@@ -103,3 +103,30 @@ func FuzzContentRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// Rows written by Mastra (or by hand) may hold null entries in parts. A stored
+// row must stay readable: null parts are skipped and reported in
+// Content.Skipped, unknown parts survive a round trip byte for byte.
+func TestDecodeToleratesNullPartsAndKeepsUnknownOnes(t *testing.T) {
+	raw := `{"format":2,"parts":[null,{"type":"text","text":"kept"},null,{"type":"data-progress","data":{"pct":40},"id":"p1"}]}`
+	var c message.Content
+	if err := json.Unmarshal([]byte(raw), &c); err != nil {
+		t.Fatalf("row with null parts is unreadable: %v", err)
+	}
+	if len(c.Parts) != 2 || c.Parts[0].Text != "kept" || c.Parts[1].Type != "data-progress" {
+		t.Fatalf("parts = %+v", c.Parts)
+	}
+	if !reflect.DeepEqual(c.Skipped, []string{"parts[0]: null", "parts[2]: null"}) {
+		t.Fatalf("skipped = %q, want both null parts reported", c.Skipped)
+	}
+	b, err := json.Marshal(c.Parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want any
+	_ = json.Unmarshal(b, &got)
+	_ = json.Unmarshal([]byte(`{"type":"data-progress","data":{"pct":40},"id":"p1"}`), &want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("unknown part = %s", b)
+	}
+}
