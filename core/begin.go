@@ -131,7 +131,7 @@ func (t *Turn) stepHistory(ctx context.Context, b *build) (err error) {
 func (t *Turn) stepFilterInput(ctx context.Context, b *build) error {
 	st := t.st
 	var err error
-	if t.persist, err = t.m.filterInput(ctx, b.s, st, b.history, b.src.hasPast(), b.input, b.supplied); err != nil {
+	if t.persist, b.history, err = t.m.filterInput(ctx, b.s, st, b.history, b.src.hasPast(), b.input, b.supplied); err != nil {
 		return err
 	}
 	if !st.retainFullInput && (st.historyEnabled || st.om != nil) {
@@ -158,12 +158,10 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 	if t.st.wm == nil {
 		return nil
 	}
-	wm, tools, err := t.m.workingMemoryTurn(ctx, t.st, t.thread)
-	if err != nil {
-		return err
+	var wm string
+	if wm, t.tools, t.wmErr = t.m.workingMemoryTurn(ctx, t.st, t.thread); wm != "" {
+		b.system = append(b.system, t.m.systemMessage(wm))
 	}
-	b.system = append(b.system, t.m.systemMessage(wm))
-	t.tools = tools
 	return nil
 }
 

@@ -20,9 +20,11 @@ type CloneOptions struct {
 
 // CloneThread copies a thread and its (selected) messages under new ids. The
 // clone's metadata records {clone: {sourceThreadId, clonedAt, lastMessageId}};
-// thread-scoped working memory and observations are copied, and the source
-// resource's working memory when the clone goes to another resource that has
-// none. A failure removes the partial clone.
+// thread-scoped working memory and observations are copied (the active
+// generation, keeping its number), and when the clone goes to another
+// resource, the source resource's working memory and resource-scoped
+// observations too, unless that resource has its own (never overwritten). A
+// failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Message, error) {
 	const op = "CloneThread"
 	s, err := m.open(ctx, "CloneThread")
@@ -128,8 +130,14 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 			return fail(err)
 		}
 	}
-	if err := cloneObservations(ctx, s, src.ID, th.ID, idMap); err != nil {
+	if err := cloneObservations(ctx, s, ObservationKey(ScopeThread, src.ID, ""), ObservationKey(ScopeThread, th.ID, ""), idMap); err != nil {
 		return fail(err)
+	}
+	if o.ResourceID != src.ResourceID {
+		err := cloneObservations(ctx, s, ObservationKey(ScopeResource, "", src.ResourceID), ObservationKey(ScopeResource, "", o.ResourceID), idMap)
+		if err != nil && !errors.Is(err, ErrConflict) {
+			return fail(err)
+		}
 	}
 	if st, err := m.settings(nil); err == nil {
 		m.runEffects(ctx, m.saveEffects(st, copies, nil))
@@ -137,19 +145,21 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	return th, copies, nil
 }
 
-// cloneObservations copies the source thread's observational-memory record
-// (its active generation) to the clone, with observed message ids remapped
-// to the copies; archived generations stay with the source.
-func cloneObservations(ctx context.Context, s *CheckedStore, srcID, dstID string, idMap map[string]string) error {
+// cloneObservations copies the active generation of the observational-memory
+// record under from to the new record under to, keeping its generation number
+// and remapping observed message ids to the copies (ids of messages not
+// copied are dropped); archived generations stay with the source. The write
+// is insert-only: an existing record under to is ErrConflict.
+func cloneObservations(ctx context.Context, s *CheckedStore, from, to string, idMap map[string]string) error {
 	if _, _, obs, _ := s.Capabilities(); !obs {
 		return nil // a store without observations has none to copy
 	}
-	rec, err := s.GetObservations(ctx, ObservationKey(ScopeThread, srcID, ""))
+	rec, err := s.GetObservations(ctx, from)
 	if err != nil || rec.Version == 0 {
 		return err
 	}
 	out := rec.Clone()
-	out.Key, out.Generation, out.Version = ObservationKey(ScopeThread, dstID, ""), 0, 0
+	out.Key, out.Version = to, 0
 	out.ObservedMessageIDs = out.ObservedMessageIDs[:0]
 	for _, id := range rec.ObservedMessageIDs {
 		if n, ok := idMap[id]; ok {

@@ -1,6 +1,9 @@
 package core
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // LastMessages is the count cap of remembered history. Its zero value means
 // "unset": 10 messages, or no count cap when a MessageHistory token budget is set.
@@ -88,8 +91,9 @@ const DefaultHybridAlpha = 0.75
 func Float(f float64) *float64 { return &f }
 
 // Config is the memory configuration: instance-wide in Options.Config and per
-// call in TurnRequest.Config / RecallQuery.Config. In a merge, every field set
-// in the override (non-nil pointer, explicit LastMessages) replaces the base.
+// call in TurnRequest.Config / RecallQuery.Config. New resolves and copies the
+// instance config once; a per-call config is merged over it field by field
+// (see Merge).
 type Config struct {
 	LastMessages    LastMessages
 	MessageHistory  *MessageHistory
@@ -112,41 +116,93 @@ func Bool(b bool) *bool { return &b }
 // Int returns a pointer to n, for Config fields.
 func Int(n int) *int { return &n }
 
-// Merge returns c with every field set in over replacing c's. SemanticRecall
-// merges field by field (a per-call TopK keeps the instance's Scope); the other
-// struct fields replace as a whole.
+// Merge returns a deep copy of c with over merged in field by field, like
+// Mastra's deep merge of a per-call config: every field that over sets
+// replaces only that field of c, inside nested structs too. A field is set
+// when it is a non-nil pointer or interface, a non-zero number, a non-empty
+// string, an explicit LastMessages, or a true bool; so an override can turn a
+// bool option on, and turns a feature off with its Disabled field (or
+// NoHistory for message history). Pointers to small value groups
+// (MessageRange, Hybrid) replace the group. A non-nil SemanticRecall, TitleConfig
+// or ObservationalMemoryConfig override enables its feature unless it says
+// Disabled; WorkingMemory is enabled by an override with Enabled and disabled
+// by one with Disabled.
 func (c Config) Merge(over *Config) Config {
+	out := c.Clone()
 	if over == nil {
-		return c
+		return out
 	}
-	if over.LastMessages.IsSet() {
-		c.LastMessages = over.LastMessages
+	o := over.Clone()
+	if o.LastMessages.IsSet() {
+		out.LastMessages = o.LastMessages
 	}
-	if over.MessageHistory != nil {
-		c.MessageHistory = over.MessageHistory
+	out.MessageHistory = mergeHistory(out.MessageHistory, o.MessageHistory)
+	out.ReadOnly = pick(out.ReadOnly, o.ReadOnly)
+	out.RetainFullInput = pick(out.RetainFullInput, o.RetainFullInput)
+	out.FilterIncompleteToolCalls = pick(out.FilterIncompleteToolCalls, o.FilterIncompleteToolCalls)
+	out.SemanticRecall = mergeRecall(out.SemanticRecall, o.SemanticRecall)
+	out.WorkingMemory = mergeWorkingMemoryConfig(out.WorkingMemory, o.WorkingMemory)
+	out.GenerateTitle = mergeTitle(out.GenerateTitle, o.GenerateTitle)
+	out.ObservationalMemory = mergeObservational(out.ObservationalMemory, o.ObservationalMemory)
+	return out
+}
+
+// Clone returns a deep copy of c. Models and callbacks are shared: they are
+// behaviour, not settings.
+func (c Config) Clone() Config {
+	if h := c.MessageHistory; h != nil {
+		c.MessageHistory = &MessageHistory{MaxTokens: h.MaxTokens, AtMaxRemoveTokens: clonePtr(h.AtMaxRemoveTokens)}
 	}
-	if over.ReadOnly != nil {
-		c.ReadOnly = over.ReadOnly
+	c.ReadOnly = clonePtr(c.ReadOnly)
+	c.RetainFullInput = clonePtr(c.RetainFullInput)
+	c.FilterIncompleteToolCalls = clonePtr(c.FilterIncompleteToolCalls)
+	if r := c.SemanticRecall; r != nil {
+		rc := *r
+		rc.MessageRange = clonePtr(r.MessageRange)
+		if r.Hybrid != nil {
+			rc.Hybrid = &Hybrid{Alpha: clonePtr(r.Hybrid.Alpha)}
+		}
+		c.SemanticRecall = &rc
 	}
-	if over.RetainFullInput != nil {
-		c.RetainFullInput = over.RetainFullInput
+	if w := c.WorkingMemory; w != nil {
+		wc := *w
+		if w.Schema != nil {
+			wc.Schema = append(json.RawMessage{}, w.Schema...)
+		}
+		c.WorkingMemory = &wc
 	}
-	if over.SemanticRecall != nil {
-		c.SemanticRecall = mergeRecall(c.SemanticRecall, over.SemanticRecall)
-	}
-	if over.WorkingMemory != nil {
-		c.WorkingMemory = over.WorkingMemory
-	}
-	if over.GenerateTitle != nil {
-		c.GenerateTitle = over.GenerateTitle
-	}
-	if over.FilterIncompleteToolCalls != nil {
-		c.FilterIncompleteToolCalls = over.FilterIncompleteToolCalls
-	}
-	if over.ObservationalMemory != nil {
-		c.ObservationalMemory = over.ObservationalMemory
-	}
+	c.GenerateTitle = clonePtr(c.GenerateTitle)
+	c.ObservationalMemory = clonePtr(c.ObservationalMemory)
 	return c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// pick returns over when it is set, else base.
+func pick[T any](base, over *T) *T {
+	if over != nil {
+		return over
+	}
+	return base
+}
+
+// mergeHistory overlays the set fields of over on base (both owned by the
+// caller).
+func mergeHistory(base, over *MessageHistory) *MessageHistory {
+	if base == nil || over == nil {
+		return pick(base, over)
+	}
+	if over.MaxTokens != 0 {
+		base.MaxTokens = over.MaxTokens
+	}
+	base.AtMaxRemoveTokens = pick(base.AtMaxRemoveTokens, over.AtMaxRemoveTokens)
+	return base
 }
 
 // settings is a validated, defaulted Config.
@@ -166,15 +222,70 @@ type settings struct {
 
 const defaultLastMessages = 10
 
+func invalidConfig(format string, a ...any) error {
+	return &Error{Code: CodeInvalidConfig, Msg: fmt.Sprintf(format, a...)}
+}
+
+// resolve validates and defaults every section of c.
 func (c Config) resolve() (settings, error) {
-	s := settings{maxMessages: -1, filterIncomplete: true}
-	bad := func(format string, a ...any) (settings, error) {
-		return settings{}, &Error{Code: CodeInvalidConfig, Msg: fmt.Sprintf(format, a...)}
+	return c.resolveOver(settings{}, nil)
+}
+
+// resolveOver resolves c, the merge of an override over the config that
+// base was resolved from: the sections over does not set are taken from
+// base as they are (a nil over resolves every section). Observer and
+// reflector models are filled by withModels.
+func (c Config) resolveOver(base settings, over *Config) (settings, error) {
+	all := over == nil
+	s := base
+	if all || over.LastMessages.IsSet() || over.MessageHistory != nil {
+		if err := s.resolveHistory(c); err != nil {
+			return settings{}, err
+		}
 	}
+	s.readOnly = c.ReadOnly != nil && *c.ReadOnly
+	s.retainFullInput = c.RetainFullInput != nil && *c.RetainFullInput
+	s.filterIncomplete = c.FilterIncompleteToolCalls == nil || *c.FilterIncompleteToolCalls
+	var err error
+	if all || over.SemanticRecall != nil {
+		if s.recall, err = resolveRecall(c.SemanticRecall); err != nil {
+			return settings{}, err
+		}
+	}
+	if all || over.WorkingMemory != nil {
+		s.wm = nil
+		if w := c.WorkingMemory; w != nil && w.Enabled && !w.Disabled {
+			wc, err := w.resolve(base.wm)
+			if err != nil {
+				return settings{}, err
+			}
+			s.wm = &wc
+		}
+	}
+	if all || over.GenerateTitle != nil {
+		if s.title, err = resolveTitle(c.GenerateTitle); err != nil {
+			return settings{}, err
+		}
+	}
+	if all || over.ObservationalMemory != nil {
+		s.om = nil
+		if o := c.ObservationalMemory; o != nil && !o.Disabled {
+			if s.om, err = o.resolve(); err != nil {
+				return settings{}, err
+			}
+		}
+	}
+	return s, nil
+}
+
+// resolveHistory resolves LastMessages and MessageHistory together: an unset
+// LastMessages is 10 messages, or no count cap under a token budget.
+func (s *settings) resolveHistory(c Config) error {
+	s.maxMessages, s.maxTokens, s.atMaxRemove = -1, 0, 0
 	switch c.LastMessages.mode {
 	case lmCount:
 		if c.LastMessages.n < 0 {
-			return bad("lastMessages must be a finite non-negative integer")
+			return invalidConfig("lastMessages must be a finite non-negative integer")
 		}
 		s.maxMessages = c.LastMessages.n
 	case lmNone:
@@ -185,119 +296,167 @@ func (c Config) resolve() (settings, error) {
 		}
 	}
 	s.historyEnabled = s.maxMessages != 0
-	if h := c.MessageHistory; h != nil {
-		if h.MaxTokens < 0 {
-			return bad("messageHistory.maxTokens must be a finite non-negative number")
-		}
-		s.maxTokens = h.MaxTokens
-		s.atMaxRemove = h.MaxTokens / 4
-		if h.AtMaxRemoveTokens != nil {
-			if *h.AtMaxRemoveTokens < 0 || *h.AtMaxRemoveTokens > h.MaxTokens {
-				return bad("messageHistory.atMaxRemoveTokens must be a finite non-negative number no greater than maxTokens")
-			}
-			s.atMaxRemove = *h.AtMaxRemoveTokens
-		}
-		if h.MaxTokens == 0 {
-			s.historyEnabled = false
-		}
+	h := c.MessageHistory
+	if h == nil {
+		return nil
 	}
-	s.readOnly = c.ReadOnly != nil && *c.ReadOnly
-	s.retainFullInput = c.RetainFullInput != nil && *c.RetainFullInput
-	if c.FilterIncompleteToolCalls != nil {
-		s.filterIncomplete = *c.FilterIncompleteToolCalls
+	if h.MaxTokens < 0 {
+		return invalidConfig("messageHistory.maxTokens must be a finite non-negative number")
 	}
-	if r := c.SemanticRecall; r != nil && !r.Disabled {
-		rc := *r
-		if rc.TopK < 0 || rc.MaxChunkChars < 0 || rc.Threshold < 0 {
-			return bad("semanticRecall: topK, maxChunkChars and threshold must be non-negative")
+	s.maxTokens = h.MaxTokens
+	s.atMaxRemove = h.MaxTokens / 4
+	if h.AtMaxRemoveTokens != nil {
+		if *h.AtMaxRemoveTokens < 0 || *h.AtMaxRemoveTokens > h.MaxTokens {
+			return invalidConfig("messageHistory.atMaxRemoveTokens must be a finite non-negative number no greater than maxTokens")
 		}
-		if rc.TopK == 0 {
-			rc.TopK = 4
-		}
-		if rc.MessageRange == nil {
-			rc.MessageRange = &MessageRange{Before: 1, After: 1}
-		} else if rc.MessageRange.Before < 0 || rc.MessageRange.After < 0 {
-			return bad("semanticRecall.messageRange must be non-negative")
-		}
-		switch rc.Scope {
-		case "":
-			rc.Scope = ScopeResource
-		case ScopeResource, ScopeThread:
-		default:
-			return bad("semanticRecall.scope must be thread or resource, got %q", rc.Scope)
-		}
-		if rc.MaxChunkChars == 0 {
-			rc.MaxChunkChars = 16384
-		}
-		if h := rc.Hybrid; h != nil {
-			alpha := DefaultHybridAlpha
-			if h.Alpha != nil {
-				alpha = *h.Alpha
-			}
-			if alpha < 0 || alpha > 1 {
-				return bad("semanticRecall.hybrid.alpha must be within [0, 1]")
-			}
-			rc.Hybrid = &Hybrid{Alpha: &alpha}
-		}
-		s.recall = &rc
+		s.atMaxRemove = *h.AtMaxRemoveTokens
 	}
-	if w := c.WorkingMemory; w != nil && w.Enabled {
-		wc, err := w.resolve()
-		if err != nil {
-			return settings{}, err
-		}
-		s.wm = &wc
+	if h.MaxTokens == 0 {
+		s.historyEnabled = false
 	}
-	if t := c.GenerateTitle; t != nil && !t.Disabled {
-		tc := *t
-		if tc.MinMessages < 0 {
-			return bad("generateTitle.minMessages must be non-negative")
-		}
-		if tc.MinMessages == 0 {
-			tc.MinMessages = 1
-		}
-		s.title = &tc
+	return nil
+}
+
+// resolveRecall validates and defaults semantic recall; nil when off.
+func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
+	if r == nil || r.Disabled {
+		return nil, nil
 	}
-	if o := c.ObservationalMemory; o != nil && !o.Disabled {
-		om, err := o.resolve()
-		if err != nil {
-			return settings{}, err
-		}
-		s.om = om
+	rc := *r
+	if rc.TopK < 0 || rc.MaxChunkChars < 0 || rc.Threshold < 0 {
+		return nil, invalidConfig("semanticRecall: topK, maxChunkChars and threshold must be non-negative")
 	}
-	return s, nil
+	if rc.TopK == 0 {
+		rc.TopK = 4
+	}
+	if rc.MessageRange == nil {
+		rc.MessageRange = &MessageRange{Before: 1, After: 1}
+	} else if rc.MessageRange.Before < 0 || rc.MessageRange.After < 0 {
+		return nil, invalidConfig("semanticRecall.messageRange must be non-negative")
+	}
+	switch rc.Scope {
+	case "":
+		rc.Scope = ScopeResource
+	case ScopeResource, ScopeThread:
+	default:
+		return nil, invalidConfig("semanticRecall.scope must be thread or resource, got %q", rc.Scope)
+	}
+	if rc.MaxChunkChars == 0 {
+		rc.MaxChunkChars = 16384
+	}
+	if h := rc.Hybrid; h != nil {
+		alpha := DefaultHybridAlpha
+		if h.Alpha != nil {
+			alpha = *h.Alpha
+		}
+		if alpha < 0 || alpha > 1 {
+			return nil, invalidConfig("semanticRecall.hybrid.alpha must be within [0, 1]")
+		}
+		rc.Hybrid = &Hybrid{Alpha: &alpha}
+	}
+	return &rc, nil
+}
+
+// resolveTitle validates and defaults title generation; nil when off.
+func resolveTitle(t *TitleConfig) (*TitleConfig, error) {
+	if t == nil || t.Disabled {
+		return nil, nil
+	}
+	tc := *t
+	if tc.MinMessages < 0 {
+		return nil, invalidConfig("generateTitle.minMessages must be non-negative")
+	}
+	if tc.MinMessages == 0 {
+		tc.MinMessages = 1
+	}
+	return &tc, nil
 }
 
 // tokenBudget reports whether history is bounded by tokens.
 func (s settings) tokenBudget() bool { return s.historyEnabled && s.maxTokens > 0 }
 
-// mergeRecall overlays the non-zero fields of over on base.
+// mergeRecall overlays the set fields of over on base (both owned by the
+// caller); over's Disabled always applies.
 func mergeRecall(base, over *SemanticRecall) *SemanticRecall {
-	if base == nil {
-		return over
+	if base == nil || over == nil {
+		return pick(base, over)
 	}
-	out := *base
-	out.Disabled = over.Disabled
+	base.Disabled = over.Disabled
 	if over.TopK != 0 {
-		out.TopK = over.TopK
+		base.TopK = over.TopK
 	}
-	if over.MessageRange != nil {
-		out.MessageRange = over.MessageRange
-	}
+	base.MessageRange = pick(base.MessageRange, over.MessageRange)
 	if over.Scope != "" {
-		out.Scope = over.Scope
+		base.Scope = over.Scope
 	}
 	if over.MaxChunkChars != 0 {
-		out.MaxChunkChars = over.MaxChunkChars
+		base.MaxChunkChars = over.MaxChunkChars
 	}
 	if over.Threshold != 0 {
-		out.Threshold = over.Threshold
+		base.Threshold = over.Threshold
 	}
-	if over.IndexConfig != (IndexConfig{}) {
-		out.IndexConfig = over.IndexConfig
+	base.IndexConfig = mergeIndexConfig(base.IndexConfig, over.IndexConfig)
+	if h := over.Hybrid; h != nil && (base.Hybrid == nil || h.Alpha != nil) {
+		base.Hybrid = h
 	}
-	if over.Hybrid != nil {
-		out.Hybrid = over.Hybrid
+	return base
+}
+
+func mergeIndexConfig(base, over IndexConfig) IndexConfig {
+	if over.Type != "" {
+		base.Type = over.Type
 	}
-	return &out
+	if over.Metric != "" {
+		base.Metric = over.Metric
+	}
+	if over.HNSW.M != 0 {
+		base.HNSW.M = over.HNSW.M
+	}
+	if over.HNSW.EfConstruction != 0 {
+		base.HNSW.EfConstruction = over.HNSW.EfConstruction
+	}
+	return base
+}
+
+// mergeWorkingMemoryConfig overlays the set fields of over on base (both
+// owned by the caller).
+func mergeWorkingMemoryConfig(base, over *WorkingMemoryConfig) *WorkingMemoryConfig {
+	if base == nil || over == nil {
+		return pick(base, over)
+	}
+	base.Enabled = base.Enabled || over.Enabled
+	base.Disabled = over.Disabled
+	if over.Template != "" {
+		base.Template = over.Template
+	}
+	if len(over.Schema) > 0 {
+		base.Schema = over.Schema
+	}
+	if over.Scope != "" {
+		base.Scope = over.Scope
+	}
+	return base
+}
+
+// mergeTitle overlays the set fields of over on base (both owned by the
+// caller); over's Disabled always applies.
+func mergeTitle(base, over *TitleConfig) *TitleConfig {
+	if base == nil || over == nil {
+		return pick(base, over)
+	}
+	base.Disabled = over.Disabled
+	if over.Model != nil {
+		base.Model = over.Model
+	}
+	if over.Instructions != "" {
+		base.Instructions = over.Instructions
+	}
+	if over.MinMessages != 0 {
+		base.MinMessages = over.MinMessages
+	}
+	if over.OnTitle != nil {
+		base.OnTitle = over.OnTitle
+	}
+	base.Background = base.Background || over.Background
+	return base
 }

@@ -3,11 +3,14 @@ package core_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
 // namedModel is a Model told apart by name.
@@ -67,6 +70,7 @@ func TestGetMergedThreadConfigDeepMergesEveryField(t *testing.T) {
 		{"workingMemory.scope", core.Config{WorkingMemory: &core.WorkingMemoryConfig{Scope: core.ScopeResource}}, func(c *core.Config) { c.WorkingMemory.Scope = core.ScopeResource }},
 		{"workingMemory.template", core.Config{WorkingMemory: &core.WorkingMemoryConfig{Template: "# other"}}, func(c *core.Config) { c.WorkingMemory.Template = "# other" }},
 		{"workingMemory.schema", core.Config{WorkingMemory: &core.WorkingMemoryConfig{Schema: json.RawMessage(`{"title":"x"}`)}}, func(c *core.Config) { c.WorkingMemory.Schema = json.RawMessage(`{"title":"x"}`) }},
+		{"workingMemory.disabled", core.Config{WorkingMemory: &core.WorkingMemoryConfig{Disabled: true}}, func(c *core.Config) { c.WorkingMemory.Disabled = true }},
 		{"generateTitle.model", core.Config{GenerateTitle: &core.TitleConfig{Model: namedModel("m2")}}, func(c *core.Config) { c.GenerateTitle.Model = namedModel("m2") }},
 		{"generateTitle.instructions", core.Config{GenerateTitle: &core.TitleConfig{Instructions: "short"}}, func(c *core.Config) { c.GenerateTitle.Instructions = "short" }},
 		{"generateTitle.minMessages", core.Config{GenerateTitle: &core.TitleConfig{MinMessages: 5}}, func(c *core.Config) { c.GenerateTitle.MinMessages = 5 }},
@@ -105,6 +109,16 @@ func TestGetMergedThreadConfigDeepMergesEveryField(t *testing.T) {
 			}
 		})
 	}
+	// Enabled in an override turns working memory on; false leaves the base.
+	off := fullConfig("a", 1)
+	off.WorkingMemory.Enabled = false
+	if got := off.Merge(&core.Config{WorkingMemory: &core.WorkingMemoryConfig{Enabled: true}}); !got.WorkingMemory.Enabled || got.WorkingMemory.Template != "# a" {
+		t.Fatalf("workingMemory.enabled merge = %+v", got.WorkingMemory)
+	}
+	on := fullConfig("a", 1)
+	if got := on.Merge(&core.Config{WorkingMemory: &core.WorkingMemoryConfig{Scope: core.ScopeResource}}); !got.WorkingMemory.Enabled {
+		t.Fatal("an override without Enabled turned working memory off")
+	}
 	// A title callback is a func: compared by presence.
 	base := fullConfig("a", 1)
 	called := ""
@@ -121,4 +135,67 @@ func TestGetMergedThreadConfigDeepMergesEveryField(t *testing.T) {
 func dump(c core.Config) string {
 	b, _ := json.MarshalIndent(c, "", " ")
 	return string(b)
+}
+
+// Config is resolved and copied once in New: neither the caller's Config
+// after New nor the copy Config returns changes the live token budget.
+func TestConfigIsCopiedOnceInNew(t *testing.T) {
+	s := memstore.New()
+	var msgs []core.Message
+	for i := 0; i < 6; i++ {
+		msgs = append(msgs, userAt(fmt.Sprint("m", i), "t", "r", text(fmt.Sprint("m", i), 100), T(i)))
+	}
+	seed(t, s, "t", "r", msgs...)
+	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 10000, AtMaxRemoveTokens: core.Int(0)}}
+	m := newMem(t, s, cfg)
+	prompt := func() int {
+		t.Helper()
+		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Config: &core.Config{ReadOnly: core.Bool(true)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(turn.Messages())
+	}
+	if n := prompt(); n != 6 {
+		t.Fatalf("prompt holds %d messages, want 6", n)
+	}
+	cfg.MessageHistory.MaxTokens = 150
+	*cfg.MessageHistory.AtMaxRemoveTokens = 100
+	if n := prompt(); n != 6 {
+		t.Fatalf("caller's Config changed after New shrank the prompt to %d", n)
+	}
+	got := m.Config()
+	got.MessageHistory.MaxTokens = 150
+	if n := prompt(); n != 6 || m.Config().MessageHistory.MaxTokens != 10000 {
+		t.Fatalf("Config() copy aliased the live budget: prompt %d, budget %d", n, m.Config().MessageHistory.MaxTokens)
+	}
+	// Concurrent turns with per-call overrides while the caller mutates its
+	// Config and a Config() copy (go test -race).
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the one writer of the caller's Config
+		defer wg.Done()
+		for i := 0; i < 200; i++ {
+			cfg.MessageHistory.MaxTokens = i
+		}
+	}()
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				c := m.Config()
+				c.MessageHistory.MaxTokens = g
+				over := &core.Config{ReadOnly: core.Bool(true), MessageHistory: &core.MessageHistory{MaxTokens: 5000 + g}}
+				if _, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Config: over}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	if n := prompt(); n != 6 {
+		t.Fatalf("prompt after concurrent turns holds %d", n)
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/tokenizer"
 )
 
@@ -52,7 +53,9 @@ type Options struct {
 
 // Memory is conversation memory over a Store. It is safe for concurrent use.
 type Memory struct {
-	opts  Options
+	opts  Options       // defaulted; Config is read only by New
+	cfg   Config        // deep copy of Options.Config, never aliased
+	st    settings      // cfg resolved once
 	store *CheckedStore // nil without Options.Store
 	tk    Tokenizer
 	log   *slog.Logger
@@ -73,7 +76,8 @@ type Memory struct {
 // New validates opts and returns a Memory. New without a Store succeeds, but
 // every call that needs storage returns ErrNoStorage.
 func New(opts Options) (*Memory, error) {
-	s, err := opts.Config.resolve()
+	cfg := opts.Config.Clone()
+	s, err := cfg.resolve()
 	if err == nil {
 		s, err = s.withModels(opts.Model)
 	}
@@ -83,7 +87,8 @@ func New(opts Options) (*Memory, error) {
 	if opts.EmbeddingDimension < 0 {
 		return nil, Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
-	m := &Memory{opts: opts, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
+	opts.Config = Config{}
+	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
 	if opts.Store != nil {
 		m.store = Check(opts.Store)
 	}
@@ -155,16 +160,22 @@ func (m *Memory) Close(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return memerr.Context("Close", ctx.Err())
 	}
 }
 
+// settings returns the resolved instance settings, or with a per-call
+// override, the instance config merged with it and re-resolved only in the
+// sections the override sets.
 func (m *Memory) settings(over *Config) (settings, error) {
-	s, err := m.opts.Config.Merge(over).resolve()
-	if err == nil {
+	if over == nil {
+		return m.st, nil
+	}
+	s, err := m.cfg.Merge(over).resolveOver(m.st, over)
+	if err == nil && over.ObservationalMemory != nil {
 		s, err = s.withModels(m.opts.Model)
 	}
-	if err == nil && over != nil {
+	if err == nil {
 		err = m.requireDeps("Config", s)
 	}
 	return s, err

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // Observational memory (OM). The state of a thread (or resource) is one
@@ -151,7 +153,7 @@ func (r *omRuntime) lock(ctx context.Context, key string, wait bool) (func(), er
 		return func() { <-l.ch; release() }, nil
 	case <-ctx.Done():
 		release()
-		return nil, ctx.Err()
+		return nil, memerr.Context("observe", ctx.Err())
 	}
 }
 

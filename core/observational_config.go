@@ -27,8 +27,10 @@ const (
 //
 // A nil *ObservationalMemoryConfig leaves the setting unset (off);
 // &ObservationalMemoryConfig{} enables it with defaults; Disabled turns it off
-// (e.g. per call). In a Config merge, a non-nil value replaces the base as a
-// whole.
+// (e.g. per call). In a Config merge, the fields an override sets replace
+// those of the base one by one (see Config.Merge); an override's Model
+// replaces both role models, and an override's ObserverModel or
+// ReflectorModel splits a base Model into the two roles first.
 type ObservationalMemoryConfig struct {
 	Disabled bool
 	// Model is the observer and the reflector; Options.Model is the fallback.
@@ -169,4 +171,56 @@ func (s settings) withModels(fallback Model) (settings, error) {
 	}
 	s.om = &om
 	return s, nil
+}
+
+// mergeObservational overlays the set fields of over on base (both owned by
+// the caller); over's Disabled always applies.
+func mergeObservational(base, over *ObservationalMemoryConfig) *ObservationalMemoryConfig {
+	if base == nil || over == nil {
+		return pick(base, over)
+	}
+	base.Disabled = over.Disabled
+	switch {
+	case over.Model != nil:
+		base.Model, base.ObserverModel, base.ReflectorModel = over.Model, nil, nil
+	case over.ObserverModel != nil || over.ReflectorModel != nil:
+		if base.Model != nil {
+			base.ObserverModel, base.ReflectorModel, base.Model = base.Model, base.Model, nil
+		}
+		if over.ObserverModel != nil {
+			base.ObserverModel = over.ObserverModel
+		}
+		if over.ReflectorModel != nil {
+			base.ReflectorModel = over.ReflectorModel
+		}
+	}
+	if over.Observation.MessageTokens != 0 {
+		base.Observation.MessageTokens = over.Observation.MessageTokens
+	}
+	if over.Observation.MaxTokensPerBatch != 0 {
+		base.Observation.MaxTokensPerBatch = over.Observation.MaxTokensPerBatch
+	}
+	if over.Observation.BufferTokens != 0 {
+		base.Observation.BufferTokens = over.Observation.BufferTokens
+	}
+	if over.Reflection.ObservationTokens != 0 {
+		base.Reflection.ObservationTokens = over.Reflection.ObservationTokens
+	}
+	if over.Scope != "" {
+		base.Scope = over.Scope
+	}
+	base.Background = base.Background || over.Background
+	if over.Timeout != 0 {
+		base.Timeout = over.Timeout
+	}
+	if over.MaxUnobservedMessages != 0 {
+		base.MaxUnobservedMessages = over.MaxUnobservedMessages
+	}
+	if over.ObserverInstructions != "" {
+		base.ObserverInstructions = over.ObserverInstructions
+	}
+	if over.ReflectorInstructions != "" {
+		base.ReflectorInstructions = over.ReflectorInstructions
+	}
+	return base
 }

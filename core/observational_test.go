@@ -146,14 +146,14 @@ func TestObservationalConfig(t *testing.T) {
 	if !errors.Is(err, core.ErrInvalidConfig) {
 		t.Fatalf("per-call OM without model: %v", err)
 	}
-	// Merge: the override replaces the base as a whole.
+	// Merge: the override's fields apply one by one; Disabled turns it off.
 	base := core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{Model: obs, Scope: core.ScopeResource}}
 	off := &core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{Disabled: true}}
-	if got := base.Merge(off); got.ObservationalMemory != off.ObservationalMemory {
-		t.Fatal("merge did not replace observationalMemory")
+	if got := base.Merge(off).ObservationalMemory; !got.Disabled || got.Scope != core.ScopeResource || got.Model != obs {
+		t.Fatalf("merge with Disabled = %+v", got)
 	}
-	if got := base.Merge(&core.Config{}); got.ObservationalMemory != base.ObservationalMemory {
-		t.Fatal("merge dropped observationalMemory")
+	if got := base.Merge(&core.Config{}).ObservationalMemory; got == nil || got.Disabled || got.Model != obs || got == base.ObservationalMemory {
+		t.Fatalf("merge without override = %+v (must be an equal copy)", got)
 	}
 }
 

@@ -14,20 +14,32 @@ type ThreadInput struct {
 }
 
 // CreateThread creates (or replaces) a thread. An empty ID is generated.
+// With working memory enabled, a string Metadata["workingMemory"] is moved
+// into working memory (the resource's in resource scope, the thread's in
+// thread scope), as Mastra's saveThread does; it is not kept in the metadata.
 func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, error) {
-	s, err := m.open(ctx, "CreateThread")
+	const op = "CreateThread"
+	s, err := m.open(ctx, op)
 	if err != nil {
 		return Thread{}, err
 	}
 	if in.ID == "" {
 		in.ID = m.opts.NewID()
 	}
-	if err := m.checkTitle("CreateThread", in.Title); err != nil {
+	if err := m.checkTitle(op, in.Title); err != nil {
+		return Thread{}, err
+	}
+	meta, wm, err := m.metadataWorkingMemory(op, in.Metadata)
+	if err != nil {
 		return Thread{}, err
 	}
 	now := m.stamp()
-	return s.SaveThread(ctx, Thread{ID: in.ID, ResourceID: in.ResourceID, Title: in.Title,
-		Metadata: in.Metadata, CreatedAt: now, UpdatedAt: now})
+	th, err := s.SaveThread(ctx, Thread{ID: in.ID, ResourceID: in.ResourceID, Title: in.Title,
+		Metadata: meta, CreatedAt: now, UpdatedAt: now})
+	if err != nil || wm == nil {
+		return th, err
+	}
+	return th, m.writeMetadataWorkingMemory(ctx, s, th, *wm)
 }
 
 // GetThread returns a thread. With a non-empty resourceID, a thread of another
@@ -69,9 +81,11 @@ type ThreadUpdate struct {
 	Metadata map[string]any
 }
 
-// UpdateThread applies a partial update.
+// UpdateThread applies a partial update. A string Metadata["workingMemory"]
+// is written into working memory, as in CreateThread.
 func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (Thread, error) {
-	s, err := m.open(ctx, "UpdateThread")
+	const op = "UpdateThread"
+	s, err := m.open(ctx, op)
 	if err != nil {
 		return Thread{}, err
 	}
@@ -79,11 +93,49 @@ func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (
 		return Thread{}, err
 	}
 	if up.Title != nil {
-		if err := m.checkTitle("UpdateThread", *up.Title); err != nil {
+		if err := m.checkTitle(op, *up.Title); err != nil {
 			return Thread{}, err
 		}
 	}
-	return s.UpdateThread(ctx, id, up.Title, up.Metadata)
+	meta, wm, err := m.metadataWorkingMemory(op, up.Metadata)
+	if err != nil {
+		return Thread{}, err
+	}
+	th, err := s.UpdateThread(ctx, id, up.Title, meta)
+	if err != nil || wm == nil {
+		return th, err
+	}
+	return th, m.writeMetadataWorkingMemory(ctx, s, th, *wm)
+}
+
+// metadataWorkingMemory splits a string "workingMemory" key off thread
+// metadata when working memory is enabled, and validates it; wm is nil when
+// there is none (the metadata is then returned as given).
+func (m *Memory) metadataWorkingMemory(op string, meta map[string]any) (rest map[string]any, wm *string, err error) {
+	data, ok := meta["workingMemory"].(string)
+	if !ok || m.st.wm == nil {
+		return meta, nil, nil
+	}
+	if err := checkWorkingMemoryData(op, m.st.wm, data); err != nil {
+		return nil, nil, err
+	}
+	rest = make(map[string]any, len(meta))
+	for k, v := range meta {
+		if k != "workingMemory" {
+			rest[k] = v
+		}
+	}
+	return rest, &data, nil
+}
+
+// writeMetadataWorkingMemory stores working memory that came with the thread
+// metadata, in the instance's scope.
+func (m *Memory) writeMetadataWorkingMemory(ctx context.Context, s *CheckedStore, th Thread, data string) error {
+	scope, id, err := wmTarget(m.st.wm, th.ID, th.ResourceID)
+	if err != nil {
+		return err
+	}
+	return m.replaceWorkingMemory(ctx, s, scope, id, data)
 }
 
 // DeleteThread deletes a thread, its messages and its vectors.

@@ -36,5 +36,6 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 	return []Tool{m.workingMemoryTool(*st.wm, scope, id, th)}, nil
 }
 
-// Config returns the instance-wide configuration given to New.
-func (m *Memory) Config() Config { return m.opts.Config }
+// Config returns a deep copy of the instance-wide configuration given to New:
+// changing it does not change the Memory.
+func (m *Memory) Config() Config { return m.cfg.Clone() }

@@ -46,6 +46,7 @@ type Turn struct {
 	trimmed   []Message
 	recalled  map[string]bool // ids of same-thread semantic hits
 	recallErr error
+	wmErr     error // working-memory read failure
 	omErr     error
 	mu        sync.Mutex
 	committed bool

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // WorkingMemoryTemplate is the configured shape of working memory: the
@@ -53,12 +55,11 @@ func wmTarget(wc *WorkingMemoryConfig, threadID, resourceID string) (Scope, stri
 
 // workingMemoryTurn returns the working-memory system message of a turn and,
 // unless the turn is read-only, the updateWorkingMemory tool bound to the
-// turn's thread and resource.
-func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) (string, []Tool, error) {
+// turn's thread and resource. A failed read does not fail the turn (as in
+// Mastra): it is logged and returned as readErr, with no message and no tool
+// (a model that cannot see the stored notes must not replace them).
+func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) (msg string, tools []Tool, readErr error) {
 	wc := st.wm
-	if wc == nil {
-		return "", nil, errWMDisabled()
-	}
 	s, err := m.checked()
 	if err != nil {
 		return "", nil, err
@@ -69,6 +70,7 @@ func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) 
 	}
 	cur, err := s.GetWorkingMemory(ctx, scope, id)
 	if err != nil && !(errors.Is(err, ErrThreadNotFound) && scope == ScopeThread) {
+		m.log.WarnContext(ctx, "agentmem: reading working memory failed; the turn goes on without it", "scope", scope, "id", id, "err", err)
 		return "", nil, err
 	}
 	if st.readOnly {
@@ -77,12 +79,22 @@ func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) 
 	return renderWorkingMemory(wc, cur.Data), []Tool{m.workingMemoryTool(*wc, scope, id, th)}, nil
 }
 
+// WorkingMemoryErr reports a working-memory read failure of this turn (the
+// turn went on without the working-memory message and tool); nil when the
+// read worked or working memory is off.
+func (t *Turn) WorkingMemoryErr() error { return t.wmErr }
+
 // GetWorkingMemory returns the stored working memory of the thread (thread
 // scope) or of the resource (resource scope, the default); "" when nothing is
-// stored. cfg overrides the instance config.
+// stored. With working memory disabled it returns "", nil, as Mastra returns
+// null (GetWorkingMemoryTemplate tells disabled from empty). cfg overrides the
+// instance config.
 func (m *Memory) GetWorkingMemory(ctx context.Context, threadID, resourceID string, cfg *Config) (string, error) {
 	const op = "GetWorkingMemory"
 	s, scope, id, err := m.wmDirect(ctx, op, threadID, resourceID, cfg)
+	if errors.Is(err, ErrWorkingMemoryDisabled) {
+		return "", nil
+	}
 	if err != nil {
 		return "", err
 	}
@@ -108,19 +120,36 @@ func (m *Memory) UpdateWorkingMemory(ctx context.Context, threadID, resourceID, 
 		return err
 	}
 	st, _ := m.settings(cfg) // validated by wmDirect
-	if sch := st.wm.schema; sch != nil && strings.TrimSpace(data) != "" {
-		v, err := decodeJSON(data)
-		if err != nil {
-			return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory must be JSON in schema mode", Err: err}
-		}
-		if _, ok := v.(map[string]any); !ok {
-			return Errorf(CodeInvalidArgument, op, "working memory must be a JSON object in schema mode")
-		}
-		if err := sch.validate.Validate(v); err != nil {
-			return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory does not match the schema", Err: err}
-		}
+	if err := checkWorkingMemoryData(op, st.wm, data); err != nil {
+		return err
 	}
-	_, err = m.casWorkingMemory(ctx, s, scope, id, nil, func(string) (string, bool, wmResult) {
+	return m.replaceWorkingMemory(ctx, s, scope, id, data)
+}
+
+// checkWorkingMemoryData validates data replacing the working memory: in
+// schema mode non-empty data must be a JSON object that matches the schema.
+func checkWorkingMemoryData(op string, wc *WorkingMemoryConfig, data string) error {
+	sch := wc.schema
+	if sch == nil || strings.TrimSpace(data) == "" {
+		return nil
+	}
+	v, err := decodeJSON(data)
+	if err != nil {
+		return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory must be JSON in schema mode", Err: err}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return Errorf(CodeInvalidArgument, op, "working memory must be a JSON object in schema mode")
+	}
+	if err := sch.validate.Validate(v); err != nil {
+		return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory does not match the schema", Err: err}
+	}
+	return nil
+}
+
+// replaceWorkingMemory stores data as the working memory of id (compare-and-set,
+// retried on concurrent changes).
+func (m *Memory) replaceWorkingMemory(ctx context.Context, s *CheckedStore, scope Scope, id, data string) error {
+	_, err := m.casWorkingMemory(ctx, s, scope, id, nil, func(string) (string, bool, wmResult) {
 		return data, true, wmResult{Success: true}
 	})
 	if errors.Is(err, ErrThreadNotFound) && scope == ScopeThread {
@@ -239,7 +268,7 @@ func wmBackoff(ctx context.Context, attempt int) error {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return memerr.Context("updateWorkingMemory", ctx.Err())
 	case <-t.C:
 		return nil
 	}

@@ -1,26 +1,33 @@
 package core
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
 )
 
-// DefaultWorkingMemoryTemplate is the markdown template used when none is given.
+// DefaultWorkingMemoryTemplate is the markdown template used when none is
+// given. It is Mastra's default byte for byte, so that working memory written
+// by one system reads naturally in the other.
 const DefaultWorkingMemoryTemplate = `
-# About the user
-- **Name**: 
+# User Information
+- **First Name**: 
+- **Last Name**: 
 - **Location**: 
 - **Occupation**: 
-- **Preferences**: 
+- **Interests**: 
 - **Goals**: 
-- **Ongoing topics**: 
-- **Important facts**: 
+- **Events**: 
+- **Facts**: 
+- **Projects**: 
 `
 
 // WorkingMemoryConfig configures working memory: persistent notes the model
 // keeps about a resource (default) or a thread through the updateWorkingMemory tool.
 type WorkingMemoryConfig struct {
+	// Enabled turns working memory on. In a per-call override, false leaves
+	// the instance setting as it is; Disabled turns it off for the call.
 	Enabled  bool
+	Disabled bool
 	Template string          // markdown template; default DefaultWorkingMemoryTemplate
 	Schema   json.RawMessage // JSON Schema; switches to JSON mode (merge updates)
 	Scope    Scope           // default ScopeResource
@@ -28,16 +35,21 @@ type WorkingMemoryConfig struct {
 	schema *wmSchema // compiled Schema, set by resolve
 }
 
-func (w WorkingMemoryConfig) resolve() (WorkingMemoryConfig, error) {
+// resolve validates and defaults w. The schema is compiled unless prev (the
+// resolved instance setting) already holds it compiled.
+func (w WorkingMemoryConfig) resolve(prev *WorkingMemoryConfig) (WorkingMemoryConfig, error) {
 	switch w.Scope {
 	case "":
 		w.Scope = ScopeResource
 	case ScopeThread, ScopeResource:
 	default:
-		return w, &Error{Code: CodeInvalidConfig, Msg: fmt.Sprintf("workingMemory.scope must be thread or resource, got %q", w.Scope)}
+		return w, invalidConfig("workingMemory.scope must be thread or resource, got %q", w.Scope)
 	}
 	w.schema = nil
-	if len(w.Schema) > 0 {
+	switch {
+	case len(w.Schema) > 0 && prev != nil && prev.schema != nil && bytes.Equal(prev.schema.raw, w.Schema):
+		w.schema = prev.schema
+	case len(w.Schema) > 0:
 		var v map[string]any
 		if err := json.Unmarshal(w.Schema, &v); err != nil {
 			return w, &Error{Code: CodeInvalidConfig, Msg: "workingMemory.schema must be a JSON object", Err: err}
@@ -47,7 +59,7 @@ func (w WorkingMemoryConfig) resolve() (WorkingMemoryConfig, error) {
 			return w, &Error{Code: CodeInvalidConfig, Msg: "workingMemory.schema is not a valid JSON Schema", Err: err}
 		}
 		w.schema = sch
-	} else if w.Template == "" {
+	case w.Template == "":
 		w.Template = DefaultWorkingMemoryTemplate
 	}
 	return w, nil

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -26,21 +25,10 @@ type wmSchema struct {
 
 const wmSchemaURL = "agentmem://working-memory/schema.json"
 
-var (
-	wmSchemaMu    sync.Mutex
-	wmSchemaCache = map[string]*wmSchema{}
-)
-
-// compileWorkingMemorySchema compiles a schema once per distinct text; the
-// settings of every turn are resolved anew, the schema is not recompiled.
+// compileWorkingMemorySchema compiles a schema and derives its validator,
+// skeleton and tool parameters. New resolves the instance config once, so
+// this runs once per Memory (and per call only for a per-call schema).
 func compileWorkingMemorySchema(raw json.RawMessage) (*wmSchema, error) {
-	key := string(raw)
-	wmSchemaMu.Lock()
-	sch, ok := wmSchemaCache[key]
-	wmSchemaMu.Unlock()
-	if ok {
-		return sch, nil
-	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
@@ -59,7 +47,7 @@ func compileWorkingMemorySchema(raw json.RawMessage) (*wmSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch = &wmSchema{raw: append(json.RawMessage(nil), raw...), validate: v, params: params}
+	sch := &wmSchema{raw: append(json.RawMessage(nil), raw...), validate: v, params: params}
 	var top struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
@@ -71,12 +59,6 @@ func compileWorkingMemorySchema(raw json.RawMessage) (*wmSchema, error) {
 	if s := b.String(); s != "{}" && s != "null" {
 		sch.skeleton = s
 	}
-	wmSchemaMu.Lock()
-	if len(wmSchemaCache) >= 256 {
-		wmSchemaCache = map[string]*wmSchema{}
-	}
-	wmSchemaCache[key] = sch
-	wmSchemaMu.Unlock()
 	return sch, nil
 }
 

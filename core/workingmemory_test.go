@@ -224,7 +224,7 @@ func TestWorkingMemoryThreadScopeIsolation(t *testing.T) {
 			t.Fatalf("thread-1 %q, thread-2 %q", a, b)
 		}
 		// Resource-scoped reads of the same resource see nothing.
-		res := wmConfig(core.WorkingMemoryConfig{})
+		res := wmConfig(core.WorkingMemoryConfig{Scope: core.ScopeResource})
 		if got, err := m.GetWorkingMemory(ctx, "thread-1", "R", &res); err != nil || got != "" {
 			t.Fatalf("resource scope = %q, %v", got, err)
 		}
@@ -484,11 +484,11 @@ func TestWorkingMemoryErrors(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
 	off := newWM(t, s, core.Config{})
-	if _, err := off.GetWorkingMemory(ctx, "t1", "R", nil); !errors.Is(err, core.ErrWorkingMemoryDisabled) ||
-		!strings.Contains(err.Error(), "Working memory is not enabled") {
-		t.Fatalf("disabled get: %v", err)
+	if wm, err := off.GetWorkingMemory(ctx, "t1", "R", nil); wm != "" || err != nil {
+		t.Fatalf("disabled get: %q, %v", wm, err)
 	}
-	if err := off.UpdateWorkingMemory(ctx, "t1", "R", "x", nil); !errors.Is(err, core.ErrWorkingMemoryDisabled) {
+	if err := off.UpdateWorkingMemory(ctx, "t1", "R", "x", nil); !errors.Is(err, core.ErrWorkingMemoryDisabled) ||
+		!strings.Contains(err.Error(), "Working memory is not enabled") {
 		t.Fatalf("disabled update: %v", err)
 	}
 	if _, ok := off.GetWorkingMemoryTemplate(nil); ok {
@@ -556,7 +556,7 @@ func TestWorkingMemoryTemplate(t *testing.T) {
 	if tpl, ok := m.GetWorkingMemoryTemplate(&schema); !ok || tpl.Format != "json" || !json.Valid([]byte(tpl.Content)) || !strings.Contains(tpl.Content, `"about"`) {
 		t.Fatalf("schema template = %+v", tpl)
 	}
-	off := core.Config{WorkingMemory: &core.WorkingMemoryConfig{Enabled: false}}
+	off := core.Config{WorkingMemory: &core.WorkingMemoryConfig{Disabled: true}}
 	if _, ok := m.GetWorkingMemoryTemplate(&off); ok {
 		t.Fatal("per-call disable ignored")
 	}
@@ -881,6 +881,12 @@ func TestWorkingMemoryProcessorContinuesWhenTheReadFails(t *testing.T) {
 		Input: []core.Message{core.NewMessage(core.RoleUser, "hi")}})
 	if err != nil {
 		t.Fatalf("Begin failed on a working-memory read error: %v", err)
+	}
+	if werr := turn.WorkingMemoryErr(); werr == nil || !strings.Contains(werr.Error(), "disk on fire") {
+		t.Fatalf("WorkingMemoryErr = %v, want the read failure", werr)
+	}
+	if len(turn.Tools()) != 0 {
+		t.Fatal("updateWorkingMemory offered although the stored notes could not be read")
 	}
 	for _, msg := range turn.Messages() {
 		if strings.Contains(msg.Text(), "WORKING_MEMORY_SYSTEM_INSTRUCTION") {

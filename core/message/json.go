@@ -192,8 +192,12 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	var legacyText string
 	var legacyTools []ToolInvocation
 	var legacyReasoning string
+	if err := c.decodeParts(raw["parts"]); err != nil {
+		return fmt.Errorf("content: %w", err)
+	}
+	delete(raw, "parts")
 	fields := map[string]any{
-		"parts": &c.Parts, "metadata": &c.Metadata, "content": &legacyText,
+		"metadata": &c.Metadata, "content": &legacyText,
 		"toolInvocations": &legacyTools, "reasoning": &legacyReasoning,
 	}
 	for name, dst := range fields {
@@ -229,6 +233,32 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	}
 	if len(raw) > 0 {
 		c.Extra = raw
+	}
+	return nil
+}
+
+// decodeParts decodes the parts array. A null entry (written by other
+// clients) carries nothing: it is skipped and reported in Skipped, so that
+// the row stays readable; unknown part types are kept whole (Part.Extra).
+func (c *Content) decodeParts(b json.RawMessage) error {
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return fmt.Errorf("part field %q: %w", "parts", err)
+	}
+	c.Parts = make([]Part, 0, len(items))
+	for i, it := range items {
+		if bytes.Equal(bytes.TrimSpace(it), []byte("null")) {
+			c.Skipped = append(c.Skipped, fmt.Sprintf("parts[%d]: null", i))
+			continue
+		}
+		var p Part
+		if err := json.Unmarshal(it, &p); err != nil {
+			return fmt.Errorf("part field %q: %w", "parts", err)
+		}
+		c.Parts = append(c.Parts, p)
 	}
 	return nil
 }

@@ -62,6 +62,10 @@ type Content struct {
 	ProviderMetadata json.RawMessage `json:"providerMetadata,omitempty"`
 	// Extra holds unknown top-level content fields, preserved on round trip.
 	Extra map[string]json.RawMessage `json:"-"`
+	// Skipped reports what decoding dropped to keep a stored row readable,
+	// one entry per element (e.g. "parts[2]: null"); nil when nothing was.
+	// It is never encoded: the dropped elements carried no content.
+	Skipped []string `json:"-"`
 }
 
 // Part types of format 2.
@@ -178,6 +182,7 @@ func (c Content) Clone() Content {
 	c.Metadata = cloneMap(c.Metadata)
 	c.ProviderMetadata = cloneRaw(c.ProviderMetadata)
 	c.Extra = cloneRawMap(c.Extra)
+	c.Skipped = append([]string(nil), c.Skipped...)
 	if c.Parts != nil {
 		parts := make([]Part, len(c.Parts))
 		for i, p := range c.Parts {

@@ -93,9 +93,12 @@ func ParseObservationKey(key string) (Scope, string, error) {
 // that must archive cur. Stores call it inside their atomic section.
 func CheckObservationWrite(cur, rec ObservationRecord) (archive bool, err error) {
 	const op = "PutObservations"
-	switch rec.Generation {
-	case cur.Generation:
-	case cur.Generation + 1:
+	switch {
+	case cur.Version == 0 && rec.Generation >= 0:
+		// A new record may start at any generation: a cloned record keeps
+		// its source's.
+	case rec.Generation == cur.Generation:
+	case rec.Generation == cur.Generation+1:
 		archive = cur.Version > 0
 	default:
 		return false, memerr.Errorf(memerr.CodeInvalidArgument, op, "generation %d follows neither %d nor %d", rec.Generation, cur.Generation, cur.Generation+1)
