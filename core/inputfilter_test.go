@@ -162,3 +162,47 @@ func TestMemoryInputFilterPreservesFullInputForAnEmptyThreadWhileStrippingAssist
 	}
 	check("storage", persisted(t, s))
 }
+
+// The client's tool result for a call of a stored assistant message, echoed
+// under that message's id (at the end of the input, or before the next user
+// message), is merged into the stored message: the call advances to its
+// result, nothing is duplicated.
+func TestMemoryInputFilterMergesToolResultsIntoTheStoredMessage(t *testing.T) {
+	for _, withNext := range []bool{false, true} {
+		m, s := storedThread(t, filterMsg("asked", core.RoleAssistant, core.TextPart("calling"), callPart("call")))
+		input := []core.Message{filterMsg("asked", core.RoleAssistant, core.TextPart("calling"), resultPart("call"))}
+		if withNext {
+			input = append(input, filterMsg("", core.RoleUser, core.TextPart("and now?")))
+		}
+		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: input})
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies := 0
+		for _, msg := range turn.Messages() {
+			if msg.ID == "asked" {
+				copies++
+				if p := msg.Content.Parts; len(p) != 2 || p[0].Text != "calling" || p[1].ToolInvocation.State != core.ToolStateResult {
+					t.Fatalf("withNext=%v: prompt copy = %+v", withNext, p)
+				}
+			}
+		}
+		if copies != 1 {
+			t.Fatalf("withNext=%v: %d copies of the stored message in the prompt", withNext, copies)
+		}
+		if err := turn.Commit(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		stored := persisted(t, s)
+		want := 2
+		if withNext {
+			want = 3
+		}
+		if len(stored) != want {
+			t.Fatalf("withNext=%v: %d stored messages, want %d", withNext, len(stored), want)
+		}
+		if p := stored[1].Content.Parts; stored[1].ID != "asked" || len(p) != 2 || p[1].ToolInvocation.State != core.ToolStateResult {
+			t.Fatalf("withNext=%v: stored message = %+v", withNext, stored[1])
+		}
+	}
+}
