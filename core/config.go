@@ -226,6 +226,17 @@ func invalidConfig(format string, a ...any) error {
 	return &Error{Code: CodeInvalidConfig, Msg: fmt.Sprintf(format, a...)}
 }
 
+// resolveScope defaults an empty scope to def and rejects unknown ones.
+func resolveScope(option string, s, def Scope) (Scope, error) {
+	switch s {
+	case "":
+		return def, nil
+	case ScopeThread, ScopeResource:
+		return s, nil
+	}
+	return "", invalidConfig("%s must be thread or resource, got %q", option, s)
+}
+
 // resolve validates and defaults every section of c.
 func (c Config) resolve() (settings, error) {
 	return c.resolveOver(settings{}, nil)
@@ -334,12 +345,9 @@ func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
 	} else if rc.MessageRange.Before < 0 || rc.MessageRange.After < 0 {
 		return nil, invalidConfig("semanticRecall.messageRange must be non-negative")
 	}
-	switch rc.Scope {
-	case "":
-		rc.Scope = ScopeResource
-	case ScopeResource, ScopeThread:
-	default:
-		return nil, invalidConfig("semanticRecall.scope must be thread or resource, got %q", rc.Scope)
+	var err error
+	if rc.Scope, err = resolveScope("semanticRecall.scope", rc.Scope, ScopeResource); err != nil {
+		return nil, err
 	}
 	if rc.MaxChunkChars == 0 {
 		rc.MaxChunkChars = 16384

@@ -142,12 +142,9 @@ func (o *ObservationalMemoryConfig) resolve() (*omSettings, error) {
 	if s.maxUnobserved == 0 {
 		s.maxUnobserved = DefaultMaxUnobservedMessages
 	}
-	switch s.scope {
-	case "":
-		s.scope = ScopeThread
-	case ScopeThread, ScopeResource:
-	default:
-		return bad("scope must be thread or resource, got %q", s.scope)
+	var err error
+	if s.scope, err = resolveScope("observationalMemory.scope", s.scope, ScopeThread); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -38,12 +38,9 @@ type WorkingMemoryConfig struct {
 // resolve validates and defaults w. The schema is compiled unless prev (the
 // resolved instance setting) already holds it compiled.
 func (w WorkingMemoryConfig) resolve(prev *WorkingMemoryConfig) (WorkingMemoryConfig, error) {
-	switch w.Scope {
-	case "":
-		w.Scope = ScopeResource
-	case ScopeThread, ScopeResource:
-	default:
-		return w, invalidConfig("workingMemory.scope must be thread or resource, got %q", w.Scope)
+	var err error
+	if w.Scope, err = resolveScope("workingMemory.scope", w.Scope, ScopeResource); err != nil {
+		return w, err
 	}
 	w.schema = nil
 	switch {
