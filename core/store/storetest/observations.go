@@ -136,6 +136,13 @@ func testObservationsGenerations(t *testing.T, s *core.CheckedStore) {
 	if gens, _ := s.ListObservationGenerations(ctx(), "resource:r"); len(gens) != 0 {
 		t.Fatalf("archived a never-written generation: %+v", gens)
 	}
+	// A new record may start at any generation (a clone keeps its source's).
+	if r := putObs(t, s, store.ObservationRecord{Key: "resource:r2", Observations: "y", Generation: 7}, 0); r.Generation != 7 {
+		t.Fatalf("new record at generation 7 stored as %d", r.Generation)
+	}
+	if gens, _ := s.ListObservationGenerations(ctx(), "resource:r2"); len(gens) != 0 {
+		t.Fatalf("archived a never-written generation: %+v", gens)
+	}
 }
 
 func testResourceMessages(t *testing.T, s *core.CheckedStore) {
