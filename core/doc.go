@@ -20,7 +20,9 @@
 // budget, processors, tool pairing); an error names its step in Op. History
 // comes from a source: the count and/or token window after the persisted
 // boundary, or, with observational memory, the observations and every
-// message not yet observed. [Turn.Commit] saves the input and the response
+// message not yet observed. A failed working-memory read or semantic recall
+// does not fail the turn: it is logged and reported by [Turn.WorkingMemoryErr]
+// or [Turn.RecallErr]. [Turn.Commit] saves the input and the response
 // in one atomic write, then runs the side effects of a save in one list:
 // indexing for recall (inline), the retry of earlier failed indexing, the
 // title and observational memory (in the background when configured;
@@ -30,8 +32,10 @@
 //
 // [Options] configures a Memory once; [Config] holds the memory settings
 // (LastMessages, MessageHistory, SemanticRecall, WorkingMemory,
-// GenerateTitle, ObservationalMemory, ReadOnly, …). A per-call Config (in
-// TurnRequest, RecallQuery, SaveMessages) overrides only the fields it sets.
+// GenerateTitle, ObservationalMemory, ReadOnly, …). New resolves and deep-copies
+// it once; [Memory.Config] returns a copy. A per-call Config (in TurnRequest,
+// RecallQuery, SaveMessages) is merged over it field by field, nested structs
+// included ([Config.Merge]).
 // The direct API mirrors Mastra's Memory class: CreateThread, GetThread,
 // ListThreads, UpdateThread, DeleteThread, CloneThread, SaveMessages, Recall,
 // UpdateMessages, DeleteMessages, GetWorkingMemory, UpdateWorkingMemory.
