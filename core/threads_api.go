@@ -109,7 +109,8 @@ func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (
 }
 
 // metadataWorkingMemory splits a string "workingMemory" key off thread
-// metadata when working memory is enabled, and validates it; wm is nil when
+// metadata when working memory is enabled, and validates it (schema and size,
+// before anything is written); wm is nil when
 // there is none (the metadata is then returned as given).
 func (m *Memory) metadataWorkingMemory(op string, meta map[string]any) (rest map[string]any, wm *string, err error) {
 	data, ok := meta["workingMemory"].(string)
@@ -117,6 +118,9 @@ func (m *Memory) metadataWorkingMemory(op string, meta map[string]any) (rest map
 		return meta, nil, nil
 	}
 	if err := checkWorkingMemoryData(op, m.st.wm, data); err != nil {
+		return nil, nil, err
+	}
+	if _, err := m.checkWorkingMemory(data); err != nil {
 		return nil, nil, err
 	}
 	rest = make(map[string]any, len(meta))
