@@ -1,0 +1,124 @@
+# shellcheck shell=bash
+# scripts/lib/mastra.sh — Mastra's side of the side-by-side benchmark.
+#
+# Source it, then:
+#   mastra_install      install Node's Mastra packages (the versions the
+#                       reference scripts were written for) into a cache
+#                       directory, never the repository, and copy the .mjs
+#                       scripts beside them; exports AGENTMEM_MASTRA_DIR
+#   mastra_side_by_side SIZES...
+#                       for each size, interleaved (Mastra, agentmem, Mastra,
+#                       agentmem; AGENTMEM_BENCH_REPS rounds, default 2), runs
+#                       bench.mjs and internal/cmd/membench on SQLite files in a
+#                       fresh temp dir, one process per run, and prints each
+#                       figure of the last round as agentmem's ratio to Mastra's
+#                       with the median over the rounds.
+#
+# Settings: AGENTMEM_MASTRA_SCRIPTS is the folder holding bench.mjs (default
+# ../shared/reference/mastra-bench beside the repository);
+# AGENTMEM_MASTRA_DIR the install folder (default ~/.cache/agentmem/mastra-bench).
+
+_mastra_packages=(@mastra/core@1.71.0 @mastra/memory@1.31.0 @mastra/libsql@1.23.1 @mastra/pg@1.27.1)
+
+mastra_install() {
+	local src=${AGENTMEM_MASTRA_SCRIPTS:-$(pwd)/../shared/reference/mastra-bench}
+	export AGENTMEM_MASTRA_DIR=${AGENTMEM_MASTRA_DIR:-$HOME/.cache/agentmem/mastra-bench}
+	[ -f "$src/bench.mjs" ] || {
+		echo "mastra.sh: no bench.mjs in $src (set AGENTMEM_MASTRA_SCRIPTS)" >&2
+		return 1
+	}
+	command -v node >/dev/null && command -v npm >/dev/null || {
+		echo "mastra.sh: node and npm are needed" >&2
+		return 1
+	}
+	mkdir -p "$AGENTMEM_MASTRA_DIR" || return 1
+	(
+		cd "$AGENTMEM_MASTRA_DIR" || exit 1
+		[ -f package.json ] || npm init -y >/dev/null || exit 1
+		# package.json must say module for the .mjs imports; npm init leaves commonjs,
+		# which .mjs files ignore, so nothing to change there.
+		if ! node -e 'for (const p of process.argv.slice(1)) require.resolve(p + "/package.json")' \
+			@mastra/core @mastra/memory @mastra/libsql @mastra/pg 2>/dev/null; then
+			npm install --no-audit --no-fund --loglevel=error "${_mastra_packages[@]}" >&2 || exit 1
+		fi
+	) || return 1
+	cp "$src"/*.mjs "$AGENTMEM_MASTRA_DIR"/
+}
+
+# _mastra_run DIR LOG CMD...: runs CMD in DIR, appending its JSON lines to LOG.
+_mastra_run() {
+	local dir=$1 log=$2
+	shift 2
+	(cd "$dir" && "$@") | grep '^{' >>"$log"
+}
+
+mastra_side_by_side() {
+	local reps=${AGENTMEM_BENCH_REPS:-2} work bin n r
+	mastra_install || return 1
+	work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-mastra.XXXXXX") || return 1
+	bin="$work/membench"
+	go build -o "$bin" ./internal/cmd/membench || return 1
+	for n in "$@"; do
+		for r in $(seq 1 "$reps"); do
+			rm -f "$AGENTMEM_MASTRA_DIR/bench-$n.db"*
+			_mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/mastra-$n.jsonl" node bench.mjs "$n" || return 1
+			echo "{\"N\":$n,\"db_bytes\":$(_mastra_bytes "$AGENTMEM_MASTRA_DIR/bench-$n.db")}" >>"$work/mastra-$n.jsonl"
+			_mastra_timed "$work" "$work/agentmem-$n.jsonl" "$bin" -n "$n" -db "$work/agentmem-$n.db" || return 1
+			rm -f "$work/agentmem-$n.db"* "$AGENTMEM_MASTRA_DIR/bench-$n.db"*
+		done
+	done
+	_mastra_report "$work" "$@"
+	rm -rf "$work"
+}
+
+# _mastra_timed DIR LOG CMD...: runs CMD in DIR under /usr/bin/time, appending
+# its JSON lines and its peak RSS ({"peak_rss_kb":...}) to LOG.
+_mastra_timed() {
+	local dir=$1 log=$2 rss
+	shift 2
+	rss=$(mktemp) || return 1
+	(cd "$dir" && /usr/bin/time -o "$rss" -f '%M' "$@") | grep '^{' | grep -v peak_rss_kb >>"$log" || return 1
+	echo "{\"peak_rss_kb\":$(tail -n 1 "$rss")}" >>"$log"
+	rm -f "$rss"
+}
+
+# _mastra_bytes FILE: size of an SQLite file with its WAL and shared memory.
+_mastra_bytes() {
+	local f sz=0
+	for f in "$1" "$1-wal" "$1-shm"; do
+		[ -f "$f" ] && sz=$((sz + $(stat -c %s "$f")))
+	done
+	echo "$sz"
+}
+
+# _mastra_report WORK SIZES...: medians per side and agentmem's ratio to Mastra.
+_mastra_report() {
+	local work=$1 n
+	shift
+	# med FIELD [LABEL]: median of FIELD over the rounds (lines with that label).
+	local prog='
+	  def med(f; l): [.[] | select((l == null) or .label == l) | f | select(. != null)] | sort
+	    | if length == 0 then null else .[(length / 2 | floor)] end;
+	  {save: med(.save_msgs_per_s; null), first: med(.first_batch_ms; null),
+	   last10: med(.p50_ms; "recall lastMessages=10"), tok: med(.p50_ms; "recall messageHistory maxTokens=8000"),
+	   begin: med(.p50_ms; "begin maxTokens=8000"), bytes: med(.db_bytes; null), rss: med(.peak_rss_kb; null)}'
+	echo
+	echo "== side by side with Mastra (LibSQL), medians of ${AGENTMEM_BENCH_REPS:-2} interleaved rounds =="
+	printf '%-8s %-44s %12s %12s %10s\n' N figure agentmem Mastra ratio
+	for n in "$@"; do
+		local a m
+		a=$(jq -s "$prog" "$work/agentmem-$n.jsonl")
+		m=$(jq -s "$prog" "$work/mastra-$n.jsonl")
+		jq -rn --argjson a "$a" --argjson m "$m" --arg n "$n" '
+		  def r(x; y): if x and y and y != 0 then (x / y * 100 | round / 100 | tostring) + "x" else "n/a" end;
+		  def row(name; x; y; ratio): [$n, name, (x | tostring), (y | tostring), ratio] | @tsv;
+		  row("save msg/s (agentmem/Mastra)"; $a.save; $m.save; r($a.save; $m.save)),
+		  row("last-10 read p50 ms (Mastra/agentmem)"; $a.last10; $m.last10; r($m.last10; $a.last10)),
+		  row("8k-token recall p50 ms (Mastra/agentmem)"; $a.tok; $m.tok; r($m.tok; $a.tok)),
+		  row("8k-token Begin p50 ms (Mastra recall/Begin)"; $a.begin; $m.tok; r($m.tok; $a.begin)),
+		  row("bytes on disk (agentmem/Mastra)"; $a.bytes; $m.bytes; r($a.bytes; $m.bytes)),
+		  row("peak RSS KiB (agentmem/Mastra)"; $a.rss; $m.rss; r($a.rss; $m.rss)),
+		  row("first batch of 1,000 ms (agentmem)"; $a.first; null; "")' |
+			awk -F'\t' '{printf "%-8s %-44s %12s %12s %10s\n", $1, $2, $3, $4, $5}'
+	done
+}
