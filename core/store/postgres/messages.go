@@ -37,7 +37,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	)
 	for i := range msgs {
 		m := &msgs[i]
-		content, err := json.Marshal(m.Content)
+		content, err := message.MarshalStored(m.Content)
 		if err != nil {
 			return nil, &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
 		}
