@@ -93,6 +93,7 @@ func New(opts Options) (*Memory, error) {
 	if m.tk == nil {
 		m.tk = tokenizer.Default()
 	}
+	warmTokenizer(m.tk)
 	if m.log == nil {
 		m.log = slog.Default()
 	}
