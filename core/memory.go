@@ -61,9 +61,10 @@ type Memory struct {
 	tokenized atomic.Int64 // messages tokenized, for instrumentation
 
 	dimMu    sync.Mutex
-	dim      int          // probed embedding dimension
-	indexes  sync.Map     // index names ensured by this process
-	pending  pendingMarks // unindexed messages whose marker the store refused
+	dim      int            // probed embedding dimension
+	indexes  sync.Map       // index names ensured by this process
+	pending  pendingMarks   // unindexed messages whose marker the store refused
+	clean    cleanResources // resources whose unindexed queue was found empty
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup
