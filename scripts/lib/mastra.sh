@@ -13,6 +13,11 @@
 #                       fresh temp dir, one process per run, and prints each
 #                       figure of the last round as agentmem's ratio to Mastra's
 #                       with the median over the rounds.
+#   mastra_side_by_side_pg SIZES...
+#                       the same on PostgreSQL (AGENTMEM_PG_DSN, a superuser DSN
+#                       of a server loading pg_stat_statements): bench-pg.mjs
+#                       and membench -dsn, each run in a database of its own
+#                       created for it and dropped after.
 #
 # Settings: AGENTMEM_MASTRA_SCRIPTS is the folder holding bench.mjs (default
 # ../shared/reference/mastra-bench beside the repository);
@@ -67,8 +72,47 @@ mastra_side_by_side() {
 			rm -f "$work/agentmem-$n.db"* "$AGENTMEM_MASTRA_DIR/bench-$n.db"*
 		done
 	done
-	_mastra_report "$work" "$@"
+	_mastra_report "$work" "SQLite; Mastra on LibSQL" db_bytes "$@"
 	rm -rf "$work"
+}
+
+mastra_side_by_side_pg() {
+	local reps=${AGENTMEM_BENCH_REPS:-2} work bin n r base stats db
+	mastra_install || return 1
+	[ -n "${AGENTMEM_PG_DSN:-}" ] || {
+		echo "mastra.sh: AGENTMEM_PG_DSN is not set" >&2
+		return 1
+	}
+	work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-mastra.XXXXXX") || return 1
+	bin="$work/membench"
+	go build -o "$bin" ./internal/cmd/membench || return 1
+	stats=$(_mastra_pg_dsn bench_stats)
+	export PGOPTIONS="-c client_min_messages=warning"
+	psql -qX "$AGENTMEM_PG_DSN" -c "CREATE DATABASE bench_stats" 2>/dev/null || true
+	psql -qX "$stats" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" || return 1
+	for n in "$@"; do
+		for r in $(seq 1 "$reps"); do
+			for side in mastra agentmem; do
+				db="bench_${side}_${n}_$r"
+				psql -qX "$AGENTMEM_PG_DSN" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" || return 1
+				if [ "$side" = mastra ]; then
+					_mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/mastra-$n.jsonl" node bench-pg.mjs "$n" "$(_mastra_pg_dsn "$db")" "$stats" || return 1
+				else
+					_mastra_timed "$work" "$work/agentmem-$n.jsonl" "$bin" -n "$n" -dsn "$(_mastra_pg_dsn "$db")" || return 1
+				fi
+				psql -qX "$AGENTMEM_PG_DSN" -c "DROP DATABASE $db" || return 1
+			done
+		done
+	done
+	_mastra_report "$work" "PostgreSQL; Mastra's PostgresStore" messages_table_bytes "$@"
+	rm -rf "$work"
+}
+
+# _mastra_pg_dsn DB: AGENTMEM_PG_DSN with its database replaced by DB.
+_mastra_pg_dsn() {
+	local dsn=$AGENTMEM_PG_DSN query=""
+	case $dsn in *\?*) query="?${dsn#*\?}" dsn=${dsn%%\?*} ;; esac
+	echo "${dsn%/*}/$1$query"
 }
 
 # _mastra_timed DIR LOG CMD...: runs CMD in DIR under /usr/bin/time, appending
@@ -91,24 +135,25 @@ _mastra_bytes() {
 	echo "$sz"
 }
 
-# _mastra_report WORK SIZES...: medians per side and agentmem's ratio to Mastra.
+# _mastra_report WORK TITLE BYTES_FIELD SIZES...: medians per side (the upper
+# one for an even count) and agentmem's ratio to Mastra.
 _mastra_report() {
-	local work=$1 n
-	shift
+	local work=$1 title=$2 bytes=$3 n
+	shift 3
 	# med FIELD [LABEL]: median of FIELD over the rounds (lines with that label).
 	local prog='
 	  def med(f; l): [.[] | select((l == null) or .label == l) | f | select(. != null)] | sort
 	    | if length == 0 then null else .[(length / 2 | floor)] end;
 	  {save: med(.save_msgs_per_s; null), first: med(.first_batch_ms; null),
 	   last10: med(.p50_ms; "recall lastMessages=10"), tok: med(.p50_ms; "recall messageHistory maxTokens=8000"),
-	   begin: med(.p50_ms; "begin maxTokens=8000"), bytes: med(.db_bytes; null), rss: med(.peak_rss_kb; null)}'
+	   begin: med(.p50_ms; "begin maxTokens=8000"), b2_10: med(.batches_2_10_ms_max; null), b100: med(.batch_100_ms; null), bytes: med(.[$bytes]; null), rss: med(.peak_rss_kb; null)}'
 	echo
-	echo "== side by side with Mastra (LibSQL), medians of ${AGENTMEM_BENCH_REPS:-2} interleaved rounds =="
+	echo "== side by side with Mastra ($title), medians of ${AGENTMEM_BENCH_REPS:-2} interleaved rounds =="
 	printf '%-8s %-44s %12s %12s %10s\n' N figure agentmem Mastra ratio
 	for n in "$@"; do
 		local a m
-		a=$(jq -s "$prog" "$work/agentmem-$n.jsonl")
-		m=$(jq -s "$prog" "$work/mastra-$n.jsonl")
+		a=$(jq -s --arg bytes "$bytes" "$prog" "$work/agentmem-$n.jsonl")
+		m=$(jq -s --arg bytes "$bytes" "$prog" "$work/mastra-$n.jsonl")
 		jq -rn --argjson a "$a" --argjson m "$m" --arg n "$n" '
 		  def r(x; y): if x and y and y != 0 then (x / y * 100 | round / 100 | tostring) + "x" else "n/a" end;
 		  def row(name; x; y; ratio): [$n, name, (x | tostring), (y | tostring), ratio] | @tsv;
@@ -118,7 +163,8 @@ _mastra_report() {
 		  row("8k-token Begin p50 ms (Mastra recall/Begin)"; $a.begin; $m.tok; r($m.tok; $a.begin)),
 		  row("bytes on disk (agentmem/Mastra)"; $a.bytes; $m.bytes; r($a.bytes; $m.bytes)),
 		  row("peak RSS KiB (agentmem/Mastra)"; $a.rss; $m.rss; r($a.rss; $m.rss)),
-		  row("first batch of 1,000 ms (agentmem)"; $a.first; null; "")' |
+		  row("first batch of 1,000 ms (agentmem)"; $a.first; null; ""),
+		  row("slowest of batches 2-10 / batch 100 (agentmem)"; $a.b2_10; $a.b100; r($a.b2_10; $a.b100))' |
 			awk -F'\t' '{printf "%-8s %-44s %12s %12s %10s\n", $1, $2, $3, $4, $5}'
 	done
 }

@@ -219,10 +219,11 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	if sql == "" {
 		return page, nil
 	}
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, done, err := s.queryIndexOrder(ctx, sql, args...)
 	if err != nil {
 		return store.MessagePage{}, wrap(ctx, op, err)
 	}
+	defer func() { rows.Close(); _ = done() }()
 	var included []message.Message
 	for rows.Next() {
 		var (
