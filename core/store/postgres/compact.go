@@ -9,10 +9,8 @@ import (
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
-
-// DefaultCompactBatch is CompactContent's batch size when given 0 or less.
-const DefaultCompactBatch = 500
 
 // mirroredSQL selects and locks, after a seq, stored content that still
 // carries a v4 mirror (rows written before contents were stored without them).
@@ -22,29 +20,15 @@ const mirroredSQL = `SELECT seq, content FROM {{schema}}.messages
 	ORDER BY seq LIMIT $2 FOR UPDATE`
 
 // CompactContent rewrites messages stored with the derived v4 mirrors into
-// the stored shape (message.MarshalStored), batch rows per transaction, and
-// returns how many rows it rewrote. It is resumable: stopping it (or a
-// cancelled ctx) keeps the batches already committed, and running it again
-// finds only rows still carrying a mirror. Rows decode the same before and
+// the stored shape (message.MarshalStored), batch rows per transaction
+// (store.DefaultCompactBatch when batch <= 0), and returns how many rows it
+// rewrote. It is resumable: stopping it (or a cancelled ctx) keeps the
+// batches already committed, and running it again finds only rows still
+// carrying a mirror. Rows decode the same before and
 // after; only their size changes.
 func (s *Store) CompactContent(ctx context.Context, batch int) (int, error) {
-	const op = "CompactContent"
-	if batch <= 0 {
-		batch = DefaultCompactBatch
-	}
-	total := 0
-	var after int64
-	for {
-		n, last, err := s.compactBatch(ctx, after, batch)
-		total += n
-		if err != nil {
-			return total, wrap(ctx, op, err)
-		}
-		if last == 0 {
-			return total, nil
-		}
-		after = last
-	}
+	n, err := store.Compact(ctx, batch, s.compactBatch)
+	return n, wrap(ctx, "CompactContent", err)
 }
 
 // compactBatch rewrites one batch after seq and returns the rows rewritten

@@ -8,10 +8,8 @@ import (
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
-
-// DefaultCompactBatch is CompactContent's batch size when given 0 or less.
-const DefaultCompactBatch = 500
 
 // mirroredSQL selects, after a seq, stored content that still carries a v4
 // mirror (rows written before contents were stored without them).
@@ -21,31 +19,20 @@ const mirroredSQL = `SELECT seq, content FROM messages WHERE seq > ? AND CASE WH
 	ELSE 0 END ORDER BY seq LIMIT ?`
 
 // CompactContent rewrites messages stored with the derived v4 mirrors into
-// the stored shape (message.MarshalStored), batch rows per transaction, and
-// returns how many rows it rewrote. It is resumable: stopping it (or a
-// cancelled ctx) keeps the batches already committed, and running it again
-// finds only rows still carrying a mirror. Rows decode the same before and
+// the stored shape (message.MarshalStored), batch rows per transaction
+// (store.DefaultCompactBatch when batch <= 0), and returns how many rows it
+// rewrote. It is resumable: stopping it (or a cancelled ctx) keeps the
+// batches already committed, and running it again finds only rows still
+// carrying a mirror. Rows decode the same before and
 // after; only their size changes.
 func (s *Store) CompactContent(ctx context.Context, batch int) (int, error) {
-	const op = "CompactContent"
-	if batch <= 0 {
-		batch = DefaultCompactBatch
-	}
-	total := 0
-	var after int64
-	for {
-		n, last, err := s.compactBatch(ctx, op, after, batch)
-		total += n
-		if err != nil || last == 0 {
-			return total, err
-		}
-		after = last
-	}
+	return store.Compact(ctx, batch, s.compactBatch)
 }
 
 // compactBatch rewrites one batch after seq and returns the rows rewritten
 // and the last seq seen (0 when none was left).
-func (s *Store) compactBatch(ctx context.Context, op string, after int64, batch int) (n int, last int64, err error) {
+func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int, last int64, err error) {
+	const op = "CompactContent"
 	err = s.write(ctx, op, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, mirroredSQL, after, batch)
 		if err != nil {
