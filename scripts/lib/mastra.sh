@@ -40,21 +40,12 @@ mastra_install() {
 	(
 		cd "$AGENTMEM_MASTRA_DIR" || exit 1
 		[ -f package.json ] || npm init -y >/dev/null || exit 1
-		# package.json must say module for the .mjs imports; npm init leaves commonjs,
-		# which .mjs files ignore, so nothing to change there.
 		if ! node -e 'for (const p of process.argv.slice(1)) require.resolve(p + "/package.json")' \
 			@mastra/core @mastra/memory @mastra/libsql @mastra/pg 2>/dev/null; then
 			npm install --no-audit --no-fund --loglevel=error "${_mastra_packages[@]}" >&2 || exit 1
 		fi
 	) || return 1
 	cp "$src"/*.mjs "$AGENTMEM_MASTRA_DIR"/
-}
-
-# _mastra_run DIR LOG CMD...: runs CMD in DIR, appending its JSON lines to LOG.
-_mastra_run() {
-	local dir=$1 log=$2
-	shift 2
-	(cd "$dir" && "$@") | grep '^{' >>"$log"
 }
 
 mastra_side_by_side() {
