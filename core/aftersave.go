@@ -98,6 +98,9 @@ func (m *Memory) retryResources(ctx context.Context, st settings, msgs []Message
 		}
 	}
 	for _, res := range resources {
+		if m.clean.isClean(res, time.Now()) {
+			continue // no marker can be there: skip the read
+		}
 		if err := m.retryUnindexed(ctx, s, st, res); err != nil {
 			m.log.WarnContext(ctx, "agentmem: retrying unindexed messages failed; they stay recorded for the next write (or run Reindex)",
 				"err", err, "resourceId", res)

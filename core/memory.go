@@ -64,9 +64,10 @@ type Memory struct {
 	tokenized atomic.Int64 // messages tokenized, for instrumentation
 
 	dimMu    sync.Mutex
-	dim      int          // probed embedding dimension
-	indexes  sync.Map     // index names ensured by this process
-	pending  pendingMarks // unindexed messages whose marker the store refused
+	dim      int            // probed embedding dimension
+	indexes  sync.Map       // index names ensured by this process
+	pending  pendingMarks   // unindexed messages whose marker the store refused
+	clean    cleanResources // resources whose unindexed queue was found empty
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup
@@ -98,6 +99,7 @@ func New(opts Options) (*Memory, error) {
 	if m.tk == nil {
 		m.tk = tokenizer.Default()
 	}
+	warmTokenizer(m.tk)
 	if m.log == nil {
 		m.log = slog.Default()
 	}

@@ -42,6 +42,7 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 	if len(batch) == 0 {
 		return nil, nil
 	}
+	m.countAll(batch)
 	saved, err := s.SaveMessages(ctx, batch)
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 }
 
 // prepare makes a message persistable: strips what is never stored, assigns
-// id and timestamp, and counts tokens once.
+// id and timestamp. The caller counts the tokens of the batch (countAll).
 func (m *Memory) prepare(op string, msg Message) (Message, bool) {
 	msg, ok := persistable(msg)
 	if !ok {
@@ -68,7 +69,6 @@ func (m *Memory) prepare(op string, msg Message) (Message, bool) {
 	}
 	msg.Content.Format = 2
 	msg.Source = ""
-	m.countTokens(&msg)
 	return msg, true
 }
 

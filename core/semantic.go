@@ -153,6 +153,7 @@ func (m *Memory) markUnindexed(ctx context.Context, s *CheckedStore, msgs []Mess
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	m.clean.marked(failed)
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
 	defer cancel()
 	if err := s.MarkUnindexed(mctx, ids); err != nil {
@@ -168,8 +169,10 @@ const retryBatch = 500
 // retryUnindexed indexes the oldest recorded messages of a resource (at most
 // retryBatch) and clears their markers.
 func (m *Memory) retryUnindexed(ctx context.Context, s *CheckedStore, st settings, resourceID string) error {
+	epoch := m.clean.epoch()
 	msgs, err := s.ListUnindexed(ctx, resourceID, retryBatch)
 	if err != nil || len(msgs) == 0 {
+		m.clean.drained(resourceID, epoch, err == nil)
 		return err
 	}
 	if err := m.indexMessages(ctx, st, msgs); err != nil {
@@ -179,7 +182,9 @@ func (m *Memory) retryUnindexed(ctx context.Context, s *CheckedStore, st setting
 	for i := range msgs {
 		ids[i] = msgs[i].ID
 	}
-	return s.ClearUnindexed(ctx, ids)
+	err = s.ClearUnindexed(ctx, ids)
+	m.clean.drained(resourceID, epoch, err == nil && len(msgs) < retryBatch)
+	return err
 }
 
 // maxPending bounds the markers kept in process while the store refuses

@@ -230,6 +230,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		if err != nil {
 			return err
 		}
+		m.countAll(batch)
 		saved, err := s.SaveMessages(ctx, batch)
 		if err != nil {
 			t.committed = false

@@ -3,8 +3,8 @@
 // The BPE rank files are taken from the data embedded in
 // github.com/pkoukk/tiktoken-go-loader, so no network access is ever needed.
 // Nothing is loaded at package initialisation: the ranks for an encoding are
-// parsed lazily, once per process, on the first call to [Tokenizer.Count] for
-// that encoding. Creating a [Tokenizer] with [New], [ForModel] or [Default] is
+// parsed lazily, once per process, on the first call to [Tokenizer.Count] (or
+// [Tokenizer.Warm]) for that encoding. Creating a [Tokenizer] with [New], [ForModel] or [Default] is
 // cheap.
 //
 // Note: the first load installs the offline loader process-wide via

@@ -115,22 +115,7 @@ type attachment struct {
 
 // MarshalJSON encodes format-2 content and derives the v4 mirrors from Parts.
 func (c Content) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(c.Extra)+8)
-	for k, v := range c.Extra {
-		m[k] = v
-	}
-	m["format"] = 2
-	parts := c.Parts
-	if parts == nil {
-		parts = []Part{}
-	}
-	m["parts"] = parts
-	if len(c.Metadata) > 0 {
-		m["metadata"] = c.Metadata
-	}
-	if len(c.ProviderMetadata) > 0 {
-		m["providerMetadata"] = c.ProviderMetadata
-	}
+	m := c.storedFields()
 	msg := Message{Content: c}
 	if _, kept := c.Extra["content"]; !kept {
 		if text := msg.Text(); text != "" {

@@ -51,27 +51,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			{ID: "t123-m050", Before: 3, After: 3}, {ID: "t007-m010", Before: 5, After: 1}}},
 	}
 	for name, q := range queries {
-		q, err := core.NormalizeMessageQuery(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sql, args := s.listMessagesSQL(q)
-		rows, err := s.pool.Query(bg(), "EXPLAIN "+sql, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, line)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(plan, "\n")
+		text := explain(t, s, q)
 		if !strings.Contains(text, "messages_thread_created_seq_idx") || strings.Contains(text, "Seq Scan on messages") {
 			t.Errorf("%s: plan does not use messages_thread_created_seq_idx:\n%s", name, text)
 		} else {

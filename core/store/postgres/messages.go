@@ -37,7 +37,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	)
 	for i := range msgs {
 		m := &msgs[i]
-		content, err := json.Marshal(m.Content)
+		content, err := message.MarshalStored(m.Content)
 		if err != nil {
 			return nil, &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
 		}
@@ -159,16 +159,24 @@ cur AS (
 	ORDER BY m.id
 	FOR UPDATE
 ),
+prior AS (
+	-- The resources of earlier occurrences of each id in the batch (NULL for
+	-- the first): one window sort, not a scan of the batch per row.
+	SELECT i.ord, min(i.resource_id) OVER w AS lo, max(i.resource_id) OVER w AS hi
+	FROM inp i
+	WINDOW w AS (PARTITION BY i.id ORDER BY i.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
 bad AS (
 	SELECT i.ord, i.thread_id,
-		CASE WHEN c.resource_id <> i.resource_id OR e.ord IS NOT NULL THEN 'takeover'
+		CASE WHEN c.resource_id <> i.resource_id OR p.lo <> i.resource_id OR p.hi <> i.resource_id THEN 'takeover'
 			WHEN t.id IS NULL THEN 'missing'
 			ELSE 'mismatch' END AS why
 	FROM inp i
+	JOIN prior p ON p.ord = i.ord
 	LEFT JOIN thr t ON t.id = i.thread_id
 	LEFT JOIN cur c ON c.id = i.id
-	LEFT JOIN LATERAL (SELECT j.ord FROM inp j WHERE j.id = i.id AND j.ord < i.ord AND j.resource_id <> i.resource_id LIMIT 1) e ON true
-	WHERE t.id IS NULL OR t.resource_id <> i.resource_id OR c.resource_id <> i.resource_id OR e.ord IS NOT NULL
+	WHERE t.id IS NULL OR t.resource_id <> i.resource_id OR c.resource_id <> i.resource_id
+		OR p.lo <> i.resource_id OR p.hi <> i.resource_id
 	ORDER BY i.ord
 	LIMIT 1
 ),
@@ -219,10 +227,11 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	if sql == "" {
 		return page, nil
 	}
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, done, err := s.queryIndexOrder(ctx, sql, args...)
 	if err != nil {
 		return store.MessagePage{}, wrap(ctx, op, err)
 	}
+	defer func() { rows.Close(); _ = done() }()
 	var included []message.Message
 	for rows.Next() {
 		var (

@@ -63,7 +63,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	const op = "SaveMessages"
 	contents := make([]string, len(msgs))
 	for i := range msgs {
-		b, err := json.Marshal(msgs[i].Content)
+		b, err := message.MarshalStored(msgs[i].Content)
 		if err != nil {
 			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q: content is not JSON: %v", msgs[i].ID, err)
 		}

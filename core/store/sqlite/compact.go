@@ -1,0 +1,79 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// mirroredSQL selects, after a seq, stored content that still carries a v4
+// mirror (rows written before contents were stored without them).
+const mirroredSQL = `SELECT seq, content FROM messages WHERE seq > ? AND CASE WHEN json_valid(content) THEN
+	json_type(content, '$.content') IS NOT NULL OR json_type(content, '$.toolInvocations') IS NOT NULL OR
+	json_type(content, '$.reasoning') IS NOT NULL OR json_type(content, '$.experimental_attachments') IS NOT NULL
+	ELSE 0 END ORDER BY seq LIMIT ?`
+
+// CompactContent rewrites messages stored with the derived v4 mirrors into
+// the stored shape (message.MarshalStored), batch rows per transaction
+// (store.DefaultCompactBatch when batch <= 0), and returns how many rows it
+// rewrote. It is resumable: stopping it (or a cancelled ctx) keeps the
+// batches already committed, and running it again finds only rows still
+// carrying a mirror. Rows decode the same before and
+// after; only their size changes.
+func (s *Store) CompactContent(ctx context.Context, batch int) (int, error) {
+	return store.Compact(ctx, batch, s.compactBatch)
+}
+
+// compactBatch rewrites one batch after seq and returns the rows rewritten
+// and the last seq seen (0 when none was left).
+func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int, last int64, err error) {
+	const op = "CompactContent"
+	err = s.write(ctx, op, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, mirroredSQL, after, batch)
+		if err != nil {
+			return err
+		}
+		type row struct {
+			seq     int64
+			content []byte
+		}
+		var found []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.seq, &r.content); err != nil {
+				rows.Close()
+				return err
+			}
+			found = append(found, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, r := range found {
+			var c message.Content
+			if err := json.Unmarshal(r.content, &c); err != nil {
+				return memerr.WrapStorage(op, fmt.Errorf("decode content of row %d: %w", r.seq, err))
+			}
+			b, err := message.MarshalStored(c)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE messages SET content = ? WHERE seq = ?`, string(b), r.seq); err != nil {
+				return err
+			}
+			last = r.seq
+		}
+		n = len(found)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return n, last, nil
+}

@@ -1,0 +1,96 @@
+package storetest
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+)
+
+// Raw is a driver's access to its rows, below the Store interface, for
+// TestStoredContent.
+type Raw struct {
+	// Content returns the stored content of message id, as JSON.
+	Content func(id string) []byte
+	// InsertOld writes m (thread "t", resource "r") with content as given,
+	// as an earlier version of the driver did.
+	InsertOld func(m message.Message, content []byte)
+	// Compact runs the driver's CompactContent with batches of one row.
+	Compact func() (int, error)
+}
+
+// mirrorFields are the v4 mirrors message.Content.MarshalJSON derives.
+var mirrorFields = []string{"content", "toolInvocations", "reasoning", "experimental_attachments"}
+
+// mirrored is a message whose format-2 content has every kind of v4 mirror:
+// text, a tool invocation, reasoning and a file.
+func mirrored(id string, n int) message.Message {
+	m := message.NewMessage(message.RoleAssistant, "the order ships tomorrow")
+	m.Content.Parts = append(m.Content.Parts,
+		message.Part{Type: message.PartReasoning, Reasoning: "check the order"},
+		message.Part{Type: message.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult,
+			ToolCallID: "c-" + id, ToolName: "lookup", Args: json.RawMessage(`{"id":1}`), Result: json.RawMessage(`{"eta":"mon"}`)}},
+		message.Part{Type: message.PartFile, Data: "https://x/y.png", MimeType: "image/png"})
+	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = id, "t", "r", T(n)
+	return m
+}
+
+// hasMirror reports whether content JSON carries a top-level v4 mirror.
+func hasMirror(t *testing.T, raw []byte) bool {
+	t.Helper()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		t.Fatalf("stored content is not a JSON object: %v", err)
+	}
+	for _, k := range mirrorFields {
+		if _, ok := top[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// TestStoredContent checks that s stores message content once (no derived
+// v4 mirror in the row), that rows an earlier version wrote with mirrors
+// still decode to the same message, and that the driver's compaction
+// rewrites them, resumably. s must be empty.
+func TestStoredContent(t *testing.T, s core.Store, raw Raw) {
+	cs := core.Check(s)
+	mustThread(t, cs, "t", "r")
+	mustSave(t, cs, mirrored("new", 1))
+	old := mirrored("old", 2)
+	withMirrors, _ := json.Marshal(old.Content) // the public encoding, as stores wrote it before
+	raw.InsertOld(old, withMirrors)
+	if hasMirror(t, raw.Content("new")) || !hasMirror(t, raw.Content("old")) {
+		t.Fatalf("stored shapes: new %s, old %s", raw.Content("new"), raw.Content("old"))
+	}
+	check := func(when string) {
+		t.Helper()
+		got, err := cs.GetMessages(ctx(), []string{"new", "old"})
+		if err != nil || len(got) != 2 {
+			t.Fatalf("%s: GetMessages = %d, %v", when, len(got), err)
+		}
+		for _, g := range got {
+			want, _ := json.Marshal(mirrored(g.ID, 0).Content)
+			pub, _ := json.Marshal(g.Content)
+			if string(pub) != string(want) {
+				t.Fatalf("%s: %s decodes as %s, want %s", when, g.ID, pub, want)
+			}
+			if !hasMirror(t, pub) {
+				t.Fatalf("%s: public JSON of %s lost its derived mirrors: %s", when, g.ID, pub)
+			}
+		}
+	}
+	check("before compaction")
+	if n, err := raw.Compact(); err != nil || n != 1 {
+		t.Fatalf("CompactContent = %d, %v; want 1 row", n, err)
+	}
+	if hasMirror(t, raw.Content("old")) {
+		t.Fatalf("old row still mirrored after compaction: %s", raw.Content("old"))
+	}
+	check("after compaction")
+	if n, err := raw.Compact(); err != nil || n != 0 {
+		t.Fatalf("second CompactContent = %d, %v; want 0 (resumable, nothing left)", n, err)
+	}
+}

@@ -1,0 +1,63 @@
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// cleanFor is how long a resource found without unindexed markers is taken
+// to stay without them. Markers this process writes end it at once; markers
+// written by another process (whose own next write retries them) are seen
+// here at most cleanFor later.
+const cleanFor = time.Minute
+
+// cleanResources remembers resources whose unindexed queue was found empty,
+// so that a save does not read the queue (one more round trip) when no
+// marker can be there. It is per process: a new process checks each
+// resource once, so markers left by a process that stopped are retried.
+type cleanResources struct {
+	marks atomic.Int64 // markers written by this process, ever
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+// isClean reports whether res was found clean less than cleanFor ago, with
+// no marker written since.
+func (c *cleanResources) isClean(res string, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return now.Before(c.until[res])
+}
+
+// epoch returns the mark count to pass to drained before reading the queue.
+func (c *cleanResources) epoch() int64 { return c.marks.Load() }
+
+// drained records, when empty, that res's queue was read empty (or
+// emptied) by a check that began at epoch; a marker written since then
+// keeps res unclean.
+func (c *cleanResources) drained(res string, epoch int64, empty bool) {
+	if !empty {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.marks.Load() != epoch {
+		return
+	}
+	if c.until == nil {
+		c.until = map[string]time.Time{}
+	}
+	c.until[res] = time.Now().Add(cleanFor)
+}
+
+// marked records that markers are being written for the resources of ids
+// (message id -> resource id).
+func (c *cleanResources) marked(ids map[string]string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.marks.Add(1)
+	for _, res := range ids {
+		delete(c.until, res)
+	}
+}

@@ -1,0 +1,16 @@
+package core
+
+// warmer is a Tokenizer that can load its data ahead of the first count
+// (tokenizer.Tokenizer is one).
+type warmer interface{ Warm() }
+
+// warmTokenizer starts loading tk's data in the background, so that the
+// first save or turn of the process does not pay the whole load on its
+// critical path (for the default tiktoken o200k_base about 0.2 s; see
+// tokenizer.Tokenizer.Warm). The load happens once per process whatever the
+// number of Memory values.
+func warmTokenizer(tk Tokenizer) {
+	if w, ok := tk.(warmer); ok {
+		go w.Warm()
+	}
+}

@@ -1,0 +1,284 @@
+// Command membench is agentmem's side of the Mastra-shaped benchmark
+// (../shared/reference/mastra-bench/bench.mjs and bench-pg.mjs): N messages of
+// the same generator saved in batches of 1,000 into one thread, then the
+// last-10 read, the 8,000-token read, bytes on disk and the process's peak
+// RSS, printed as JSON lines with the same labels. Run one process per size
+// so the peak RSS is that size's.
+//
+//	membench -n 100000 -db /tmp/bench-100000.db        # SQLite file
+//	membench -n 100000 -dsn postgres://...             # PostgreSQL (the database should be fresh)
+//
+// scripts/bench runs it beside Mastra's scripts when AGENTMEM_BENCH_MASTRA=1.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store/postgres"
+	"github.com/agentmem/agentmem/core/store/sqlite"
+)
+
+const (
+	threadID   = "thread-1"
+	resourceID = "user-1"
+	batchSize  = 1000
+)
+
+var words = strings.Fields("alpha beta gamma delta order ship tomorrow cat dog weather paris berlin invoice refund account password reset")
+
+// text is bench.mjs's text(i).
+func text(i int) string {
+	s := make([]string, 30)
+	for k := range s {
+		s[k] = words[(i*7+k*13)%len(words)]
+	}
+	return fmt.Sprintf("message %d: %s", i, strings.Join(s, " "))
+}
+
+func main() {
+	n := flag.Int("n", 1000, "messages to save")
+	dbPath := flag.String("db", "", "SQLite file (removed first)")
+	dsn := flag.String("dsn", "", "PostgreSQL connection string (instead of -db)")
+	flag.Parse()
+	if (*dbPath == "") == (*dsn == "") {
+		log.Fatal("membench: give exactly one of -db and -dsn")
+	}
+	ctx := context.Background()
+	b := &bench{n: *n, dbPath: *dbPath}
+	if err := b.open(ctx, *dsn); err != nil {
+		log.Fatalf("membench: %v", err)
+	}
+	if err := b.run(ctx); err != nil {
+		log.Fatalf("membench: %v", err)
+	}
+}
+
+type bench struct {
+	n      int
+	dbPath string
+	store  core.Store
+	pg     *postgres.Store
+	// opened is when the process started using agentmem (after flag parsing).
+	opened time.Time
+}
+
+func (b *bench) open(ctx context.Context, dsn string) (err error) {
+	b.opened = time.Now()
+	if dsn != "" {
+		b.pg, err = postgres.Open(ctx, dsn)
+		b.store = b.pg
+		return err
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(b.dbPath + suffix)
+	}
+	b.store, err = sqlite.Open(ctx, b.dbPath)
+	return err
+}
+
+// emit prints one JSON line with N and the given fields.
+func (b *bench) emit(kv ...any) {
+	m := map[string]any{"N": b.n}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	out, _ := json.Marshal(m)
+	fmt.Println(string(out))
+}
+
+func (b *bench) run(ctx context.Context) error {
+	memCount, err := core.New(core.Options{Store: b.store, Config: core.Config{LastMessages: core.LastN(10)}})
+	if err != nil {
+		return err
+	}
+	memTok, err := core.New(core.Options{Store: b.store, Config: core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 8000}}})
+	if err != nil {
+		return err
+	}
+	if _, err := memCount.CreateThread(ctx, core.ThreadInput{ID: threadID, ResourceID: resourceID, Title: "t"}); err != nil {
+		return err
+	}
+	if err := b.save(ctx, memCount); err != nil {
+		return err
+	}
+	if err := b.analyze(ctx); err != nil {
+		return err
+	}
+	if err := b.reads(ctx, memCount, memTok); err != nil {
+		return err
+	}
+	if err := b.size(ctx); err != nil {
+		return err
+	}
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	b.emit("peak_rss_kb", ru.Maxrss)
+	return nil
+}
+
+// save stores the messages in batches of 1,000, as bench.mjs does, and
+// reports the rate and the first and slowest batch.
+func (b *bench) save(ctx context.Context, mem *core.Memory) error {
+	base := time.Now().Add(-time.Duration(b.n) * time.Second).UTC()
+	var batchMs []float64
+	start := time.Now()
+	for i := 0; i < b.n; i += batchSize {
+		batch := make([]core.Message, 0, batchSize)
+		for j := i; j < min(b.n, i+batchSize); j++ {
+			role := core.RoleUser
+			if j%2 == 1 {
+				role = core.RoleAssistant
+			}
+			m := core.NewMessage(role, text(j))
+			m.ID, m.ThreadID, m.ResourceID = fmt.Sprint("m", j), threadID, resourceID
+			m.CreatedAt = base.Add(time.Duration(j) * time.Second)
+			batch = append(batch, m)
+		}
+		t0 := time.Now()
+		if _, err := mem.SaveMessages(ctx, batch, nil); err != nil {
+			return err
+		}
+		batchMs = append(batchMs, ms(time.Since(t0)))
+	}
+	secs := time.Since(start).Seconds()
+	b.emit("save_msgs_per_s", int(float64(b.n)/secs))
+	b.emit("first_batch_ms", batchMs[0], "batch_ms_p50", percentile(batchMs, 0.5), "batch_ms_max", percentile(batchMs, 1),
+		"batches_2_10_ms_max", percentile(window(batchMs, 1, 10), 1), "batch_100_ms", at(batchMs, 99))
+	return nil
+}
+
+// analyze runs an untimed ANALYZE on PostgreSQL between saving and reading,
+// as bench-pg.mjs does, unless BENCH_PG_ANALYZE=0.
+func (b *bench) analyze(ctx context.Context) error {
+	if b.pg == nil {
+		return nil
+	}
+	if os.Getenv("BENCH_PG_ANALYZE") == "0" {
+		b.emit("analyze_ms", nil)
+		return nil
+	}
+	t0 := time.Now()
+	if _, err := b.pg.Pool().Exec(ctx, "ANALYZE"); err != nil {
+		return err
+	}
+	b.emit("analyze_ms", ms(time.Since(t0)))
+	return nil
+}
+
+// reads times the last-10 recall (50 reps), the 8,000-token recall (20 reps,
+// Mastra's `recall` with messageHistory) and Begin with the same budget (20
+// reps), each after one untimed call.
+func (b *bench) reads(ctx context.Context, memCount, memTok *core.Memory) error {
+	q := core.RecallQuery{ThreadID: threadID, ResourceID: resourceID}
+	var got int
+	if err := b.timeit("recall lastMessages=10", 50, func() error {
+		res, err := memCount.Recall(ctx, q)
+		got = len(res.Messages)
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := b.timeit("recall messageHistory maxTokens=8000", 20, func() error {
+		res, err := memTok.Recall(ctx, q)
+		got = len(res.Messages)
+		return err
+	}); err != nil {
+		return err
+	}
+	b.emit("tokenRecallCount", got)
+	in := []core.Message{core.NewMessage(core.RoleUser, "What did we decide?")}
+	req := core.TurnRequest{ThreadID: threadID, ResourceID: resourceID, Input: in}
+	if err := b.timeit("begin maxTokens=8000", 20, func() error {
+		turn, err := memTok.Begin(ctx, req)
+		if err == nil {
+			got = len(turn.Messages())
+		}
+		return err
+	}); err != nil {
+		return err
+	}
+	b.emit("beginPromptCount", got)
+	return nil
+}
+
+func (b *bench) timeit(label string, reps int, fn func() error) error {
+	if err := fn(); err != nil {
+		return err
+	}
+	ts := make([]float64, reps)
+	for r := range ts {
+		t0 := time.Now()
+		if err := fn(); err != nil {
+			return err
+		}
+		ts[r] = ms(time.Since(t0))
+	}
+	sort.Float64s(ts)
+	b.emit("label", label, "p50_ms", ts[reps/2], "p95_ms", ts[reps*95/100])
+	return nil
+}
+
+// size reports bytes on disk: the SQLite file with its WAL and shared memory
+// after Close, or PostgreSQL's table sizes.
+func (b *bench) size(ctx context.Context) error {
+	if b.pg != nil {
+		var msgs, all, db int64
+		err := b.pg.Pool().QueryRow(ctx, `SELECT
+			COALESCE(SUM(pg_total_relation_size(c.oid)) FILTER (WHERE c.relname = 'messages'), 0)::bigint,
+			COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint,
+			pg_database_size(current_database())::bigint
+			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema')`).Scan(&msgs, &all, &db)
+		if err != nil {
+			return err
+		}
+		b.emit("messages_table_bytes", msgs, "all_tables_bytes", all, "database_bytes", db)
+		return b.store.Close()
+	}
+	if err := b.store.Close(); err != nil {
+		return err
+	}
+	var total int64
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if fi, err := os.Stat(b.dbPath + suffix); err == nil {
+			total += fi.Size()
+		}
+	}
+	b.emit("db_bytes", total)
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// percentile returns the q-quantile (0..1) of xs by nearest rank, 0 for none.
+func percentile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[min(int(q*float64(len(s))), len(s)-1)]
+}
+
+// window returns xs[lo:hi] clipped to xs.
+func window(xs []float64, lo, hi int) []float64 {
+	return xs[min(lo, len(xs)):min(hi, len(xs))]
+}
+
+// at returns xs[i], or nil when there is no such batch.
+func at(xs []float64, i int) any {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return nil
+}

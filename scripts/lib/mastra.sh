@@ -1,0 +1,161 @@
+# shellcheck shell=bash
+# scripts/lib/mastra.sh — Mastra's side of the side-by-side benchmark.
+#
+# Source it, then:
+#   mastra_install      install Node's Mastra packages (the versions the
+#                       reference scripts were written for) into a cache
+#                       directory, never the repository, and copy the .mjs
+#                       scripts beside them; exports AGENTMEM_MASTRA_DIR
+#   mastra_side_by_side SIZES...
+#                       for each size, interleaved (Mastra, agentmem, Mastra,
+#                       agentmem; AGENTMEM_BENCH_REPS rounds, default 2), runs
+#                       bench.mjs and internal/cmd/membench on SQLite files in a
+#                       fresh temp dir, one process per run, and prints each
+#                       figure of the last round as agentmem's ratio to Mastra's
+#                       with the median over the rounds.
+#   mastra_side_by_side_pg SIZES...
+#                       the same on PostgreSQL (AGENTMEM_PG_DSN, a superuser DSN
+#                       of a server loading pg_stat_statements): bench-pg.mjs
+#                       and membench -dsn, each run in a database of its own
+#                       created for it and dropped after.
+#
+# Settings: AGENTMEM_MASTRA_SCRIPTS is the folder holding bench.mjs (default
+# ../shared/reference/mastra-bench beside the repository);
+# AGENTMEM_MASTRA_DIR the install folder (default ~/.cache/agentmem/mastra-bench).
+
+_mastra_packages=(@mastra/core@1.71.0 @mastra/memory@1.31.0 @mastra/libsql@1.23.1 @mastra/pg@1.27.1)
+
+mastra_install() {
+	local src=${AGENTMEM_MASTRA_SCRIPTS:-$(pwd)/../shared/reference/mastra-bench}
+	export AGENTMEM_MASTRA_DIR=${AGENTMEM_MASTRA_DIR:-$HOME/.cache/agentmem/mastra-bench}
+	[ -f "$src/bench.mjs" ] || {
+		echo "mastra.sh: no bench.mjs in $src (set AGENTMEM_MASTRA_SCRIPTS)" >&2
+		return 1
+	}
+	command -v node >/dev/null && command -v npm >/dev/null || {
+		echo "mastra.sh: node and npm are needed" >&2
+		return 1
+	}
+	mkdir -p "$AGENTMEM_MASTRA_DIR" || return 1
+	(
+		cd "$AGENTMEM_MASTRA_DIR" || exit 1
+		[ -f package.json ] || npm init -y >/dev/null || exit 1
+		if ! node -e 'for (const p of process.argv.slice(1)) require.resolve(p + "/package.json")' \
+			@mastra/core @mastra/memory @mastra/libsql @mastra/pg 2>/dev/null; then
+			npm install --no-audit --no-fund --loglevel=error "${_mastra_packages[@]}" >&2 || exit 1
+		fi
+	) || return 1
+	cp "$src"/*.mjs "$AGENTMEM_MASTRA_DIR"/
+}
+
+mastra_side_by_side() {
+	local reps=${AGENTMEM_BENCH_REPS:-2} work bin n r
+	mastra_install || return 1
+	work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-mastra.XXXXXX") || return 1
+	bin="$work/membench"
+	go build -o "$bin" ./internal/cmd/membench || return 1
+	for n in "$@"; do
+		for r in $(seq 1 "$reps"); do
+			rm -f "$AGENTMEM_MASTRA_DIR/bench-$n.db"*
+			_mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/mastra-$n.jsonl" node bench.mjs "$n" || return 1
+			echo "{\"N\":$n,\"db_bytes\":$(_mastra_bytes "$AGENTMEM_MASTRA_DIR/bench-$n.db")}" >>"$work/mastra-$n.jsonl"
+			_mastra_timed "$work" "$work/agentmem-$n.jsonl" "$bin" -n "$n" -db "$work/agentmem-$n.db" || return 1
+			rm -f "$work/agentmem-$n.db"* "$AGENTMEM_MASTRA_DIR/bench-$n.db"*
+		done
+	done
+	_mastra_report "$work" "SQLite; Mastra on LibSQL" db_bytes "$@"
+	rm -rf "$work"
+}
+
+mastra_side_by_side_pg() {
+	local reps=${AGENTMEM_BENCH_REPS:-2} work bin n r base stats db
+	mastra_install || return 1
+	[ -n "${AGENTMEM_PG_DSN:-}" ] || {
+		echo "mastra.sh: AGENTMEM_PG_DSN is not set" >&2
+		return 1
+	}
+	work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-mastra.XXXXXX") || return 1
+	bin="$work/membench"
+	go build -o "$bin" ./internal/cmd/membench || return 1
+	stats=$(_mastra_pg_dsn bench_stats)
+	export PGOPTIONS="-c client_min_messages=warning"
+	psql -qX "$AGENTMEM_PG_DSN" -c "CREATE DATABASE bench_stats" 2>/dev/null || true
+	psql -qX "$stats" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" || return 1
+	for n in "$@"; do
+		for r in $(seq 1 "$reps"); do
+			for side in mastra agentmem; do
+				db="bench_${side}_${n}_$r"
+				psql -qX "$AGENTMEM_PG_DSN" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" || return 1
+				if [ "$side" = mastra ]; then
+					_mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/mastra-$n.jsonl" node bench-pg.mjs "$n" "$(_mastra_pg_dsn "$db")" "$stats" || return 1
+				else
+					_mastra_timed "$work" "$work/agentmem-$n.jsonl" "$bin" -n "$n" -dsn "$(_mastra_pg_dsn "$db")" || return 1
+				fi
+				psql -qX "$AGENTMEM_PG_DSN" -c "DROP DATABASE $db" || return 1
+			done
+		done
+	done
+	_mastra_report "$work" "PostgreSQL; Mastra's PostgresStore" messages_table_bytes "$@"
+	rm -rf "$work"
+}
+
+# _mastra_pg_dsn DB: AGENTMEM_PG_DSN with its database replaced by DB.
+_mastra_pg_dsn() {
+	local dsn=$AGENTMEM_PG_DSN query=""
+	case $dsn in *\?*) query="?${dsn#*\?}" dsn=${dsn%%\?*} ;; esac
+	echo "${dsn%/*}/$1$query"
+}
+
+# _mastra_timed DIR LOG CMD...: runs CMD in DIR under /usr/bin/time, appending
+# its JSON lines and its peak RSS ({"peak_rss_kb":...}) to LOG.
+_mastra_timed() {
+	local dir=$1 log=$2 rss
+	shift 2
+	rss=$(mktemp) || return 1
+	(cd "$dir" && /usr/bin/time -o "$rss" -f '%M' "$@") | grep '^{' | grep -v peak_rss_kb >>"$log" || return 1
+	echo "{\"peak_rss_kb\":$(tail -n 1 "$rss")}" >>"$log"
+	rm -f "$rss"
+}
+
+# _mastra_bytes FILE: size of an SQLite file with its WAL and shared memory.
+_mastra_bytes() {
+	local f sz=0
+	for f in "$1" "$1-wal" "$1-shm"; do
+		[ -f "$f" ] && sz=$((sz + $(stat -c %s "$f")))
+	done
+	echo "$sz"
+}
+
+# _mastra_report WORK TITLE BYTES_FIELD SIZES...: medians per side (the upper
+# one for an even count) and agentmem's ratio to Mastra.
+_mastra_report() {
+	local work=$1 title=$2 bytes=$3 n
+	shift 3
+	# med FIELD [LABEL]: median of FIELD over the rounds (lines with that label).
+	local prog='
+	  def med(f; l): [.[] | select((l == null) or .label == l) | f | select(. != null)] | sort
+	    | if length == 0 then null else .[(length / 2 | floor)] end;
+	  {save: med(.save_msgs_per_s; null), first: med(.first_batch_ms; null),
+	   last10: med(.p50_ms; "recall lastMessages=10"), tok: med(.p50_ms; "recall messageHistory maxTokens=8000"),
+	   begin: med(.p50_ms; "begin maxTokens=8000"), b2_10: med(.batches_2_10_ms_max; null), b100: med(.batch_100_ms; null), bytes: med(.[$bytes]; null), rss: med(.peak_rss_kb; null)}'
+	echo
+	echo "== side by side with Mastra ($title), medians of ${AGENTMEM_BENCH_REPS:-2} interleaved rounds =="
+	printf '%-8s %-44s %12s %12s %10s\n' N figure agentmem Mastra ratio
+	for n in "$@"; do
+		local a m
+		a=$(jq -s --arg bytes "$bytes" "$prog" "$work/agentmem-$n.jsonl")
+		m=$(jq -s --arg bytes "$bytes" "$prog" "$work/mastra-$n.jsonl")
+		jq -rn --argjson a "$a" --argjson m "$m" --arg n "$n" '
+		  def r(x; y): if x and y and y != 0 then (x / y * 100 | round / 100 | tostring) + "x" else "n/a" end;
+		  def row(name; x; y; ratio): [$n, name, (x | tostring), (y | tostring), ratio] | @tsv;
+		  row("save msg/s (agentmem/Mastra)"; $a.save; $m.save; r($a.save; $m.save)),
+		  row("last-10 read p50 ms (Mastra/agentmem)"; $a.last10; $m.last10; r($m.last10; $a.last10)),
+		  row("8k-token recall p50 ms (Mastra/agentmem)"; $a.tok; $m.tok; r($m.tok; $a.tok)),
+		  row("8k-token Begin p50 ms (Mastra recall/Begin)"; $a.begin; $m.tok; r($m.tok; $a.begin)),
+		  row("bytes on disk (agentmem/Mastra)"; $a.bytes; $m.bytes; r($a.bytes; $m.bytes)),
+		  row("peak RSS KiB (agentmem/Mastra)"; $a.rss; $m.rss; r($a.rss; $m.rss)),
+		  row("first batch of 1,000 ms (agentmem)"; $a.first; null; ""),
+		  row("slowest of batches 2-10 / batch 100 (agentmem)"; $a.b2_10; $a.b100; r($a.b2_10; $a.b100))' |
+			awk -F'\t' '{printf "%-8s %-44s %12s %12s %10s\n", $1, $2, $3, $4, $5}'
+	done
+}
