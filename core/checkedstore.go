@@ -106,6 +106,46 @@ func withOp(op string, err error) error {
 	return err
 }
 
+// run is the shape of every checked call: a nil or ended context is refused,
+// then the first failed check (arguments are validated when the call is
+// built; each is pure), named with op; then the driver runs and its error is
+// classified.
+func run[T any](ctx context.Context, op string, do func() (T, error), checks ...error) (T, error) {
+	var zero T
+	if err := enter(ctx, op); err != nil {
+		return zero, err
+	}
+	for _, err := range checks {
+		if err != nil {
+			return zero, withOp(op, err)
+		}
+	}
+	out, err := do()
+	return out, classify(ctx, op, err)
+}
+
+// run0 is run for calls that return only an error.
+func run0(ctx context.Context, op string, do func() error, checks ...error) error {
+	_, err := run(ctx, op, func() (struct{}, error) { return struct{}{}, do() }, checks...)
+	return err
+}
+
+// missing is the error of a call to a capability the driver lacks.
+func missing(present bool, capability string) error {
+	if present {
+		return nil
+	}
+	return Errorf(CodeUnsupported, "", "the store does not implement store.%s", capability)
+}
+
+// optionalID validates an id that may be empty.
+func optionalID(name, id string) error {
+	if id == "" {
+		return nil
+	}
+	return store.ValidateID(name, id)
+}
+
 // checkIDs validates name/value pairs of ids.
 func checkIDs(op string, pairs ...string) error {
 	for i := 0; i+1 < len(pairs); i += 2 {
@@ -166,15 +206,8 @@ func checkBoundary(op string, b Boundary) error {
 
 // SaveThread implements store.Threads.
 func (c *CheckedStore) SaveThread(ctx context.Context, t Thread) (Thread, error) {
-	const op = "SaveThread"
-	if err := enter(ctx, op); err != nil {
-		return Thread{}, err
-	}
-	if err := checkThread(op, &t); err != nil {
-		return Thread{}, err
-	}
-	out, err := c.raw.SaveThread(ctx, t)
-	return out, classify(ctx, op, err)
+	return run(ctx, "SaveThread", func() (Thread, error) { return c.raw.SaveThread(ctx, t) },
+		checkThread("SaveThread", &t))
 }
 
 // CreateThread implements store.ThreadCreator: insert-only, ErrThreadExists
@@ -182,365 +215,182 @@ func (c *CheckedStore) SaveThread(ctx context.Context, t Thread) (Thread, error)
 // which is not atomic across concurrent creators.
 func (c *CheckedStore) CreateThread(ctx context.Context, t Thread) (Thread, error) {
 	const op = "CreateThread"
-	if err := enter(ctx, op); err != nil {
-		return Thread{}, err
-	}
-	if err := checkThread(op, &t); err != nil {
-		return Thread{}, err
-	}
-	if c.creator != nil {
-		out, err := c.creator.CreateThread(ctx, t)
-		return out, classify(ctx, op, err)
-	}
-	switch _, err := c.raw.GetThread(ctx, t.ID); {
-	case err == nil:
-		return Thread{}, Errorf(CodeThreadExists, op, "thread %q already exists", t.ID)
-	case !errors.Is(err, ErrThreadNotFound):
-		return Thread{}, classify(ctx, op, err)
-	}
-	out, err := c.raw.SaveThread(ctx, t)
-	return out, classify(ctx, op, err)
+	return run(ctx, op, func() (Thread, error) {
+		if c.creator != nil {
+			return c.creator.CreateThread(ctx, t)
+		}
+		switch _, err := c.raw.GetThread(ctx, t.ID); {
+		case err == nil:
+			return Thread{}, Errorf(CodeThreadExists, op, "thread %q already exists", t.ID)
+		case !errors.Is(err, ErrThreadNotFound):
+			return Thread{}, err
+		}
+		return c.raw.SaveThread(ctx, t)
+	}, checkThread(op, &t))
 }
 
 // GetThread implements store.Threads.
 func (c *CheckedStore) GetThread(ctx context.Context, id string) (Thread, error) {
-	const op = "GetThread"
-	if err := enter(ctx, op); err != nil {
-		return Thread{}, err
-	}
-	if err := checkIDs(op, "threadId", id); err != nil {
-		return Thread{}, err
-	}
-	t, err := c.raw.GetThread(ctx, id)
-	return t, classify(ctx, op, err)
+	return run(ctx, "GetThread", func() (Thread, error) { return c.raw.GetThread(ctx, id) },
+		store.ValidateID("threadId", id))
 }
 
 // ListThreads implements store.Threads; q is normalised first.
 func (c *CheckedStore) ListThreads(ctx context.Context, q ThreadQuery) (ThreadPage, error) {
-	const op = "ListThreads"
-	if err := enter(ctx, op); err != nil {
-		return ThreadPage{}, err
-	}
-	if q.ResourceID != "" {
-		if err := checkIDs(op, "resourceId", q.ResourceID); err != nil {
-			return ThreadPage{}, err
-		}
-	}
+	idErr := optionalID("resourceId", q.ResourceID)
 	q, err := store.NormalizeThreadQuery(q)
-	if err != nil {
-		return ThreadPage{}, withOp(op, err)
-	}
-	p, err := c.raw.ListThreads(ctx, q)
-	return p, classify(ctx, op, err)
+	return run(ctx, "ListThreads", func() (ThreadPage, error) { return c.raw.ListThreads(ctx, q) },
+		idErr, err)
 }
 
 // UpdateThread implements store.Threads.
 func (c *CheckedStore) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (Thread, error) {
 	const op = "UpdateThread"
-	if err := enter(ctx, op); err != nil {
-		return Thread{}, err
-	}
-	if err := checkIDs(op, "threadId", id); err != nil {
-		return Thread{}, err
-	}
+	var titleErr error
 	if title != nil {
-		if err := checkFields(op, *title, nil); err != nil {
-			return Thread{}, err
-		}
+		titleErr = checkFields(op, *title, nil)
 	}
-	if err := checkFields(op, "", metadata); err != nil {
-		return Thread{}, err
-	}
-	t, err := c.raw.UpdateThread(ctx, id, title, metadata)
-	return t, classify(ctx, op, err)
+	return run(ctx, op, func() (Thread, error) { return c.raw.UpdateThread(ctx, id, title, metadata) },
+		store.ValidateID("threadId", id), titleErr, checkFields(op, "", metadata))
 }
 
 // DeleteThread implements store.Threads.
 func (c *CheckedStore) DeleteThread(ctx context.Context, id string) error {
-	const op = "DeleteThread"
-	if err := enter(ctx, op); err != nil {
-		return err
-	}
-	if err := checkIDs(op, "threadId", id); err != nil {
-		return err
-	}
-	return classify(ctx, op, c.raw.DeleteThread(ctx, id))
+	return run0(ctx, "DeleteThread", func() error { return c.raw.DeleteThread(ctx, id) },
+		store.ValidateID("threadId", id))
 }
 
 // SaveMessages implements store.Messages.
 func (c *CheckedStore) SaveMessages(ctx context.Context, msgs []Message) ([]Message, error) {
-	const op = "SaveMessages"
-	if err := enter(ctx, op); err != nil {
-		return nil, err
-	}
-	if err := checkMessages(op, msgs); err != nil {
-		return nil, err
-	}
-	if len(msgs) == 0 {
-		return nil, nil
-	}
-	out, err := c.raw.SaveMessages(ctx, msgs)
-	return out, classify(ctx, op, err)
+	return run(ctx, "SaveMessages", func() ([]Message, error) {
+		if len(msgs) == 0 {
+			return nil, nil
+		}
+		return c.raw.SaveMessages(ctx, msgs)
+	}, checkMessages("SaveMessages", msgs))
 }
 
 // ListMessages implements store.Messages; q is normalised first.
 func (c *CheckedStore) ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error) {
-	const op = "ListMessages"
-	if err := enter(ctx, op); err != nil {
-		return MessagePage{}, err
-	}
 	q, err := store.NormalizeMessageQuery(q)
-	if err != nil {
-		return MessagePage{}, withOp(op, err)
-	}
-	if q.ResourceID != "" {
-		if err := checkIDs(op, "resourceId", q.ResourceID); err != nil {
-			return MessagePage{}, err
-		}
-	}
-	p, err := c.raw.ListMessages(ctx, q)
-	return p, classify(ctx, op, err)
+	return run(ctx, "ListMessages", func() (MessagePage, error) { return c.raw.ListMessages(ctx, q) },
+		err, optionalID("resourceId", q.ResourceID))
 }
 
 // GetMessages implements store.Messages.
 func (c *CheckedStore) GetMessages(ctx context.Context, ids []string) ([]Message, error) {
-	const op = "GetMessages"
-	if err := enter(ctx, op); err != nil {
-		return nil, err
-	}
-	if err := checkIDList(op, ids); err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	out, err := c.raw.GetMessages(ctx, ids)
-	return out, classify(ctx, op, err)
+	return run(ctx, "GetMessages", func() ([]Message, error) {
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		return c.raw.GetMessages(ctx, ids)
+	}, store.ValidateIDs("id", ids))
 }
 
 // DeleteMessages implements store.Messages.
 func (c *CheckedStore) DeleteMessages(ctx context.Context, ids []string) error {
-	const op = "DeleteMessages"
-	if err := enter(ctx, op); err != nil {
-		return err
-	}
-	if err := checkIDList(op, ids); err != nil {
-		return err
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	return classify(ctx, op, c.raw.DeleteMessages(ctx, ids))
+	return run0(ctx, "DeleteMessages", func() error {
+		if len(ids) == 0 {
+			return nil
+		}
+		return c.raw.DeleteMessages(ctx, ids)
+	}, store.ValidateIDs("id", ids))
 }
 
 // GetWorkingMemory implements store.WorkingMemories.
 func (c *CheckedStore) GetWorkingMemory(ctx context.Context, scope Scope, id string) (WorkingMemory, error) {
 	const op = "GetWorkingMemory"
-	if err := enter(ctx, op); err != nil {
-		return WorkingMemory{}, err
-	}
-	if err := checkScope(op, scope, id); err != nil {
-		return WorkingMemory{}, err
-	}
-	wm, err := c.raw.GetWorkingMemory(ctx, scope, id)
-	return wm, classify(ctx, op, err)
+	return run(ctx, op, func() (WorkingMemory, error) { return c.raw.GetWorkingMemory(ctx, scope, id) },
+		checkScope(op, scope, id))
 }
 
 // PutWorkingMemory implements store.WorkingMemories.
 func (c *CheckedStore) PutWorkingMemory(ctx context.Context, scope Scope, id, data string, expectVersion int64) (WorkingMemory, error) {
 	const op = "PutWorkingMemory"
-	if err := enter(ctx, op); err != nil {
-		return WorkingMemory{}, err
-	}
-	if err := checkScope(op, scope, id); err != nil {
-		return WorkingMemory{}, err
-	}
+	var versionErr error
 	if expectVersion < 0 {
-		return WorkingMemory{}, Errorf(CodeInvalidArgument, op, "expectVersion must be >= 0")
+		versionErr = Errorf(CodeInvalidArgument, op, "expectVersion must be >= 0")
 	}
-	if err := store.ValidateText("working memory", data); err != nil {
-		return WorkingMemory{}, withOp(op, err)
-	}
-	wm, err := c.raw.PutWorkingMemory(ctx, scope, id, data, expectVersion)
-	return wm, classify(ctx, op, err)
+	return run(ctx, op, func() (WorkingMemory, error) { return c.raw.PutWorkingMemory(ctx, scope, id, data, expectVersion) },
+		checkScope(op, scope, id), versionErr, store.ValidateText("working memory", data))
 }
 
 // AdvanceBoundary implements store.Boundaries.
 func (c *CheckedStore) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand Boundary) (Boundary, error) {
 	const op = "AdvanceBoundary"
-	if err := enter(ctx, op); err != nil {
-		return Boundary{}, err
-	}
-	if err := checkIDs(op, "threadId", threadID, "resourceId", resourceID); err != nil {
-		return Boundary{}, err
-	}
-	if err := checkBoundary(op, cand); err != nil {
-		return Boundary{}, err
-	}
-	b, err := c.raw.AdvanceBoundary(ctx, threadID, resourceID, cand)
-	return b, classify(ctx, op, err)
+	return run(ctx, op, func() (Boundary, error) { return c.raw.AdvanceBoundary(ctx, threadID, resourceID, cand) },
+		checkIDs(op, "threadId", threadID, "resourceId", resourceID), checkBoundary(op, cand))
 }
 
 // Close implements store.Store.
 func (c *CheckedStore) Close() error { return c.raw.Close() }
 
-func unsupported(op, capability string) error {
-	return Errorf(CodeUnsupported, op, "the store does not implement store.%s", capability)
-}
-
 // GetResource implements store.Resources.
 func (c *CheckedStore) GetResource(ctx context.Context, id string) (Resource, error) {
-	const op = "GetResource"
-	if err := enter(ctx, op); err != nil {
-		return Resource{}, err
-	}
-	if c.res == nil {
-		return Resource{}, unsupported(op, "Resources")
-	}
-	if err := checkIDs(op, "resourceId", id); err != nil {
-		return Resource{}, err
-	}
-	r, err := c.res.GetResource(ctx, id)
-	return r, classify(ctx, op, err)
+	return run(ctx, "GetResource", func() (Resource, error) { return c.res.GetResource(ctx, id) },
+		missing(c.res != nil, "Resources"), store.ValidateID("resourceId", id))
 }
 
 // UpdateResource implements store.Resources.
 func (c *CheckedStore) UpdateResource(ctx context.Context, id string, metadata map[string]any) (Resource, error) {
 	const op = "UpdateResource"
-	if err := enter(ctx, op); err != nil {
-		return Resource{}, err
-	}
-	if c.res == nil {
-		return Resource{}, unsupported(op, "Resources")
-	}
-	if err := checkIDs(op, "resourceId", id); err != nil {
-		return Resource{}, err
-	}
-	if err := checkFields(op, "", metadata); err != nil {
-		return Resource{}, err
-	}
-	r, err := c.res.UpdateResource(ctx, id, metadata)
-	return r, classify(ctx, op, err)
+	return run(ctx, op, func() (Resource, error) { return c.res.UpdateResource(ctx, id, metadata) },
+		missing(c.res != nil, "Resources"), store.ValidateID("resourceId", id), checkFields(op, "", metadata))
 }
 
 // ListResourceMessages implements store.Observations.
 func (c *CheckedStore) ListResourceMessages(ctx context.Context, q ResourceMessageQuery) ([]Message, error) {
-	const op = "ListResourceMessages"
-	if err := enter(ctx, op); err != nil {
-		return nil, err
-	}
-	if c.obs == nil {
-		return nil, unsupported(op, "Observations")
-	}
-	if err := store.ValidateResourceMessageQuery(q); err != nil {
-		return nil, withOp(op, err)
-	}
-	out, err := c.obs.ListResourceMessages(ctx, q)
-	return out, classify(ctx, op, err)
+	return run(ctx, "ListResourceMessages", func() ([]Message, error) { return c.obs.ListResourceMessages(ctx, q) },
+		missing(c.obs != nil, "Observations"), store.ValidateResourceMessageQuery(q))
 }
 
 // GetObservations implements store.Observations.
 func (c *CheckedStore) GetObservations(ctx context.Context, key string) (ObservationRecord, error) {
-	const op = "GetObservations"
-	if err := enter(ctx, op); err != nil {
-		return ObservationRecord{}, err
-	}
-	if c.obs == nil {
-		return ObservationRecord{}, unsupported(op, "Observations")
-	}
-	if _, _, err := store.ParseObservationKey(key); err != nil {
-		return ObservationRecord{}, withOp(op, err)
-	}
-	r, err := c.obs.GetObservations(ctx, key)
-	return r, classify(ctx, op, err)
+	return run(ctx, "GetObservations", func() (ObservationRecord, error) { return c.obs.GetObservations(ctx, key) },
+		missing(c.obs != nil, "Observations"), checkKey(key))
 }
 
 // PutObservations implements store.Observations.
 func (c *CheckedStore) PutObservations(ctx context.Context, rec ObservationRecord, expectVersion int64) (ObservationRecord, error) {
-	const op = "PutObservations"
-	if err := enter(ctx, op); err != nil {
-		return ObservationRecord{}, err
-	}
-	if c.obs == nil {
-		return ObservationRecord{}, unsupported(op, "Observations")
-	}
-	if _, _, err := store.ParseObservationKey(rec.Key); err != nil {
-		return ObservationRecord{}, withOp(op, err)
-	}
-	if err := store.ValidateText("observations", rec.Observations); err != nil {
-		return ObservationRecord{}, withOp(op, err)
-	}
-	if err := checkIDList(op, rec.ObservedMessageIDs); err != nil {
-		return ObservationRecord{}, err
-	}
-	r, err := c.obs.PutObservations(ctx, rec, expectVersion)
-	return r, classify(ctx, op, err)
+	return run(ctx, "PutObservations", func() (ObservationRecord, error) { return c.obs.PutObservations(ctx, rec, expectVersion) },
+		missing(c.obs != nil, "Observations"), checkKey(rec.Key),
+		store.ValidateText("observations", rec.Observations), store.ValidateIDs("id", rec.ObservedMessageIDs))
 }
 
 // ListObservationGenerations implements store.Observations.
 func (c *CheckedStore) ListObservationGenerations(ctx context.Context, key string) ([]ObservationRecord, error) {
-	const op = "ListObservationGenerations"
-	if err := enter(ctx, op); err != nil {
-		return nil, err
-	}
-	if c.obs == nil {
-		return nil, unsupported(op, "Observations")
-	}
-	if _, _, err := store.ParseObservationKey(key); err != nil {
-		return nil, withOp(op, err)
-	}
-	out, err := c.obs.ListObservationGenerations(ctx, key)
-	return out, classify(ctx, op, err)
+	return run(ctx, "ListObservationGenerations", func() ([]ObservationRecord, error) { return c.obs.ListObservationGenerations(ctx, key) },
+		missing(c.obs != nil, "Observations"), checkKey(key))
 }
 
 // MarkUnindexed implements store.IndexQueue.
 func (c *CheckedStore) MarkUnindexed(ctx context.Context, ids []string) error {
-	const op = "MarkUnindexed"
-	if err := enter(ctx, op); err != nil {
-		return err
-	}
-	if c.queue == nil {
-		return unsupported(op, "IndexQueue")
-	}
-	if err := checkIDList(op, ids); err != nil {
-		return err
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	return classify(ctx, op, c.queue.MarkUnindexed(ctx, ids))
+	return run0(ctx, "MarkUnindexed", func() error {
+		if len(ids) == 0 {
+			return nil
+		}
+		return c.queue.MarkUnindexed(ctx, ids)
+	}, missing(c.queue != nil, "IndexQueue"), store.ValidateIDs("id", ids))
 }
 
 // ClearUnindexed implements store.IndexQueue.
 func (c *CheckedStore) ClearUnindexed(ctx context.Context, ids []string) error {
-	const op = "ClearUnindexed"
-	if err := enter(ctx, op); err != nil {
-		return err
-	}
-	if c.queue == nil {
-		return unsupported(op, "IndexQueue")
-	}
-	if err := checkIDList(op, ids); err != nil {
-		return err
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	return classify(ctx, op, c.queue.ClearUnindexed(ctx, ids))
+	return run0(ctx, "ClearUnindexed", func() error {
+		if len(ids) == 0 {
+			return nil
+		}
+		return c.queue.ClearUnindexed(ctx, ids)
+	}, missing(c.queue != nil, "IndexQueue"), store.ValidateIDs("id", ids))
 }
 
 // ListUnindexed implements store.IndexQueue.
 func (c *CheckedStore) ListUnindexed(ctx context.Context, resourceID string, limit int) ([]Message, error) {
-	const op = "ListUnindexed"
-	if err := enter(ctx, op); err != nil {
-		return nil, err
-	}
-	if c.queue == nil {
-		return nil, unsupported(op, "IndexQueue")
-	}
-	if err := store.ValidateUnindexedQuery(resourceID, limit); err != nil {
-		return nil, withOp(op, err)
-	}
-	out, err := c.queue.ListUnindexed(ctx, resourceID, limit)
-	return out, classify(ctx, op, err)
+	return run(ctx, "ListUnindexed", func() ([]Message, error) { return c.queue.ListUnindexed(ctx, resourceID, limit) },
+		missing(c.queue != nil, "IndexQueue"), store.ValidateUnindexedQuery(resourceID, limit))
+}
+
+// checkKey validates an observation key.
+func checkKey(key string) error {
+	_, _, err := store.ParseObservationKey(key)
+	return err
 }
