@@ -168,16 +168,12 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 	b.conv = setSource(b.history, SourceMemory)
 	if t.st.recall != nil {
-		same, other, err := t.m.recallForTurn(ctx, b.s, t.st, t.thread, b.conv, b.input)
+		same, other, inc, err := t.m.recallForTurn(ctx, b.s, t.st, t.thread, b.conv, b.input)
 		if err != nil {
 			t.recallErr = err
 			t.m.log.WarnContext(ctx, "agentmem: semantic recall failed; the turn goes on with history", "err", err)
 		}
-		t.recalled = make(map[string]bool, len(same))
-		for _, h := range same {
-			t.recalled[h.ID] = true
-		}
-		b.conv = mergeChronological(b.conv, setSource(same, SourceMemory))
+		b.conv, t.recalled = markRecalled(b.conv, same, inc)
 		b.others = append(b.others, other...)
 	}
 	if len(b.others) > 0 {

@@ -22,7 +22,7 @@ func (t *Turn) seen(b Boundary, loaded []Message) Boundary {
 func seenSeq(threadID string, loaded []Message) int64 {
 	var seen int64
 	for i := range loaded {
-		if loaded[i].ThreadID == threadID && loaded[i].Source == SourceMemory {
+		if src := loaded[i].Source; loaded[i].ThreadID == threadID && (src == SourceMemory || src == SourceRecall) {
 			seen = max(seen, loaded[i].Seq)
 		}
 	}

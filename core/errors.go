@@ -38,6 +38,7 @@ const (
 	CodeTokenLimit                 = memerr.CodeTokenLimit
 	CodeObservation                = memerr.CodeObservation
 	CodeUnsupported                = memerr.CodeUnsupported
+	CodeIndexVersionMismatch       = memerr.CodeIndexVersionMismatch
 	CodeCanceled                   = memerr.CodeCanceled
 	CodeDeadlineExceeded           = memerr.CodeDeadlineExceeded
 	CodeTooLarge                   = memerr.CodeTooLarge
@@ -67,6 +68,7 @@ var (
 	ErrTokenLimit                 = memerr.ErrTokenLimit
 	ErrObservation                = memerr.ErrObservation
 	ErrUnsupported                = memerr.ErrUnsupported
+	ErrIndexVersionMismatch       = memerr.ErrIndexVersionMismatch
 	ErrCanceled                   = memerr.ErrCanceled
 	ErrDeadlineExceeded           = memerr.ErrDeadlineExceeded
 	ErrTooLarge                   = memerr.ErrTooLarge

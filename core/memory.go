@@ -63,6 +63,7 @@ type Memory struct {
 	lastStamp atomic.Int64 // last assigned createdAt, unix micro
 	tokenized atomic.Int64 // messages tokenized, for instrumentation
 
+	ix       *indexing // how index records are made
 	dimMu    sync.Mutex
 	dim      int            // probed embedding dimension
 	indexes  sync.Map       // index names ensured by this process
@@ -90,6 +91,9 @@ func New(opts Options) (*Memory, error) {
 	}
 	opts.Config = Config{}
 	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
+	if m.ix, err = newIndexing(cfg.SemanticRecall); err != nil {
+		return nil, err
+	}
 	if opts.Store != nil {
 		m.store = Check(opts.Store)
 	}

@@ -40,6 +40,7 @@ const (
 	SourceInput          = message.SourceInput
 	SourceResponse       = message.SourceResponse
 	SourceMemory         = message.SourceMemory
+	SourceRecall         = message.SourceRecall
 	SourceContext        = message.SourceContext
 	SourceSystem         = message.SourceSystem
 	PartText             = message.PartText

@@ -1,10 +1,16 @@
 package core
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // ReindexResource rebuilds the semantic-recall vectors of every thread of a
 // resource from storage: it retries the resource's recorded unindexed
-// messages first, then reindexes each thread (see Reindex).
+// messages first, then reindexes each thread (see Reindex). When the
+// resource's records were written with another index version (another
+// analyzer or IndexText, ErrIndexVersionMismatch), it first deletes them all,
+// so the rebuilt records are never mixed with stale ones.
 func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 	if err := ValidateID("resourceId", resourceID); err != nil {
 		return err
@@ -20,6 +26,17 @@ func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 	if st.recall == nil {
 		return nil
 	}
+	err = m.reindexResource(ctx, s, st, resourceID)
+	if errors.Is(err, ErrIndexVersionMismatch) {
+		if err := m.deleteVectors(ctx, VectorFilter{ResourceID: resourceID}); err != nil {
+			return err
+		}
+		err = m.reindexResource(ctx, s, st, resourceID)
+	}
+	return err
+}
+
+func (m *Memory) reindexResource(ctx context.Context, s *CheckedStore, st settings, resourceID string) error {
 	if err := m.retryUnindexed(ctx, s, st, resourceID); err != nil {
 		return err
 	}

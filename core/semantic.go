@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
-)
 
-// embeddingText is the text of a message that semantic recall embeds.
-func embeddingText(msg *Message) string { return strings.TrimSpace(msg.Text()) }
+	"github.com/agentmem/agentmem/core/vector"
+)
 
 // dimension returns the embedding dimension: EmbeddingDimension when set, else
 // one probe of the embedder, remembered only when it succeeds.
@@ -65,26 +65,23 @@ func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string,
 	if _, ok := m.indexes.Load(name); ok {
 		return name, nil
 	}
-	if err := m.opts.Vector.EnsureIndex(ctx, IndexSpec{Name: name, Dimension: dim, Config: st.recall.IndexConfig}); err != nil {
+	spec := IndexSpec{Name: name, Dimension: dim, Config: st.recall.IndexConfig, Version: m.ix.version}
+	if err := m.opts.Vector.EnsureIndex(ctx, spec); err != nil {
 		return "", &Error{Code: CodeVector, Op: "EnsureIndex", Msg: "cannot create index " + name, Err: err}
 	}
 	m.indexes.Store(name, true)
 	return name, nil
 }
 
-// indexMessages embeds and upserts the chunks of msgs. Vector ids are
-// "<messageID>#<n>", so indexing again is idempotent.
-func (m *Memory) indexMessages(ctx context.Context, st settings, msgs []Message) error {
-	var recs []VectorRecord
-	var texts []string
-	for i := range msgs {
-		msg := &msgs[i]
-		for n, chunk := range ChunkText(embeddingText(msg), st.recall.MaxChunkChars) {
-			recs = append(recs, VectorRecord{ID: fmt.Sprintf("%s#%d", msg.ID, n), Text: chunk,
-				Meta: VectorMeta{MessageID: msg.ID, ThreadID: msg.ThreadID, ResourceID: msg.ResourceID, Role: msg.Role, CreatedAt: msg.CreatedAt}})
-			texts = append(texts, chunk)
-		}
+// indexMessages embeds and upserts the records of msgs (see
+// indexing.records). Vector ids are "<messageID>#<n>", so indexing again is
+// idempotent.
+func (m *Memory) indexMessages(ctx context.Context, s *CheckedStore, st settings, msgs []Message) error {
+	prev, err := m.contextTexts(ctx, s, msgs)
+	if err != nil {
+		return err
 	}
+	recs, texts := m.ix.records(msgs, st.recall.MaxChunkChars, prev)
 	if len(recs) == 0 {
 		return nil
 	}
@@ -100,9 +97,18 @@ func (m *Memory) indexMessages(ctx context.Context, st settings, msgs []Message)
 		return err
 	}
 	if err := m.opts.Vector.Upsert(ctx, name, recs); err != nil {
-		return &Error{Code: CodeVector, Op: "Upsert", Msg: "indexing failed", Err: err}
+		return vectorErr("Upsert", "indexing failed", err)
 	}
 	return nil
+}
+
+// vectorErr wraps a vector store failure; a version mismatch keeps its own
+// code, so callers see that a reindex repairs it.
+func vectorErr(op, msg string, err error) error {
+	if errors.Is(err, ErrIndexVersionMismatch) {
+		return &Error{Code: CodeIndexVersionMismatch, Op: op, Msg: ErrIndexVersionMismatch.Msg(), Err: err}
+	}
+	return &Error{Code: CodeVector, Op: op, Msg: msg, Err: err}
 }
 
 // index indexes msgs, logging failures, and reports whether it succeeded:
@@ -120,7 +126,7 @@ func (m *Memory) index(ctx context.Context, st settings, msgs []Message) bool {
 	if err != nil {
 		return false
 	}
-	if err := m.indexMessages(ctx, st, msgs); err != nil {
+	if err := m.indexMessages(ctx, s, st, msgs); err != nil {
 		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; they are retried on the next successful write (or run Reindex)",
 			"err", err, "messages", len(msgs))
 		m.markUnindexed(ctx, s, msgs)
@@ -175,7 +181,7 @@ func (m *Memory) retryUnindexed(ctx context.Context, s *CheckedStore, st setting
 		m.clean.drained(resourceID, epoch, err == nil)
 		return err
 	}
-	if err := m.indexMessages(ctx, st, msgs); err != nil {
+	if err := m.indexMessages(ctx, s, st, msgs); err != nil {
 		return err
 	}
 	ids := make([]string, len(msgs))
@@ -296,7 +302,9 @@ func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
 
 // Reindex rebuilds the semantic-recall vectors of one thread from storage.
 // It first retries the recorded unindexed messages of the thread's resource
-// (see index), and clears the markers of every message it indexes.
+// (see index), and clears the markers of every message it indexes. When the
+// resource's records have another index version (ErrIndexVersionMismatch),
+// it rebuilds the whole resource (see ReindexResource).
 func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 	s, err := m.openThread(ctx, "Reindex", threadID)
 	if err != nil {
@@ -316,10 +324,15 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 	if err != nil {
 		return err
 	}
-	if err := m.retryUnindexed(ctx, s, st, th.ResourceID); err != nil {
-		return err
+	err = m.retryUnindexed(ctx, s, st, th.ResourceID)
+	if err == nil {
+		err = m.reindexThread(ctx, s, st, threadID)
 	}
-	return m.reindexThread(ctx, s, st, threadID)
+	if errors.Is(err, ErrIndexVersionMismatch) {
+		// The version is recorded per resource: rebuild all of it.
+		return m.ReindexResource(ctx, th.ResourceID)
+	}
+	return err
 }
 
 // reindexThread indexes every message of a thread, newest first, a page at a
@@ -331,7 +344,7 @@ func (m *Memory) reindexThread(ctx context.Context, s *CheckedStore, st settings
 		if err != nil {
 			return err
 		}
-		if err := m.indexMessages(ctx, st, page.Messages); err != nil {
+		if err := m.indexMessages(ctx, s, st, page.Messages); err != nil {
 			return err
 		}
 		ids := make([]string, len(page.Messages))
@@ -349,21 +362,24 @@ func (m *Memory) reindexThread(ctx context.Context, s *CheckedStore, st settings
 	}
 }
 
-// semanticIncludes runs the vector query for text and returns include windows.
+// semanticIncludes runs the recall query for text and returns include
+// windows, most relevant hit first.
 func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, resourceID, text string) ([]Include, error) {
 	if st.recall.Scope == ScopeResource && resourceID == "" {
 		return nil, &Error{Code: CodeMissingResourceID, Op: "Recall",
 			Msg: "Memory error: Resource-scoped semantic recall is enabled but no resourceId was provided. Either provide a resourceId or explicitly set semanticRecall.scope to 'thread'."}
 	}
-	q := VectorQuery{Text: text, TopK: st.recall.TopK, MinScore: st.recall.Threshold,
-		Filter: VectorFilter{ResourceID: th.ResourceID}, Mode: SearchVector}
+	q := VectorQuery{Text: text, Keywords: m.ix.an.Analyze(text), TopK: st.recall.TopK, MinScore: st.recall.Threshold,
+		Filter: VectorFilter{ResourceID: th.ResourceID}}
 	if st.recall.Scope == ScopeThread {
 		q.Filter.ThreadID = th.ID
 	}
-	if h := st.recall.Hybrid; h != nil {
-		q.Mode, q.Alpha = SearchHybrid, *h.Alpha
+	q.Mode, q.Alpha = m.searchMode(st.recall)
+	var vecs [][]float32
+	dim, err := m.dimension(ctx)
+	if err == nil && q.Mode != SearchBM25 {
+		vecs, dim, err = m.embed(ctx, []string{text})
 	}
-	vecs, dim, err := m.embed(ctx, []string{text})
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +392,7 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 	}
 	hits, err := m.opts.Vector.Query(ctx, name, q)
 	if err != nil {
-		return nil, &Error{Code: CodeVector, Op: "Query", Msg: "semantic recall query failed", Err: err}
+		return nil, vectorErr("Query", "semantic recall query failed", err)
 	}
 	var out []Include
 	seen := map[string]bool{}
@@ -389,6 +405,34 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 		out = append(out, Include{ID: h.Meta.MessageID, Before: r.Before, After: r.After})
 	}
 	return out, nil
+}
+
+// searchMode returns the query mode and hybrid alpha of r: its Mode, else
+// hybrid when the vector store lists it (or Hybrid is set), else vector.
+func (m *Memory) searchMode(r *SemanticRecall) (string, float64) {
+	alpha := DefaultHybridAlpha
+	if r.Hybrid != nil && r.Hybrid.Alpha != nil {
+		alpha = *r.Hybrid.Alpha
+	}
+	switch {
+	case r.Mode != "":
+		return r.Mode, alpha
+	case r.Hybrid != nil:
+		return SearchHybrid, alpha
+	}
+	if ml, ok := m.opts.Vector.(vector.ModeLister); ok && slices.Contains(ml.SearchModes(), SearchHybrid) {
+		return SearchHybrid, alpha
+	}
+	return SearchVector, alpha
+}
+
+// checkMode validates SemanticRecall.Mode.
+func checkMode(mode string) error {
+	switch mode {
+	case "", SearchVector, SearchHybrid, SearchBM25:
+		return nil
+	}
+	return fmt.Errorf("semanticRecall.mode must be %q, %q or %q, got %q", SearchVector, SearchHybrid, SearchBM25, mode)
 }
 
 // fetchIncludes loads include windows, constrained to the thread's resource,
@@ -449,25 +493,25 @@ func roleLabel(r Role) string {
 
 // recallForTurn queries with the last user message of the input and returns
 // the recalled messages of this thread (merged into history by the caller)
-// and of other threads of the resource (rendered as one system message).
-func (m *Memory) recallForTurn(ctx context.Context, s *CheckedStore, st settings, th Thread, history, input []Message) (same, other []Message, err error) {
+// and of other threads of the resource (rendered as one system message),
+// and the include windows, most relevant first.
+func (m *Memory) recallForTurn(ctx context.Context, s *CheckedStore, st settings, th Thread, history, input []Message) (same, other []Message, inc []Include, err error) {
 	query := ""
 	for i := len(input) - 1; i >= 0 && query == ""; i-- {
 		if input[i].Role == RoleUser {
-			query = embeddingText(&input[i])
+			query = m.ix.messageText(&input[i])
 		}
 	}
 	if query == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	inc, err := m.semanticIncludes(ctx, st, th, th.ResourceID, query)
-	if err != nil {
-		return nil, nil, err
+	if inc, err = m.semanticIncludes(ctx, st, th, th.ResourceID, query); err != nil {
+		return nil, nil, nil, err
 	}
 	have := append(append([]Message(nil), history...), input...)
 	hits, err := m.fetchIncludes(ctx, s, th, inc, have)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, h := range hits {
 		if h.ThreadID == th.ID {
@@ -476,5 +520,5 @@ func (m *Memory) recallForTurn(ctx context.Context, s *CheckedStore, st settings
 			other = append(other, h)
 		}
 	}
-	return same, other, nil
+	return same, other, inc, nil
 }

@@ -22,22 +22,17 @@ func promptTokens(msgs ...[]Message) int {
 // PromptTokens returns the token count of a prompt as the budget counts it.
 func PromptTokens(msgs []Message) int { return promptTokens(msgs) }
 
-// trim enforces the token budget on the whole prompt: over MaxTokens, the
-// oldest remembered groups (a tool call and its result together) are dropped
-// until the prompt is at most MaxTokens − AtMaxRemoveTokens. System, input and
-// context messages are never dropped. Messages of this thread that were
-// dropped advance the persisted boundary, so later turns start after them.
+// trim enforces the token budget on the whole prompt: over MaxTokens,
+// remembered messages give way (in the order of rememberedPolicy) until the
+// prompt is at most MaxTokens − AtMaxRemoveTokens. System, input and context
+// messages are never dropped. Dropped sliding history of this thread
+// advances the persisted boundary, so later turns start after it.
 func (t *Turn) trim(ctx context.Context, s *CheckedStore, system, conv []Message) ([]Message, error) {
 	st := t.st
 	if promptTokens(system, conv) <= st.maxTokens {
 		return conv, nil
 	}
-	res := budget.Fit(conv, budget.Policy{
-		Limit:     st.maxTokens - st.atMaxRemove,
-		Overhead:  promptTokens(system),
-		Protected: func(m *Message) bool { return m.Source != SourceMemory },
-		Rank:      t.keepOrder(conv),
-	})
+	res := budget.Fit(conv, rememberedPolicy(conv, t.recalled, st.maxTokens-st.atMaxRemove, promptTokens(system)))
 	var kept []Message
 	for i, msg := range conv {
 		if res.Keep[i] {
@@ -49,7 +44,7 @@ func (t *Turn) trim(ctx context.Context, s *CheckedStore, system, conv []Message
 	if st.readOnly {
 		return kept, nil
 	}
-	if b, ok := boundaryFor(t.thread.ID, t.trimmed, st); ok {
+	if b, ok := boundaryFor(t.thread.ID, slidingOnly(t.trimmed), st); ok {
 		b = t.seen(b, conv)
 		stored, err := s.AdvanceBoundary(ctx, t.thread.ID, t.thread.ResourceID, b)
 		if err != nil {
@@ -58,23 +53,6 @@ func (t *Turn) trim(ctx context.Context, s *CheckedStore, system, conv []Message
 		t.thread.Boundary = &stored
 	}
 	return kept, nil
-}
-
-// keepOrder ranks remembered groups for the budget: semantic hits were
-// chosen for relevance and are kept before sliding history; within each,
-// the newest first. Sliding history therefore goes first, oldest first.
-func (t *Turn) keepOrder(conv []Message) func([][]int) [][]int {
-	return func(groups [][]int) [][]int {
-		var hits, sliding [][]int
-		for i := len(groups) - 1; i >= 0; i-- {
-			if t.recalled[conv[groups[i][0]].ID] {
-				hits = append(hits, groups[i])
-			} else {
-				sliding = append(sliding, groups[i])
-			}
-		}
-		return append(hits, sliding...)
-	}
 }
 
 // boundaryFor is the boundary candidate for removed messages of one thread:

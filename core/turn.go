@@ -44,7 +44,7 @@ type Turn struct {
 	persist   []Message // filtered input to save on Commit
 	tools     []Tool
 	trimmed   []Message
-	recalled  map[string]bool // ids of same-thread semantic hits
+	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
 	recallErr error
 	wmErr     error // working-memory read failure
 	omErr     error

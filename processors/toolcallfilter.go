@@ -47,7 +47,7 @@ func (f ToolCallFilter) ProcessInput(ctx context.Context, in core.ProcessorInput
 		}
 	} else {
 		for i := range msgs {
-			if msgs[i].Source != core.SourceMemory {
+			if msgs[i].Source != core.SourceMemory && msgs[i].Source != core.SourceRecall {
 				for _, id := range msgs[i].ToolCallIDs() {
 					preserve[id] = true
 				}

@@ -40,6 +40,9 @@ const (
 	CodeTokenLimit                 Code = "MEMORY_TOKEN_LIMIT"
 	CodeObservation                Code = "MEMORY_OBSERVATION_FAILED"
 	CodeUnsupported                Code = "MEMORY_UNSUPPORTED"
+	// CodeIndexVersionMismatch reports a vector index built by another
+	// analyzer or indexing version than the one configured; Reindex repairs it.
+	CodeIndexVersionMismatch Code = "MEMORY_INDEX_VERSION_MISMATCH"
 	// CodeCanceled and CodeDeadlineExceeded report that the caller's context
 	// ended; the *Error wraps context.Canceled or context.DeadlineExceeded,
 	// so errors.Is works with both the context error and the sentinel.
@@ -134,6 +137,7 @@ var (
 	ErrTokenLimit                 = Sentinel{CodeTokenLimit, "token limit exceeded"}
 	ErrObservation                = Sentinel{CodeObservation, "observational memory model call failed"}
 	ErrUnsupported                = Sentinel{CodeUnsupported, "the store does not support this operation"}
+	ErrIndexVersionMismatch       = Sentinel{CodeIndexVersionMismatch, "the vector index was built with another analyzer or indexing version; run ReindexResource"}
 	ErrCanceled                   = Sentinel{CodeCanceled, "canceled"}
 	ErrDeadlineExceeded           = Sentinel{CodeDeadlineExceeded, "deadline exceeded"}
 	ErrTooLarge                   = Sentinel{CodeTooLarge, "value over its size limit"}

@@ -22,14 +22,17 @@ const (
 // can tell remembered history from the live turn.
 type Source string
 
-// Message sources. Only SourceMemory messages are ever trimmed; only
-// SourceInput and SourceResponse messages are persisted by Commit.
+// Message sources. Only SourceMemory and SourceRecall messages are ever
+// trimmed; only SourceInput and SourceResponse messages are persisted by Commit.
 const (
 	SourceInput    Source = "input"
 	SourceResponse Source = "response"
 	SourceMemory   Source = "memory"
-	SourceContext  Source = "context"
-	SourceSystem   Source = "system"
+	// SourceRecall marks messages of the turn's thread that semantic recall
+	// found (a hit and its message range), wherever they sit in the prompt.
+	SourceRecall  Source = "recall"
+	SourceContext Source = "context"
+	SourceSystem  Source = "system"
 )
 
 // Message is a stored conversation message (MastraDBMessage, format 2).

@@ -46,6 +46,15 @@ type IndexSpec struct {
 	Name      string
 	Dimension int // 0 for self-embedding stores that learn it from the vectorizer
 	Config    IndexConfig
+	// Version names how the records' texts and keywords are made (analyzer,
+	// what is indexed for a message). A store records the version of the last
+	// EnsureIndex of an index in its process and, persistently, per resource
+	// with the resource's first record. While the two differ, Upsert and
+	// Query on that resource fail with memerr.ErrIndexVersionMismatch, so
+	// records of two versions are never mixed; deleting the resource's
+	// records (Delete with only ResourceID) clears its version, and the next
+	// Upsert records the current one. "" is a version like any other.
+	Version string
 }
 
 // IndexConfig tunes the vector index where the store supports it.
@@ -68,8 +77,13 @@ type Meta struct {
 type Record struct {
 	ID     string
 	Vector []float32 // nil for self-embedding stores
-	Text   string
-	Meta   Meta
+	// Text is what the record shows and what self-embedding stores embed.
+	Text string
+	// Keywords are the analyzed terms keyword search (BM25) matches,
+	// separated by spaces (see package analysis); "" means the terms of Text
+	// by analysis.Plain.
+	Keywords string
+	Meta     Meta
 }
 
 // Filter scopes queries and deletes. ResourceID is always required.
@@ -77,6 +91,12 @@ type Filter struct {
 	ResourceID string
 	ThreadID   string   // optional
 	MessageIDs []string // optional (deletes)
+}
+
+// ModeLister is implemented by stores that list the Query modes they
+// support; a store without it supports SearchVector only.
+type ModeLister interface {
+	SearchModes() []string
 }
 
 // Search modes of a Query.
@@ -88,7 +108,11 @@ const (
 
 // Query is a similarity query.
 type Query struct {
-	Text     string    // query text (self-embedding stores, hybrid and BM25)
+	Text string // query text (self-embedding stores, hybrid and BM25)
+	// Keywords are the analyzed terms of Text for keyword search, made by
+	// the analyzer of the records' Keywords; "" means the terms of Text by
+	// analysis.Plain.
+	Keywords string
 	Vector   []float32 // query vector (when the store does not embed)
 	TopK     int
 	Filter   Filter

@@ -1,13 +1,19 @@
-// Command quickstart shows agentmem's main job on the embedded SQLite default:
-// it creates a thread, runs a short multi-turn conversation (including a tool
-// call) through Begin/Commit, recalls it, and prints what a model would see.
-// It needs no network and finishes in seconds.
+// Command quickstart shows agentmem's main job on the embedded defaults: a
+// SQLite database (./memory.db) and a local vector index beside it
+// (./memory.vectors). It runs a short support conversation (including a tool
+// call) through Begin/Commit and prints what a model would see each turn;
+// messages found by semantic recall are marked "recall". A second run
+// continues the same thread and says so; -fresh starts over. It needs no
+// network and finishes in seconds.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
@@ -18,23 +24,41 @@ import (
 )
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	dir := flag.String("dir", ".", "directory of memory.db and memory.vectors")
+	fresh := flag.Bool("fresh", false, "delete the stored memory and start over")
+	flag.Parse()
+	if _, err := run(context.Background(), *dir, *fresh, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context) error {
-	dir, err := os.MkdirTemp("", "agentmem-quickstart-")
-	if err != nil {
-		return err
+// The conversation's thread and resource: fixed, so a second run finds them.
+const (
+	threadID   = "order-support"
+	resourceID = "user-456"
+)
+
+// run plays the conversation over the memory in dir and returns the prompt of
+// every turn.
+func run(ctx context.Context, dir string, fresh bool, out io.Writer) ([][]core.Message, error) {
+	dbPath, vecPath := filepath.Join(dir, "memory.db"), filepath.Join(dir, "memory.vectors")
+	if fresh {
+		for _, p := range []string{dbPath, dbPath + "-wal", dbPath + "-shm", vecPath} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+		}
 	}
-	defer os.RemoveAll(dir)
-	store, err := sqlite.Open(ctx, filepath.Join(dir, "memory.db"))
+	store, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer store.Close()
-	vectors := local.New()
+	vectors, err := local.Open(vecPath)
+	if err != nil {
+		return nil, err
+	}
+	defer vectors.Close()
 	mem, err := core.New(core.Options{
 		Store:    store,
 		Vector:   vectors,
@@ -45,53 +69,66 @@ func run(ctx context.Context) error {
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	thread, err := mem.CreateThread(ctx, core.ThreadInput{ResourceID: "user-456", Title: "Order support"})
+	if err := announce(ctx, mem, dbPath, out); err != nil {
+		return nil, err
+	}
+	var prompts [][]core.Message
+	for i, turn := range conversation() {
+		t, err := mem.Begin(ctx, core.TurnRequest{ThreadID: threadID, ResourceID: resourceID,
+			System: []string{"You are a friendly support agent."},
+			Input:  []core.Message{core.NewMessage(core.RoleUser, turn.user)}})
+		if err != nil {
+			return nil, err
+		}
+		prompt := t.Messages()
+		prompts = append(prompts, prompt)
+		fmt.Fprintf(out, "--- turn %d: the model sees %d messages, %d tokens (budget 300)\n", i+1, len(prompt), core.PromptTokens(prompt))
+		for _, m := range prompt {
+			fmt.Fprintf(out, "  [%-8s %-9s] %s\n", m.Source, m.Role, summary(m))
+		}
+		if err := t.Commit(ctx, turn.answer); err != nil {
+			return nil, err
+		}
+	}
+	all, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: core.PerPageAll})
 	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "--- %s keeps all %d messages; the token budget only moved the thread's boundary\n", dbPath, len(all.Messages))
+	fmt.Fprintln(out, "--- run again to continue this thread, or with -fresh to start over")
+	return prompts, nil
+}
+
+// announce says whether this run continues a stored thread or starts one.
+func announce(ctx context.Context, mem *core.Memory, dbPath string, out io.Writer) error {
+	stored, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: core.PerPageAll})
+	switch {
+	case errors.Is(err, core.ErrThreadNotFound):
+		fmt.Fprintf(out, "--- new thread %q in %s\n", threadID, dbPath)
+		_, err = mem.CreateThread(ctx, core.ThreadInput{ID: threadID, ResourceID: resourceID, Title: "Order support"})
+		return err
+	case err != nil:
 		return err
 	}
-	turns := []struct {
-		user   string
-		answer []core.Message
-	}{
+	fmt.Fprintf(out, "--- continuing thread %q from %s: %d messages from earlier runs\n", threadID, dbPath, len(stored.Messages))
+	return nil
+}
+
+type turn struct {
+	user   string
+	answer []core.Message
+}
+
+func conversation() []turn {
+	return []turn{
 		{"Hi! My order A-1 has not arrived. Where is it?", []core.Message{toolCall("call-1", "lookupOrder", `{"orderId":"A-1"}`, `{"eta":"2026-10-30","carrier":"DHL"}`),
 			core.NewMessage(core.RoleAssistant, "Order A-1 ships with DHL and arrives on 2026-10-30.")}},
 		{"Great. By the way, I am allergic to peanuts, please remember that for gift baskets.", reply("Noted: no peanuts in gift baskets.")},
 		{"Can you tell me a long story about shipping containers?", reply(story())},
 		{"What carrier was my order using again?", reply("Your order A-1 is with DHL.")},
 	}
-	for i, turn := range turns {
-		t, err := mem.Begin(ctx, core.TurnRequest{ThreadID: thread.ID, ResourceID: thread.ResourceID,
-			System: []string{"You are a friendly support agent."},
-			Input:  []core.Message{core.NewMessage(core.RoleUser, turn.user)}})
-		if err != nil {
-			return err
-		}
-		prompt := t.Messages()
-		fmt.Printf("--- turn %d: the model sees %d messages, %d tokens (budget 300)\n", i+1, len(prompt), core.PromptTokens(prompt))
-		for _, m := range prompt {
-			fmt.Printf("  [%-8s %-9s] %s\n", m.Source, m.Role, summary(m))
-		}
-		if err := t.Commit(ctx, turn.answer); err != nil {
-			return err
-		}
-	}
-	all, err := mem.Recall(ctx, core.RecallQuery{ThreadID: thread.ID, ResourceID: thread.ResourceID, PerPage: core.PerPageAll})
-	if err != nil {
-		return err
-	}
-	fmt.Printf("--- storage keeps all %d messages; the token budget only moved the thread's boundary\n", len(all.Messages))
-	hits, err := mem.Recall(ctx, core.RecallQuery{ThreadID: thread.ID, ResourceID: thread.ResourceID,
-		VectorSearch: "peanut allergy", Config: &core.Config{LastMessages: core.NoHistory}})
-	if err != nil {
-		return err
-	}
-	fmt.Println("--- semantic recall for \"peanut allergy\":")
-	for _, m := range hits.Messages {
-		fmt.Printf("  %s: %s\n", m.Role, summary(m))
-	}
-	return nil
 }
 
 func reply(text string) []core.Message {

@@ -4,35 +4,43 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
-	"strings"
-	"unicode"
 
 	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/analysis"
 )
+
+// gram is the length of the character grams HashEmbedder hashes.
+const gram = 4
 
 // DefaultDimension is the output dimension of NewHashEmbedder(0).
 const DefaultDimension = 384
 
 // HashEmbedder is an offline, deterministic lexical embedder: signed feature
-// hashing (FNV-1a) of lowercased words and their character 3-grams,
-// L2-normalized. English function words ("the", "what", "did", ...) are left
-// out unless a text has nothing else. It captures word overlap and spelling similarity only, not
-// meaning: it is a development and test stand-in for a real embedding model,
-// needing no network, no model files and no GPU. The zero value is not usable;
-// call NewHashEmbedder. It is safe for concurrent use.
+// hashing (FNV-1a) of the character 4-grams of the analyzed terms of a text
+// (see package analysis: stopwords out, stems; a term is padded with a space
+// on each side), L2-normalized. Character grams rather than whole terms make
+// its ranking differ from BM25's (partial and compound word matches), which
+// is what hybrid search gains from; on LoCoMo this beat whole-term and
+// 3-gram features (BENCHMARKS.md). A text
+// made only of stopwords is hashed by its plain terms. It captures word
+// overlap and spelling similarity only, not meaning: it is a development and
+// test stand-in for a real embedding model, needing no network, no model
+// files and no GPU. The zero value is not usable; call NewHashEmbedder. It is
+// safe for concurrent use.
 type HashEmbedder struct {
 	dim int
+	an  *analysis.Analyzer
 }
 
 var _ vector.Embedder = (*HashEmbedder)(nil)
 
 // NewHashEmbedder returns a HashEmbedder of dim dimensions (DefaultDimension
-// when dim <= 0).
+// when dim <= 0) with the English analyzer.
 func NewHashEmbedder(dim int) *HashEmbedder {
 	if dim <= 0 {
 		dim = DefaultDimension
 	}
-	return &HashEmbedder{dim: dim}
+	return &HashEmbedder{dim: dim, an: analysis.Must(analysis.English)}
 }
 
 // Dimension returns the length of every vector the embedder produces.
@@ -64,21 +72,14 @@ func (h *HashEmbedder) EmbedOne(text string) []float32 {
 		}
 		v[s%uint64(h.dim)] += w
 	}
-	words := Tokenize(text)
-	content := words[:0:0]
-	for _, w := range words {
-		if !functionWords[w] {
-			content = append(content, w)
-		}
+	terms := h.an.Terms(text)
+	if len(terms) == 0 {
+		terms = analysis.Plain.Terms(text)
 	}
-	if len(content) > 0 {
-		words = content
-	}
-	for _, w := range words {
-		add("w:"+w, 1.0)
+	for _, w := range terms {
 		rs := []rune(" " + w + " ")
-		for i := 0; i+3 <= len(rs); i++ {
-			add("c:"+string(rs[i:i+3]), 0.5)
+		for i := 0; i+gram <= len(rs); i++ {
+			add("c:"+string(rs[i:i+gram]), 1)
 		}
 	}
 	var norm float64
@@ -95,27 +96,4 @@ func (h *HashEmbedder) EmbedOne(text string) []float32 {
 		out[i] = float32(x / norm)
 	}
 	return out
-}
-
-// Tokenize splits text into lowercased words: maximal runs of letters and
-// digits. It is the tokenizer of HashEmbedder and of the store's BM25.
-func Tokenize(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	})
-}
-
-// functionWords carry no topic; HashEmbedder ignores them.
-var functionWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because
-		been before being below between both but by can could did do does doing down during each few for from
-		further had has have having he her here hers herself him himself his how i if in into is it its itself
-		just me more most my myself no nor not now of off on once only or other our ours ourselves out over own
-		same she should so some such than that the their theirs them themselves then there these they this
-		those through to too under until up very was we were what when where which while who whom why will
-		with would you your yours yourself yourselves s t d ll m re ve don let`) {
-		functionWords[w] = true
-	}
 }

@@ -5,12 +5,14 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/analysis"
 )
 
 // index is one named index: a partition per resource.
 type index struct {
-	dim   int
-	parts map[string]*partition
+	dim     int
+	version string // IndexSpec.Version of the last EnsureIndex
+	parts   map[string]*partition
 }
 
 func newIndex(dim int) *index { return &index{dim: dim, parts: map[string]*partition{}} }
@@ -26,10 +28,11 @@ func (ix *index) part(resource string) *partition {
 
 // partition holds one resource's records and its BM25 statistics.
 type partition struct {
-	recs   map[string]*entry
-	df     map[string]int // documents containing each term
-	totLen int            // sum of document lengths in tokens
-	slab   []float32      // free tail of the current vector slab
+	version string // IndexSpec.Version the records were written with
+	recs    map[string]*entry
+	df      map[string]int // documents containing each term
+	totLen  int            // sum of document lengths in tokens
+	slab    []float32      // free tail of the current vector slab
 	// list holds the entries in (about) insertion order, so a scan walks the
 	// slabs sequentially; map order made exact search ~2.7× slower.
 	list []*entry
@@ -73,7 +76,7 @@ func newEntry(r vector.Record) *entry {
 	if sq > 0 {
 		e.invNorm = 1 / math.Sqrt(sq)
 	}
-	for _, t := range Tokenize(r.Text) {
+	for _, t := range keywords(r.Keywords, r.Text) {
 		e.tf[t]++
 		e.length++
 	}
@@ -116,26 +119,21 @@ const (
 	bm25B  = 0.75
 )
 
-// stopwords are left out of BM25 queries: Weaviate's "en" preset (the
-// Lucene list), so local and Weaviate rank alike.
-var stopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be but by for if in into is it no not of on or such
-		that the their then there these they this to was will with`) {
-		stopwords[w] = true
+// keywords returns the BM25 terms of a record or query: its analyzed
+// keywords, else the plain terms of its text.
+func keywords(analyzed, text string) []string {
+	if analyzed != "" {
+		return strings.Fields(analyzed)
 	}
+	return analysis.Plain.Terms(text)
 }
 
-// bm25 scores the candidates against query; documents without a query term
+// bm25 scores the candidates against q's keywords; documents without a query term
 // are left out. Statistics cover the whole partition, not just candidates.
-func (p *partition) bm25(cands []*entry, query string) []scored {
+func (p *partition) bm25(cands []*entry, q vector.Query) []scored {
 	terms := map[string]float64{} // term -> idf
 	n := float64(len(p.recs))
-	for _, t := range Tokenize(query) {
-		if stopwords[t] {
-			continue
-		}
+	for _, t := range keywords(q.Keywords, q.Text) {
 		if df := float64(p.df[t]); df > 0 {
 			terms[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
 		}

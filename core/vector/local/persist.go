@@ -18,16 +18,21 @@ import (
 // fileMagic starts every store file; the trailing byte is the format version.
 const fileMagic = "agentmem-vectors\x01"
 
+// fileIndex is one index on file. Fields added later decode as zero values
+// from older files (gob matches by name): an older file's resources have
+// version "", which a Memory of the current version reports as a mismatch.
 type fileIndex struct {
-	Name    string
-	Dim     int
-	Records []fileRecord
+	Name     string
+	Dim      int
+	Version  string
+	Versions map[string]string // resource -> version of its records
+	Records  []fileRecord
 }
 
 type fileRecord struct {
-	ID, Text, MessageID, ThreadID, ResourceID, Role string
-	CreatedAt                                       int64 // Unix nanoseconds, UTC
-	Vector                                          []float32
+	ID, Text, Keywords, MessageID, ThreadID, ResourceID, Role string
+	CreatedAt                                                 int64 // Unix nanoseconds, UTC
+	Vector                                                    []float32
 }
 
 // saveLocked marks the state changed and writes it unless the store is buffered.
@@ -96,12 +101,13 @@ func (s *Store) writeFile() (err error) {
 func (s *Store) snapshot() []fileIndex {
 	out := make([]fileIndex, 0, len(s.indexes))
 	for name, ix := range s.indexes {
-		fi := fileIndex{Name: name, Dim: ix.dim}
-		for _, p := range ix.parts {
+		fi := fileIndex{Name: name, Dim: ix.dim, Version: ix.version, Versions: map[string]string{}}
+		for res, p := range ix.parts {
+			fi.Versions[res] = p.version
 			for _, e := range p.recs {
 				r := e.rec
 				fi.Records = append(fi.Records, fileRecord{
-					ID: r.ID, Text: r.Text, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
+					ID: r.ID, Text: r.Text, Keywords: r.Keywords, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
 					ResourceID: r.Meta.ResourceID, Role: string(r.Meta.Role),
 					CreatedAt: r.Meta.CreatedAt.UnixNano(), Vector: r.Vector,
 				})
@@ -134,9 +140,12 @@ func (s *Store) load() error {
 	}
 	for _, fi := range idx {
 		ix := newIndex(fi.Dim)
+		ix.version = fi.Version
 		for _, fr := range fi.Records {
-			ix.part(fr.ResourceID).put(newEntry(vector.Record{
-				ID: fr.ID, Text: fr.Text, Vector: fr.Vector,
+			p := ix.part(fr.ResourceID)
+			p.version = fi.Versions[fr.ResourceID]
+			p.put(newEntry(vector.Record{
+				ID: fr.ID, Text: fr.Text, Keywords: fr.Keywords, Vector: fr.Vector,
 				Meta: vector.Meta{MessageID: fr.MessageID, ThreadID: fr.ThreadID, ResourceID: fr.ResourceID,
 					Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC()},
 			}))

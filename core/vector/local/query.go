@@ -59,6 +59,9 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	if p == nil {
 		return nil, nil
 	}
+	if p.version != ix.version {
+		return nil, versionErr(op, name, q.Filter.ResourceID, p.version, ix.version)
+	}
 	cands := make([]*entry, 0, len(p.list))
 	for _, e := range p.list {
 		if q.Filter.ThreadID == "" || e.rec.Meta.ThreadID == q.Filter.ThreadID {
@@ -70,7 +73,7 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	case vector.SearchVector:
 		res = cosine(cands, q.Vector)
 	case vector.SearchBM25:
-		res = p.bm25(cands, q.Text)
+		res = p.bm25(cands, q)
 	default:
 		res = hybrid(p, cands, q)
 	}
@@ -110,7 +113,7 @@ func hybrid(p *partition, cands []*entry, q vector.Query) []scored {
 		}
 	}
 	if q.Alpha < 1 && q.Text != "" {
-		add(p.bm25(cands, q.Text), 1-q.Alpha)
+		add(p.bm25(cands, q), 1-q.Alpha)
 	}
 	if q.Alpha > 0 {
 		add(cosine(cands, q.Vector), q.Alpha)
@@ -178,6 +181,12 @@ func vecErr(op, msg string, err error) error {
 func dimErr(op, name string, want, got int) error {
 	return vecErr(op, "index "+name+" has dimension "+strconv.Itoa(want)+", got "+strconv.Itoa(got),
 		memerr.ErrEmbeddingDimensionMismatch)
+}
+
+func versionErr(op, name, resource, have, want string) error {
+	return &memerr.Error{Code: memerr.CodeIndexVersionMismatch, Op: "local." + op,
+		Msg: "resource " + strconv.Quote(resource) + " of index " + name + " was written with version " +
+			strconv.Quote(have) + ", not " + strconv.Quote(want) + " (delete and reindex the resource)"}
 }
 
 func missingResource(op string) error {

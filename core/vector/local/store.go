@@ -72,7 +72,8 @@ func (s *Store) SearchModes() []string {
 }
 
 // EnsureIndex creates the index if missing. An existing index keeps its
-// records; a different non-zero dimension is an error.
+// records; a different non-zero dimension is an error. spec.Version becomes
+// the index's version in this store (see vector.IndexSpec.Version).
 func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	const op = "EnsureIndex"
 	if spec.Name == "" || spec.Dimension < 0 {
@@ -90,9 +91,12 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 		if ix.dim == 0 {
 			ix.dim = spec.Dimension
 		}
+		ix.version = spec.Version
 		return nil
 	}
-	s.indexes[spec.Name] = newIndex(spec.Dimension)
+	ix := newIndex(spec.Dimension)
+	ix.version = spec.Version
+	s.indexes[spec.Name] = ix
 	return s.saveLocked(op)
 }
 
@@ -119,13 +123,18 @@ func (s *Store) Upsert(ctx context.Context, name string, recs []vector.Record) e
 			return dimErr(op, name, dim, len(r.Vector))
 		}
 		dim = len(r.Vector)
+		if p := ix.parts[r.Meta.ResourceID]; p != nil && p.version != ix.version {
+			return versionErr(op, name, r.Meta.ResourceID, p.version, ix.version)
+		}
 	}
 	if len(recs) == 0 {
 		return nil
 	}
 	ix.dim = dim
 	for _, r := range recs {
-		ix.part(r.Meta.ResourceID).put(newEntry(r))
+		p := ix.part(r.Meta.ResourceID)
+		p.version = ix.version
+		p.put(newEntry(r))
 	}
 	return s.saveLocked(op)
 }

@@ -20,6 +20,8 @@ type LoCoMoTurn struct {
 	Text    string    // what was said
 	Session string    // "session_<n>"
 	At      time.Time // session time plus one second per turn
+	Images  []string  // URLs of images shared with the turn
+	Caption string    // caption of the shared image (BLIP), "" if none
 }
 
 // LoCoMoQuestion is one QA item with its evidence dialog ids.
@@ -106,9 +108,11 @@ func ParseLoCoMo(raw []byte) ([]LoCoMoConversation, error) {
 		for _, n := range sessions {
 			key := fmt.Sprintf("session_%d", n)
 			var turns []struct {
-				Speaker string `json:"speaker"`
-				Text    string `json:"text"`
-				DiaID   string `json:"dia_id"`
+				Speaker string   `json:"speaker"`
+				Text    string   `json:"text"`
+				DiaID   string   `json:"dia_id"`
+				Images  []string `json:"img_url"`
+				Caption string   `json:"blip_caption"`
 			}
 			if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
 				return nil, fmt.Errorf("%s %s: %w", s.SampleID, key, err)
@@ -121,7 +125,7 @@ func ParseLoCoMo(raw []byte) ([]LoCoMoConversation, error) {
 			}
 			for i, tr := range turns {
 				c.Turns = append(c.Turns, LoCoMoTurn{ID: tr.DiaID, Speaker: tr.Speaker, Text: tr.Text, Session: key,
-					At: at.Add(time.Duration(i) * time.Second)})
+					At: at.Add(time.Duration(i) * time.Second), Images: tr.Images, Caption: tr.Caption})
 			}
 		}
 		for _, q := range s.QA {

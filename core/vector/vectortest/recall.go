@@ -49,15 +49,14 @@ type RecallResult struct {
 // the share of evidence dialog ids retrieved.
 func EvalLoCoMo(h *H, convs []LoCoMoConversation, mode string, alpha float64) RecallResult {
 	h.T.Helper()
-	res := RecallResult{Mode: mode, Alpha: alpha, TopK: 4}
-	found := 0
+	var sc Scorer
 	for _, c := range convs {
 		pos := map[string]int{}
 		for i, tr := range c.Turns {
 			pos[tr.ID] = i
 		}
 		for _, q := range c.Questions {
-			hits := h.Query(vector.Query{Text: q.Question, TopK: res.TopK, Mode: mode, Alpha: alpha,
+			hits := h.Query(vector.Query{Text: q.Question, TopK: 4, Mode: mode, Alpha: alpha,
 				Filter: vector.Filter{ResourceID: c.SampleID}})
 			got := map[string]bool{}
 			for _, hit := range hits {
@@ -71,23 +70,50 @@ func EvalLoCoMo(h *H, convs []LoCoMoConversation, mode string, alpha float64) Re
 					}
 				}
 			}
-			n := 0
-			for _, e := range q.Evidence {
-				if got[e] {
-					n++
-				}
-			}
-			res.Questions++
-			res.Evidence += len(q.Evidence)
-			found += n
-			res.Recall += float64(n) / float64(len(q.Evidence))
+			sc.Add(q, got)
 		}
 	}
-	if res.Questions > 0 {
-		res.Recall /= float64(res.Questions)
-		res.MicroRecall = float64(found) / float64(res.Evidence)
+	r := sc.Result()
+	r.Mode, r.Alpha, r.TopK = mode, alpha, 4
+	return r
+}
+
+// Scorer accumulates evidence recall over questions. The zero value is empty.
+type Scorer struct {
+	questions, evidence, found int
+	sum                        float64
+}
+
+// Add scores one question given the dialog ids retrieved for it.
+func (s *Scorer) Add(q LoCoMoQuestion, got map[string]bool) {
+	n := 0
+	for _, e := range q.Evidence {
+		if got[e] {
+			n++
+		}
 	}
-	return res
+	s.questions++
+	s.evidence += len(q.Evidence)
+	s.found += n
+	s.sum += float64(n) / float64(len(q.Evidence))
+}
+
+// Merge adds the questions scored by o.
+func (s *Scorer) Merge(o Scorer) {
+	s.questions += o.questions
+	s.evidence += o.evidence
+	s.found += o.found
+	s.sum += o.sum
+}
+
+// Result returns the recall so far (Mode, Alpha, TopK and Store unset).
+func (s *Scorer) Result() RecallResult {
+	r := RecallResult{Questions: s.questions, Evidence: s.evidence}
+	if s.questions > 0 {
+		r.Recall = s.sum / float64(s.questions)
+		r.MicroRecall = float64(s.found) / float64(s.evidence)
+	}
+	return r
 }
 
 // Report logs r and prints it as one machine-readable line

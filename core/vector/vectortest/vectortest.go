@@ -20,10 +20,8 @@ import (
 )
 
 // ModeLister is optionally implemented by stores to list the VectorQuery
-// modes they support.
-type ModeLister interface {
-	SearchModes() []string
-}
+// modes they support; see vector.ModeLister.
+type ModeLister = vector.ModeLister
 
 // RunOptions tunes Run.
 type RunOptions struct {

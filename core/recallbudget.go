@@ -1,0 +1,105 @@
+package core
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/agentmem/agentmem/core/budget"
+)
+
+// markRecalled merges the recalled messages of this thread into the
+// conversation and marks every message of a recalled window (hit and
+// range) SourceRecall, also when history already held it. It returns the
+// conversation and each recalled message's rank (0 = most relevant hit).
+func markRecalled(conv, same []Message, inc []Include) ([]Message, map[string]int) {
+	conv = mergeChronological(conv, same)
+	pos := make(map[string]int, len(conv))
+	for i := range conv {
+		pos[conv[i].ID] = i
+	}
+	ranks := map[string]int{}
+	for r, in := range inc {
+		i, ok := pos[in.ID]
+		if !ok {
+			continue // another thread's hit
+		}
+		for j := max(i-in.Before, 0); j <= min(i+in.After, len(conv)-1); j++ {
+			if cur, seen := ranks[conv[j].ID]; !seen || r < cur {
+				ranks[conv[j].ID] = r
+			}
+		}
+	}
+	for i := range conv {
+		if _, ok := ranks[conv[i].ID]; ok {
+			conv[i].Source = SourceRecall
+		}
+	}
+	return conv, ranks
+}
+
+// rememberedPolicy is how a prompt over its token budget gives way
+// (Turn.Trimmed lists what was dropped). What is kept, in order, while it fits
+// limit:
+//
+//  1. Always: system messages (instructions, working memory, observations,
+//     the recalled messages of other threads, all in overhead), context and
+//     input.
+//  2. Recalled messages of this thread (SourceRecall), most relevant hit
+//     first, each hit whole with its message range. A hit that was also in
+//     the history window is still a recalled message.
+//  3. Sliding history (SourceMemory), newest first, a tool call with its
+//     result.
+//
+// A unit that does not fit the room left is dropped on its own and the walk
+// goes on (budget.Policy.BestFit): one oversized message never empties the
+// window, and it never takes the other recalled hits with it. So sliding
+// history gives way first, oldest first, then recalled hits, least relevant
+// first. Only dropped sliding history advances the thread's persisted
+// boundary (slidingOnly).
+func rememberedPolicy(conv []Message, ranks map[string]int, limit, overhead int) budget.Policy {
+	return budget.Policy{
+		Limit:     limit,
+		Overhead:  overhead,
+		Protected: func(m *Message) bool { return m.Source != SourceMemory && m.Source != SourceRecall },
+		Rank:      func(groups [][]int) [][]int { return keepOrder(conv, ranks, groups) },
+		BestFit:   true,
+	}
+}
+
+// keepOrder returns the units to keep first: recalled hits by relevance (the
+// tool groups of one hit merged), then sliding-history groups newest first.
+func keepOrder(conv []Message, ranks map[string]int, groups [][]int) [][]int {
+	byRank := map[int][]int{}
+	var sliding [][]int
+	for _, g := range groups {
+		rank := -1
+		for _, i := range g {
+			if r, ok := ranks[conv[i].ID]; ok && conv[i].Source == SourceRecall && (rank < 0 || r < rank) {
+				rank = r
+			}
+		}
+		if rank < 0 {
+			sliding = append(sliding, g)
+		} else {
+			byRank[rank] = append(byRank[rank], g...)
+		}
+	}
+	var out [][]int
+	for _, r := range slices.Sorted(maps.Keys(byRank)) {
+		out = append(out, byRank[r])
+	}
+	slices.SortFunc(sliding, func(a, b []int) int { return slices.Max(b) - slices.Max(a) })
+	return append(out, sliding...)
+}
+
+// slidingOnly returns the sliding-history messages of dropped: only they
+// advance the persisted boundary.
+func slidingOnly(dropped []Message) []Message {
+	out := dropped[:0:0]
+	for _, msg := range dropped {
+		if msg.Source == SourceMemory {
+			out = append(out, msg)
+		}
+	}
+	return out
+}
