@@ -3,6 +3,7 @@ package integration_test
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector/analysis"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
+	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
 
 // LoCoMo through the public API: every conversation is saved with
@@ -127,13 +129,13 @@ var locomoAlphas = []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}
 // crossValidate picks the best alpha on each conversation and scores it on
 // the others (leave-one-conversation-out), returning the held-out result and
 // the alphas picked per held-out conversation.
-func crossValidate(t *testing.T, mem *core.Memory, convs []vectortest.LoCoMoConversation) (vectortest.RecallResult, []float64) {
+func crossValidate(t *testing.T, store string, mem *core.Memory, convs []vectortest.LoCoMoConversation) (vectortest.RecallResult, []float64) {
 	t.Helper()
 	grid := make([][]vectortest.Scorer, len(locomoAlphas))
 	for i, a := range locomoAlphas {
 		grid[i] = evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: core.SearchHybrid, Hybrid: &core.Hybrid{Alpha: core.Float(a)}})
 		r := total(grid[i])
-		report(t, "alpha", fmt.Sprintf("hybrid α %.1f (in-sample)", a), r)
+		report(t, store, fmt.Sprintf("hybrid α %.1f (in-sample)", a), r)
 	}
 	var held vectortest.Scorer
 	var picked []float64
@@ -169,21 +171,9 @@ func report(t *testing.T, store, name string, r vectortest.RecallResult) {
 func TestLoCoMoThroughMemory(t *testing.T) {
 	convs := vectortest.LoadLoCoMo(t)
 	open := func() (core.VectorStore, core.Embedder) { return local.New(), local.NewHashEmbedder(0) }
-	vs, emb := open()
-	mem := locomoMemory(t, vs, emb, core.SemanticRecall{}, convs)
-	def := total(evalMemoryLoCoMo(t, mem, convs, nil))
-	report(t, "local", "default", def)
+	def := locomoModes(t, "local", open, convs)
 	if def.Recall < 0.72 {
 		t.Errorf("default config recall %.3f, want >= 0.72", def.Recall)
-	}
-	bm25 := total(evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: core.SearchBM25}))
-	report(t, "local", "bm25", bm25)
-	vec := total(evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: core.SearchVector}))
-	report(t, "local", "vector", vec)
-	cv, picked := crossValidate(t, mem, convs)
-	report(t, "local", fmt.Sprintf("hybrid cross-validated (α picked %v)", picked), cv)
-	if cv.Recall <= bm25.Recall || cv.Recall <= vec.Recall {
-		t.Errorf("cross-validated hybrid %.3f does not beat BM25 %.3f and vector %.3f", cv.Recall, bm25.Recall, vec.Recall)
 	}
 	if os.Getenv("AGENTMEM_LOCOMO_ABLATION") != "1" {
 		return
@@ -193,6 +183,53 @@ func TestLoCoMoThroughMemory(t *testing.T) {
 		mem := locomoMemory(t, vs, emb, ab.sr, convs)
 		report(t, "local", ab.name, total(evalMemoryLoCoMo(t, mem, convs, nil)))
 	}
+}
+
+// TestLoCoMoThroughMemoryWeaviate is the same on Weaviate, with vectors
+// brought by the client (vectorizer none) and embedded by Weaviate
+// (text2vec-transformers over the offline embed server, the same hash
+// embedder).
+func TestLoCoMoThroughMemoryWeaviate(t *testing.T) {
+	convs := vectortest.LoadLoCoMo(t)
+	host, grpc := weaviateHost(t)
+	for _, vz := range []string{weaviate.VectorizerNone, "text2vec-transformers"} {
+		t.Run(vz, func(t *testing.T) {
+			open := func() (core.VectorStore, core.Embedder) {
+				prefix := fmt.Sprintf("Locomo%d", rand.Int64N(1<<40))
+				vs, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: grpc, Vectorizer: vz, ClassPrefix: prefix})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { dropClasses(vs, prefix) })
+				if vz == weaviate.VectorizerNone {
+					return vs, local.NewHashEmbedder(0)
+				}
+				return vs, nil
+			}
+			locomoModes(t, "weaviate-"+vz, open, convs)
+		})
+	}
+}
+
+// locomoModes reports the default config, BM25 only, vector only and the
+// cross-validated hybrid on a store from open, checks that the hybrid beats
+// both single modes, and returns the default's result.
+func locomoModes(t *testing.T, store string, open func() (core.VectorStore, core.Embedder), convs []vectortest.LoCoMoConversation) vectortest.RecallResult {
+	t.Helper()
+	vs, emb := open()
+	mem := locomoMemory(t, vs, emb, core.SemanticRecall{}, convs)
+	def := total(evalMemoryLoCoMo(t, mem, convs, nil))
+	report(t, store, "default", def)
+	bm25 := total(evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: core.SearchBM25}))
+	report(t, store, "bm25", bm25)
+	vec := total(evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: core.SearchVector}))
+	report(t, store, "vector", vec)
+	cv, picked := crossValidate(t, store, mem, convs)
+	report(t, store, fmt.Sprintf("hybrid cross-validated (α picked %v)", picked), cv)
+	if cv.Recall <= bm25.Recall || cv.Recall <= vec.Recall {
+		t.Errorf("%s: cross-validated hybrid %.3f does not beat BM25 %.3f and vector %.3f", store, cv.Recall, bm25.Recall, vec.Recall)
+	}
+	return def
 }
 
 type ablation struct {

@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener, emb vector.Embedder, opts ...RunOptions) {
 		{"DeleteByResource", testDeleteByResource},
 		{"BM25", testBM25},
 		{"Hybrid", testHybrid},
+		{"IndexVersion", testIndexVersion},
 		{"ResourceIsolation", func(h *H) { RunIsolation(h, max(o.IsolationQueries, 0)) }},
 	}
 	for _, c := range cases {

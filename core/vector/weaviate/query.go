@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/analysis"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
@@ -20,8 +21,9 @@ import (
 // Query returns the TopK (DefaultTopK when <= 0) best hits in the tenant of
 // q.Filter.ResourceID, narrowed to q.Filter.ThreadID when set. Modes:
 // SearchVector (nearText when self-embedding, else nearVector; score =
-// 1 - distance, the cosine similarity), SearchBM25 (score = BM25 on "text")
-// and SearchHybrid (relativeScoreFusion with q.Alpha; score in [0,1]). Hits
+// 1 - distance, the cosine similarity), SearchBM25 (score = BM25 of
+// q.Keywords on "keywords") and SearchHybrid (relativeScoreFusion with
+// q.Alpha of both; score in [0,1]; pure vector when the query has no keyword). Hits
 // scoring below a non-zero q.MinScore are dropped.
 func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vector.Hit, error) {
 	const op = "Query"
@@ -43,7 +45,14 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 	case !gqlSafe(q.Filter.ThreadID):
 		return nil, vecErr(op, "thread id contains control characters", nil)
 	}
-	if strings.TrimSpace(text) == "" && (mode == vector.SearchBM25 || s.SelfEmbedding() && mode == vector.SearchVector) {
+	keywords := gqlText(q.Keywords)
+	if q.Keywords == "" {
+		keywords = analysis.Plain.Analyze(text)
+	}
+	if mode == vector.SearchHybrid && keywords == "" {
+		mode = vector.SearchVector // no term to match: the keyword side adds nothing
+	}
+	if mode == vector.SearchBM25 && keywords == "" || s.SelfEmbedding() && mode == vector.SearchVector && strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
 	class, tenant := s.ClassName(index), TenantName(q.Filter.ResourceID)
@@ -56,6 +65,9 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 			return nil, vecErr(op, "index "+index+" (class "+class+") does not exist", nil)
 		}
 		return nil, nil
+	}
+	if _, err := s.checkVersion(ctx, op, class, tenant, q.Filter.ResourceID); err != nil {
+		return nil, err
 	}
 	k := q.TopK
 	if k <= 0 {
@@ -71,11 +83,16 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 	}
 	switch {
 	case mode == vector.SearchBM25:
-		get = get.WithBM25(gql.Bm25ArgBuilder().WithQuery(text).WithProperties(propText))
+		get = get.WithBM25(gql.Bm25ArgBuilder().WithQuery(keywords).WithProperties(propKeywords))
 	case mode == vector.SearchHybrid:
-		h := gql.HybridArgumentBuilder().WithQuery(text).WithAlpha(float32(q.Alpha)).
-			WithProperties([]string{propText}).WithFusionType(graphql.RelativeScore)
-		if !s.SelfEmbedding() && len(q.Vector) > 0 {
+		// The keyword side matches the analyzed keywords; the vector side
+		// embeds the raw text (self-embedding) or takes the query vector.
+		h := gql.HybridArgumentBuilder().WithQuery(keywords).WithAlpha(float32(q.Alpha)).
+			WithProperties([]string{propKeywords}).WithFusionType(graphql.RelativeScore)
+		switch {
+		case s.SelfEmbedding():
+			h = h.WithSearches(gql.HybridSearchesArgumentBuilder().WithNearText(gql.NearTextArgBuilder().WithConcepts([]string{text})))
+		case len(q.Vector) > 0:
 			h = h.WithVector(q.Vector)
 		}
 		get = get.WithHybrid(h)

@@ -14,7 +14,9 @@ import (
 
 // Property names of the stored objects.
 const (
-	propText       = "text"
+	propText         = "text"
+	propKeywords     = "keywords"
+	propIndexVersion = "indexVersion"
 	propRecordID   = "recordId"
 	propMessageID  = "messageId"
 	propThreadID   = "threadId"
@@ -38,10 +40,16 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 		return vecErr(op, "index name is required", nil)
 	}
 	class := s.ClassName(spec.Name)
+	s.mu.Lock()
+	s.versions[class] = spec.Version
+	s.mu.Unlock()
 	cls, err := s.client.Schema().ClassGetter().WithClassName(class).Do(ctx)
 	if err == nil && cls != nil {
 		if cls.Vectorizer != s.cfg.Vectorizer {
 			return vecErr(op, "class "+class+" exists with vectorizer "+cls.Vectorizer+", not "+s.cfg.Vectorizer, nil)
+		}
+		if err := s.addMissingProperties(ctx, cls); err != nil {
+			return vecErr(op, "add properties to class "+class, err)
 		}
 		s.markClass(class)
 		return nil
@@ -76,11 +84,13 @@ func (s *Store) classDef(class string, spec vector.IndexSpec) *models.Class {
 			AutoTenantActivation: true},
 		VectorIndexType:   "hnsw",
 		VectorIndexConfig: map[string]any{"distance": distance(spec.Config.Metric)},
-		Properties: []*models.Property{
-			{Name: propText, DataType: []string{"text"}, Tokenization: "word", IndexSearchable: &t, IndexFilterable: &t},
+		InvertedIndexConfig: &models.InvertedIndexConfig{Stopwords: &models.StopwordConfig{Preset: "none"},
+			Bm25: &models.BM25Config{K1: 1.2, B: 0.75}},
+		Properties: append([]*models.Property{
+			{Name: propText, DataType: []string{"text"}, Tokenization: "word", IndexSearchable: &f, IndexFilterable: &f},
 			idProp(propRecordID), idProp(propMessageID), idProp(propThreadID), idProp(propResourceID), idProp(propRole),
 			{Name: propCreatedAt, DataType: []string{"date"}, IndexFilterable: &t, ModuleConfig: s.skipVectorization()},
-		},
+		}, s.addedProperties()...),
 	}
 	if strings.EqualFold(spec.Config.Type, "flat") {
 		c.VectorIndexType = "flat"
@@ -98,6 +108,35 @@ func (s *Store) classDef(class string, spec vector.IndexSpec) *models.Class {
 		c.ModuleConfig = map[string]any{s.cfg.Vectorizer: mc}
 	}
 	return c
+}
+
+// addedProperties are the properties added after the first release: a class
+// created before them gets them from EnsureIndex.
+func (s *Store) addedProperties() []*models.Property {
+	f, t := false, true
+	return []*models.Property{
+		{Name: propKeywords, DataType: []string{"text"}, Tokenization: "whitespace", IndexSearchable: &t,
+			IndexFilterable: &f, ModuleConfig: s.skipVectorization()},
+		{Name: propIndexVersion, DataType: []string{"text"}, Tokenization: "field", IndexSearchable: &f,
+			IndexFilterable: &f, ModuleConfig: s.skipVectorization()},
+	}
+}
+
+// addMissingProperties adds the addedProperties that cls lacks.
+func (s *Store) addMissingProperties(ctx context.Context, cls *models.Class) error {
+	have := map[string]bool{}
+	for _, p := range cls.Properties {
+		have[p.Name] = true
+	}
+	for _, p := range s.addedProperties() {
+		if have[p.Name] {
+			continue
+		}
+		if err := s.client.Schema().PropertyCreator().WithClassName(cls.Class).WithProperty(p).Do(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // skipVectorization is the property moduleConfig that keeps a property out
@@ -200,5 +239,6 @@ func (s *Store) markTenants(class string, tenants ...string) {
 func (s *Store) forgetTenant(class, tenant string) {
 	s.mu.Lock()
 	delete(s.tenants[class], tenant)
+	delete(s.tenantVersions, class+"/"+tenant)
 	s.mu.Unlock()
 }

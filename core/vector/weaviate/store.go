@@ -14,9 +14,14 @@
 // the query text (nearText), and only that property (vectorizeClassName off,
 // the id properties skipped).
 //
-// Objects: text (word tokenization, BM25-searchable), recordId, messageId,
-// threadId, resourceId, role (field tokenization, filterable only) and
-// createdAt (date). The object UUID is a UUIDv5 of the record id, so upserts
+// Objects: text (the record's Text, shown and vectorized, not searched),
+// keywords (the record's analyzed Keywords, whitespace tokenization: what
+// BM25 and the keyword side of hybrid search match; the class's stopword
+// preset is "none" and BM25 k1 1.2, b 0.75, set explicitly, because core's
+// analyzer already removed stopwords and stemmed), recordId, messageId,
+// threadId, resourceId, role, indexVersion (field tokenization, filterable
+// only) and createdAt (date). Each tenant records the index version of its
+// records in one marker object (see vector.IndexSpec.Version). The object UUID is a UUIDv5 of the record id, so upserts
 // are idempotent. Writes use the batch API (over gRPC when Config.GRPCHost is
 // set); per-object batch failures and GraphQL errors, which the client
 // reports with a nil error, become memerr.Error values with memerr.CodeVector.
@@ -85,9 +90,11 @@ type Store struct {
 	cfg    Config
 	client *wv.Client
 
-	mu      sync.Mutex
-	classes map[string]bool            // classes known to exist
-	tenants map[string]map[string]bool // class -> tenants known to exist
+	mu             sync.Mutex
+	classes        map[string]bool            // classes known to exist
+	tenants        map[string]map[string]bool // class -> tenants known to exist
+	versions       map[string]string          // class -> IndexSpec.Version of the last EnsureIndex
+	tenantVersions map[string]tenantState     // "class/tenant" -> its recorded version
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -126,7 +133,8 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, vecErr(op, "connect to "+cfg.Host, err)
 	}
-	return &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{}}, nil
+	return &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{},
+		versions: map[string]string{}, tenantVersions: map[string]tenantState{}}, nil
 }
 
 // Client returns the underlying client (for administration and tests).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/analysis"
 
 	"github.com/go-openapi/strfmt"
 	"github.com/google/uuid"
@@ -28,7 +29,7 @@ func ObjectID(recordID string) string { return uuid.NewSHA1(uuidNamespace, []byt
 func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) error {
 	const op = "Upsert"
 	class := s.ClassName(index)
-	var tenants []string
+	var tenants, resources []string
 	seen := map[string]bool{}
 	objs := make([]*models.Object, 0, len(recs))
 	for _, r := range recs {
@@ -44,9 +45,14 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 		if !seen[tenant] {
 			seen[tenant] = true
 			tenants = append(tenants, tenant)
+			resources = append(resources, r.Meta.ResourceID)
+		}
+		kw := r.Keywords
+		if kw == "" {
+			kw = analysis.Plain.Analyze(r.Text)
 		}
 		o := &models.Object{Class: class, ID: strfmt.UUID(ObjectID(r.ID)), Tenant: tenant, Properties: map[string]any{
-			propText: r.Text, propRecordID: r.ID, propMessageID: r.Meta.MessageID, propThreadID: r.Meta.ThreadID,
+			propText: r.Text, propKeywords: kw, propRecordID: r.ID, propMessageID: r.Meta.MessageID, propThreadID: r.Meta.ThreadID,
 			propResourceID: r.Meta.ResourceID, propRole: string(r.Meta.Role),
 			propCreatedAt: r.Meta.CreatedAt.UTC().Format(time.RFC3339Nano),
 		}}
@@ -64,6 +70,9 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	if err := s.ensureTenants(ctx, class, tenants); err != nil {
 		return vecErr(op, "create tenants", err)
 	}
+	if err := s.markVersions(ctx, op, class, tenants, resources); err != nil {
+		return err
+	}
 	for start := 0; start < len(objs); start += s.cfg.BatchSize {
 		batch := objs[start:min(start+s.cfg.BatchSize, len(objs))]
 		res, err := s.client.Batch().ObjectsBatcher().WithObjects(batch...).Do(ctx)
@@ -73,6 +82,35 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 		if err := batchErrors(res, len(batch)); err != nil {
 			return vecErr(op, "batch", err)
 		}
+	}
+	return nil
+}
+
+// markVersions checks the version of every tenant a write touches and writes
+// the marker of those that have none yet, before any record.
+func (s *Store) markVersions(ctx context.Context, op, class string, tenants, resources []string) error {
+	var markers []*models.Object
+	for i, tenant := range tenants {
+		need, err := s.checkVersion(ctx, op, class, tenant, resources[i])
+		if err != nil {
+			return err
+		}
+		if need {
+			markers = append(markers, s.marker(class, tenant, resources[i]))
+		}
+	}
+	if len(markers) == 0 {
+		return nil
+	}
+	res, err := s.client.Batch().ObjectsBatcher().WithObjects(markers...).Do(ctx)
+	if err == nil {
+		err = batchErrors(res, len(markers))
+	}
+	if err != nil {
+		return vecErr(op, "index version marker", err)
+	}
+	for _, m := range markers {
+		s.setTenantVersion(class, m.Tenant, tenantState{version: s.indexVersion(class)})
 	}
 	return nil
 }
