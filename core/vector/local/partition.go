@@ -20,7 +20,7 @@ func newIndex(dim int) *index { return &index{dim: dim, parts: map[string]*parti
 func (ix *index) part(resource string) *partition {
 	p := ix.parts[resource]
 	if p == nil {
-		p = &partition{recs: map[string]*entry{}, df: map[string]int{}}
+		p = &partition{recs: map[string]*entry{}, post: map[string]*posting{}}
 		ix.parts[resource] = p
 	}
 	return p
@@ -30,9 +30,11 @@ func (ix *index) part(resource string) *partition {
 type partition struct {
 	version string // IndexSpec.Version the records were written with
 	recs    map[string]*entry
-	df      map[string]int // documents containing each term
-	totLen  int            // sum of document lengths in tokens
-	slab    []float32      // free tail of the current vector slab
+	// post lists the entries containing each term (its document frequency
+	// is the length): BM25 visits only the entries that match.
+	post   map[string]*posting
+	totLen int       // sum of document lengths in tokens
+	slab   []float32 // free tail of the current vector slab
 	// list holds the entries in (about) insertion order, so a scan walks the
 	// slabs sequentially; map order made exact search ~2.7× slower.
 	list []*entry
@@ -60,15 +62,30 @@ func (p *partition) own(v []float32) []float32 {
 // entry is a stored record with what search needs precomputed.
 type entry struct {
 	rec     vector.Record
-	pos     int            // index in partition.list
-	invNorm float64        // 1/|Vector| (0 for a zero vector)
-	tf      map[string]int // term frequencies of Text
-	length  int            // tokens in Text
+	pos     int     // index in partition.list
+	invNorm float64 // 1/|Vector| (0 for a zero vector)
+	terms   []term  // distinct terms of the record's keywords
+	length  int     // terms in the keywords, repeats counted
+}
+
+// term is one distinct term of an entry: its frequency in the entry and
+// the entry's index in the term's posting list.
+type term struct {
+	text string
+	tf   int32
+	idx  int32
+}
+
+// posting lists the entries containing a term, with the term's frequency in
+// each; its length is the term's document frequency.
+type posting struct {
+	ents []*entry
+	tfs  []int32
 }
 
 // newEntry prepares r for storage; put copies its vector into the partition.
 func newEntry(r vector.Record) *entry {
-	e := &entry{rec: r, tf: map[string]int{}}
+	e := &entry{rec: r}
 	var sq float64
 	for _, x := range r.Vector {
 		sq += float64(x) * float64(x)
@@ -76,9 +93,15 @@ func newEntry(r vector.Record) *entry {
 	if sq > 0 {
 		e.invNorm = 1 / math.Sqrt(sq)
 	}
+	at := map[string]int{}
 	for _, t := range keywords(r.Keywords, r.Text) {
-		e.tf[t]++
 		e.length++
+		if i, ok := at[t]; ok {
+			e.terms[i].tf++
+			continue
+		}
+		at[t] = len(e.terms)
+		e.terms = append(e.terms, term{text: t, tf: 1})
 	}
 	return e
 }
@@ -90,8 +113,16 @@ func (p *partition) put(e *entry) {
 	p.list = append(p.list, e)
 	p.recs[e.rec.ID] = e
 	p.totLen += e.length
-	for t := range e.tf {
-		p.df[t]++
+	for i := range e.terms {
+		t := &e.terms[i]
+		pl := p.post[t.text]
+		if pl == nil {
+			pl = &posting{}
+			p.post[t.text] = pl
+		}
+		t.idx = int32(len(pl.ents))
+		pl.ents = append(pl.ents, e)
+		pl.tfs = append(pl.tfs, t.tf)
 	}
 }
 
@@ -106,10 +137,28 @@ func (p *partition) remove(id string) {
 	p.list[len(p.list)-1] = nil
 	p.list = p.list[:len(p.list)-1]
 	p.totLen -= e.length
-	for t := range e.tf {
-		if p.df[t]--; p.df[t] <= 0 {
-			delete(p.df, t)
+	for _, t := range e.terms {
+		p.unpost(t)
+	}
+}
+
+// unpost removes an entry's term from its posting list (swap with the last).
+func (p *partition) unpost(t term) {
+	pl := p.post[t.text]
+	n := len(pl.ents) - 1
+	if moved := pl.ents[n]; int(t.idx) != n {
+		pl.ents[t.idx], pl.tfs[t.idx] = moved, pl.tfs[n]
+		for i := range moved.terms {
+			if moved.terms[i].text == t.text {
+				moved.terms[i].idx = t.idx
+				break
+			}
 		}
+	}
+	pl.ents[n] = nil
+	pl.ents, pl.tfs = pl.ents[:n], pl.tfs[:n]
+	if n == 0 {
+		delete(p.post, t.text)
 	}
 }
 
@@ -128,34 +177,42 @@ func keywords(analyzed, text string) []string {
 	return analysis.Plain.Terms(text)
 }
 
-// bm25 scores the candidates against q's keywords; documents without a query term
-// are left out. Statistics cover the whole partition, not just candidates.
-func (p *partition) bm25(cands []*entry, q vector.Query) []scored {
-	terms := map[string]float64{} // term -> idf
+// bm25 scores the entries of thread ("" = all) that contain a term of q's
+// keywords. Statistics cover the whole partition.
+func (p *partition) bm25(q vector.Query, thread string) []scored {
 	n := float64(len(p.recs))
-	for _, t := range keywords(q.Keywords, q.Text) {
-		if df := float64(p.df[t]); df > 0 {
-			terms[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
-		}
-	}
-	if len(terms) == 0 || n == 0 {
+	if n == 0 {
 		return nil
 	}
 	avg := float64(p.totLen) / n
 	if avg == 0 {
 		avg = 1
 	}
-	var out []scored
-	for _, e := range cands {
-		var s float64
-		for t, idf := range terms {
-			if f := float64(e.tf[t]); f > 0 {
-				s += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(e.length)/avg))
+	scores := make([]float64, len(p.list)) // by entry.pos
+	var touched []*entry
+	seen := map[string]bool{}
+	for _, t := range keywords(q.Keywords, q.Text) {
+		pl := p.post[t]
+		if seen[t] || pl == nil {
+			continue
+		}
+		seen[t] = true
+		df := float64(len(pl.ents))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for i, e := range pl.ents {
+			if thread != "" && e.rec.Meta.ThreadID != thread {
+				continue
 			}
+			if scores[e.pos] == 0 {
+				touched = append(touched, e)
+			}
+			f := float64(pl.tfs[i])
+			scores[e.pos] += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(e.length)/avg))
 		}
-		if s > 0 {
-			out = append(out, scored{e, s})
-		}
+	}
+	out := make([]scored, 0, len(touched))
+	for _, e := range touched {
+		out = append(out, scored{e, scores[e.pos]})
 	}
 	return out
 }

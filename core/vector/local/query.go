@@ -62,20 +62,14 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	if p.version != ix.version {
 		return nil, versionErr(op, name, q.Filter.ResourceID, p.version, ix.version)
 	}
-	cands := make([]*entry, 0, len(p.list))
-	for _, e := range p.list {
-		if q.Filter.ThreadID == "" || e.rec.Meta.ThreadID == q.Filter.ThreadID {
-			cands = append(cands, e)
-		}
-	}
 	var res []scored
 	switch mode {
 	case vector.SearchVector:
-		res = cosine(cands, q.Vector)
+		res = cosine(p.candidates(q.Filter.ThreadID), q.Vector)
 	case vector.SearchBM25:
-		res = p.bm25(cands, q)
+		res = p.bm25(q, q.Filter.ThreadID)
 	default:
-		res = hybrid(p, cands, q)
+		res = hybrid(p, q)
 	}
 	k := q.TopK
 	if k <= 0 {
@@ -96,7 +90,7 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 // hybrid fuses the top hybridCandidates of the vector and BM25 rankings like
 // Weaviate's relativeScoreFusion: each list is min-max normalized (all equal
 // scores normalize to 1), weighted, and summed per record.
-func hybrid(p *partition, cands []*entry, q vector.Query) []scored {
+func hybrid(p *partition, q vector.Query) []scored {
 	fused := map[*entry]float64{}
 	add := func(list []scored, w float64) {
 		list = top(list, max(hybridCandidates, q.TopK))
@@ -113,14 +107,28 @@ func hybrid(p *partition, cands []*entry, q vector.Query) []scored {
 		}
 	}
 	if q.Alpha < 1 && q.Text != "" {
-		add(p.bm25(cands, q), 1-q.Alpha)
+		add(p.bm25(q, q.Filter.ThreadID), 1-q.Alpha)
 	}
 	if q.Alpha > 0 {
-		add(cosine(cands, q.Vector), q.Alpha)
+		add(cosine(p.candidates(q.Filter.ThreadID), q.Vector), q.Alpha)
 	}
 	out := make([]scored, 0, len(fused))
 	for e, s := range fused {
 		out = append(out, scored{e, s})
+	}
+	return out
+}
+
+// candidates returns the entries of thread ("" = all), in scan order.
+func (p *partition) candidates(thread string) []*entry {
+	if thread == "" {
+		return p.list
+	}
+	out := make([]*entry, 0, len(p.list))
+	for _, e := range p.list {
+		if e.rec.Meta.ThreadID == thread {
+			out = append(out, e)
+		}
 	}
 	return out
 }

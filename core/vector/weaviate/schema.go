@@ -17,12 +17,12 @@ const (
 	propText         = "text"
 	propKeywords     = "keywords"
 	propIndexVersion = "indexVersion"
-	propRecordID   = "recordId"
-	propMessageID  = "messageId"
-	propThreadID   = "threadId"
-	propResourceID = "resourceId"
-	propRole       = "role"
-	propCreatedAt  = "createdAt"
+	propRecordID     = "recordId"
+	propMessageID    = "messageId"
+	propThreadID     = "threadId"
+	propResourceID   = "resourceId"
+	propRole         = "role"
+	propCreatedAt    = "createdAt"
 )
 
 // TenantName returns the tenant of a resource id: "r" and 32 hex digits of
