@@ -26,6 +26,8 @@ package analysis
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -75,8 +77,30 @@ var languages = map[string]language{
 // Analyzer is one text-analysis pipeline (see the package doc). It is
 // immutable and safe for concurrent use.
 type Analyzer struct {
-	name string
-	lang *language // nil for None
+	name  string
+	lang  *language // nil for None
+	cache *stemCache
+}
+
+// stemCache remembers the stems of up to maxCached words: conversation
+// vocabulary repeats, and stemming is most of the pipeline's cost.
+type stemCache struct {
+	m sync.Map // word -> stem
+	n atomic.Int64
+}
+
+const maxCached = 1 << 16
+
+func (c *stemCache) stem(w string, stem func(string, bool) string) string {
+	if s, ok := c.m.Load(w); ok {
+		return s.(string)
+	}
+	s := stem(w, true)
+	if c.n.Load() < maxCached {
+		c.n.Add(1)
+		c.m.Store(w, s)
+	}
+	return s
 }
 
 // New returns the analyzer of a language: English, None, or another
@@ -92,7 +116,7 @@ func New(lang string) (*Analyzer, error) {
 	if !ok {
 		return nil, fmt.Errorf("analysis: unknown language %q (want %s, %s, or a Snowball language: french, hungarian, norwegian, russian, spanish, swedish)", lang, English, None)
 	}
-	return &Analyzer{name: lang, lang: &l}, nil
+	return &Analyzer{name: lang, lang: &l, cache: &stemCache{}}, nil
 }
 
 // Must returns the analyzer of lang and panics on an unknown language; for
@@ -144,7 +168,7 @@ func (a *Analyzer) term(w string) (string, bool) {
 	if !inScript(w, a.lang.script) {
 		return w, true
 	}
-	return a.lang.stem(w, true), true
+	return a.cache.stem(w, a.lang.stem), true
 }
 
 // inScript reports whether every letter of w is in script (and w has one).
