@@ -2,11 +2,11 @@ package core
 
 import (
 	"fmt"
-
-	"github.com/agentmem/agentmem/core/budget"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/agentmem/agentmem/core/budget"
 )
 
 // budgetMsg is a prompt message of a given source and token cost.
