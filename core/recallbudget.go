@@ -50,25 +50,32 @@ func markRecalled(conv, same []Message, inc []Include) ([]Message, map[string]in
 //  3. Sliding history (SourceMemory), newest first, a tool call with its
 //     result.
 //
-// A unit that does not fit the room left is dropped on its own and the walk
-// goes on (budget.Policy.BestFit): one oversized message never empties the
-// window, and it never takes the other recalled hits with it. So sliding
-// history gives way first, oldest first, then recalled hits, least relevant
-// first. Only dropped sliding history advances the thread's persisted
-// boundary (slidingOnly).
+// The walk stops at the first unit that does not fit, so sliding history
+// gives way first, oldest first, then recalled hits, least relevant first.
+// Before the walk, a unit larger than the whole room remembered messages
+// have (limit minus overhead and what is always kept) is dropped on its own:
+// one oversized message never empties the window. Only dropped sliding
+// history advances the thread's persisted boundary (slidingOnly).
 func rememberedPolicy(conv []Message, ranks map[string]int, limit, overhead int) budget.Policy {
+	protected := func(m *Message) bool { return m.Source != SourceMemory && m.Source != SourceRecall }
+	room := limit - overhead
+	for i := range conv {
+		if protected(&conv[i]) {
+			room -= conv[i].Tokens
+		}
+	}
 	return budget.Policy{
 		Limit:     limit,
 		Overhead:  overhead,
-		Protected: func(m *Message) bool { return m.Source != SourceMemory && m.Source != SourceRecall },
-		Rank:      func(groups [][]int) [][]int { return keepOrder(conv, ranks, groups) },
-		BestFit:   true,
+		Protected: protected,
+		Rank:      func(groups [][]int) [][]int { return keepOrder(conv, ranks, groups, room) },
 	}
 }
 
 // keepOrder returns the units to keep first: recalled hits by relevance (the
-// tool groups of one hit merged), then sliding-history groups newest first.
-func keepOrder(conv []Message, ranks map[string]int, groups [][]int) [][]int {
+// tool groups of one hit merged), then sliding-history groups newest first;
+// units larger than room are left out (dropped).
+func keepOrder(conv []Message, ranks map[string]int, groups [][]int, room int) [][]int {
 	byRank := map[int][]int{}
 	var sliding [][]int
 	for _, g := range groups {
@@ -89,7 +96,8 @@ func keepOrder(conv []Message, ranks map[string]int, groups [][]int) [][]int {
 		out = append(out, byRank[r])
 	}
 	slices.SortFunc(sliding, func(a, b []int) int { return slices.Max(b) - slices.Max(a) })
-	return append(out, sliding...)
+	out = append(out, sliding...)
+	return slices.DeleteFunc(out, func(u []int) bool { return budget.Tokens(conv, u) > room })
 }
 
 // slidingOnly returns the sliding-history messages of dropped: only they

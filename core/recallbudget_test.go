@@ -105,3 +105,12 @@ func TestSlidingOnly(t *testing.T) {
 		t.Fatalf("slidingOnly = %v", got)
 	}
 }
+
+// Sliding history stays a contiguous newest run: once a unit does not fit,
+// older ones give way too, even smaller ones (only a unit larger than the
+// whole room is dropped alone).
+func TestBudgetHistoryContiguous(t *testing.T) {
+	conv := []Message{budgetMsg("h1", SourceMemory, 5), budgetMsg("h2", SourceMemory, 60),
+		budgetMsg("h3", SourceMemory, 50), budgetMsg("in", SourceInput, 10)}
+	wantDropped(t, dropped(conv, nil, 120), "h1", "h2")
+}
