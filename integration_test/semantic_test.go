@@ -123,7 +123,10 @@ func TestSemanticRecallScenarios(t *testing.T) {
 				same(t, "window", got, []string{"Another unrelated remark", "Message about volcanoes erupting lava", "Yet another remark"})
 			})
 			t.Run("40 asymmetric ranges", func(t *testing.T) {
-				mem, _ := semMemory(t, b, cfg)
+				// Without thread context, so that the question (not its
+				// answer, which context indexing also matches) is the hit.
+				noContext := core.SemanticRecall{IndexText: &core.IndexText{ContextMessages: core.Int(0)}}
+				mem, _ := semMemory(t, b, core.Config{SemanticRecall: &noContext})
 				save(t, mem, "t", "r", "What is the weather like today?", "Yes, it's sunny and warm", "What is the capital of France?", "Paris is the capital of France")
 				q := func(before, after int) []string {
 					return recallTexts(t, mem, core.RecallQuery{ThreadID: "t", ResourceID: "r", VectorSearch: "capital of France question",
