@@ -73,6 +73,11 @@ func newIndexing(r *SemanticRecall) (*indexing, error) {
 	return ix, nil
 }
 
+// Analyzer returns the text analyzer of semantic recall (SemanticRecall.Language):
+// a direct vector.Store query matches the index's keywords when its Keywords
+// are Analyzer().Analyze(text).
+func (m *Memory) Analyzer() *analysis.Analyzer { return m.ix.an }
+
 // messageText is what is indexed of a message itself, one line per part:
 // text parts, tool names with arguments and results rendered as text, and
 // file names with their alt text or caption.

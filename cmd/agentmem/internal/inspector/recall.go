@@ -134,9 +134,9 @@ func (s *server) parseRecallForm(r *http.Request, modes []modeOption) (recallFor
 }
 
 // search runs the query the way core's recall does (same index name,
-// embedder and resource filter) and loads each hit's message range.
+// analyzer, embedder and resource filter) and loads each hit's message range.
 func (s *server) search(ctx context.Context, f recallForm) (string, []hitView, error) {
-	q := core.VectorQuery{Text: f.Query, TopK: f.TopK, Mode: f.Mode,
+	q := core.VectorQuery{Text: f.Query, Keywords: s.mem.Analyzer().Analyze(f.Query), TopK: f.TopK, Mode: f.Mode,
 		Filter: core.VectorFilter{ResourceID: f.Resource, ThreadID: f.Thread}}
 	if f.Mode == core.SearchHybrid {
 		q.Alpha = f.Alpha
