@@ -36,7 +36,8 @@ the vector store embeds itself, the same --embedder that indexed the messages.`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
-				q := core.VectorQuery{Text: args[1], TopK: topK, Filter: core.VectorFilter{ResourceID: args[0]}, MinScore: minScore, Mode: mode}
+				q := core.VectorQuery{Text: args[1], Keywords: c.Memory.Analyzer().Analyze(args[1]), TopK: topK,
+					Filter: core.VectorFilter{ResourceID: args[0]}, MinScore: minScore, Mode: mode}
 				hits, err := search(ctx, c, q, core.MessageRange{Before: before, After: after})
 				if err != nil {
 					return err

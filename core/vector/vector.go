@@ -48,12 +48,14 @@ type IndexSpec struct {
 	Config    IndexConfig
 	// Version names how the records' texts and keywords are made (analyzer,
 	// what is indexed for a message). A store records the version of the last
-	// EnsureIndex of an index in its process and, persistently, per resource
-	// with the resource's first record. While the two differ, Upsert and
-	// Query on that resource fail with memerr.ErrIndexVersionMismatch, so
-	// records of two versions are never mixed; deleting the resource's
-	// records (Delete with only ResourceID) clears its version, and the next
-	// Upsert records the current one. "" is a version like any other.
+	// EnsureIndex of an index (in its process, or persisted with the index)
+	// and, persistently, per resource with the resource's first record. While
+	// the two differ, Upsert and Query on that resource fail with
+	// memerr.ErrIndexVersionMismatch, so records of two versions are never
+	// mixed; deleting the resource's records (Delete with only ResourceID)
+	// clears its version, and the next Upsert records the current one. A
+	// store that keeps the index version only in process checks nothing for
+	// an index not ensured in the process. "" is a version like any other.
 	Version string
 }
 

@@ -25,11 +25,13 @@ type tenantState struct {
 	empty   bool // no records and no marker: the next write records the version
 }
 
-// indexVersion returns the version of the last EnsureIndex of class.
-func (s *Store) indexVersion(class string) string {
+// indexVersion returns the version of the last EnsureIndex of class in
+// this process; ok is false when EnsureIndex was not called for it.
+func (s *Store) indexVersion(class string) (version string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.versions[class]
+	version, ok = s.versions[class]
+	return version, ok
 }
 
 // tenantVersion reads (once per process) the version recorded in a tenant
@@ -68,13 +70,18 @@ func (s *Store) setTenantVersion(class, tenant string, st tenantState) {
 
 // checkVersion fails with memerr.ErrIndexVersionMismatch when the records of
 // an existing tenant were written with another version than the index's.
-// It reports whether the tenant still needs its marker.
+// It reports whether the tenant still needs its marker. A class not ensured
+// in this process has no expected version: nothing is checked or marked
+// (a reader such as the agentmem CLI queries what is there).
 func (s *Store) checkVersion(ctx context.Context, op, class, tenant, resource string) (needMarker bool, err error) {
+	want, known := s.indexVersion(class)
+	if !known {
+		return false, nil
+	}
 	st, err := s.tenantVersion(ctx, class, tenant)
 	if err != nil {
 		return false, vecErr(op, "index version lookup", err)
 	}
-	want := s.indexVersion(class)
 	if st.empty {
 		return true, nil
 	}
@@ -87,7 +94,7 @@ func (s *Store) checkVersion(ctx context.Context, op, class, tenant, resource st
 }
 
 // marker is the version marker object of a tenant.
-func (s *Store) marker(class, tenant, resource string) *models.Object {
+func (s *Store) marker(class, tenant, resource, version string) *models.Object {
 	return &models.Object{Class: class, ID: strfmt.UUID(ObjectID(markerRecordID)), Tenant: tenant, Properties: map[string]any{
-		propIndexVersion: s.indexVersion(class), propResourceID: resource}}
+		propIndexVersion: version, propResourceID: resource}}
 }

@@ -96,7 +96,8 @@ func (s *Store) markVersions(ctx context.Context, op, class string, tenants, res
 			return err
 		}
 		if need {
-			markers = append(markers, s.marker(class, tenant, resources[i]))
+			version, _ := s.indexVersion(class)
+			markers = append(markers, s.marker(class, tenant, resources[i], version))
 		}
 	}
 	if len(markers) == 0 {
@@ -109,8 +110,9 @@ func (s *Store) markVersions(ctx context.Context, op, class string, tenants, res
 	if err != nil {
 		return vecErr(op, "index version marker", err)
 	}
+	version, _ := s.indexVersion(class)
 	for _, m := range markers {
-		s.setTenantVersion(class, m.Tenant, tenantState{version: s.indexVersion(class)})
+		s.setTenantVersion(class, m.Tenant, tenantState{version: version})
 	}
 	return nil
 }
