@@ -32,7 +32,11 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn) []sideEff
 		indexed := false
 		fx = append(fx,
 			sideEffect{name: "index", run: func(ctx context.Context) error {
-				indexed = m.index(ctx, st, saved)
+				var prior *priorMessages
+				if turn != nil {
+					prior = &turn.prior
+				}
+				indexed = m.index(ctx, st, saved, prior)
 				return nil
 			}},
 			sideEffect{name: "index retry", background: true, run: func(ctx context.Context) error {

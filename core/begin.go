@@ -125,6 +125,7 @@ func (t *Turn) stepThread(ctx context.Context, b *build) (err error) {
 
 func (t *Turn) stepHistory(ctx context.Context, b *build) (err error) {
 	b.history, err = b.src.load(ctx, b.s, t.thread)
+	t.prior = priorMessages{thread: t.thread.ID, msgs: b.history, complete: b.src.complete()}
 	return err
 }
 

@@ -16,6 +16,9 @@ const maxHistoryPage = 1000
 // history is what loadHistory read: chronological messages after the boundary.
 type history struct {
 	messages []Message
+	// complete: the load reached the start of the thread and excluded
+	// nothing, so messages are every message before the turn.
+	complete bool
 	reads    int // storage round trips, for tests
 }
 
@@ -72,6 +75,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st
 		full := (st.maxMessages > 0 && len(newestFirst) >= st.maxMessages) ||
 			(st.tokenBudget() && tokens > st.maxTokens)
 		if !page.HasMore || len(page.Messages) == 0 || full {
+			h.complete = b == nil && !full && (!page.HasMore || len(page.Messages) == 0)
 			break
 		}
 		last := page.Messages[len(page.Messages)-1]

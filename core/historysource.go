@@ -18,6 +18,9 @@ type historySource interface {
 	frame() (system, others []Message)
 	// trims reports whether the token budget trims this source's messages.
 	trims() bool
+	// complete reports whether the loaded messages are every message of
+	// the thread before the turn (used as indexing context without a read).
+	complete() bool
 }
 
 // newHistorySource picks the source for the turn's settings.
@@ -31,14 +34,18 @@ func (m *Memory) newHistorySource(st settings) historySource {
 // windowHistory is the count- and/or token-bounded window of the newest
 // messages after the persisted boundary.
 type windowHistory struct {
-	m  *Memory
-	st settings
+	m    *Memory
+	st   settings
+	done bool
 }
 
 func (w *windowHistory) load(ctx context.Context, s *CheckedStore, th Thread) ([]Message, error) {
 	h, err := w.m.loadHistory(ctx, s, th, w.st, DateRange{})
+	w.done = h.complete
 	return h.messages, err
 }
+
+func (w *windowHistory) complete() bool { return w.done }
 
 func (w *windowHistory) hasPast() bool                     { return false }
 func (w *windowHistory) frame() (system, others []Message) { return nil, nil }
@@ -69,4 +76,5 @@ func (o *observedHistory) frame() (system, others []Message) {
 	return o.m.omSystemMessages(o.view.rec), o.view.other
 }
 
-func (o *observedHistory) trims() bool { return false }
+func (o *observedHistory) trims() bool    { return false }
+func (o *observedHistory) complete() bool { return false }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -168,11 +169,28 @@ func (ix *indexing) records(msgs []Message, maxChunk int, prev map[string]string
 	return recs, embed
 }
 
+// priorMessages are the messages of a thread before a turn, as the turn
+// loaded them (newest last).
+type priorMessages struct {
+	thread   string
+	msgs     []Message
+	complete bool // every message of the thread before the turn
+}
+
+// before returns the last n prior messages of thread when the turn's load
+// is enough to know them without a read.
+func (p *priorMessages) before(thread string, n int) ([]Message, bool) {
+	if p == nil || p.thread != thread || (len(p.msgs) < n && !p.complete) {
+		return nil, false
+	}
+	return p.msgs[max(len(p.msgs)-n, 0):], true
+}
+
 // contextTexts returns, for each message of msgs, the indexed text of the
 // ix.context messages before it in its thread: earlier messages of the batch
-// (taken as contiguous) and, for the first ones, stored messages read with
-// one newest-first query per thread.
-func (m *Memory) contextTexts(ctx context.Context, s *CheckedStore, msgs []Message) (map[string]string, error) {
+// (taken as contiguous) and, for the first ones, the turn's loaded history
+// (prior) or stored messages read with one newest-first query per thread.
+func (m *Memory) contextTexts(ctx context.Context, s *CheckedStore, msgs []Message, prior *priorMessages) (map[string]string, error) {
 	ix := m.ix
 	if ix.context == 0 || len(msgs) == 0 {
 		return nil, nil
@@ -184,15 +202,20 @@ func (m *Memory) contextTexts(ctx context.Context, s *CheckedStore, msgs []Messa
 	out := make(map[string]string, len(msgs))
 	for thread, list := range byThread {
 		sort.SliceStable(list, func(i, j int) bool { return Less(&list[i], &list[j]) })
-		first := list[0]
-		page, err := s.ListMessages(ctx, MessageQuery{ThreadID: thread, Direction: Desc, PerPage: ix.context,
-			Before: &Cursor{CreatedAt: first.CreatedAt, Seq: first.Seq}})
-		if err != nil {
-			return nil, err
+		before, ok := prior.before(thread, ix.context)
+		if !ok {
+			first := list[0]
+			page, err := s.ListMessages(ctx, MessageQuery{ThreadID: thread, Direction: Desc, PerPage: ix.context,
+				Before: &Cursor{CreatedAt: first.CreatedAt, Seq: first.Seq}})
+			if err != nil {
+				return nil, err
+			}
+			before = slices.Clone(page.Messages)
+			slices.Reverse(before)
 		}
 		var window []string // the texts of the last ix.context messages, oldest first
-		for i := len(page.Messages) - 1; i >= 0; i-- {
-			window = appendWindow(window, ix.messageText(&page.Messages[i]), ix.context)
+		for i := range before {
+			window = appendWindow(window, ix.messageText(&before[i]), ix.context)
 		}
 		for i := range list {
 			out[list[i].ID] = strings.Join(window, "\n")

@@ -76,8 +76,8 @@ func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string,
 // indexMessages embeds and upserts the records of msgs (see
 // indexing.records). Vector ids are "<messageID>#<n>", so indexing again is
 // idempotent.
-func (m *Memory) indexMessages(ctx context.Context, s *CheckedStore, st settings, msgs []Message) error {
-	prev, err := m.contextTexts(ctx, s, msgs)
+func (m *Memory) indexMessages(ctx context.Context, s *CheckedStore, st settings, msgs []Message, prior *priorMessages) error {
+	prev, err := m.contextTexts(ctx, s, msgs, prior)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func vectorErr(op, msg string, err error) error {
 // written, and the caller retries the recorded messages of the resources
 // (retryResources): the next successful write of any process, a restarted
 // one included, repairs what an outage missed.
-func (m *Memory) index(ctx context.Context, st settings, msgs []Message) bool {
+func (m *Memory) index(ctx context.Context, st settings, msgs []Message, prior *priorMessages) bool {
 	if len(msgs) == 0 {
 		return false
 	}
@@ -126,7 +126,7 @@ func (m *Memory) index(ctx context.Context, st settings, msgs []Message) bool {
 	if err != nil {
 		return false
 	}
-	if err := m.indexMessages(ctx, s, st, msgs); err != nil {
+	if err := m.indexMessages(ctx, s, st, msgs, prior); err != nil {
 		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; they are retried on the next successful write (or run Reindex)",
 			"err", err, "messages", len(msgs))
 		m.markUnindexed(ctx, s, msgs)
@@ -181,7 +181,7 @@ func (m *Memory) retryUnindexed(ctx context.Context, s *CheckedStore, st setting
 		m.clean.drained(resourceID, epoch, err == nil)
 		return err
 	}
-	if err := m.indexMessages(ctx, s, st, msgs); err != nil {
+	if err := m.indexMessages(ctx, s, st, msgs, nil); err != nil {
 		return err
 	}
 	ids := make([]string, len(msgs))
@@ -344,7 +344,7 @@ func (m *Memory) reindexThread(ctx context.Context, s *CheckedStore, st settings
 		if err != nil {
 			return err
 		}
-		if err := m.indexMessages(ctx, s, st, page.Messages); err != nil {
+		if err := m.indexMessages(ctx, s, st, page.Messages, nil); err != nil {
 			return err
 		}
 		ids := make([]string, len(page.Messages))

@@ -41,7 +41,8 @@ type Turn struct {
 	req       TurnRequest
 	thread    Thread
 	prompt    []Message
-	persist   []Message // filtered input to save on Commit
+	persist   []Message     // filtered input to save on Commit
+	prior     priorMessages // the thread's messages before the turn, as loaded
 	tools     []Tool
 	trimmed   []Message
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
