@@ -15,14 +15,15 @@ import (
 // Memory uses it for every storage call and storetest drives backends
 // through it, so a rule written here holds on every backend.
 //
-// The optional capabilities (ThreadCreator, Resources, Observations,
-// IndexQueue) are methods of CheckedStore too: without the capability a call
+// The optional capabilities (ThreadCreator, Resources, ResourceLister,
+// Observations, IndexQueue) are methods of CheckedStore too: without the capability a call
 // returns ErrUnsupported, except CreateThread, which falls back to a check
 // and SaveThread. CheckedStore is safe for concurrent use.
 type CheckedStore struct {
 	raw     store.Store
 	creator store.ThreadCreator
 	res     store.Resources
+	lister  store.ResourceLister
 	obs     store.Observations
 	queue   store.IndexQueue
 }
@@ -35,6 +36,7 @@ func Check(s Store) *CheckedStore {
 	c := &CheckedStore{raw: s}
 	c.creator, _ = s.(store.ThreadCreator)
 	c.res, _ = s.(store.Resources)
+	c.lister, _ = s.(store.ResourceLister)
 	c.obs, _ = s.(store.Observations)
 	c.queue, _ = s.(store.IndexQueue)
 	return c
@@ -52,6 +54,7 @@ var _ interface {
 	store.Store
 	store.ThreadCreator
 	store.Resources
+	store.ResourceLister
 	store.Observations
 	store.IndexQueue
 } = (*CheckedStore)(nil)
@@ -336,6 +339,13 @@ func (c *CheckedStore) UpdateResource(ctx context.Context, id string, metadata m
 	const op = "UpdateResource"
 	return run(ctx, op, func() (Resource, error) { return c.res.UpdateResource(ctx, id, metadata) },
 		missing(c.res != nil, "Resources"), store.ValidateID("resourceId", id), checkFields(op, "", metadata))
+}
+
+// ListResources implements store.ResourceLister.
+func (c *CheckedStore) ListResources(ctx context.Context, q ResourceQuery) (ResourcePage, error) {
+	nq, qErr := store.NormalizeResourceQuery(q)
+	return run(ctx, "ListResources", func() (ResourcePage, error) { return c.lister.ListResources(ctx, nq) },
+		missing(c.lister != nil, "ResourceLister"), qErr)
 }
 
 // ListResourceMessages implements store.Observations.

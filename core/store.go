@@ -30,6 +30,15 @@ type ThreadCreator = store.ThreadCreator
 // Resources is the optional capability to read and annotate resources.
 type Resources = store.Resources
 
+// ResourceLister is the optional capability to list stored resources by id.
+type ResourceLister = store.ResourceLister
+
+// ResourceQuery selects a page of resources by id (keyset paging).
+type ResourceQuery = store.ResourceQuery
+
+// ResourcePage is one page of resources.
+type ResourcePage = store.ResourcePage
+
 // Observations is the capability observational memory needs.
 type Observations = store.Observations
 
@@ -96,6 +105,7 @@ const (
 	Asc                 = store.Asc
 	Desc                = store.Desc
 	PerPageAll          = store.PerPageAll
+	MaxResourcePage     = store.MaxResourcePage
 	ObservationLookback = store.ObservationLookback
 )
 

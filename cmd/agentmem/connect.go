@@ -101,10 +101,10 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 	if f.vector == "" {
 		return nil
 	}
-	if err := c.openEmbedder(ctx, f); err != nil {
-		return err
-	}
 	if !strings.HasPrefix(f.vector, "http://") && !strings.HasPrefix(f.vector, "https://") {
+		if err := c.openEmbedder(ctx, f); err != nil {
+			return err
+		}
 		s, err := local.Open(f.vector)
 		if err != nil {
 			return core.Errorf(core.CodeVector, "connect", "open local index %q: %v", f.vector, err)
@@ -112,17 +112,40 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 		c.Vector, c.closers = s, append(c.closers, s.Close)
 		return nil
 	}
-	u, err := url.Parse(f.vector)
-	if err != nil || u.Host == "" {
-		return usageErr("--vector %q is not a Weaviate address http://host:port", f.vector)
+	cfg, err := weaviateConfig(f.vector)
+	if err != nil {
+		return err
 	}
-	q := u.Query()
-	s, err := weaviate.New(ctx, weaviate.Config{Host: u.Host, Scheme: u.Scheme, GRPCHost: q.Get("grpc"), ClassPrefix: q.Get("prefix")})
+	if cfg.Vectorizer != "" && cfg.Vectorizer != "none" {
+		// Weaviate embeds the texts itself; an embedder here would be a second,
+		// different one.
+		if f.embedder != "" && f.embedder != "hash" {
+			return usageErr("--vector names vectorizer %s, so Weaviate embeds itself; drop --embedder %s", cfg.Vectorizer, f.embedder)
+		}
+	} else if err := c.openEmbedder(ctx, f); err != nil {
+		return err
+	}
+	s, err := weaviate.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	c.Vector = s
 	return nil
+}
+
+// weaviateConfig reads a Weaviate address
+// http(s)://host:port[?grpc=host:port&prefix=P&vectorizer=M&inference-url=U].
+func weaviateConfig(addr string) (weaviate.Config, error) {
+	u, err := url.Parse(addr)
+	if err != nil || u.Host == "" {
+		return weaviate.Config{}, usageErr("--vector %q is not a Weaviate address http://host:port", addr)
+	}
+	q := u.Query()
+	cfg := weaviate.Config{Host: u.Host, Scheme: u.Scheme, GRPCHost: q.Get("grpc"), ClassPrefix: q.Get("prefix"), Vectorizer: q.Get("vectorizer")}
+	if iu := q.Get("inference-url"); iu != "" {
+		cfg.ModuleConfig = map[string]any{"inferenceUrl": iu}
+	}
+	return cfg, nil
 }
 
 // openEmbedder opens the hash embedder or an OpenAI-compatible endpoint;

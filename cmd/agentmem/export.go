@@ -137,6 +137,11 @@ func selectThreads(ctx context.Context, s *core.CheckedStore, resourceID, thread
 	if resourceID != "" && len(byRes) == 0 {
 		byRes[resourceID] = nil // a resource without threads still has working memory
 	}
+	if resourceID == "" && threadID == "" {
+		if err := addThreadlessResources(ctx, s, byRes); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]resourceThreads, 0, len(byRes))
 	for id, ts := range byRes {
 		sort.SliceStable(ts, func(i, j int) bool {
@@ -149,6 +154,31 @@ func selectThreads(ctx context.Context, s *core.CheckedStore, resourceID, thread
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 	return out, nil
+}
+
+// addThreadlessResources adds to byRes the resources that have working
+// memory or metadata but no thread, so exporting everything loses nothing.
+// A store without store.ResourceLister exports the resources of its threads.
+func addThreadlessResources(ctx context.Context, s *core.CheckedStore, byRes map[string][]core.Thread) error {
+	q := core.ResourceQuery{PerPage: core.MaxResourcePage}
+	for {
+		page, err := s.ListResources(ctx, q)
+		if errors.Is(err, core.ErrUnsupported) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, r := range page.Resources {
+			if _, ok := byRes[r.ID]; !ok {
+				byRes[r.ID] = nil
+			}
+		}
+		if !page.HasMore {
+			return nil
+		}
+		q.After = page.Resources[len(page.Resources)-1].ID
+	}
 }
 
 // exportResource writes one resource; withResourceData adds its working

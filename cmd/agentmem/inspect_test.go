@@ -151,9 +151,7 @@ func TestHelpTeaches(t *testing.T) {
 // TestSearchWeaviate reindexes into a real Weaviate (vectors from the hash
 // embedder, one tenant per resource) and searches it.
 func TestSearchWeaviate(t *testing.T) {
-	host := serverEnv(t, "AGENTMEM_WEAVIATE_HOST")
-	prefix := fmt.Sprintf("Cli%d", rand.Int64N(1<<40))
-	vector := fmt.Sprintf("http://%s?grpc=%s&prefix=%s", host, os.Getenv("AGENTMEM_WEAVIATE_GRPC"), prefix)
+	vector := weaviateAddr(t, "")
 	forEachBackend(t, func(t *testing.T, b backend) {
 		seed(t, b.store)
 		b.flags = append(b.flags, "--vector", vector)
@@ -170,4 +168,38 @@ func TestSearchWeaviate(t *testing.T) {
 		}
 		b.agentmem(t, "", "--write", "delete-thread", "--resource", "ada").ok(t)
 	})
+}
+
+// TestSearchWeaviateSelfEmbedding: with ?vectorizer= Weaviate embeds the
+// texts itself (the test server's text2vec-transformers module), no embedder
+// runs here, and an explicit --embedder is refused as a contradiction.
+func TestSearchWeaviateSelfEmbedding(t *testing.T) {
+	vector := weaviateAddr(t, "&vectorizer=text2vec-transformers")
+	forEachBackend(t, func(t *testing.T, b backend) {
+		seed(t, b.store)
+		b.flags = append(b.flags, "--vector", vector)
+		if r := b.agentmem(t, "", "--write", "reindex", "ada").ok(t); !strings.Contains(r.stdout, "reindexed 2 threads (7 messages) into memory_messages") {
+			t.Fatalf("reindex: %s", r.stdout)
+		}
+		doc := jsonDoc(t, b.agentmem(t, "", "--json", "stats").ok(t))
+		if ix := doc["index"].(map[string]any); ix["selfEmbedding"] != true {
+			t.Errorf("stats index %v", ix)
+		}
+		doc = jsonDoc(t, b.agentmem(t, "", "--json", "search", "ada", "sister Zanzibarina Reykjavik", "--top-k", "1").ok(t))
+		hits := doc["hits"].([]any)
+		if len(hits) != 1 || hits[0].(map[string]any)["messageId"] != "trip-3" {
+			t.Fatalf("hits %v", hits)
+		}
+		if r := b.agentmem(t, "", "--embedder", "http://127.0.0.1:1/v1", "search", "ada", "x"); r.code != 2 || !strings.Contains(r.stderr, "drop --embedder") {
+			t.Errorf("an embedder beside a vectorizer: %+v", r)
+		}
+		b.agentmem(t, "", "--write", "delete-thread", "--resource", "ada").ok(t)
+	})
+}
+
+// weaviateAddr is the --vector address of the test server with a fresh class
+// prefix and the extra query parameters.
+func weaviateAddr(t *testing.T, extra string) string {
+	host := serverEnv(t, "AGENTMEM_WEAVIATE_HOST")
+	return fmt.Sprintf("http://%s?grpc=%s&prefix=Cli%d%s", host, os.Getenv("AGENTMEM_WEAVIATE_GRPC"), rand.Int64N(1<<40), extra)
 }

@@ -10,6 +10,24 @@ import (
 
 var metadataKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// NormalizeResourceQuery validates q and fills its default (PerPage 100).
+// Stores call it first.
+func NormalizeResourceQuery(q ResourceQuery) (ResourceQuery, error) {
+	const op = "ListResources"
+	switch {
+	case q.PerPage == 0:
+		q.PerPage = 100
+	case q.PerPage < 0 || q.PerPage > MaxResourcePage:
+		return q, memerr.Errorf(memerr.CodeInvalidArgument, op, "perPage must be between 0 and %d, got %d", MaxResourcePage, q.PerPage)
+	}
+	if q.After != "" {
+		if err := ValidateID("after", q.After); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
 // NormalizeThreadQuery validates q and fills its defaults (PerPage 100,
 // OrderBy "createdAt", Direction Desc). Stores call it first.
 func NormalizeThreadQuery(q ThreadQuery) (ThreadQuery, error) {

@@ -117,6 +117,15 @@ type Resources interface {
 	UpdateResource(ctx context.Context, id string, metadata map[string]any) (Resource, error)
 }
 
+// ResourceLister is the optional capability to list the stored resources:
+// those with a row of their own (working memory or metadata was written),
+// ascending by id, in keyset pages. A resource that only owns threads has no
+// row; ListThreads finds those.
+type ResourceLister interface {
+	// ListResources returns up to q.PerPage resources with ids after q.After.
+	ListResources(ctx context.Context, q ResourceQuery) (ResourcePage, error)
+}
+
 // Observations is the capability observational memory needs.
 type Observations interface {
 	// ListResourceMessages lists the messages of every thread of a resource
@@ -200,6 +209,24 @@ type ThreadPage struct {
 	Page    int
 	PerPage int
 	HasMore bool
+}
+
+// ResourceQuery selects a page of resources by id: those after After
+// (exclusive; "" starts at the first), at most PerPage (0 means 100, the most
+// is MaxResourcePage).
+type ResourceQuery struct {
+	After   string
+	PerPage int
+}
+
+// MaxResourcePage is the largest ResourceQuery.PerPage.
+const MaxResourcePage = 1000
+
+// ResourcePage is one page of resources; HasMore says a next page exists
+// (ask with After set to the last id).
+type ResourcePage struct {
+	Resources []Resource
+	HasMore   bool
 }
 
 // DateRange bounds CreatedAt; nil ends are open, ends are inclusive unless

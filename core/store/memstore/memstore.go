@@ -5,6 +5,7 @@ package memstore
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -230,6 +231,31 @@ func (s *Store) GetResource(ctx context.Context, id string) (store.Resource, err
 		return store.Resource{}, memerr.Errorf(memerr.CodeNotFound, "GetResource", "resource %s not found", id)
 	}
 	return row.clone(), nil
+}
+
+// ListResources implements store.ResourceLister.
+func (s *Store) ListResources(ctx context.Context, q store.ResourceQuery) (store.ResourcePage, error) {
+	q, err := store.NormalizeResourceQuery(q)
+	if err != nil {
+		return store.ResourcePage{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ids := make([]string, 0, len(s.resources))
+	for id := range s.resources {
+		if id > q.After {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	var page store.ResourcePage
+	if len(ids) > q.PerPage {
+		ids, page.HasMore = ids[:q.PerPage], true
+	}
+	for _, id := range ids {
+		page.Resources = append(page.Resources, s.resources[id].clone())
+	}
+	return page, nil
 }
 
 func (r *resourceRow) clone() store.Resource {

@@ -263,7 +263,7 @@ type queries struct {
 	saveThread, createThread, getThread, updateThread, deleteThread string
 	deleteThreadObservations                                        string
 	saveMessages, getMessages, deleteMessages                       string
-	getResource, updateResource                                     string
+	getResource, updateResource, listResources                      string
 	getThreadWM, getResourceWM                                      string
 	putThreadWM, putResourceWM                                      string
 	advanceBoundary, lockThreadUpdate, firstUnseen                  string
@@ -292,6 +292,7 @@ func buildQueries(schema string) queries {
 		getMessages:              f(getMessagesSQL),
 		deleteMessages:           f(deleteMessagesSQL),
 		getResource:              f(getResourceSQL),
+		listResources:            f(listResourcesSQL),
 		updateResource:           f(updateResourceSQL),
 		getThreadWM:              f(getThreadWMSQL),
 		getResourceWM:            f(getResourceWMSQL),

@@ -26,6 +26,40 @@ func (s *Store) GetResource(ctx context.Context, id string) (store.Resource, err
 	return r, nil
 }
 
+// ListResources implements store.ResourceLister: one keyset page by id.
+func (s *Store) ListResources(ctx context.Context, q store.ResourceQuery) (store.ResourcePage, error) {
+	const op = "ListResources"
+	q, err := store.NormalizeResourceQuery(q)
+	if err != nil {
+		return store.ResourcePage{}, err
+	}
+	rows, err := s.pool.Query(ctx, s.q.listResources, q.After, q.PerPage+1)
+	if err != nil {
+		return store.ResourcePage{}, wrap(ctx, op, err)
+	}
+	defer rows.Close()
+	var page store.ResourcePage
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return store.ResourcePage{}, wrap(ctx, op, err)
+		}
+		page.Resources = append(page.Resources, r)
+	}
+	if err := rows.Err(); err != nil {
+		return store.ResourcePage{}, wrap(ctx, op, err)
+	}
+	if len(page.Resources) > q.PerPage {
+		page.Resources, page.HasMore = page.Resources[:q.PerPage], true
+	}
+	return page, nil
+}
+
+// listResourcesSQL orders by bytes (COLLATE "C"), as the other stores do,
+// whatever the database's collation.
+const listResourcesSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.resources
+WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2`
+
 const getResourceSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.resources WHERE id = $1`
 
 // UpdateResource creates the resource if missing and shallow-merges metadata

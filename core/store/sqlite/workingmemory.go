@@ -9,25 +9,61 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
+const resourceCols = `id, working_memory, metadata, created_at, updated_at`
+
 func getResource(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, op, id string) (store.Resource, error) {
+	r, err := scanResource(q.QueryRowContext(ctx, `SELECT `+resourceCols+` FROM resources WHERE id = ?`, id).Scan)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, memerr.Errorf(memerr.CodeNotFound, op, "resource %q not found", id)
+	}
+	return r, err
+}
+
+// scanResource reads one row of resourceCols through scan.
+func scanResource(scan func(...any) error) (store.Resource, error) {
 	var (
 		r                store.Resource
 		wm, meta         sql.NullString
 		created, updated int64
 	)
-	err := q.QueryRowContext(ctx, `SELECT id, working_memory, metadata, created_at, updated_at FROM resources WHERE id = ?`, id).
-		Scan(&r.ID, &wm, &meta, &created, &updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, memerr.Errorf(memerr.CodeNotFound, op, "resource %q not found", id)
-	}
-	if err != nil {
+	if err := scan(&r.ID, &wm, &meta, &created, &updated); err != nil {
 		return r, err
 	}
 	r.WorkingMemory, r.CreatedAt, r.UpdatedAt = wm.String, fromMicro(created), fromMicro(updated)
+	var err error
 	r.Metadata, err = decodeMeta(meta)
 	return r, err
+}
+
+// ListResources implements store.ResourceLister: one keyset page by id.
+func (s *Store) ListResources(ctx context.Context, q store.ResourceQuery) (store.ResourcePage, error) {
+	const op = "ListResources"
+	q, err := store.NormalizeResourceQuery(q)
+	if err != nil {
+		return store.ResourcePage{}, err
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+resourceCols+` FROM resources WHERE id > ? ORDER BY id LIMIT ?`, q.After, q.PerPage+1)
+	if err != nil {
+		return store.ResourcePage{}, withOp(op, err)
+	}
+	defer rows.Close()
+	var page store.ResourcePage
+	for rows.Next() {
+		r, err := scanResource(rows.Scan)
+		if err != nil {
+			return store.ResourcePage{}, withOp(op, err)
+		}
+		page.Resources = append(page.Resources, r)
+	}
+	if err := rows.Err(); err != nil {
+		return store.ResourcePage{}, withOp(op, err)
+	}
+	if len(page.Resources) > q.PerPage {
+		page.Resources, page.HasMore = page.Resources[:q.PerPage], true
+	}
+	return page, nil
 }
 
 // GetResource returns the resource or memerr.ErrNotFound.

@@ -3,7 +3,6 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -323,30 +322,6 @@ func testUpdatedAtBump(t *testing.T, s *core.CheckedStore) {
 	step("save", "A", func() { mustSave(t, s, msg("m", "A", "r", "x", T(1))) })
 	step("move (source)", "A", func() { mustSave(t, s, msg("m", "B", "r", "x", T(1))) })
 	step("delete", "B", func() { _ = s.DeleteMessages(ctx(), []string{"m"}) })
-}
-
-func testResources(t *testing.T, s *core.CheckedStore) {
-	_, err := s.GetResource(ctx(), "missing")
-	wantCode(t, err, memerr.ErrNotFound)
-	r, err := s.UpdateResource(ctx(), "new", map[string]any{"a": "1"})
-	if err != nil || r.ID != "new" || r.Metadata["a"] != "1" {
-		t.Fatalf("create = %+v %v", r, err)
-	}
-	if _, err := s.PutWorkingMemory(ctx(), store.ScopeResource, "new", strings.Repeat("w", 12_000), 0); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Millisecond)
-	r2, err := s.UpdateResource(ctx(), "new", map[string]any{"b": "2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(r2.Metadata, map[string]any{"a": "1", "b": "2"}) || len(r2.WorkingMemory) != 12_000 || !r2.UpdatedAt.After(r.UpdatedAt) {
-		t.Fatalf("merge = %+v", r2)
-	}
-	got, _ := s.GetResource(ctx(), "new")
-	if len(got.WorkingMemory) != 12_000 || got.Metadata["b"] != "2" {
-		t.Fatalf("get = %+v", got)
-	}
 }
 
 func testWorkingMemoryVersions(t *testing.T, s *core.CheckedStore) {

@@ -63,6 +63,7 @@ func Run(t *testing.T, open Opener) {
 		{"DeleteMessages", testDeleteMessages},
 		{"UpdatedAtBump", testUpdatedAtBump},
 		{"Resources", testResources},
+		{"ListResources", testListResources},
 		{"WorkingMemoryVersions", testWorkingMemoryVersions},
 		{"WorkingMemoryThreadScope", testWorkingMemoryThreadScope},
 		{"BoundaryMonotonic", testBoundaryMonotonic},

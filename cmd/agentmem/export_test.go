@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// TestExportThreadlessResources: exporting everything includes resources
+// that have working memory or metadata but no thread, and importing the
+// export elsewhere gives the same bytes back.
+func TestExportThreadlessResources(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		seed(t, b.store)
+		if _, err := b.store.PutWorkingMemory(ctx, core.ScopeResource, "solo", "# Solo\n- likes tea", 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.UpdateResource(ctx, "meta-only", map[string]any{"plan": "pro"}); err != nil {
+			t.Fatal(err)
+		}
+		all := b.agentmem(t, "", "export").ok(t).stdout
+		for _, want := range []string{`"id":"solo"`, `likes tea`, `"id":"meta-only"`, `"plan":"pro"`} {
+			if !strings.Contains(all, want) {
+				t.Fatalf("export lacks %s:\n%s", want, all)
+			}
+		}
+		dst := sqliteBackend(t)
+		dst.agentmem(t, all, "--write", "import", "-").ok(t)
+		if again := dst.agentmem(t, "", "export").ok(t).stdout; again != all {
+			t.Fatalf("round trip differs:\n%s\n---\n%s", all, again)
+		}
+		wm, err := dst.store.GetWorkingMemory(ctx, core.ScopeResource, "solo")
+		if err != nil || wm.Data != "# Solo\n- likes tea" {
+			t.Fatalf("imported working memory = %+v %v", wm, err)
+		}
+	})
+}
