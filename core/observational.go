@@ -601,7 +601,12 @@ func clip(s string, n int) string {
 // reflection, which ran synchronously in Commit (the turn still committed; the
 // messages are observed on a later turn); nil when it worked, was not needed,
 // runs in the background or OM is off.
-func (t *Turn) ObservationErr() error { return t.omErr }
+func (t *Turn) ObservationErr() error {
+	if t == nil {
+		return nil
+	}
+	return t.omErr
+}
 
 // Observations returns the observational-memory record that a turn of the
 // thread would use (thread or resource scope per the merged config). In

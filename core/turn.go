@@ -158,23 +158,52 @@ func cloneMessages(msgs []Message) []Message {
 	return out
 }
 
+// The accessors of a nil *Turn (Begin failed) return zero values, so a
+// caller that logs a turn after an error does not panic; Commit returns an
+// error.
+
 // Messages returns the prompt: system messages, then history and recalled
 // messages, context and input, each with its Source. The slice is a copy.
-func (t *Turn) Messages() []Message { return cloneMessages(t.prompt) }
+func (t *Turn) Messages() []Message {
+	if t == nil {
+		return nil
+	}
+	return cloneMessages(t.prompt)
+}
 
 // Tools returns the memory tools of this turn (updateWorkingMemory when
 // working memory is enabled and the turn is not read-only).
-func (t *Turn) Tools() []Tool { return append([]Tool(nil), t.tools...) }
+func (t *Turn) Tools() []Tool {
+	if t == nil {
+		return nil
+	}
+	return append([]Tool(nil), t.tools...)
+}
 
 // Thread returns the thread as loaded at Begin.
-func (t *Turn) Thread() Thread { return t.thread.Clone() }
+func (t *Turn) Thread() Thread {
+	if t == nil {
+		return Thread{}
+	}
+	return t.thread.Clone()
+}
 
 // Trimmed returns the remembered messages the token budget dropped this turn.
-func (t *Turn) Trimmed() []Message { return cloneMessages(t.trimmed) }
+func (t *Turn) Trimmed() []Message {
+	if t == nil {
+		return nil
+	}
+	return cloneMessages(t.trimmed)
+}
 
 // RecallErr reports a semantic-recall failure of this turn (the turn went on
 // with history alone); nil when recall worked or is off.
-func (t *Turn) RecallErr() error { return t.recallErr }
+func (t *Turn) RecallErr() error {
+	if t == nil {
+		return nil
+	}
+	return t.recallErr
+}
 
 // Commit persists the turn: the (filtered) input and the response messages in
 // one atomic save, then indexes them for semantic recall, generates a title

@@ -493,3 +493,13 @@ func TestBeginBadContextNoPanic(t *testing.T) {
 		t.Fatalf("bad input created the thread: %v", err)
 	}
 }
+
+// TestNilTurnAccessors: the accessors of the nil turn a failed Begin returns
+// give zero values instead of panicking.
+func TestNilTurnAccessors(t *testing.T) {
+	var turn *core.Turn
+	if turn.Messages() != nil || turn.Tools() != nil || turn.Trimmed() != nil || turn.Thread().ID != "" ||
+		turn.RecallErr() != nil || turn.WorkingMemoryErr() != nil || turn.ObservationErr() != nil {
+		t.Fatal("a nil turn's accessors must return zero values")
+	}
+}

@@ -82,7 +82,12 @@ func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) 
 // WorkingMemoryErr reports a working-memory read failure of this turn (the
 // turn went on without the working-memory message and tool); nil when the
 // read worked or working memory is off.
-func (t *Turn) WorkingMemoryErr() error { return t.wmErr }
+func (t *Turn) WorkingMemoryErr() error {
+	if t == nil {
+		return nil
+	}
+	return t.wmErr
+}
 
 // GetWorkingMemory returns the stored working memory of the thread (thread
 // scope) or of the resource (resource scope, the default); "" when nothing is
