@@ -137,7 +137,7 @@ _mastra_report() {
 	    | if length == 0 then null else .[(length / 2 | floor)] end;
 	  {save: med(.save_msgs_per_s; null), first: med(.first_batch_ms; null),
 	   last10: med(.p50_ms; "recall lastMessages=10"), tok: med(.p50_ms; "recall messageHistory maxTokens=8000"),
-	   begin: med(.p50_ms; "begin maxTokens=8000"), b2_10: med(.batches_2_10_ms_max; null), b100: med(.batch_100_ms; null), bytes: med(.[$bytes]; null), rss: med(.peak_rss_kb; null)}'
+	   begin: med(.p50_ms; "begin maxTokens=8000"), b2_10: med(.batches_2_10_ms_max; null), b10: med(.batch_10_ms; null), b100: med(.batch_100_ms; null), bytes: med(.[$bytes]; null), rss: med(.peak_rss_kb; null)}'
 	echo
 	echo "== side by side with Mastra ($title), medians of ${AGENTMEM_BENCH_REPS:-2} interleaved rounds =="
 	printf '%-8s %-44s %12s %12s %10s\n' N figure agentmem Mastra ratio
@@ -155,6 +155,7 @@ _mastra_report() {
 		  row("bytes on disk (agentmem/Mastra)"; $a.bytes; $m.bytes; r($a.bytes; $m.bytes)),
 		  row("peak RSS KiB (agentmem/Mastra)"; $a.rss; $m.rss; r($a.rss; $m.rss)),
 		  row("first batch of 1,000 ms (agentmem)"; $a.first; null; ""),
+		  row("first / tenth batch (agentmem)"; $a.first; $a.b10; r($a.first; $a.b10)),
 		  row("slowest of batches 2-10 / batch 100 (agentmem)"; $a.b2_10; $a.b100; r($a.b2_10; $a.b100))' |
 			awk -F'\t' '{printf "%-8s %-44s %12s %12s %10s\n", $1, $2, $3, $4, $5}'
 	done
