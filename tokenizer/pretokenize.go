@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -117,20 +118,10 @@ func notClassRun(s string, i int, avoid uint8) int {
 
 // byteRun returns the end of the longest run from i of bytes in set.
 func byteRun(s string, i int, set string) int {
-	for i < len(s) && indexByte(set, s[i]) {
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
 		i++
 	}
 	return i
-}
-
-// indexByte reports whether set holds c.
-func indexByte(set string, c byte) bool {
-	for i := 0; i < len(set); i++ {
-		if set[i] == c {
-			return true
-		}
-	}
-	return false
 }
 
 // splitO200k returns the length of the first pre-token of s for o200k_base:
