@@ -161,7 +161,26 @@ func differentialCorpus() []string {
 		}
 		texts = append(texts, b.String())
 	}
-	return texts
+	return append(texts, runeSoup(rng, 2000)...)
+}
+
+// soupRunes are runes of the classes the patterns tell apart: upper, lower,
+// title-case and modifier letters, other letters, marks, digits and other
+// numbers, the apostrophe and contraction letters, spaces, newlines, '/',
+// punctuation, symbols and U+FFFD.
+var soupRunes = []rune("aAsStTdDmMlLrReEvVǅᾈʰªé日ا\u0301\u0308\u093f\u200d09٣½²Ⅻ' \u00a0\u3000\t\r\n\v/.!-_\"😀\ufffd")
+
+// runeSoup returns n short random strings of soupRunes.
+func runeSoup(rng *rand.Rand, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		r := make([]rune, 1+rng.IntN(16))
+		for j := range r {
+			r[j] = soupRunes[rng.IntN(len(soupRunes))]
+		}
+		out[i] = string(r)
+	}
+	return out
 }
 
 func TestCountMatchesTiktoken(t *testing.T) {
