@@ -122,35 +122,37 @@ var corpusFragments = []string{
 	"\x00\x01\x02\x7f \u200b\u200c\u200d\ufeff \u0085 \u2028 \u2029 \u000b\u000c",
 }
 
-// longFragments are very long words and runs, which take the merge's slow
-// path and the split loops' long runs.
+// longFragments are very long words and runs, which take the heap merge
+// (from longPiece bytes) and the split loops' long runs; tiktoken-go's
+// quadratic merge bounds their length here.
 func longFragments() []string {
 	return []string{
-		strings.Repeat("a", 3000),
-		strings.Repeat("ab", 700),
-		strings.Repeat("Xy", 500),
-		strings.Repeat("日本", 400),
-		strings.Repeat("😀", 300),
+		strings.Repeat("a", 1000),
+		strings.Repeat("ab", 400),
+		strings.Repeat("Xy", 300),
+		strings.Repeat("日本", 150),
+		strings.Repeat("😀", 200),
 		strings.Repeat(" ", 2000) + "x",
 		strings.Repeat("\r\n", 500),
-		strings.Repeat("!?", 600),
+		strings.Repeat("!?", 400),
 		strings.Repeat("9", 1000),
 		"pneumonoultramicroscopicsilicovolcanoconiosis" + strings.Repeat("ness", 100),
-		strings.Repeat("\xff", 1000),
+		strings.Repeat("\xff", 300),
 	}
 }
 
-// differentialCorpus returns the fragments, their pairwise joins (so each
-// fragment's end meets each other's start) and random mixes of them.
+// differentialCorpus returns the fragments, joins of each with itself, the
+// next and two random others (so fragments' ends meet others' starts),
+// random mixes of them and random strings of soupRunes.
 func differentialCorpus() []string {
 	texts := append([]string{}, corpusFragments...)
 	texts = append(texts, longFragments()...)
-	for _, a := range corpusFragments {
-		for _, b := range corpusFragments {
-			texts = append(texts, a+b)
+	rng := rand.New(rand.NewPCG(17, 15))
+	for i, a := range corpusFragments {
+		for _, j := range []int{i, i + 1, rng.IntN(len(corpusFragments)), rng.IntN(len(corpusFragments))} {
+			texts = append(texts, a+corpusFragments[j%len(corpusFragments)])
 		}
 	}
-	rng := rand.New(rand.NewPCG(17, 15))
 	for range 300 {
 		var b strings.Builder
 		for range 1 + rng.IntN(12) {
