@@ -1,0 +1,148 @@
+-- 0004_save_function: SaveMessages as one call of a PL/pgSQL function, and
+-- smaller message rows.
+--
+-- The single CTE statement it replaces cost 1-5 ms of planning per call until
+-- the server settled on a generic plan (after five calls on each connection,
+-- and then a plan made for 10 rows ran batches of 1,000), and its foreign key
+-- to threads ran a lookup per inserted row. The function's statements are
+-- small and always use their generic plans (index probes with = ANY), so a
+-- call's planning is done once per connection; the outer statement has
+-- nothing to plan. Each statement takes a fresh snapshot, as the foreign
+-- key's check did: what a statement locks it sees in its latest version.
+--
+-- Thread existence is kept by the lock instead of the foreign key: a save
+-- locks its threads (FOR UPDATE, in id order) before writing, DeleteThread
+-- deletes the thread row and then, in a later statement of its transaction,
+-- the thread's messages. A save that locked first commits before the delete
+-- proceeds and its messages are deleted with the thread; a save that waits
+-- for the delete finds the thread gone and is refused.
+
+ALTER TABLE {{schema}}.messages DROP CONSTRAINT IF EXISTS messages_thread_id_fkey;
+
+-- Content is kept as the JSON text SaveMessages wrote (message.MarshalStored):
+-- jsonb's binary form of a short message is ~15% larger than its compact text
+-- and parsing it was a quarter of an insert's time; nothing queries inside it
+-- but CompactContent, which casts. Existing rows keep jsonb's formatting, which
+-- reads compact.
+ALTER TABLE {{schema}}.messages ALTER COLUMN content TYPE text USING content::text;
+
+-- seq stays unique by its identity; no statement looks a row up by seq
+-- (CompactContent walks heap blocks).
+ALTER TABLE {{schema}}.messages DROP CONSTRAINT IF EXISTS messages_seq_key;
+
+-- A thread's messages arrive in time order, at the right edge of the index.
+ALTER INDEX {{schema}}.messages_thread_created_seq_idx SET (fillfactor = 100);
+
+-- save_messages upserts a batch (parallel arrays, one element per message) and
+-- returns rows (kind, ord, thread_id, why, id, created_at, seq):
+--   kind 0: the batch is refused; ord is the 1-based position of the first
+--           refused message, why 'takeover' (its id belongs to another
+--           resource, stored or earlier in the batch), 'missing' (no such
+--           thread) or 'mismatch' (the thread belongs to another resource);
+--           nothing was written;
+--   kind 1: one per distinct saved id, with its stored created_at and seq;
+--   kind 2: a message moved to a thread that was not locked; nothing was
+--           written and the call must be repeated.
+-- An upsert keeps created_at and seq and bumps updated_at of every locked
+-- thread (store.PullBack moves a boundary before the earliest inserted
+-- message). An upsert meeting a row it did not lock (inserted after the lock)
+-- fails with a NOT NULL violation on thread_id, so the caller repeats it.
+CREATE FUNCTION {{schema}}.save_messages(
+	p_id text[], p_thread text[], p_resource text[], p_role text[], p_type text[], p_content text[],
+	p_created timestamptz[], p_tokens int[], p_encoding text[], p_at timestamptz)
+RETURNS TABLE (kind int4, ord bigint, thread_id text, why text, id text, created_at timestamptz, seq bigint)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan
+AS $fn$
+#variable_conflict use_column
+DECLARE
+	thr_id    text[]; -- locked threads, in id order
+	thr_res   text[]; -- their resources
+	cur_id    text[]; -- stored messages of the batch, locked
+	cur_res   text[];
+	cur_thr   text[];
+	bad_ord   bigint;
+	bad_why   text;
+	bad_thr   text;
+	take_ord  bigint;
+BEGIN
+	-- Locks: the target threads and the threads holding stored messages of
+	-- the batch, then those messages, each in id order (as DeleteMessages).
+	SELECT coalesce(array_agg(t.id), '{}'), coalesce(array_agg(t.resource_id), '{}')
+	INTO thr_id, thr_res
+	FROM (SELECT t.id, t.resource_id FROM {{schema}}.threads t
+		WHERE t.id = ANY (p_thread || ARRAY(SELECT m.thread_id FROM {{schema}}.messages m WHERE m.id = ANY (p_id)))
+		ORDER BY t.id FOR UPDATE) t;
+	SELECT coalesce(array_agg(m.id), '{}'), coalesce(array_agg(m.resource_id), '{}'), coalesce(array_agg(m.thread_id), '{}')
+	INTO cur_id, cur_res, cur_thr
+	FROM (SELECT m.id, m.resource_id, m.thread_id FROM {{schema}}.messages m
+		WHERE m.id = ANY (p_id) ORDER BY m.id FOR UPDATE) m;
+	IF EXISTS (SELECT 1 FROM unnest(cur_thr) AS c(t) WHERE c.t <> ALL (thr_id)) THEN
+		RETURN QUERY SELECT 2, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::timestamptz, NULL::bigint;
+		RETURN;
+	END IF;
+
+	-- Refusals, by batch position; for one position a takeover comes first.
+	SELECT i.ord, i.t, CASE WHEN th.id IS NULL THEN 'missing' ELSE 'mismatch' END
+	INTO bad_ord, bad_thr, bad_why
+	FROM unnest(p_thread, p_resource) WITH ORDINALITY AS i(t, r, ord)
+	LEFT JOIN unnest(thr_id, thr_res) AS th(id, r) ON th.id = i.t
+	WHERE th.id IS NULL OR th.r <> i.r
+	ORDER BY i.ord LIMIT 1;
+	IF cardinality(cur_id) > 0 THEN
+		SELECT min(i.ord) INTO take_ord
+		FROM unnest(p_id, p_resource) WITH ORDINALITY AS i(id, r, ord)
+		JOIN unnest(cur_id, cur_res) AS c(id, r) ON c.id = i.id
+		WHERE c.r <> i.r;
+	END IF;
+	IF EXISTS (SELECT 1 FROM unnest(p_resource) AS r WHERE r <> p_resource[1]) THEN
+		-- An id earlier in the batch with another resource: one window sort.
+		SELECT least(take_ord, min(w.ord)) INTO take_ord
+		FROM (SELECT i.ord, i.r, min(i.r) OVER v AS lo, max(i.r) OVER v AS hi
+			FROM unnest(p_id, p_resource) WITH ORDINALITY AS i(id, r, ord)
+			WINDOW v AS (PARTITION BY i.id ORDER BY i.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) w
+		WHERE w.lo <> w.r OR w.hi <> w.r;
+	END IF;
+	IF take_ord IS NOT NULL AND (bad_ord IS NULL OR take_ord <= bad_ord) THEN
+		bad_ord := take_ord;
+		bad_thr := p_thread[take_ord];
+		bad_why := 'takeover';
+	END IF;
+	IF bad_ord IS NOT NULL THEN
+		RETURN QUERY SELECT 0, bad_ord, bad_thr, bad_why, NULL::text, NULL::timestamptz, NULL::bigint;
+		RETURN;
+	END IF;
+
+	-- Writes: the last occurrence of an id wins (the caller gave every
+	-- occurrence the first one's created_at); new rows go in in id order.
+	RETURN QUERY
+	WITH ups AS (
+		INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+		SELECT DISTINCT ON (u.id) u.id, u.t, u.r, u.role, u.type, u.content, u.created, u.tokens, u.enc
+		FROM unnest(p_id, p_thread, p_resource, p_role, p_type, p_content, p_created, p_tokens, p_encoding)
+			WITH ORDINALITY AS u(id, t, r, role, type, content, created, tokens, enc, ord)
+		ORDER BY u.id, u.ord DESC
+		ON CONFLICT ON CONSTRAINT messages_pkey DO UPDATE SET
+			thread_id = CASE WHEN m.id IN (SELECT unnest(cur_id)) AND m.resource_id = excluded.resource_id
+				THEN excluded.thread_id END,
+			resource_id = excluded.resource_id, role = excluded.role,
+			type = excluded.type, content = excluded.content, tokens = excluded.tokens,
+			token_encoding = excluded.token_encoding
+		RETURNING m.id, m.created_at, m.seq, m.thread_id, m.xmax = 0 AS inserted
+	),
+	touch AS (
+		UPDATE {{schema}}.threads t SET updated_at = p_at,
+			boundary = CASE WHEN jsonb_typeof(t.boundary) = 'object' AND n.first IS NOT NULL
+					AND (t.boundary->>'createdAt')::timestamptz >= n.first
+				THEN jsonb_build_object(
+					'createdAt', to_char((n.first - interval '1 microsecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+					'messageIds', 'null'::jsonb,
+					'maxTokens', t.boundary->'maxTokens', 'atMaxRemoveTokens', t.boundary->'atMaxRemoveTokens')
+				ELSE t.boundary END
+		FROM (SELECT x.id, (SELECT min(u.created_at) FROM ups u WHERE u.thread_id = x.id AND u.inserted) AS first
+			FROM unnest(thr_id) AS x(id)) n
+		WHERE t.id = n.id
+	)
+	SELECT 1, NULL::bigint, NULL::text, NULL::text, u.id, u.created_at, u.seq FROM ups u;
+END
+$fn$;
