@@ -122,8 +122,8 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 // each in id order (DeleteMessages does the same, so saves, moves and deletes
 // of overlapping messages serialise instead of deadlocking), refuses the
 // whole batch before writing anything, upserts and bumps the threads. A call
-// that meets rows newer than its locks reports kind 2 or fails with a NOT
-// NULL violation on thread_id and is run again (see retry); so is one the
+// that meets rows newer than its locks reports kind 2 or fails with a unique
+// violation on messages_pkey and is run again (see retry); so is one the
 // server's deadlock detector aborts.
 const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq FROM {{schema}}.save_messages(
 	$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[], $10::timestamptz)`

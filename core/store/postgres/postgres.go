@@ -210,8 +210,8 @@ func retryable(err error) bool {
 	switch {
 	case pgErr.Code == "40P01", pgErr.Code == "40001":
 		return true
-	case pgErr.Code == "23502" && pgErr.TableName == "messages" && pgErr.ColumnName == "thread_id":
-		// save_messages met a row newer than its locks.
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "messages_pkey":
+		// save_messages inserted an id stored after its locks.
 		return true
 	}
 	return false

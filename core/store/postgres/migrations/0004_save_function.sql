@@ -8,7 +8,7 @@
 -- small and always use their generic plans (index probes with = ANY), so a
 -- call's planning is done once per connection; the outer statement has
 -- nothing to plan. Each statement takes a fresh snapshot, as the foreign
--- key's check did: what a statement locks it sees in its latest version.
+-- key's check did.
 --
 -- Thread existence is kept by the lock instead of the foreign key: a save
 -- locks its threads (FOR UPDATE, in id order) before writing, DeleteThread
@@ -43,10 +43,12 @@ ALTER INDEX {{schema}}.messages_thread_created_seq_idx SET (fillfactor = 100);
 --   kind 1: one per distinct saved id, with its stored created_at and seq;
 --   kind 2: a message moved to a thread that was not locked; nothing was
 --           written and the call must be repeated.
--- An upsert keeps created_at and seq and bumps updated_at of every locked
--- thread (store.PullBack moves a boundary before the earliest inserted
--- message). An upsert meeting a row it did not lock (inserted after the lock)
--- fails with a NOT NULL violation on thread_id, so the caller repeats it.
+-- New ids are inserted (a plain INSERT: no speculative insertion), stored
+-- ones updated without touching created_at and seq; every locked thread's
+-- updated_at is bumped (store.PullBack moves a boundary before the earliest
+-- inserted message). A new id that another transaction inserted after the
+-- lock fails the INSERT with a unique violation, and the caller repeats the
+-- call, which then finds it stored.
 CREATE FUNCTION {{schema}}.save_messages(
 	p_id text[], p_thread text[], p_resource text[], p_role text[], p_type text[], p_content text[],
 	p_created timestamptz[], p_tokens int[], p_encoding text[], p_at timestamptz)
@@ -58,7 +60,7 @@ AS $fn$
 DECLARE
 	thr_id    text[]; -- locked threads, in id order
 	thr_res   text[]; -- their resources
-	cur_id    text[]; -- stored messages of the batch, locked
+	cur_id    text[]; -- stored messages of the batch, locked, in id order
 	cur_res   text[];
 	cur_thr   text[];
 	bad_ord   bigint;
@@ -68,34 +70,43 @@ DECLARE
 BEGIN
 	-- Locks: the target threads and the threads holding stored messages of
 	-- the batch, then those messages, each in id order (as DeleteMessages).
-	SELECT coalesce(array_agg(t.id), '{}'), coalesce(array_agg(t.resource_id), '{}')
-	INTO thr_id, thr_res
-	FROM (SELECT t.id, t.resource_id FROM {{schema}}.threads t
+	-- One snapshot: a message moved to a thread this did not lock is stale.
+	WITH thr AS (
+		SELECT t.id, t.resource_id FROM {{schema}}.threads t
 		WHERE t.id = ANY (p_thread || ARRAY(SELECT m.thread_id FROM {{schema}}.messages m WHERE m.id = ANY (p_id)))
-		ORDER BY t.id FOR UPDATE) t;
-	SELECT coalesce(array_agg(m.id), '{}'), coalesce(array_agg(m.resource_id), '{}'), coalesce(array_agg(m.thread_id), '{}')
-	INTO cur_id, cur_res, cur_thr
-	FROM (SELECT m.id, m.resource_id, m.thread_id FROM {{schema}}.messages m
-		WHERE m.id = ANY (p_id) ORDER BY m.id FOR UPDATE) m;
-	IF EXISTS (SELECT 1 FROM unnest(cur_thr) AS c(t) WHERE c.t <> ALL (thr_id)) THEN
+		ORDER BY t.id FOR UPDATE
+	),
+	cur AS (
+		SELECT m.id, m.resource_id, m.thread_id FROM {{schema}}.messages m
+		WHERE m.id = ANY (p_id) AND (SELECT count(*) FROM thr) >= 0
+		ORDER BY m.id FOR UPDATE
+	)
+	SELECT (SELECT coalesce(array_agg(t.id), '{}') FROM thr t), (SELECT coalesce(array_agg(t.resource_id), '{}') FROM thr t),
+		coalesce(array_agg(c.id), '{}'), coalesce(array_agg(c.resource_id), '{}'), coalesce(array_agg(c.thread_id), '{}')
+	INTO thr_id, thr_res, cur_id, cur_res, cur_thr
+	FROM cur c;
+	IF cardinality(cur_id) > 0 AND EXISTS (SELECT 1 FROM unnest(cur_thr) AS c(t) WHERE c.t <> ALL (thr_id)) THEN
 		RETURN QUERY SELECT 2, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::timestamptz, NULL::bigint;
 		RETURN;
 	END IF;
 
 	-- Refusals, by batch position; for one position a takeover comes first.
-	SELECT i.ord, i.t, CASE WHEN th.id IS NULL THEN 'missing' ELSE 'mismatch' END
-	INTO bad_ord, bad_thr, bad_why
-	FROM unnest(p_thread, p_resource) WITH ORDINALITY AS i(t, r, ord)
-	LEFT JOIN unnest(thr_id, thr_res) AS th(id, r) ON th.id = i.t
-	WHERE th.id IS NULL OR th.r <> i.r
-	ORDER BY i.ord LIMIT 1;
+	-- A single new message into its own thread needs no query.
+	IF NOT (cardinality(p_id) = 1 AND cardinality(cur_id) = 0 AND thr_id = p_thread AND thr_res = p_resource) THEN
+		SELECT i.ord, i.t, CASE WHEN th.id IS NULL THEN 'missing' ELSE 'mismatch' END
+		INTO bad_ord, bad_thr, bad_why
+		FROM unnest(p_thread, p_resource) WITH ORDINALITY AS i(t, r, ord)
+		LEFT JOIN unnest(thr_id, thr_res) AS th(id, r) ON th.id = i.t
+		WHERE th.id IS NULL OR th.r <> i.r
+		ORDER BY i.ord LIMIT 1;
+	END IF;
 	IF cardinality(cur_id) > 0 THEN
 		SELECT min(i.ord) INTO take_ord
 		FROM unnest(p_id, p_resource) WITH ORDINALITY AS i(id, r, ord)
 		JOIN unnest(cur_id, cur_res) AS c(id, r) ON c.id = i.id
 		WHERE c.r <> i.r;
 	END IF;
-	IF EXISTS (SELECT 1 FROM unnest(p_resource) AS r WHERE r <> p_resource[1]) THEN
+	IF cardinality(p_id) > 1 AND EXISTS (SELECT 1 FROM unnest(p_resource) AS r WHERE r <> p_resource[1]) THEN
 		-- An id earlier in the batch with another resource: one window sort.
 		SELECT least(take_ord, min(w.ord)) INTO take_ord
 		FROM (SELECT i.ord, i.r, min(i.r) OVER v AS lo, max(i.r) OVER v AS hi
@@ -116,19 +127,26 @@ BEGIN
 	-- Writes: the last occurrence of an id wins (the caller gave every
 	-- occurrence the first one's created_at); new rows go in in id order.
 	RETURN QUERY
-	WITH ups AS (
-		INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
-		SELECT DISTINCT ON (u.id) u.id, u.t, u.r, u.role, u.type, u.content, u.created, u.tokens, u.enc
+	WITH inp AS (
+		SELECT DISTINCT ON (u.id) u.*
 		FROM unnest(p_id, p_thread, p_resource, p_role, p_type, p_content, p_created, p_tokens, p_encoding)
 			WITH ORDINALITY AS u(id, t, r, role, type, content, created, tokens, enc, ord)
 		ORDER BY u.id, u.ord DESC
-		ON CONFLICT ON CONSTRAINT messages_pkey DO UPDATE SET
-			thread_id = CASE WHEN m.id IN (SELECT unnest(cur_id)) AND m.resource_id = excluded.resource_id
-				THEN excluded.thread_id END,
-			resource_id = excluded.resource_id, role = excluded.role,
-			type = excluded.type, content = excluded.content, tokens = excluded.tokens,
-			token_encoding = excluded.token_encoding
-		RETURNING m.id, m.created_at, m.seq, m.thread_id, m.xmax = 0 AS inserted
+	),
+	ins AS (
+		INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+		SELECT u.id, u.t, u.r, u.role, u.type, u.content, u.created, u.tokens, u.enc
+		FROM inp u
+		WHERE cardinality(cur_id) = 0 OR u.id NOT IN (SELECT unnest(cur_id))
+		ORDER BY u.id
+		RETURNING m.id, m.created_at, m.seq, m.thread_id
+	),
+	upd AS (
+		UPDATE {{schema}}.messages m SET thread_id = u.t, resource_id = u.r, role = u.role, type = u.type,
+			content = u.content, tokens = u.tokens, token_encoding = u.enc
+		FROM inp u
+		WHERE cardinality(cur_id) > 0 AND m.id = u.id AND m.id IN (SELECT unnest(cur_id))
+		RETURNING m.id, m.created_at, m.seq
 	),
 	touch AS (
 		UPDATE {{schema}}.threads t SET updated_at = p_at,
@@ -139,10 +157,12 @@ BEGIN
 					'messageIds', 'null'::jsonb,
 					'maxTokens', t.boundary->'maxTokens', 'atMaxRemoveTokens', t.boundary->'atMaxRemoveTokens')
 				ELSE t.boundary END
-		FROM (SELECT x.id, (SELECT min(u.created_at) FROM ups u WHERE u.thread_id = x.id AND u.inserted) AS first
+		FROM (SELECT x.id, (SELECT min(i.created_at) FROM ins i WHERE i.thread_id = x.id) AS first
 			FROM unnest(thr_id) AS x(id)) n
 		WHERE t.id = n.id
 	)
-	SELECT 1, NULL::bigint, NULL::text, NULL::text, u.id, u.created_at, u.seq FROM ups u;
+	SELECT 1, NULL::bigint, NULL::text, NULL::text, i.id, i.created_at, i.seq FROM ins i
+	UNION ALL
+	SELECT 1, NULL::bigint, NULL::text, NULL::text, u.id, u.created_at, u.seq FROM upd u;
 END
 $fn$;
