@@ -33,6 +33,17 @@ ALTER TABLE {{schema}}.messages DROP CONSTRAINT IF EXISTS messages_seq_key;
 -- A thread's messages arrive in time order, at the right edge of the index.
 ALTER INDEX {{schema}}.messages_thread_created_seq_idx SET (fillfactor = 100);
 
+-- pulled_back is store.PullBack: a boundary at or after first (the earliest
+-- message inserted into its thread) moves to just before it.
+CREATE FUNCTION {{schema}}.pulled_back(b jsonb, first timestamptz) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+	SELECT CASE WHEN jsonb_typeof(b) = 'object' AND first IS NOT NULL AND (b->>'createdAt')::timestamptz >= first
+		THEN jsonb_build_object(
+			'createdAt', to_char((first - interval '1 microsecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+			'messageIds', 'null'::jsonb, 'maxTokens', b->'maxTokens', 'atMaxRemoveTokens', b->'atMaxRemoveTokens')
+		ELSE b END
+$$;
+
 -- save_messages upserts a batch (parallel arrays, one element per message) and
 -- returns rows (kind, ord, thread_id, why, id, created_at, seq):
 --   kind 0: the batch is refused; ord is the 1-based position of the first
@@ -67,6 +78,8 @@ DECLARE
 	bad_why   text;
 	bad_thr   text;
 	take_ord  bigint;
+	new_at    timestamptz;
+	new_seq   bigint;
 BEGIN
 	-- Locks: the target threads and the threads holding stored messages of
 	-- the batch, then those messages, each in id order (as DeleteMessages).
@@ -124,6 +137,17 @@ BEGIN
 		RETURN;
 	END IF;
 
+	IF cardinality(p_id) = 1 AND cardinality(cur_id) = 0 THEN
+		-- One new message: the write without the batch's set operations.
+		INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+		VALUES (p_id[1], p_thread[1], p_resource[1], p_role[1], p_type[1], p_content[1], p_created[1], p_tokens[1], p_encoding[1])
+		RETURNING m.created_at, m.seq INTO new_at, new_seq;
+		UPDATE {{schema}}.threads t SET updated_at = p_at, boundary = {{schema}}.pulled_back(t.boundary, new_at)
+		WHERE t.id = p_thread[1];
+		RETURN QUERY SELECT 1, NULL::bigint, NULL::text, NULL::text, p_id[1], new_at, new_seq;
+		RETURN;
+	END IF;
+
 	-- Writes: the last occurrence of an id wins (the caller gave every
 	-- occurrence the first one's created_at); new rows go in in id order.
 	RETURN QUERY
@@ -149,14 +173,7 @@ BEGIN
 		RETURNING m.id, m.created_at, m.seq
 	),
 	touch AS (
-		UPDATE {{schema}}.threads t SET updated_at = p_at,
-			boundary = CASE WHEN jsonb_typeof(t.boundary) = 'object' AND n.first IS NOT NULL
-					AND (t.boundary->>'createdAt')::timestamptz >= n.first
-				THEN jsonb_build_object(
-					'createdAt', to_char((n.first - interval '1 microsecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-					'messageIds', 'null'::jsonb,
-					'maxTokens', t.boundary->'maxTokens', 'atMaxRemoveTokens', t.boundary->'atMaxRemoveTokens')
-				ELSE t.boundary END
+		UPDATE {{schema}}.threads t SET updated_at = p_at, boundary = {{schema}}.pulled_back(t.boundary, n.first)
 		FROM (SELECT x.id, (SELECT min(i.created_at) FROM ins i WHERE i.thread_id = x.id) AS first
 			FROM unnest(thr_id) AS x(id)) n
 		WHERE t.id = n.id
