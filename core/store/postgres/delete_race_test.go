@@ -15,16 +15,8 @@ import (
 // the thread) commits while the delete waits for that lock; otherwise the
 // record outlives its thread and a new thread with the same id inherits it.
 func TestDeleteThreadWaitsForObservationWrite(t *testing.T) {
-	s := openFresh(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "A", ResourceID: "r"}); err != nil {
-		t.Fatal(err)
-	}
 	// PutObservations' own statements, paused before commit.
-	tx, err := s.pool.Begin(bg())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(bg()) }()
+	s, tx := threadInTx(t)
 	var one int32
 	if err := tx.QueryRow(bg(), s.q.lockThread, "A").Scan(&one); err != nil {
 		t.Fatal(err)
@@ -51,16 +43,8 @@ func TestDeleteThreadWaitsForObservationWrite(t *testing.T) {
 // (holding its lock on the thread) that commits while DeleteThread waits
 // for that lock go with the thread (there is no foreign key to cascade).
 func TestDeleteThreadWaitsForSave(t *testing.T) {
-	s := openFresh(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "A", ResourceID: "r"}); err != nil {
-		t.Fatal(err)
-	}
 	// SaveMessages' own statement, paused before commit.
-	tx, err := s.pool.Begin(bg())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(bg()) }()
+	s, tx := threadInTx(t)
 	at := now()
 	if _, err := tx.Exec(bg(), s.q.saveMessages, []string{"m1", "m2"}, []string{"A", "A"}, []string{"r", "r"},
 		[]string{"user", "user"}, []string{"", ""}, []string{`{"format":2,"parts":[]}`, `{"format":2,"parts":[]}`},
@@ -77,6 +61,22 @@ func TestDeleteThreadWaitsForSave(t *testing.T) {
 	if _, err := s.SaveMessages(bg(), []core.Message{m}); !errors.Is(err, core.ErrThreadNotFound) {
 		t.Fatalf("save into the deleted thread: %v", err)
 	}
+}
+
+// threadInTx opens a fresh store with thread A of resource r and begins a
+// transaction, rolled back at the end of the test unless committed.
+func threadInTx(t *testing.T) (*Store, pgx.Tx) {
+	t.Helper()
+	s := openFresh(t)
+	if _, err := s.SaveThread(bg(), core.Thread{ID: "A", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.pool.Begin(bg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(bg()) })
+	return s, tx
 }
 
 // deleteWhileLocked runs DeleteThread(id) while tx holds the thread's lock,
