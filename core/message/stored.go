@@ -11,7 +11,38 @@ import "encoding/json"
 // that differs from the parts is not derived: UnmarshalJSON keeps it in
 // Extra, so it is stored verbatim.
 func MarshalStored(c Content) ([]byte, error) {
+	if t, ok := c.storedText(); ok {
+		return json.Marshal(t)
+	}
 	return json.Marshal(c.storedFields())
+}
+
+// storedTextContent is the stored shape of content that is text parts only,
+// encoded without maps (most messages; the same bytes as storedFields gives,
+// keys in the same sorted order).
+type storedTextContent struct {
+	Format int              `json:"format"`
+	Parts  []storedTextPart `json:"parts"`
+}
+
+type storedTextPart struct {
+	Text string `json:"text"`
+	Type string `json:"type"`
+}
+
+// storedText returns c as storedTextContent when it has that shape.
+func (c Content) storedText() (storedTextContent, bool) {
+	if len(c.Extra) > 0 || len(c.Metadata) > 0 || len(c.ProviderMetadata) > 0 || len(c.Parts) == 0 {
+		return storedTextContent{}, false
+	}
+	parts := make([]storedTextPart, len(c.Parts))
+	for i, p := range c.Parts {
+		if p.Type != PartText || len(p.Extra) > 0 || len(p.ProviderMetadata) > 0 {
+			return storedTextContent{}, false
+		}
+		parts[i] = storedTextPart{Text: p.Text, Type: p.Type}
+	}
+	return storedTextContent{Format: 2, Parts: parts}, true
 }
 
 // storedFields is the content's own fields, keyed as in format 2.

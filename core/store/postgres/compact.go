@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,16 +13,28 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// mirroredSQL selects and locks, after a seq, stored content that still
-// carries a v4 mirror (rows written before contents were stored without them).
-const mirroredSQL = `SELECT seq, content FROM {{schema}}.messages
-	WHERE seq > $1 AND jsonb_typeof(content) = 'object'
-	AND content ?| array['content', 'toolInvocations', 'reasoning', 'experimental_attachments']
-	ORDER BY seq LIMIT $2 FOR UPDATE`
+// mirroredSQL selects and locks, in a range of heap blocks (a TID range
+// scan, so a batch reads only its blocks), the rows whose stored content
+// still carries a v4 mirror (rows written before contents were stored
+// without them).
+const mirroredSQL = `SELECT id, content FROM {{schema}}.messages
+	WHERE ctid >= $1::text::tid AND ctid < $2::text::tid
+	AND jsonb_typeof(content::jsonb) = 'object'
+	AND content::jsonb ?| array['content', 'toolInvocations', 'reasoning', 'experimental_attachments']
+	FOR UPDATE`
+
+// blocksSQL is the size in blocks of the table named by $1 (a qualified,
+// quoted name, passed as a value).
+const blocksSQL = `SELECT pg_relation_size($1::text::regclass) / current_setting('block_size')::bigint`
+
+// rowsPerBlock converts CompactContent's batch (rows) into heap blocks; a
+// block holds about 20 short messages.
+const rowsPerBlock = 16
 
 // CompactContent rewrites messages stored with the derived v4 mirrors into
-// the stored shape (message.MarshalStored), batch rows per transaction
-// (store.DefaultCompactBatch when batch <= 0), and returns how many rows it
+// the stored shape (message.MarshalStored), about batch rows per transaction
+// (store.DefaultCompactBatch when batch <= 0; a transaction reads
+// batch/16 heap blocks, at least one), and returns how many rows it
 // rewrote. It is resumable: stopping it (or a cancelled ctx) keeps the
 // batches already committed, and running it again finds only rows still
 // carrying a mirror. Rows decode the same before and
@@ -31,48 +44,62 @@ func (s *Store) CompactContent(ctx context.Context, batch int) (int, error) {
 	return n, wrap(ctx, "CompactContent", err)
 }
 
-// compactBatch rewrites one batch after seq and returns the rows rewritten
-// and the last seq seen (0 when none was left).
-func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int, last int64, err error) {
+// compactBatch rewrites the rows of the heap blocks from after on and returns
+// the rows rewritten and the next block (0 past the table's end). A row whose
+// stored shape it already is (a mirror that differs from the parts is kept)
+// is left alone, so rewritten rows, which move to later blocks, end the scan.
+func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int, next int64, err error) {
+	blocks := max(int64(batch/rowsPerBlock), 1)
+	quoted := quoteIdent(s.schema)
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, withSchema(mirroredSQL, quoteIdent(s.schema)), after, batch)
+		var size int64
+		if err := tx.QueryRow(ctx, blocksSQL, s.q.messages).Scan(&size); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, withSchema(mirroredSQL, quoted),
+			fmt.Sprintf("(%d,0)", after), fmt.Sprintf("(%d,0)", after+blocks))
 		if err != nil {
 			return err
 		}
-		seqs, contents := []int64{}, []string{}
+		ids, contents := []string{}, []string{}
 		for rows.Next() {
-			var seq int64
+			var id string
 			var raw []byte
-			if err := rows.Scan(&seq, &raw); err != nil {
+			if err := rows.Scan(&id, &raw); err != nil {
 				rows.Close()
 				return err
 			}
 			var c message.Content
 			if err := json.Unmarshal(raw, &c); err != nil {
 				rows.Close()
-				return memerr.WrapStorage("CompactContent", fmt.Errorf("decode content of row %d: %w", seq, err))
+				return memerr.WrapStorage("CompactContent", fmt.Errorf("decode content of message %q: %w", id, err))
 			}
 			b, err := message.MarshalStored(c)
 			if err != nil {
 				rows.Close()
 				return err
 			}
-			seqs, contents = append(seqs, seq), append(contents, string(b))
+			if !bytes.Equal(b, raw) {
+				ids, contents = append(ids, id), append(contents, string(b))
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if len(seqs) == 0 {
+		if after+blocks < size {
+			next = after + blocks
+		}
+		if len(ids) == 0 {
 			return nil
 		}
-		_, err = tx.Exec(ctx, withSchema(`UPDATE {{schema}}.messages m SET content = u.content::jsonb
-			FROM unnest($1::bigint[], $2::text[]) AS u(seq, content) WHERE m.seq = u.seq`, quoteIdent(s.schema)), seqs, contents)
-		n, last = len(seqs), seqs[len(seqs)-1]
+		n = len(ids)
+		_, err = tx.Exec(ctx, withSchema(`UPDATE {{schema}}.messages m SET content = u.content
+			FROM unnest($1::text[], $2::text[]) AS u(id, content) WHERE m.id = u.id`, quoted), ids, contents)
 		return err
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	return n, last, nil
+	return n, next, nil
 }

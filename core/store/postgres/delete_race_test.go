@@ -1,8 +1,11 @@
 package postgres
 
 import (
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/agentmem/agentmem/core"
 )
@@ -12,16 +15,8 @@ import (
 // the thread) commits while the delete waits for that lock; otherwise the
 // record outlives its thread and a new thread with the same id inherits it.
 func TestDeleteThreadWaitsForObservationWrite(t *testing.T) {
-	s := openFresh(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "A", ResourceID: "r"}); err != nil {
-		t.Fatal(err)
-	}
 	// PutObservations' own statements, paused before commit.
-	tx, err := s.pool.Begin(bg())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(bg()) }()
+	s, tx := threadInTx(t)
 	var one int32
 	if err := tx.QueryRow(bg(), s.q.lockThread, "A").Scan(&one); err != nil {
 		t.Fatal(err)
@@ -31,9 +26,65 @@ func TestDeleteThreadWaitsForObservationWrite(t *testing.T) {
 		nil, []string{}, int64(0), now()).Scan(&version); err != nil {
 		t.Fatal(err)
 	}
+	deleteWhileLocked(t, s, tx, "A")
+	if _, err := s.GetThread(bg(), "A"); err == nil {
+		t.Fatal("thread survived DeleteThread")
+	}
+	if _, err := s.SaveThread(bg(), core.Thread{ID: "A", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.GetObservations(bg(), "thread:A")
+	if err != nil || rec.Version != 0 {
+		t.Fatalf("new thread A inherited observations of the deleted one: %+v %v", rec, err)
+	}
+}
+
+// TestDeleteThreadWaitsForSave: the messages of a SaveMessages in flight
+// (holding its lock on the thread) that commits while DeleteThread waits
+// for that lock go with the thread (there is no foreign key to cascade).
+func TestDeleteThreadWaitsForSave(t *testing.T) {
+	// SaveMessages' own statement, paused before commit.
+	s, tx := threadInTx(t)
+	at := now()
+	if _, err := tx.Exec(bg(), s.q.saveMessages, []string{"m1", "m2"}, []string{"A", "A"}, []string{"r", "r"},
+		[]string{"user", "user"}, []string{"", ""}, []string{`{"format":2,"parts":[]}`, `{"format":2,"parts":[]}`},
+		[]time.Time{at, at}, []int32{1, 1}, []string{"", ""}, at); err != nil {
+		t.Fatal(err)
+	}
+	deleteWhileLocked(t, s, tx, "A")
+	if got, err := s.GetMessages(bg(), []string{"m1", "m2"}); err != nil || len(got) != 0 {
+		t.Fatalf("messages outlived their thread: %d %v", len(got), err)
+	}
+	// A save after the delete finds the thread gone.
+	m := core.NewMessage(core.RoleUser, "late")
+	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = "m3", "A", "r", time.Now()
+	if _, err := s.SaveMessages(bg(), []core.Message{m}); !errors.Is(err, core.ErrThreadNotFound) {
+		t.Fatalf("save into the deleted thread: %v", err)
+	}
+}
+
+// threadInTx opens a fresh store with thread A of resource r and begins a
+// transaction, rolled back at the end of the test unless committed.
+func threadInTx(t *testing.T) (*Store, pgx.Tx) {
+	t.Helper()
+	s := openFresh(t)
+	if _, err := s.SaveThread(bg(), core.Thread{ID: "A", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.pool.Begin(bg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(bg()) })
+	return s, tx
+}
+
+// deleteWhileLocked runs DeleteThread(id) while tx holds the thread's lock,
+// waits until it waits for that lock, commits tx and waits for the delete.
+func deleteWhileLocked(t *testing.T, s *Store, tx pgx.Tx, id string) {
+	t.Helper()
 	done := make(chan error, 1)
-	go func() { done <- s.DeleteThread(bg(), "A") }()
-	// Let DeleteThread start and wait for the thread lock.
+	go func() { done <- s.DeleteThread(bg(), id) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var waiting int
@@ -53,15 +104,5 @@ func TestDeleteThreadWaitsForObservationWrite(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
-	}
-	if _, err := s.GetThread(bg(), "A"); err == nil {
-		t.Fatal("thread survived DeleteThread")
-	}
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "A", ResourceID: "r"}); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := s.GetObservations(bg(), "thread:A")
-	if err != nil || rec.Version != 0 {
-		t.Fatalf("new thread A inherited observations of the deleted one: %+v %v", rec, err)
 	}
 }

@@ -115,12 +115,22 @@ func TestUnstorableText(t *testing.T) {
 	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
-	m := core.NewMessage(core.RoleUser, "nul \x00 inside")
-	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = "m", "t", "r", time.Now()
+	m := core.NewMessage(core.RoleUser, "ok")
+	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt, m.Type = "m", "t", "r", time.Now(), "nul \x00 inside"
 	_, err := s.SaveMessages(bg(), []core.Message{m})
 	var pgErr *pgconn.PgError
 	if !errors.Is(err, core.ErrInvalidMessage) || !errors.As(err, &pgErr) {
+		t.Fatalf("NUL in type: %v", err)
+	}
+	// Content is JSON text: a NUL is stored as its escape and comes back.
+	m = core.NewMessage(core.RoleUser, "nul \x00 inside")
+	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = "m", "t", "r", time.Now()
+	if _, err := s.SaveMessages(bg(), []core.Message{m}); err != nil {
 		t.Fatalf("NUL in content: %v", err)
+	}
+	got, err := s.GetMessages(bg(), []string{"m"})
+	if err != nil || len(got) != 1 || got[0].Content.Parts[0].Text != "nul \x00 inside" {
+		t.Fatalf("NUL in content read back: %+v %v", got, err)
 	}
 }
 

@@ -19,11 +19,12 @@ import (
 
 const messageCols = "id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding, seq"
 
-// SaveMessages upserts the batch with a single statement (one round trip): it
-// locks the threads involved in id order (the target threads and the old
-// threads of moved messages), refuses the whole batch when a thread is missing
-// or owned by another resource, upserts the messages without touching
-// created_at or seq, and bumps updated_at of every locked thread.
+// SaveMessages upserts the batch with a single statement (one round trip, one
+// set-based call whatever the batch size): it locks the threads involved in
+// id order (the target threads and the old threads of moved messages),
+// refuses the whole batch when a thread is missing or owned by another
+// resource, upserts the messages without touching created_at or seq, and
+// bumps updated_at of every locked thread.
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	n := len(msgs)
@@ -116,105 +117,16 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	return out, nil
 }
 
-// saveMessagesSQL takes its locks in one global order before any write:
-// first the threads involved (thr: the targets and the threads that hold the
-// existing messages, FOR UPDATE in id order), then the existing message rows
-// (cur, FOR UPDATE in id order); new rows are inserted in id order.
-// DeleteMessages does the same, so saves, moves and deletes of overlapping
-// messages serialise instead of deadlocking.
-//
-// bad finds the first refused message (by batch position): an id already
-// stored, or earlier in the batch, for another resource, a missing thread,
-// or a thread of another resource. ups and touch are gated by ok, a one-time condition evaluated
-// before their first row, which reads all of thr (through locked) and all of
-// cur (through stale), so nothing is written when anything is refused.
-//
-// touch also applies store.PullBack: a boundary at or after the earliest
-// message inserted into its thread moves to just before it.
-//
-// Rows newer than the statement's snapshot are handled by running the
-// statement again (see retry): stale reports a message moved to a thread
-// that thr did not lock, and the ON CONFLICT branch fails the whole statement
-// (thread_id NOT NULL, SQLSTATE 23502) when it meets a row cur did not see or
-// lock, i.e. one inserted after the snapshot, which may belong to another
-// resource. Should such a row ever close a lock cycle, the server's deadlock
-// detector aborts one statement, which is retried too.
-const saveMessagesSQL = `
-WITH inp AS (
-	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-		$7::timestamptz[], $8::int[], $9::text[])
-		WITH ORDINALITY AS i(id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding, ord)
-),
-thr AS (
-	SELECT t.id, t.resource_id FROM {{schema}}.threads t
-	WHERE t.id IN (SELECT thread_id FROM inp
-		UNION SELECT m.thread_id FROM {{schema}}.messages m WHERE m.id IN (SELECT id FROM inp))
-	ORDER BY t.id
-	FOR UPDATE
-),
-locked AS (SELECT count(*) AS n FROM thr),
-cur AS (
-	SELECT m.id, m.thread_id, m.resource_id FROM {{schema}}.messages m
-	WHERE m.id IN (SELECT id FROM inp) AND (SELECT n FROM locked) >= 0
-	ORDER BY m.id
-	FOR UPDATE
-),
-prior AS (
-	-- The resources of earlier occurrences of each id in the batch (NULL for
-	-- the first): one window sort, not a scan of the batch per row.
-	SELECT i.ord, min(i.resource_id) OVER w AS lo, max(i.resource_id) OVER w AS hi
-	FROM inp i
-	WINDOW w AS (PARTITION BY i.id ORDER BY i.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-),
-bad AS (
-	SELECT i.ord, i.thread_id,
-		CASE WHEN c.resource_id <> i.resource_id OR p.lo <> i.resource_id OR p.hi <> i.resource_id THEN 'takeover'
-			WHEN t.id IS NULL THEN 'missing'
-			ELSE 'mismatch' END AS why
-	FROM inp i
-	JOIN prior p ON p.ord = i.ord
-	LEFT JOIN thr t ON t.id = i.thread_id
-	LEFT JOIN cur c ON c.id = i.id
-	WHERE t.id IS NULL OR t.resource_id <> i.resource_id OR c.resource_id <> i.resource_id
-		OR p.lo <> i.resource_id OR p.hi <> i.resource_id
-	ORDER BY i.ord
-	LIMIT 1
-),
-stale AS (
-	SELECT count(*) > 0 AS s FROM cur c WHERE c.thread_id NOT IN (SELECT id FROM thr)
-),
-ok AS (SELECT NOT (SELECT s FROM stale) AND NOT EXISTS (SELECT 1 FROM bad) AS go),
-ups AS (
-	INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
-	SELECT DISTINCT ON (id) id, thread_id, resource_id, role, type, content::jsonb, created_at, tokens, token_encoding
-	FROM inp
-	WHERE (SELECT go FROM ok)
-	ORDER BY id, ord DESC
-	ON CONFLICT (id) DO UPDATE SET
-		thread_id = CASE WHEN m.id IN (SELECT id FROM cur) AND m.resource_id = excluded.resource_id
-			THEN excluded.thread_id END,
-		resource_id = excluded.resource_id, role = excluded.role,
-		type = excluded.type, content = excluded.content, tokens = excluded.tokens,
-		token_encoding = excluded.token_encoding
-	RETURNING m.id, m.created_at, m.seq, m.thread_id, m.xmax = 0 AS inserted
-),
-touch AS (
-	UPDATE {{schema}}.threads t SET updated_at = $10,
-		boundary = CASE WHEN jsonb_typeof(t.boundary) = 'object' AND n.first IS NOT NULL
-				AND (t.boundary->>'createdAt')::timestamptz >= n.first
-			THEN jsonb_build_object(
-				'createdAt', to_char((n.first - interval '1 microsecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-				'messageIds', 'null'::jsonb,
-				'maxTokens', t.boundary->'maxTokens', 'atMaxRemoveTokens', t.boundary->'atMaxRemoveTokens')
-			ELSE t.boundary END
-	FROM (SELECT th.id, (SELECT min(u.created_at) FROM ups u WHERE u.thread_id = th.id AND u.inserted) AS first FROM thr th) n
-	WHERE t.id = n.id AND (SELECT go FROM ok)
-)
-SELECT 0::int4 AS kind, b.ord, b.thread_id, b.why, NULL::text AS id, NULL::timestamptz AS created_at, NULL::bigint AS seq FROM bad b
-UNION ALL
-SELECT 1::int4, NULL::bigint, NULL::text, NULL::text, u.id, u.created_at, u.seq FROM ups u
-UNION ALL
-SELECT 2::int4, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::timestamptz, NULL::bigint FROM stale WHERE s`
+// saveMessagesSQL calls save_messages (migrations/0004_save_function.sql),
+// which locks the threads involved and then the stored messages of the batch,
+// each in id order (DeleteMessages does the same, so saves, moves and deletes
+// of overlapping messages serialise instead of deadlocking), refuses the
+// whole batch before writing anything, upserts and bumps the threads. A call
+// that meets rows newer than its locks reports kind 2 or fails with a unique
+// violation on messages_pkey and is run again (see retry); so is one the
+// server's deadlock detector aborts.
+const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq FROM {{schema}}.save_messages(
+	$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[], $10::timestamptz)`
 
 // ListMessages selects messages of one thread and the Include windows in a
 // single statement: the listed page (keyset cursor, date range, LIMIT
@@ -354,7 +266,7 @@ func (s *Store) listMessagesSQL(q store.MessageQuery) (string, []any) {
 			") w)")
 	}
 	if q.IncludeTotal {
-		parts = append(parts, "(SELECT 2::int4, ''::text, ''::text, ''::text, ''::text, ''::text, 'null'::jsonb,"+
+		parts = append(parts, "(SELECT 2::int4, ''::text, ''::text, ''::text, ''::text, ''::text, 'null'::text,"+
 			" 'epoch'::timestamptz, 0::int4, ''::text, 0::bigint, count(*) FROM "+s.q.messages+" m WHERE "+filter.String()+")")
 	}
 	if len(parts) == 0 {
@@ -459,8 +371,9 @@ func scanMessage(row pgx.Row, pre, post []any) (message.Message, error) {
 	}
 	m.Role, m.Tokens, m.CreatedAt = message.Role(role), int(tokens), m.CreatedAt.UTC()
 	if len(content) > 0 && !bytes.Equal(content, []byte("null")) {
-		// jsonb re-formats JSON ("a": 1); compact it so raw fields such as
-		// tool arguments come back without the added spaces.
+		// Rows written while content was jsonb (before migration 0004) carry
+		// its formatting ("a": 1); compact it so raw fields such as tool
+		// arguments come back without the added spaces.
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, content); err != nil {
 			return message.Message{}, err

@@ -3,11 +3,13 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentmem/agentmem/core"
 )
@@ -98,5 +100,67 @@ func TestOpenErrors(t *testing.T) {
 	var ce *pgconn.ConnectError
 	if !errors.Is(err, core.ErrStorage) || !errors.As(err, &ce) {
 		t.Fatalf("unreachable server: %v (%T)", err, err)
+	}
+}
+
+// TestMigrationKeepsRows: rows written by the schema before migration 0004
+// (content jsonb, messages referencing threads by a foreign key) read the
+// same after it, are upserted in place (createdAt and seq kept) and go with
+// their thread.
+func TestMigrationKeepsRows(t *testing.T) {
+	schema := freshSchema(t)
+	pool, err := pgxpool.New(bg(), testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := quoteIdent(schema)
+	stmts := []string{"CREATE SCHEMA " + quoted,
+		withSchema(`CREATE TABLE {{schema}}.schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`, quoted)}
+	for _, m := range ms {
+		if m.version < 4 {
+			stmts = append(stmts, withSchema(m.sql, quoted),
+				withSchema(fmt.Sprintf("INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (%d, '%s')", m.version, m.name), quoted))
+		}
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+	stmts = append(stmts,
+		withSchema(`INSERT INTO {{schema}}.threads (id, resource_id, created_at, updated_at) VALUES ('t', 'r', now(), now())`, quoted),
+		withSchema(`INSERT INTO {{schema}}.messages (id, thread_id, resource_id, role, content, created_at, tokens, token_encoding)
+			VALUES ('old', 't', 'r', 'assistant', '{"format": 2, "parts": [{"type": "tool-invocation", "toolInvocation":
+				{"state": "call", "toolCallId": "c1", "toolName": "f", "args": {"b": 1, "a": [1, 2]}}}]}'::jsonb, '`+at.Format(time.RFC3339Nano)+`', 7, 'o200k_base')`, quoted))
+	for _, q := range stmts {
+		if _, err := pool.Exec(bg(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	s := openSchema(t, schema)
+	got, err := s.GetMessages(bg(), []string{"old"})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("GetMessages after migrating: %+v %v", got, err)
+	}
+	old := got[0]
+	inv := old.Content.Parts[0].ToolInvocation
+	if !old.CreatedAt.Equal(at) || old.Tokens != 7 || inv == nil || string(inv.Args) != `{"a":[1,2],"b":1}` {
+		t.Fatalf("old row after migrating: %+v (invocation %+v)", old, inv)
+	}
+	upd := old.Clone()
+	upd.Content = core.NewMessage(core.RoleAssistant, "rewritten").Content
+	upd.CreatedAt = time.Now()
+	saved, err := s.SaveMessages(bg(), []core.Message{upd})
+	if err != nil || !saved[0].CreatedAt.Equal(at) || saved[0].Seq != old.Seq {
+		t.Fatalf("upsert of a migrated row: %+v %v (want createdAt %v seq %d)", saved, err, at, old.Seq)
+	}
+	if err := s.DeleteThread(bg(), "t"); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := pool.QueryRow(bg(), "SELECT count(*) FROM "+quoted+".messages").Scan(&left); err != nil || left != 0 {
+		t.Fatalf("messages left after DeleteThread: %d %v", left, err)
 	}
 }

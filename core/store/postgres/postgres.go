@@ -20,10 +20,11 @@
 // most and never past the context's deadline.
 //
 // Times are stored as timestamptz in UTC with microsecond precision. Message
-// content and metadata are JSONB: their meaning round-trips, but raw JSON
-// fields (tool arguments, provider metadata) come back compacted with object
-// keys in JSONB's order, and text containing NUL characters cannot be stored
-// (ErrInvalidMessage / ErrInvalidArgument).
+// content is stored as the JSON text of message.MarshalStored (raw JSON fields
+// such as tool arguments come back compacted); thread and resource metadata
+// are JSONB, whose object keys come back in JSONB's order. Other text
+// containing NUL characters cannot be stored (ErrInvalidMessage /
+// ErrInvalidArgument); core.CheckedStore refuses NUL everywhere.
 //
 // Errors are *memerr.Error values. Driver and connection failures match
 // errors.Is(err, memerr.ErrStorage) and keep the pgx error reachable through
@@ -165,9 +166,7 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 // utc normalises a time to what timestamptz stores.
 func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// wrap turns a driver error into a *memerr.Error. Foreign-key violations on the
-// thread reference (a thread deleted concurrently) become ErrThreadNotFound.
-// When ctx is done the context's error is kept in the chain, so that
+// wrap turns a driver error into a *memerr.Error. When ctx is done the context's error is kept in the chain, so that
 // errors.Is(err, context.DeadlineExceeded) holds even when the server
 // answered the cancel request with its own error.
 func wrap(ctx context.Context, op string, err error) error {
@@ -178,9 +177,6 @@ func wrap(ctx context.Context, op string, err error) error {
 		err = fmt.Errorf("%w: %w", cerr, err)
 	}
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23503" && strings.Contains(pgErr.ConstraintName, "thread_id") {
-		return &memerr.Error{Code: memerr.CodeThreadNotFound, Op: op, Msg: "thread not found", Err: err}
-	}
 	if errors.As(err, &pgErr) && (pgErr.Code == "22P05" || pgErr.Code == "22021") {
 		// Text PostgreSQL cannot store, such as NUL characters (also \u0000 in jsonb).
 		code := memerr.CodeInvalidArgument
@@ -214,8 +210,8 @@ func retryable(err error) bool {
 	switch {
 	case pgErr.Code == "40P01", pgErr.Code == "40001":
 		return true
-	case pgErr.Code == "23502" && pgErr.TableName == "messages" && pgErr.ColumnName == "thread_id":
-		// saveMessagesSQL met a row newer than its snapshot.
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "messages_pkey":
+		// save_messages inserted an id stored after its locks.
 		return true
 	}
 	return false

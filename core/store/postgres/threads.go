@@ -196,8 +196,8 @@ UPDATE {{schema}}.threads SET
 WHERE id = $1
 RETURNING ` + threadCols
 
-// DeleteThread removes a thread and (by cascade) its messages. A missing
-// thread is no error.
+// DeleteThread removes a thread, its messages and its observations, in one
+// transaction. A missing thread is no error.
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	const op = "DeleteThread"
 	return wrap(ctx, op, retry(ctx, func() error {
@@ -211,16 +211,18 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	}))
 }
 
-// deleteThreadSQL deletes the thread (messages go by the foreign key's
-// cascade); it waits for a PutObservations that holds the thread's lock.
-// deleteThreadObservationsSQL then removes the thread's observational memory
-// as a separate statement, so that its snapshot sees what such a writer
-// committed (one statement's snapshot would predate it and leave the record
-// behind for a later thread with the same id).
+// deleteThreadSQL deletes the thread; it waits for a SaveMessages or a
+// PutObservations that holds the thread's lock. deleteThreadObservationsSQL
+// then removes the thread's messages and observational memory as a separate
+// statement, so that its snapshot sees what such a writer committed (one
+// statement's snapshot would predate it and leave the rows behind for a
+// later thread with the same id). A save that waited for the thread's lock
+// finds it gone and is refused.
 const (
 	deleteThreadSQL             = `DELETE FROM {{schema}}.threads WHERE id = $1`
 	deleteThreadObservationsSQL = `
-WITH g AS (DELETE FROM {{schema}}.observation_generations WHERE key = 'thread:' || $1::text)
+WITH g AS (DELETE FROM {{schema}}.observation_generations WHERE key = 'thread:' || $1::text),
+m AS (DELETE FROM {{schema}}.messages WHERE thread_id = $1::text)
 DELETE FROM {{schema}}.observations WHERE key = 'thread:' || $1::text`
 )
 
