@@ -13,7 +13,9 @@
 #                  AGENTMEM_PG_DIR      the temp dir holding everything (data, socket, log)
 #   pg_stop      stop the cluster started by pg_start and remove its files
 #
-# Settings: AGENTMEM_PG_PORT picks the first port to try (default 55432). The
+# Settings: AGENTMEM_PG_PORT picks the first port to try (default 55432);
+# AGENTMEM_PG_PRELOAD sets shared_preload_libraries (e.g. pg_stat_statements,
+# which the Mastra PostgreSQL benchmark reads). The
 # cluster trusts every local connection and listens on 127.0.0.1 only; it is
 # tuned for speed (fsync off) and is meant for tests, never for data. Works as
 # root on a fresh Debian machine: the server runs as user postgres.
@@ -102,6 +104,7 @@ shared_buffers = 128MB
 fsync = off
 full_page_writes = off
 log_min_messages = warning
+${AGENTMEM_PG_PRELOAD:+shared_preload_libraries = '$AGENTMEM_PG_PRELOAD'}
 EOF
 	_pg_as_owner tee "$dir/data/pg_hba.conf" >/dev/null <<EOF
 local all all trust
