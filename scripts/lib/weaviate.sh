@@ -32,7 +32,8 @@
 # use instead of building internal/cmd/embedserver). Weaviate 1.35.2 always binds gRPC and its cluster data
 # port on all interfaces; everything else listens on 127.0.0.1 only. The server
 # runs with USE_INVERTED_SEARCHABLE=false: 1.35.2's BlockMax WAND BM25 drops
-# recently written objects from limited BM25/hybrid results (upstream #11780).
+# recently written objects from limited BM25/hybrid results (upstream #11780);
+# the price is slower keyword search over common terms (BENCHMARKS.md, issue 12).
 
 WEAVIATE_VERSION=${WEAVIATE_VERSION:-v1.35.2}
 

@@ -29,9 +29,16 @@
 //
 // Server notes (v1.35.2): BM25 with BlockMax WAND, the default for new
 // collections, silently drops recently written (not yet flushed) objects from
-// limited BM25 and hybrid results (upstream weaviate/weaviate#11780); start
-// the server with USE_INVERTED_SEARCHABLE=false, as scripts/lib/weaviate.sh
-// does. The client is weaviate-go-client/v5: v4 does not compile against the
+// limited BM25 and hybrid results (upstream weaviate/weaviate#11780: a
+// memtable term's block gets a zero score bound); start the server with
+// USE_INVERTED_SEARCHABLE=false, as scripts/lib/weaviate.sh does. The server
+// decides this for every collection it creates (the class's
+// usingBlockMaxWAND is overwritten by it), so it is a deployment setting, not
+// one of this store. Its cost is speed: keyword search then reads every
+// posting list of the query terms in full (the pre-1.29 WAND), so hybrid
+// queries over terms that most records share are far slower than vector
+// queries (see BENCHMARKS.md, issue 12). A server with the fix can switch
+// existing collections to BlockMax WAND with REINDEX_MAP_TO_BLOCKMAX_AT_STARTUP. The client is weaviate-go-client/v5: v4 does not compile against the
 // weaviate module version this module's graph selects.
 package weaviate
 
