@@ -26,7 +26,7 @@ func benchText(r *rand.Rand) string {
 	return s
 }
 
-// BenchmarkWeaviateRecall100k indexes 100k messages of one resource through
+// BenchmarkWeaviateRecall100k indexes 100k messages per corpus through
 // Memory.SaveMessages (bring-your-own vectors, hash embedder, gRPC batches)
 // and reports insert throughput, then semantic Recall latency p50/p95 in
 // vector mode and with the default config (hybrid), on each corpus of
