@@ -297,7 +297,11 @@ func (c *CheckedStore) ListWindow(ctx context.Context, q MessageQuery, fit store
 			page, err := c.raw.ListMessages(ctx, q)
 			return store.WindowPage{MessagePage: page}, err
 		}
-		return c.window.ListWindow(ctx, q, fit)
+		page, err := c.window.ListWindow(ctx, q, fit)
+		if err == nil && page.Bare != nil && len(page.Bare) != len(page.Messages) {
+			err = memerr.Errorf(memerr.CodeStorage, "ListWindow", "the store marked %d of %d messages", len(page.Bare), len(page.Messages))
+		}
+		return page, err
 	}, err, optionalID("resourceId", q.ResourceID))
 }
 

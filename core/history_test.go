@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -136,4 +138,29 @@ func longThread(t testing.TB, n int) *sqlite.Store {
 		}
 	}
 	return s
+}
+
+// shortBare is a store whose ListWindow marks fewer messages than it lists.
+type shortBare struct{ *memstore.Store }
+
+func (s shortBare) ListWindow(ctx context.Context, q core.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
+	p, err := s.Store.ListWindow(ctx, q, fit)
+	p.Bare = p.Bare[:len(p.Bare)/2]
+	return p, err
+}
+
+func TestListWindowMarksEveryMessage(t *testing.T) {
+	s := memstore.New()
+	seed := newMem(t, s, core.Config{})
+	if _, err := seed.CreateThread(ctx, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seed.SaveMessages(ctx, []core.Message{userAt("a", "t", "r", "hello", T(1)), userAt("b", "t", "r", "again", T(2))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	m := newMem(t, shortBare{s}, core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 8000}})
+	_, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{userAt("q", "t", "r", "?", T(3))}})
+	if !errors.Is(err, core.ErrStorage) {
+		t.Fatalf("Begin over a store marking half its window: %v", err)
+	}
 }
