@@ -124,8 +124,8 @@ func (t *Turn) stepThread(ctx context.Context, b *build) (err error) {
 }
 
 func (t *Turn) stepHistory(ctx context.Context, b *build) (err error) {
-	b.history, err = b.src.load(ctx, b.s, t.thread)
-	t.prior = priorMessages{thread: t.thread.ID, msgs: b.history, complete: b.src.complete()}
+	b.history, err = b.src.load(ctx, b.s, t.thread, b.input)
+	t.prior = priorMessages{thread: t.thread.ID, msgs: b.history, complete: b.src.complete(), bare: b.src.bare()}
 	return err
 }
 
@@ -195,8 +195,11 @@ func (t *Turn) stepContext(_ context.Context, b *build) error {
 
 func (t *Turn) stepBudget(ctx context.Context, b *build) (err error) {
 	if b.src.trims() {
-		b.conv, err = t.trim(ctx, b.s, b.system, b.conv)
+		if b.conv, err = t.trim(ctx, b.s, b.system, b.conv); err != nil {
+			return err
+		}
 	}
+	b.conv, err = fillBare(ctx, b.s, b.conv, b.src.bare())
 	return err
 }
 

@@ -16,9 +16,10 @@ import (
 // through it, so a rule written here holds on every backend.
 //
 // The optional capabilities (ThreadCreator, Resources, ResourceLister,
-// Observations, IndexQueue) are methods of CheckedStore too: without the capability a call
-// returns ErrUnsupported, except CreateThread, which falls back to a check
-// and SaveThread. CheckedStore is safe for concurrent use.
+// Observations, IndexQueue, WindowReader) are methods of CheckedStore too:
+// without the capability a call returns ErrUnsupported, except CreateThread,
+// which falls back to a check and SaveThread, and ListWindow, which falls
+// back to ListMessages. CheckedStore is safe for concurrent use.
 type CheckedStore struct {
 	raw     store.Store
 	creator store.ThreadCreator
@@ -26,6 +27,7 @@ type CheckedStore struct {
 	lister  store.ResourceLister
 	obs     store.Observations
 	queue   store.IndexQueue
+	window  store.WindowReader
 }
 
 // Check wraps s; a *CheckedStore is returned as it is.
@@ -39,6 +41,7 @@ func Check(s Store) *CheckedStore {
 	c.lister, _ = s.(store.ResourceLister)
 	c.obs, _ = s.(store.Observations)
 	c.queue, _ = s.(store.IndexQueue)
+	c.window, _ = s.(store.WindowReader)
 	return c
 }
 
@@ -57,6 +60,7 @@ var _ interface {
 	store.ResourceLister
 	store.Observations
 	store.IndexQueue
+	store.WindowReader
 } = (*CheckedStore)(nil)
 
 // enter refuses a nil or ended context.
@@ -278,6 +282,27 @@ func (c *CheckedStore) ListMessages(ctx context.Context, q MessageQuery) (Messag
 	q, err := store.NormalizeMessageQuery(q)
 	return run(ctx, "ListMessages", func() (MessagePage, error) { return c.raw.ListMessages(ctx, q) },
 		err, optionalID("resourceId", q.ResourceID))
+}
+
+// ListWindow implements store.WindowReader; q is normalised first and
+// must list newest first without Include or IncludeTotal. Without the
+// capability it lists the page with ListMessages, every row decoded.
+func (c *CheckedStore) ListWindow(ctx context.Context, q MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
+	q, err := store.NormalizeMessageQuery(q)
+	if err == nil && (q.Direction != Desc || len(q.Include) > 0 || q.IncludeTotal) {
+		err = memerr.Errorf(memerr.CodeInvalidArgument, "ListWindow", "a window lists newest first, without include or total")
+	}
+	return run(ctx, "ListWindow", func() (store.WindowPage, error) {
+		if c.window == nil {
+			page, err := c.raw.ListMessages(ctx, q)
+			return store.WindowPage{MessagePage: page}, err
+		}
+		page, err := c.window.ListWindow(ctx, q, fit)
+		if err == nil && page.Bare != nil && len(page.Bare) != len(page.Messages) {
+			err = memerr.Errorf(memerr.CodeStorage, "ListWindow", "the store marked %d of %d messages", len(page.Bare), len(page.Messages))
+		}
+		return page, err
+	}, err, optionalID("resourceId", q.ResourceID))
 }
 
 // GetMessages implements store.Messages.

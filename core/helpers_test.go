@@ -36,7 +36,7 @@ var base = time.Date(2026, 10, 30, 12, 0, 0, 0, time.UTC)
 
 func T(n int) time.Time { return base.Add(time.Duration(n) * time.Second) }
 
-func newMem(t *testing.T, s core.Store, cfg core.Config) *core.Memory {
+func newMem(t testing.TB, s core.Store, cfg core.Config) *core.Memory {
 	t.Helper()
 	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: byteTok{}})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // historyPageSize is how many messages one newest-first history read fetches.
@@ -16,6 +17,10 @@ const maxHistoryPage = 1000
 // history is what loadHistory read: chronological messages after the boundary.
 type history struct {
 	messages []Message
+	// bare holds the ids of messages read without content (beyond what the
+	// token budget can keep; see store.WindowReader): fillBare completes
+	// those a step keeps.
+	bare map[string]bool
 	// complete: the load reached the start of the thread and excluded
 	// nothing, so messages are every message before the turn.
 	complete bool
@@ -25,13 +30,16 @@ type history struct {
 // loadHistory reads the newest messages of a thread, newest first in keyset
 // pages, stopping at the count cap, once the token budget is exceeded, at the
 // persisted boundary (token mode, same limits only) or at the start of the
-// thread. Its cost is O(window), never O(thread). A page edge may separate a
+// thread. Its cost is O(window), never O(thread); under a token budget the
+// rows beyond what a trim can keep are read bare (historyPage). A page edge may separate a
 // result row from its older call row; that is safe because a result part
 // carries its call (name and arguments), and a call row is never newer than
 // its result.
 // rng is the caller's date range (Recall); the later of its start and the
 // boundary applies.
-func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st settings, rng DateRange) (history, error) {
+// links are the tool-call ids of the turn's input: their stored calls are
+// decoded wherever the window reaches (see store.WindowFit.Links).
+func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st settings, rng DateRange, links []string) (history, error) {
 	if !st.historyEnabled {
 		return history{}, nil
 	}
@@ -59,14 +67,22 @@ func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st
 	var newestFirst []Message
 	tokens := 0
 	for {
-		page, err := s.ListMessages(ctx, q)
+		page, err := m.historyPage(ctx, s, st, q, tokens, links)
 		if err != nil {
 			return history{}, err
 		}
 		h.reads++
-		for _, msg := range page.Messages {
+		for i, msg := range page.Messages {
 			if msg.Role == RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {
 				continue
+			}
+			if page.Bare != nil && page.Bare[i] {
+				if h.bare == nil {
+					h.bare = map[string]bool{}
+				}
+				h.bare[msg.ID] = true
+			} else {
+				links = append(links, msg.ToolCallIDs()...)
 			}
 			m.ensureTokens(&msg)
 			newestFirst = append(newestFirst, msg)
@@ -89,6 +105,51 @@ func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st
 	slices.Reverse(newestFirst)
 	h.messages = capByCount(newestFirst, st.maxMessages)
 	return h, nil
+}
+
+// historyPage reads one newest-first page of history; under a token budget
+// only the rows a trim can keep, and the tool rows linked to them or to
+// links, are decoded (used: the tokens of the messages earlier pages
+// listed). The budget's fixed costs known here are the reply priming and
+// AtMaxRemoveTokens; instructions, working memory and input are not, so up
+// to their worth of rows is decoded and then dropped.
+func (m *Memory) historyPage(ctx context.Context, s *CheckedStore, st settings, q MessageQuery, used int, links []string) (store.WindowPage, error) {
+	if !st.tokenBudget() {
+		page, err := s.ListMessages(ctx, q)
+		return store.WindowPage{MessagePage: page}, err
+	}
+	fits := st.maxTokens - tokensReplyPriming
+	return s.ListWindow(ctx, q, store.WindowFit{Encoding: m.tk.Encoding(), Fits: fits, Keep: fits - st.atMaxRemove, Used: used, Links: links})
+}
+
+// fillBare returns msgs with the content of those read bare loaded (one
+// GetMessages for all). Only a message a trim keeps although the read did
+// not expect it (one larger than the room skipped before it) needs it.
+func fillBare(ctx context.Context, s *CheckedStore, msgs []Message, bare map[string]bool) ([]Message, error) {
+	var ids []string
+	for i := range msgs {
+		if bare[msgs[i].ID] {
+			ids = append(ids, msgs[i].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return msgs, nil
+	}
+	found, err := s.GetMessages(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	content := make(map[string]Content, len(found))
+	for _, f := range found {
+		content[f.ID] = f.Content
+	}
+	out := slices.Clone(msgs)
+	for i := range out {
+		if c, ok := content[out[i].ID]; ok && bare[out[i].ID] {
+			out[i].Content = c
+		}
+	}
+	return out, nil
 }
 
 // ensureTokens counts a stored message whose count is missing or was made

@@ -7,8 +7,9 @@ import "context"
 // observational memory on, the observations and every message not yet
 // observed. Begin asks the source instead of branching on the feature.
 type historySource interface {
-	// load reads the remembered messages of th, chronological.
-	load(ctx context.Context, s *CheckedStore, th Thread) ([]Message, error)
+	// load reads the remembered messages of th, chronological, for a turn
+	// with input.
+	load(ctx context.Context, s *CheckedStore, th Thread, input []Message) ([]Message, error)
 	// hasPast reports whether the thread has messages older than those
 	// loaded (the input filter treats such a thread as non-empty).
 	hasPast() bool
@@ -21,6 +22,9 @@ type historySource interface {
 	// complete reports whether the loaded messages are every message of
 	// the thread before the turn (used as indexing context without a read).
 	complete() bool
+	// bare returns the ids of loaded messages read without content
+	// (history.bare).
+	bare() map[string]bool
 }
 
 // newHistorySource picks the source for the turn's settings.
@@ -34,16 +38,23 @@ func (m *Memory) newHistorySource(st settings) historySource {
 // windowHistory is the count- and/or token-bounded window of the newest
 // messages after the persisted boundary.
 type windowHistory struct {
-	m    *Memory
-	st   settings
-	done bool
+	m      *Memory
+	st     settings
+	done   bool
+	unread map[string]bool
 }
 
-func (w *windowHistory) load(ctx context.Context, s *CheckedStore, th Thread) ([]Message, error) {
-	h, err := w.m.loadHistory(ctx, s, th, w.st, DateRange{})
-	w.done = h.complete
+func (w *windowHistory) load(ctx context.Context, s *CheckedStore, th Thread, input []Message) ([]Message, error) {
+	var links []string
+	for i := range input {
+		links = append(links, input[i].ToolCallIDs()...)
+	}
+	h, err := w.m.loadHistory(ctx, s, th, w.st, DateRange{}, links)
+	w.done, w.unread = h.complete, h.bare
 	return h.messages, err
 }
+
+func (w *windowHistory) bare() map[string]bool { return w.unread }
 
 func (w *windowHistory) complete() bool { return w.done }
 
@@ -61,7 +72,7 @@ type observedHistory struct {
 	view omView
 }
 
-func (o *observedHistory) load(ctx context.Context, s *CheckedStore, th Thread) ([]Message, error) {
+func (o *observedHistory) load(ctx context.Context, s *CheckedStore, th Thread, _ []Message) ([]Message, error) {
 	v, err := o.m.omLoad(ctx, s, o.om, th)
 	if err != nil {
 		return nil, err
@@ -76,5 +87,6 @@ func (o *observedHistory) frame() (system, others []Message) {
 	return o.m.omSystemMessages(o.view.rec), o.view.other
 }
 
-func (o *observedHistory) trims() bool    { return false }
-func (o *observedHistory) complete() bool { return false }
+func (o *observedHistory) trims() bool           { return false }
+func (o *observedHistory) complete() bool        { return false }
+func (o *observedHistory) bare() map[string]bool { return nil }

@@ -174,7 +174,8 @@ func (ix *indexing) records(msgs []Message, maxChunk int, prev map[string]string
 type priorMessages struct {
 	thread   string
 	msgs     []Message
-	complete bool // every message of the thread before the turn
+	complete bool            // every message of the thread before the turn
+	bare     map[string]bool // messages loaded without content (history.bare)
 }
 
 // before returns the last n prior messages of thread when the turn's load
@@ -183,7 +184,13 @@ func (p *priorMessages) before(thread string, n int) ([]Message, bool) {
 	if p == nil || p.thread != thread || (len(p.msgs) < n && !p.complete) {
 		return nil, false
 	}
-	return p.msgs[max(len(p.msgs)-n, 0):], true
+	last := p.msgs[max(len(p.msgs)-n, 0):]
+	for i := range last {
+		if p.bare[last[i].ID] {
+			return nil, false
+		}
+	}
+	return last, true
 }
 
 // contextTexts returns, for each message of msgs, the indexed text of the

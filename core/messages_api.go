@@ -267,11 +267,14 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		}
 	}
 	if q.PerPage == 0 && st.tokenBudget() {
-		hist, err := m.loadHistory(ctx, s, th, st, q.Range)
+		hist, err := m.loadHistory(ctx, s, th, st, q.Range, nil)
 		if err != nil {
 			return RecallResult{}, err
 		}
-		kept := trimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, tokensReplyPriming)
+		kept, err := fillBare(ctx, s, trimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, tokensReplyPriming), hist.bare)
+		if err != nil {
+			return RecallResult{}, err
+		}
 		extra, err := m.fetchIncludes(ctx, s, th, includes, kept)
 		if err != nil {
 			return RecallResult{}, err

@@ -189,6 +189,9 @@ func (t *Turn) Thread() Thread {
 }
 
 // Trimmed returns the remembered messages the token budget dropped this turn.
+// Those the history read did not decode (beyond what the budget can keep,
+// see store.WindowReader) have no text: their ids, times, Seq and token
+// counts are exact, and their tool invocations carry only the call ids.
 func (t *Turn) Trimmed() []Message {
 	if t == nil {
 		return nil

@@ -1,6 +1,9 @@
 package message
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // MarshalStored encodes content as stores keep it: format 2, parts,
 // metadata, provider metadata and unknown fields, without the v4 mirrors
@@ -64,4 +67,49 @@ func (c Content) storedFields() map[string]any {
 		m["providerMetadata"] = c.ProviderMetadata
 	}
 	return m
+}
+
+// toolPartKey starts the key a stored tool-invocation part holds its call
+// under ("toolInvocation") and the v4 mirror of older rows ("toolInvocations").
+var toolPartKey = []byte(`"toolInvocation`)
+
+// MayHoldToolParts reports whether stored content (as MarshalStored wrote
+// it, or an older row) may hold a tool invocation, without decoding it: a
+// false answer is certain, a true one may be a text quoting the key.
+func MayHoldToolParts(stored []byte) bool {
+	return bytes.Contains(stored, toolPartKey)
+}
+
+// StoredToolCallIDs reads only the tool-call ids of stored content (what
+// Message.ToolCallIDs returns once it is decoded), skipping the rest.
+func StoredToolCallIDs(stored []byte) ([]string, error) {
+	if !MayHoldToolParts(stored) {
+		return nil, nil
+	}
+	type call struct {
+		ToolCallID string `json:"toolCallId"`
+	}
+	var c struct {
+		Parts []*struct {
+			ToolInvocation *call `json:"toolInvocation"`
+		} `json:"parts"`
+		Legacy []call `json:"toolInvocations"` // read only without parts, as UnmarshalJSON does
+	}
+	if err := json.Unmarshal(stored, &c); err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, p := range c.Parts {
+		if p != nil && p.ToolInvocation != nil && p.ToolInvocation.ToolCallID != "" {
+			ids = append(ids, p.ToolInvocation.ToolCallID)
+		}
+	}
+	if len(c.Parts) == 0 {
+		for _, l := range c.Legacy {
+			if l.ToolCallID != "" {
+				ids = append(ids, l.ToolCallID)
+			}
+		}
+	}
+	return ids, nil
 }

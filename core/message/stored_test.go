@@ -2,6 +2,7 @@ package message
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -37,4 +38,42 @@ func TestMarshalStoredTextShape(t *testing.T) {
 			t.Fatalf("%+v: taken as text-only content", c)
 		}
 	}
+}
+
+func TestStoredToolCallIDs(t *testing.T) {
+	call := Message{Content: Content{Format: 2, Parts: []Part{TextPart(`quoting "toolInvocation" in text`),
+		{Type: PartToolInvocation, ToolInvocation: &ToolInvocation{State: ToolStateCall, ToolCallID: "c<1>&", ToolName: "f", Args: json.RawMessage(`{}`)}}}}}
+	text := Message{Content: Content{Format: 2, Parts: []Part{TextPart("no tools here")}}}
+	for _, c := range []struct {
+		name   string
+		stored string
+		want   []string
+		may    bool
+	}{
+		{"call", mustStored(t, call.Content), []string{"c<1>&"}, true},
+		{"text", mustStored(t, text.Content), nil, false},
+		{"legacy mirror without parts", `{"format":2,"toolInvocations":[{"state":"result","toolCallId":"old"}]}`, []string{"old"}, true},
+		{"jsonb spacing", `{"parts": [{"type": "tool-invocation", "toolInvocation": {"toolCallId": "x"}}]}`, []string{"x"}, true},
+	} {
+		if got := MayHoldToolParts([]byte(c.stored)); got != c.may {
+			t.Errorf("%s: MayHoldToolParts = %v", c.name, got)
+		}
+		got, err := StoredToolCallIDs([]byte(c.stored))
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: StoredToolCallIDs = %v, %v; want %v", c.name, got, err, c.want)
+		}
+		var m Message
+		if err := json.Unmarshal([]byte(c.stored), &m.Content); err != nil || fmt.Sprint(m.ToolCallIDs()) != fmt.Sprint(c.want) {
+			t.Errorf("%s: decoded tool calls %v (%v), want %v", c.name, m.ToolCallIDs(), err, c.want)
+		}
+	}
+}
+
+func mustStored(t *testing.T, c Content) string {
+	t.Helper()
+	b, err := MarshalStored(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -1,7 +1,7 @@
 // Package store is the storage contract of agentmem: the role interfaces a
 // backend implements (Threads, Messages, WorkingMemories, Boundaries, and the
-// optional capabilities ThreadCreator, Resources, Observations and
-// IndexQueue), the records they exchange, and pure helpers drivers share
+// optional capabilities ThreadCreator, Resources, Observations, IndexQueue
+// and WindowReader), the records they exchange, and pure helpers drivers share
 // (query normalisation, boundary merge, paging window, metadata merge).
 //
 // Applications do not call a Store directly: core.New wraps it in a checked

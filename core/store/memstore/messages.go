@@ -195,3 +195,28 @@ func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 	}
 	return nil
 }
+
+// ListWindow implements store.WindowReader. Messages are held decoded; the
+// rows the window does not select come back without content, as from SQL
+// stores, found by the same store.DecodeWindow on their stored form.
+func (s *Store) ListWindow(ctx context.Context, q store.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
+	q.Include, q.IncludeTotal = nil, false
+	page, err := s.ListMessages(ctx, q)
+	if err != nil {
+		return store.WindowPage{}, err
+	}
+	held := make(map[string]message.Content, len(page.Messages))
+	stored := make([][]byte, len(page.Messages))
+	for i := range page.Messages {
+		m := &page.Messages[i]
+		held[m.ID], m.Content = m.Content, message.Content{}
+		if stored[i], err = message.MarshalStored(held[m.ID]); err != nil {
+			return store.WindowPage{}, err
+		}
+	}
+	bare, err := store.DecodeWindow(fit, page.Messages, stored, func(m *message.Message, _ []byte) error {
+		m.Content = held[m.ID]
+		return nil
+	})
+	return store.WindowPage{MessagePage: page, Bare: bare}, err
+}

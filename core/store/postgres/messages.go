@@ -193,6 +193,53 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	return page, nil
 }
 
+// ListWindow implements store.WindowReader: ListMessages' statement for q
+// (one round trip, index order), decoding only the rows fit selects.
+func (s *Store) ListWindow(ctx context.Context, q store.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
+	const op = "ListWindow"
+	q.Include, q.IncludeTotal = nil, false
+	page := store.WindowPage{MessagePage: store.MessagePage{Messages: []message.Message{}}}
+	sql, args := s.listMessagesSQL(q)
+	if sql == "" {
+		return page, nil
+	}
+	rows, done, err := s.queryIndexOrder(ctx, sql, args...)
+	if err != nil {
+		return store.WindowPage{}, wrap(ctx, op, err)
+	}
+	defer func() { rows.Close(); _ = done() }()
+	var contents [][]byte
+	for rows.Next() {
+		var src int32
+		m, content, err := scanBare(rows, []any{&src}, []any{new(*int64)})
+		if err != nil {
+			rows.Close()
+			return store.WindowPage{}, wrap(ctx, op, err)
+		}
+		page.Messages, contents = append(page.Messages, m), append(contents, content)
+	}
+	if err := rows.Err(); err != nil {
+		return store.WindowPage{}, wrap(ctx, op, err)
+	}
+	order := make([]int, len(page.Messages))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return message.Less(&page.Messages[order[j]], &page.Messages[order[i]]) })
+	msgs, raw := make([]message.Message, len(order)), make([][]byte, len(order))
+	for i, o := range order {
+		msgs[i], raw[i] = page.Messages[o], contents[o]
+	}
+	if q.PerPage > 0 && len(msgs) > q.PerPage {
+		msgs, raw, page.HasMore = msgs[:q.PerPage], raw[:q.PerPage], true
+	}
+	page.Messages = msgs
+	if page.Bare, err = store.DecodeWindow(fit, msgs, raw, decodeContent); err != nil {
+		return store.WindowPage{}, wrap(ctx, op, err)
+	}
+	return page, nil
+}
+
 // listMessagesSQL builds the ListMessages statement from fixed fragments;
 // every value is a bound parameter. It returns "" when nothing is asked.
 func (s *Store) listMessagesSQL(q store.MessageQuery) (string, []any) {
@@ -356,6 +403,19 @@ SELECT s FROM stale`
 // scanMessage reads messageCols, with optional destinations before (pre)
 // and after (post) them.
 func scanMessage(row pgx.Row, pre, post []any) (message.Message, error) {
+	m, content, err := scanBare(row, pre, post)
+	if err != nil {
+		return message.Message{}, err
+	}
+	if err := decodeContent(&m, content); err != nil {
+		return message.Message{}, err
+	}
+	return m, nil
+}
+
+// scanBare is scanMessage without decoding the content, which it returns
+// as stored.
+func scanBare(row pgx.Row, pre, post []any) (message.Message, []byte, error) {
 	var (
 		m       message.Message
 		role    string
@@ -367,22 +427,24 @@ func scanMessage(row pgx.Row, pre, post []any) (message.Message, error) {
 	dest = append(dest, &m.ID, &m.ThreadID, &m.ResourceID, &role, &m.Type, &content, &m.CreatedAt, &tokens, &m.TokenEncoding, &m.Seq)
 	dest = append(dest, post...)
 	if err := row.Scan(dest...); err != nil {
-		return message.Message{}, err
+		return message.Message{}, nil, err
 	}
 	m.Role, m.Tokens, m.CreatedAt = message.Role(role), int(tokens), m.CreatedAt.UTC()
-	if len(content) > 0 && !bytes.Equal(content, []byte("null")) {
-		// Rows written while content was jsonb (before migration 0004) carry
-		// its formatting ("a": 1); compact it so raw fields such as tool
-		// arguments come back without the added spaces.
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, content); err != nil {
-			return message.Message{}, err
-		}
-		if err := json.Unmarshal(buf.Bytes(), &m.Content); err != nil {
-			return message.Message{}, err
-		}
+	return m, content, nil
+}
+
+func decodeContent(m *message.Message, content []byte) error {
+	if len(content) == 0 || bytes.Equal(content, []byte("null")) {
+		return nil
 	}
-	return m, nil
+	// Rows written while content was jsonb (before migration 0004) carry
+	// its formatting ("a": 1); compact it so raw fields such as tool
+	// arguments come back without the added spaces.
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, content); err != nil {
+		return err
+	}
+	return json.Unmarshal(buf.Bytes(), &m.Content)
 }
 
 // satAdd and satMul add and multiply non-negative values, saturating at

@@ -23,6 +23,16 @@ const messageCols = `seq, id, thread_id, resource_id, role, type, content, creat
 const maxIn = 500
 
 func scanMessage(sc scanner) (message.Message, error) {
+	m, content, err := scanBare(sc)
+	if err != nil {
+		return m, err
+	}
+	return m, decodeContent(&m, content)
+}
+
+// scanBare scans a row of messageCols without decoding its content, which
+// it returns as stored.
+func scanBare(sc scanner) (message.Message, []byte, error) {
 	var (
 		m       message.Message
 		role    string
@@ -30,13 +40,17 @@ func scanMessage(sc scanner) (message.Message, error) {
 		created int64
 	)
 	if err := sc.Scan(&m.Seq, &m.ID, &m.ThreadID, &m.ResourceID, &role, &m.Type, &content, &created, &m.Tokens, &m.TokenEncoding); err != nil {
-		return m, err
+		return m, nil, err
 	}
 	m.Role, m.CreatedAt = message.Role(role), fromMicro(created)
+	return m, content, nil
+}
+
+func decodeContent(m *message.Message, content []byte) error {
 	if err := json.Unmarshal(content, &m.Content); err != nil {
-		return m, fmt.Errorf("decode content of message %q: %w", m.ID, err)
+		return fmt.Errorf("decode content of message %q: %w", m.ID, err)
 	}
-	return m, nil
+	return nil
 }
 
 func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]message.Message, error) {
@@ -245,6 +259,47 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	})
 	if err != nil {
 		return store.MessagePage{}, err
+	}
+	if page.Messages == nil {
+		page.Messages = []message.Message{}
+	}
+	return page, nil
+}
+
+// ListWindow implements store.WindowReader: the page of q (newest first,
+// no Include or total) with only the rows fit selects decoded.
+func (s *Store) ListWindow(ctx context.Context, q store.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
+	const op = "ListWindow"
+	var page store.WindowPage
+	err := s.read(ctx, op, func(tx *sql.Tx) error {
+		query, args, ok := listQuery(q)
+		if !ok {
+			return nil
+		}
+		rows, err := tx.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var contents [][]byte
+		for rows.Next() {
+			m, content, err := scanBare(rows)
+			if err != nil {
+				return err
+			}
+			page.Messages, contents = append(page.Messages, m), append(contents, content)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if q.PerPage > 0 && len(page.Messages) > q.PerPage {
+			page.Messages, contents, page.HasMore = page.Messages[:q.PerPage], contents[:q.PerPage], true
+		}
+		page.Bare, err = store.DecodeWindow(fit, page.Messages, contents, decodeContent)
+		return err
+	})
+	if err != nil {
+		return store.WindowPage{}, err
 	}
 	if page.Messages == nil {
 		page.Messages = []message.Message{}

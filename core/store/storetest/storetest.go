@@ -79,6 +79,8 @@ func Run(t *testing.T, open Opener) {
 		{"HugePagingValues", testHugePagingValues},
 		{"MessagesBatchTakeover", testMessagesBatchTakeover},
 		{"UnindexedMarkListClear", testUnindexedMarkListClear},
+		{"WindowDecodes", testWindowDecodes},
+		{"WindowSameAsList", testWindowSameAsList},
 		{"UnindexedIdempotent", testUnindexedIdempotent},
 		{"UnindexedCascade", testUnindexedCascade},
 		{"UnindexedLimit", testUnindexedLimit},
