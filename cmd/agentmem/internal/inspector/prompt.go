@@ -163,12 +163,42 @@ func (s *server) nextPrompt(ctx context.Context, th core.Thread, f promptForm) (
 	d.Total = core.PromptTokens(prompt)
 	tokens[srcFraming] = d.Total - sum(tokens)
 	d.ReadOnlyWM = tokens[srcWorkingMemory] > 0
-	for _, m := range turn.Trimmed() {
+	trimmed, err := s.withContent(ctx, turn.Trimmed())
+	if err != nil {
+		return d, err
+	}
+	for _, m := range trimmed {
 		d.Trimmed = append(d.Trimmed, viewMessage(m))
 		d.TrimTok += m.Tokens
 	}
 	d.Segments, d.Scale, d.BudgetX = bar(tokens, counts, d.Total, f.Budget)
 	return d, nil
+}
+
+// withContent returns msgs with their content: a turn's trimmed messages that
+// its history read did not decode come without it (see core.Turn.Trimmed).
+func (s *server) withContent(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+	ids := make([]string, len(msgs))
+	for i, m := range msgs {
+		ids[i] = m.ID
+	}
+	full, err := s.store.GetMessages(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]core.Message, len(full))
+	for _, m := range full {
+		byID[m.ID] = m
+	}
+	out := make([]core.Message, len(msgs))
+	for i, m := range msgs {
+		if f, ok := byID[m.ID]; ok {
+			f.Tokens = m.Tokens
+			m = f
+		}
+		out[i] = m
+	}
+	return out, nil
 }
 
 // historyIDs returns the ids of the remembered messages a prompt without

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
@@ -90,6 +91,9 @@ func TestPromptViewBudget(t *testing.T) {
 		w := get(h, promptURL(f.support.ID, "budget", "50"))
 		wantStatus(t, w, http.StatusOK)
 		wantContains(t, w.Body.String(), "trimmed by the budget", `of a <span id="prompt-budget">50</span>-token budget`)
+		// Trimmed messages the history read left undecoded are shown with their text.
+		_, trimmed, _ := strings.Cut(w.Body.String(), "trimmed by the budget")
+		wantContains(t, trimmed, "allergic to peanuts", "Noted: no peanuts in gift baskets.")
 		if after := f.snapshot(t); after != before {
 			t.Errorf("a trimming prompt view changed memory")
 		}
