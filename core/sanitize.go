@@ -62,6 +62,9 @@ func (m *Memory) validateMessage(op string, msg *Message) error {
 	if err := store.ValidateContent(msg); err != nil {
 		return withOp(op, err)
 	}
+	if bound, ok := encodedSizeBound(&msg.Content); ok && bound <= m.opts.MaxMessageBytes {
+		return nil // certainly under the cap: encoding it only to measure is waste
+	}
 	b, err := json.Marshal(msg.Content)
 	if err != nil {
 		return &Error{Code: CodeInvalidMessage, Op: op, Msg: "message " + msg.ID + " cannot be encoded", Err: err}
@@ -70,4 +73,39 @@ func (m *Memory) validateMessage(op string, msg *Message) error {
 		return Errorf(CodeMessageTooLarge, op, "message %q is %d bytes, the limit is %d", msg.ID, len(b), m.opts.MaxMessageBytes)
 	}
 	return nil
+}
+
+// encodedSizeBound is an upper bound of len(json.Marshal(c)), or false when
+// c has metadata (arbitrary values; measured by encoding). JSON escaping
+// turns one input byte into at most 6 ("\u003c"), every field costs less
+// than 64 bytes of name and punctuation, and the v4 mirrors MarshalJSON
+// derives repeat each part's content at most once (hence twice the parts).
+func encodedSizeBound(c *Content) (int, bool) {
+	if len(c.Metadata) > 0 {
+		return 0, false
+	}
+	const field, esc = 64, 6
+	parts := 0
+	for i := range c.Parts {
+		p := &c.Parts[i]
+		n := len(p.Type) + len(p.Text) + len(p.Reasoning) + len(p.Data) + len(p.MimeType) + len(p.Filename) + len(p.ProviderMetadata)
+		for k, v := range p.Extra {
+			n += len(k) + len(v)
+		}
+		for _, d := range p.Details {
+			n += len(d.Type) + len(d.Text) + len(d.Data) + len(d.Signature) + 4*field/esc
+		}
+		if ti := p.ToolInvocation; ti != nil {
+			n += len(ti.State) + len(ti.ToolCallID) + len(ti.ToolName) + len(ti.Args) + len(ti.Result) + len(ti.ErrorText) + 8*field/esc + 20
+		}
+		if src := p.Source; src != nil {
+			n += len(src.SourceType) + len(src.ID) + len(src.URL) + len(src.Title) + len(src.ProviderMetadata) + 5*field/esc
+		}
+		parts += esc*n + (8+len(p.Extra))*field
+	}
+	n := len(c.ProviderMetadata)
+	for k, v := range c.Extra {
+		n += len(k) + len(v) + field/esc
+	}
+	return 2*parts + esc*n + 8*field, true
 }

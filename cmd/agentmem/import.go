@@ -126,13 +126,23 @@ type importSummary struct {
 	Skipped  map[string]int `json:"skipped"`
 }
 
-// runImport checks the whole source, then imports it, resuming after the
-// checkpoint of an interrupted run of the same import.
+// runImport checks the whole source, then imports what the check kept,
+// resuming after the checkpoint of an interrupted run of the same import.
 func (a *app) runImport(ctx context.Context, c *connection, src *source, restart bool, batch int) error {
-	p, err := check(ctx, src, c.Store)
+	sp, err := newSpool()
 	if err != nil {
 		return err
 	}
+	defer sp.close()
+	p, err := check(ctx, src, c.Store, sp)
+	if err != nil {
+		return err
+	}
+	return a.importChecked(ctx, c, sp.replay(src), p, restart, batch)
+}
+
+// importChecked imports the checked records of src (planned by p).
+func (a *app) importChecked(ctx context.Context, c *connection, src *source, p plan, restart bool, batch int) error {
 	id := src.identity
 	if id == "" {
 		id = src.name

@@ -29,14 +29,18 @@ type checker struct {
 	pendingN []int
 }
 
-// check reads the whole source once and returns its plan, or the first
-// problem with its position.
-func check(ctx context.Context, src *source, s *core.CheckedStore) (plan, error) {
+// check reads the whole source once, keeping every valid record in sp for
+// the import pass, and returns its plan, or the first problem with its
+// position.
+func check(ctx context.Context, src *source, s *core.CheckedStore, sp *spool) (plan, error) {
 	c := &checker{src: src, store: s, owner: map[string]string{}, plan: plan{skipped: map[string]int{}}}
 	skip := func(reason string) { c.plan.skipped[reason]++ }
 	err := src.each(ctx, func(n int, r record) error {
 		c.plan.records++
 		if err := c.record(ctx, n, r); err != nil {
+			return err
+		}
+		if err := sp.put(n, r); err != nil {
 			return err
 		}
 		if len(c.pending) >= pageSize {

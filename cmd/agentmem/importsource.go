@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"github.com/agentmem/agentmem/core"
 )
@@ -34,7 +36,7 @@ func badInput(src *source, n int, format string, args ...any) error {
 }
 
 // jsonlSource reads an export file; "-" is standard input, copied to a
-// temporary file first because import reads its input twice.
+// temporary file first (a source can be read more than once).
 func (a *app) jsonlSource(path string) (*source, func(), error) {
 	cleanup := func() {}
 	if path == "-" {
@@ -67,39 +69,139 @@ func (a *app) jsonlSource(path string) (*source, func(), error) {
 	return src, cleanup, nil
 }
 
-// readJSONL decodes one record per line; the first line must be the header.
-func readJSONL(ctx context.Context, src *source, r *bufio.Reader, fn func(int, record) error) error {
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			rec, derr := decodeLine(line)
-			if derr != nil {
-				return badInput(src, n, "%v", derr)
-			}
-			if n == 1 && (rec.Kind != kindHeader || rec.Version != formatVersion) {
-				return badInput(src, n, "not an agentmem export (want the header {\"kind\":%q,\"version\":%d})", kindHeader, formatVersion)
-			}
-			if n > 1 {
-				if err := fn(n, rec); err != nil {
-					return err
-				}
-			}
-		} else if n == 1 && err == nil {
-			return badInput(src, n, "empty first line; want the export header")
-		}
-		if errors.Is(err, io.EOF) {
-			if n == 1 && len(bytes.TrimSpace(line)) == 0 {
-				return badInput(src, n, "empty input; want an agentmem export")
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
+// linesPerChunk is the number of lines a decoding worker takes at a time:
+// enough to make handing work over cheap, few enough to keep memory small.
+const linesPerChunk = 256
+
+// lineChunk is a run of consecutive lines and, once done is closed, their
+// decoded records.
+type lineChunk struct {
+	first int      // line number of lines[0]
+	lines [][]byte // nil for a blank line
+	recs  []record
+	errs  []error // decoding errors, by line
+	eof   bool    // the last line ends the input without a newline
+	done  chan struct{}
+}
+
+func (c *lineChunk) decode() {
+	c.recs, c.errs = make([]record, len(c.lines)), make([]error, len(c.lines))
+	for i, line := range c.lines {
+		if line != nil {
+			c.recs[i], c.errs[i] = decodeLine(line)
 		}
 	}
+	close(c.done)
+}
+
+// readJSONL decodes one record per line, on all cores, and hands the
+// records to fn in order; the first line must be the header. At most
+// 2×GOMAXPROCS chunks of lines are in memory at once.
+func readJSONL(ctx context.Context, src *source, r *bufio.Reader, fn func(int, record) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	ctx, cancel := context.WithCancel(ctx)
+	order, work := make(chan *lineChunk, 2*workers), make(chan *lineChunk, workers)
+	var wg sync.WaitGroup
+	var readErr error
+	wg.Go(func() {
+		defer close(order)
+		defer close(work)
+		readErr = readChunks(ctx, r, order, work)
+	})
+	for range workers {
+		wg.Go(func() {
+			for c := range work {
+				c.decode()
+			}
+		})
+	}
+	err := deliver(ctx, src, order, fn)
+	cancel()
+	for range order { // unblock the reader
+	}
+	wg.Wait()
+	if err == nil {
+		err = readErr
+	}
+	return err
+}
+
+// readChunks reads r in chunks of lines, handing each to the decoders
+// (work) and, in input order, to the consumer (order).
+func readChunks(ctx context.Context, r *bufio.Reader, order, work chan<- *lineChunk) error {
+	c := &lineChunk{first: 1, done: make(chan struct{})}
+	send := func() error {
+		for _, ch := range []chan<- *lineChunk{order, work} {
+			select {
+			case ch <- c:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if errors.Is(err, io.EOF) && len(line) == 0 && n > 1 {
+			return send()
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			line = nil
+		}
+		c.lines = append(c.lines, line)
+		if errors.Is(err, io.EOF) {
+			c.eof = true
+			return send()
+		}
+		if len(c.lines) == linesPerChunk {
+			if err := send(); err != nil {
+				return err
+			}
+			c = &lineChunk{first: n + 1, done: make(chan struct{})}
+		}
+	}
+}
+
+// deliver hands the decoded records to fn in order and stops at the first
+// bad line or failed fn.
+func deliver(ctx context.Context, src *source, order <-chan *lineChunk, fn func(int, record) error) error {
+	for c := range order {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		emptyInput := c.first == 1 && len(c.lines) == 1 && c.eof
+		for i, line := range c.lines {
+			if err := deliverLine(src, c.first+i, line == nil, emptyInput, c.recs[i], c.errs[i], fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// deliverLine checks line n and hands its record to fn; emptyInput tells
+// that a blank first line is the whole input.
+func deliverLine(src *source, n int, blank, emptyInput bool, rec record, derr error, fn func(int, record) error) error {
+	switch {
+	case blank && n == 1 && emptyInput:
+		return badInput(src, n, "empty input; want an agentmem export")
+	case blank && n == 1:
+		return badInput(src, n, "empty first line; want the export header")
+	case blank:
+		return nil
+	case derr != nil:
+		return badInput(src, n, "%v", derr)
+	case n == 1 && (rec.Kind != kindHeader || rec.Version != formatVersion):
+		return badInput(src, n, "not an agentmem export (want the header {\"kind\":%q,\"version\":%d})", kindHeader, formatVersion)
+	case n == 1:
+		return nil
+	}
+	return fn(n, rec)
 }
 
 func decodeLine(line []byte) (record, error) {

@@ -38,8 +38,8 @@ func TestImportResumes(t *testing.T) {
 	})
 }
 
-// interruptImport runs the import of file and cancels it when the second
-// pass reaches thread notes (line 15), once threads trip and food (lines 3-13,
+// interruptImport runs the import of file and cancels it when the import
+// pass (after the check) reaches thread notes (line 15), once threads trip and food (lines 3-13,
 // food closed by line 14) are finished.
 func interruptImport(t *testing.T, b backend, file string) {
 	t.Helper()
@@ -60,13 +60,21 @@ func interruptImport(t *testing.T, b backend, file string) {
 	defer cleanup()
 	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
-	passes, finished := 0, false
-	interrupting := *jsonl
+	sp, err := newSpool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.close()
+	p, err := check(ctx, jsonl, c.Store, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finished := false
+	replay := sp.replay(jsonl)
+	interrupting := *replay
 	interrupting.each = func(ctx context.Context, fn func(int, record) error, skip func(string)) error {
-		passes++
-		pass := passes
-		return jsonl.each(ctx, func(n int, r record) error {
-			if pass == 2 && n == 15 {
+		return replay.each(ctx, func(n int, r record) error {
+			if n == 15 {
 				finished = threadFinished(b.store, "trip", at(0).Add(time.Hour)) && threadFinished(b.store, "food", at(100).Add(time.Hour))
 				cancel()
 				return ctx.Err()
@@ -74,7 +82,7 @@ func interruptImport(t *testing.T, b backend, file string) {
 			return fn(n, r)
 		}, skip)
 	}
-	err = a.runImport(ctx, c, &interrupting, false, 2)
+	err = a.importChecked(ctx, c, &interrupting, p, false, 2)
 	if !finished {
 		t.Fatal("threads trip and food were not finished before the interruption")
 	}

@@ -170,6 +170,14 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	case '[':
 		return c.decodeV1Parts(b)
 	}
+	if c.decodeTextOnly(b) {
+		return nil
+	}
+	return c.decodeObject(b)
+}
+
+// decodeObject decodes a content object of any shape.
+func (c *Content) decodeObject(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return fmt.Errorf("content: %w", err)

@@ -72,7 +72,10 @@ func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) (
 
 // SaveMessages upserts msgs in one transaction (all or none), checking that
 // every thread exists and belongs to the message's resource, and that an
-// existing message is not taken over by another resource.
+// existing message is not taken over by another resource. Rows are looked up
+// and written in multi-row statements (insertRows per statement, prepared
+// once per call): a statement's cost in the driver, not SQLite's work per
+// row, dominates single-row writes.
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	contents := make([]string, len(msgs))
@@ -83,65 +86,36 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		}
 		contents[i] = string(b)
 	}
-	out := make([]message.Message, len(msgs))
+	out := slices.Clone(msgs)
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
-		owners := map[string]string{} // thread id -> resource id
-		for _, m := range msgs {
-			owner, ok := owners[m.ThreadID]
-			if !ok {
-				err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, m.ThreadID).Scan(&owner)
-				if errors.Is(err, sql.ErrNoRows) {
-					return memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q not found", m.ThreadID)
-				}
-				if err != nil {
-					return err
-				}
-				owners[m.ThreadID] = owner
-			}
-			if owner != m.ResourceID {
-				return memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q does not belong to resource %q", m.ThreadID, m.ResourceID)
-			}
+		if err := checkOwners(ctx, tx, op, msgs); err != nil {
+			return err
 		}
-		old, err := tx.PrepareContext(ctx, `SELECT thread_id, resource_id FROM messages WHERE id = ?`)
+		stored, err := storedOwners(ctx, tx, msgs)
 		if err != nil {
 			return err
 		}
-		defer old.Close()
-		up, err := tx.PrepareContext(ctx, `INSERT INTO messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, resource_id = excluded.resource_id,
-				role = excluded.role, type = excluded.type, content = excluded.content,
-				tokens = excluded.tokens, token_encoding = excluded.token_encoding
-			RETURNING seq, created_at`)
-		if err != nil {
-			return err
-		}
-		defer up.Close()
 		touched := map[string]bool{}
 		earliest := map[string]int64{} // thread -> earliest CreatedAt inserted
-		for i, m := range msgs {
-			var oldThread, oldResource string
-			switch err := old.QueryRowContext(ctx, m.ID).Scan(&oldThread, &oldResource); {
-			case errors.Is(err, sql.ErrNoRows):
+		for _, m := range msgs {
+			prev, ok := stored[m.ID]
+			switch {
+			case !ok:
 				at := m.CreatedAt.UTC().UnixMicro()
 				if e, ok := earliest[m.ThreadID]; !ok || at < e {
 					earliest[m.ThreadID] = at
 				}
-			case err != nil:
-				return err
-			case oldResource != m.ResourceID:
+			case prev.resource != m.ResourceID:
 				return memerr.Errorf(memerr.CodeResourceMismatch, op, "message %q belongs to another resource", m.ID)
 			default:
-				touched[oldThread] = true
+				touched[prev.thread] = true
 			}
+			// A later message of the batch with the same id updates this one.
+			stored[m.ID] = owner{thread: m.ThreadID, resource: m.ResourceID}
 			touched[m.ThreadID] = true
-			var created int64
-			if err := up.QueryRowContext(ctx, m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type, contents[i],
-				m.CreatedAt.UTC().UnixMicro(), m.Tokens, m.TokenEncoding).Scan(&m.Seq, &created); err != nil {
-				return err
-			}
-			m.CreatedAt = fromMicro(created)
-			out[i] = m
+		}
+		if err := insertMessages(ctx, tx, out, contents); err != nil {
+			return err
 		}
 		if err := pullBackBoundaries(ctx, tx, earliest); err != nil {
 			return err
@@ -152,6 +126,143 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkOwners requires every message's thread to exist and belong to the
+// message's resource.
+func checkOwners(ctx context.Context, tx *sql.Tx, op string, msgs []message.Message) error {
+	owners := map[string]string{} // thread id -> resource id
+	for _, m := range msgs {
+		res, ok := owners[m.ThreadID]
+		if !ok {
+			err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, m.ThreadID).Scan(&res)
+			if errors.Is(err, sql.ErrNoRows) {
+				return memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q not found", m.ThreadID)
+			}
+			if err != nil {
+				return err
+			}
+			owners[m.ThreadID] = res
+		}
+		if res != m.ResourceID {
+			return memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q does not belong to resource %q", m.ThreadID, m.ResourceID)
+		}
+	}
+	return nil
+}
+
+// owner is where a stored message lives.
+type owner struct{ thread, resource string }
+
+// storedOwners returns the thread and resource of the messages of msgs that
+// are already stored, by id.
+func storedOwners(ctx context.Context, tx *sql.Tx, msgs []message.Message) (map[string]owner, error) {
+	ids := make([]string, len(msgs))
+	for i := range msgs {
+		ids[i] = msgs[i].ID
+	}
+	out := map[string]owner{}
+	for _, c := range chunk(dedup(ids), maxIn) {
+		rows, err := tx.QueryContext(ctx, `SELECT id, thread_id, resource_id FROM messages WHERE id IN (`+placeholders(len(c))+`)`, anyArgs(c)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			var o owner
+			if err := rows.Scan(&id, &o.thread, &o.resource); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = o
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// insertRows is the number of rows of one INSERT statement (9 variables
+// each, far below SQLite's limit of 32,766).
+const insertRows = 100
+
+// insertMessages upserts msgs (with their encoded contents) and sets each
+// one's Seq and stored CreatedAt (an existing row keeps its own).
+func insertMessages(ctx context.Context, tx *sql.Tx, msgs []message.Message, contents []string) error {
+	var full *sql.Stmt
+	defer func() {
+		if full != nil {
+			full.Close()
+		}
+	}()
+	args := make([]any, 0, 9*insertRows)
+	for lo := 0; lo < len(msgs); lo += insertRows {
+		part := msgs[lo:min(lo+insertRows, len(msgs))]
+		args = args[:0]
+		for i, m := range part {
+			args = append(args, m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type, contents[lo+i],
+				m.CreatedAt.UTC().UnixMicro(), m.Tokens, m.TokenEncoding)
+		}
+		var rows *sql.Rows
+		var err error
+		if len(part) == insertRows {
+			if full == nil {
+				if full, err = tx.PrepareContext(ctx, upsertMessages(insertRows)); err != nil {
+					return err
+				}
+			}
+			rows, err = full.QueryContext(ctx, args...)
+		} else {
+			rows, err = tx.QueryContext(ctx, upsertMessages(len(part)), args...)
+		}
+		if err != nil {
+			return err
+		}
+		if err := scanInserted(rows, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upsertMessages is the upsert of n rows, returning each row's id, seq and
+// stored created_at.
+func upsertMessages(n int) string {
+	return `INSERT INTO messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+		VALUES ` + strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?), `, n), `, `) + `
+		ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, resource_id = excluded.resource_id,
+			role = excluded.role, type = excluded.type, content = excluded.content,
+			tokens = excluded.tokens, token_encoding = excluded.token_encoding
+		RETURNING id, seq, created_at`
+}
+
+// scanInserted sets Seq and CreatedAt of part from the rows an upsert
+// returned (in no guaranteed order; every row of one id has the same seq
+// and created_at, since an update changes neither).
+func scanInserted(rows *sql.Rows, part []message.Message) error {
+	type stored struct{ seq, created int64 }
+	got := make(map[string]stored, len(part))
+	for rows.Next() {
+		var id string
+		var st stored
+		if err := rows.Scan(&id, &st.seq, &st.created); err != nil {
+			rows.Close()
+			return err
+		}
+		got[id] = st
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	for i := range part {
+		st, ok := got[part[i].ID]
+		if !ok {
+			return fmt.Errorf("message %q: no row returned by the upsert", part[i].ID)
+		}
+		part[i].Seq, part[i].CreatedAt = st.seq, fromMicro(st.created)
+	}
+	return nil
 }
 
 // bumpThreads sets updated_at of the given threads.

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// TestSpoolReplaysRecords: what the checking pass spools comes back as the
+// same records at the same positions, text-only messages (kept in binary)
+// and every other record (kept as JSON) alike.
+func TestSpoolReplaysRecords(t *testing.T) {
+	at := time.Date(2025, 3, 1, 10, 3, 21, 123456789, time.UTC)
+	text := core.Message{ID: "m1", Role: core.RoleUser, ThreadID: "t", ResourceID: "r", Type: "v2", CreatedAt: at,
+		Content: core.Content{Format: 2, Parts: []core.Part{core.TextPart("héllo\n"), core.TextPart("")}}}
+	tool := core.Message{ID: "m2", Role: core.RoleAssistant, ThreadID: "t", ResourceID: "r", CreatedAt: at,
+		Content: core.Content{Format: 2, Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
+			State: core.ToolStateResult, ToolCallID: "c", ToolName: "f", Args: json.RawMessage(`{"a":1}`), Result: json.RawMessage(`2`)}}},
+			Metadata: map[string]any{"k": "v"}}}
+	in := []record{
+		{Kind: kindThread, Thread: &core.Thread{ID: "t", ResourceID: "r", Title: "x", CreatedAt: at}},
+		{Kind: kindMessage, Message: &text},
+		{Kind: kindMessage, Message: &tool},
+		{Kind: kindWorkingMemory, WorkingMemory: &workingMemoryDoc{ThreadID: "t", Data: "wm"}},
+	}
+	sp, err := newSpool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.close()
+	for i, r := range in {
+		if err := sp.put(10*i+3, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []record
+	var pos []int
+	err = sp.replay(&source{name: "x"}).each(bg, func(n int, r record) error {
+		pos, got = append(pos, n), append(got, r)
+		return nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(pos, []int{3, 13, 23, 33}) {
+		t.Fatalf("positions %v", pos)
+	}
+	for i := range in {
+		want, _ := json.Marshal(in[i])
+		have, _ := json.Marshal(got[i])
+		if string(want) != string(have) {
+			t.Errorf("record %d:\n got %s\nwant %s", i, have, want)
+		}
+	}
+	if !reflect.DeepEqual(*got[1].Message, text) {
+		t.Errorf("text-only message: got %#v, want %#v", *got[1].Message, text)
+	}
+}

@@ -1,0 +1,191 @@
+package message
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// decodeTextOnly decodes, in one pass over b, the most common shape of
+// content: format 2 with only text parts ({"type":"text","text":...}) and
+// optionally the v4 "content" mirror equal to the parts' text — what most
+// stored rows and exported lines are. ok is false for anything else (other
+// part types or fields, metadata, null, escapes it does not take, repeated
+// keys, invalid JSON), which UnmarshalJSON then decodes in general; when ok,
+// c is what the general decoding gives.
+func (c *Content) decodeTextOnly(b []byte) bool {
+	s := textScan{b: b}
+	var parts []Part
+	var mirror *string
+	seen := 0
+	ok := s.object(func(key string) bool {
+		bit := fieldBit(key, "format", "parts", "content")
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch key {
+		case "format":
+			return s.number()
+		case "parts":
+			parts = make([]Part, 0, 1)
+			return s.array(func() bool {
+				p, ok := s.textPart()
+				parts = append(parts, p)
+				return ok
+			})
+		}
+		text, ok := s.str()
+		mirror = &text
+		return ok
+	})
+	if !ok || !s.end() || len(parts) == 0 {
+		return false
+	}
+	*c = Content{Format: 2, Parts: parts}
+	if mirror != nil && *mirror != "" {
+		msg := Message{Content: *c}
+		return msg.Text() == *mirror
+	}
+	return true
+}
+
+// fieldBit is 1<<i for the i-th of names equal to key, or 0.
+func fieldBit(key string, names ...string) int {
+	for i, n := range names {
+		if key == n {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// textScan reads JSON values from b at i.
+type textScan struct {
+	b []byte
+	i int
+}
+
+func (s *textScan) ws() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+// next consumes c after optional white space.
+func (s *textScan) next(c byte) bool {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// end reports whether only white space is left.
+func (s *textScan) end() bool {
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// object reads an object, calling field after each key and its colon to
+// read the value.
+func (s *textScan) object(field func(key string) bool) bool {
+	if !s.next('{') {
+		return false
+	}
+	if s.next('}') {
+		return true
+	}
+	for {
+		key, ok := s.str()
+		if !ok || !s.next(':') || !field(key) {
+			return false
+		}
+		if s.next('}') {
+			return true
+		}
+		if !s.next(',') {
+			return false
+		}
+	}
+}
+
+// array reads a non-empty array, calling elem to read each element.
+func (s *textScan) array(elem func() bool) bool {
+	if !s.next('[') {
+		return false
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if s.next(']') {
+			return true
+		}
+		if !s.next(',') {
+			return false
+		}
+	}
+}
+
+// textPart reads {"type":"text","text":...} (keys in either order, text
+// optional).
+func (s *textScan) textPart() (Part, bool) {
+	p := Part{}
+	seen := 0
+	ok := s.object(func(key string) bool {
+		bit := fieldBit(key, "type", "text")
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		v, ok := s.str()
+		if key == "type" {
+			p.Type = v
+			return ok && v == PartText
+		}
+		p.Text = v
+		return ok
+	})
+	return p, ok && seen&1 != 0
+}
+
+// str reads a string. Strings without escapes are taken as they are; the
+// rest are unquoted by encoding/json.
+func (s *textScan) str() (string, bool) {
+	if !s.next('"') {
+		return "", false
+	}
+	start, escaped := s.i, false
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; {
+		case c == '"':
+			raw := s.b[start:s.i]
+			s.i++
+			if !escaped && utf8.Valid(raw) {
+				return string(raw), true
+			}
+			var out string
+			err := json.Unmarshal(s.b[start-1:s.i], &out)
+			return out, err == nil
+		case c == '\\':
+			escaped = true
+			s.i += 2
+		case c < 0x20:
+			return "", false
+		default:
+			s.i++
+		}
+	}
+	return "", false
+}
+
+// number reads a JSON number.
+func (s *textScan) number() bool {
+	s.ws()
+	start := s.i
+	for s.i < len(s.b) && (s.b[s.i] >= '0' && s.b[s.i] <= '9' || s.b[s.i] == '-' || s.b[s.i] == '+' || s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+	}
+	return s.i > start && json.Valid(s.b[start:s.i])
+}
