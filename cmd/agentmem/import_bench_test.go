@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,7 +84,9 @@ func writeBenchFile(b *testing.B, n int) string {
 func BenchmarkImport(b *testing.B) {
 	n := benchMessages(b)
 	file := writeBenchFile(b, n)
+	server := postgresServerPID(b)
 	b.Run(fmt.Sprintf("agentmem-sqlite/messages=%d", n), func(b *testing.B) {
+		defer reportCPU(b, n, server)()
 		for range b.N {
 			benchImport(b, sqliteBenchBackend(b), file, n)
 		}
@@ -93,17 +96,111 @@ func BenchmarkImport(b *testing.B) {
 		return
 	}
 	b.Run(fmt.Sprintf("agentmem-postgres/messages=%d", n), func(b *testing.B) {
+		defer reportCPU(b, n, server)()
 		for range b.N {
 			benchImport(b, postgresBenchBackend(b), file, n)
 		}
 		b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
 	b.Run(fmt.Sprintf("langchaingo-postgres/messages=%d", n), func(b *testing.B) {
+		defer reportCPU(b, n, server)()
 		for range b.N {
 			benchLangchaingo(b, n)
 		}
 		b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
+}
+
+// reportCPU, deferred with its result, reports the CPU time per message
+// spent by this process (client-µs/msg) and, when the PostgreSQL server runs
+// on this machine, by the server (server-µs/msg): on a shared, loaded
+// machine wall time measures how much CPU a run was given, CPU time what it
+// needed.
+func reportCPU(b *testing.B, n, server int) func() {
+	client0, server0 := processCPU(), serverCPU(server)
+	return func() {
+		msgs := float64(n * b.N)
+		b.ReportMetric(float64((processCPU()-client0).Microseconds())/msgs, "client-µs/msg")
+		if server > 0 {
+			b.ReportMetric(float64((serverCPU(server)-server0).Microseconds())/msgs, "server-µs/msg")
+		}
+	}
+}
+
+// processCPU is the user and system CPU time of this process.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// postgresServerPID is the process id of the local PostgreSQL server of
+// AGENTMEM_PG_DSN (the parent of a backend), or 0 when there is none or it
+// is not on this machine.
+func postgresServerPID(b *testing.B) int {
+	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	if dsn == "" {
+		return 0
+	}
+	pool, err := pgxpool.New(bg, dsn)
+	if err != nil {
+		return 0
+	}
+	defer pool.Close()
+	var backend int
+	if err := pool.QueryRow(bg, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		return 0
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", backend))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "PPid:"); ok {
+			pid, _ := strconv.Atoi(strings.TrimSpace(v))
+			return pid
+		}
+	}
+	return 0
+}
+
+// serverCPU is the CPU time of the server process, its finished children
+// (backends of closed connections) and its running children.
+func serverCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	total := procCPU(pid, true)
+	children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	for _, c := range strings.Fields(string(children)) {
+		if child, err := strconv.Atoi(c); err == nil {
+			total += procCPU(child, false)
+		}
+	}
+	return total
+}
+
+// procCPU reads utime and stime (and, with reaped, cutime and cstime) of a
+// process from /proc/PID/stat, in clock ticks of 1/100 s.
+func procCPU(pid int, reaped bool) time.Duration {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // fields from the 3rd on
+	n := 2
+	if reaped {
+		n = 4
+	}
+	var ticks int64
+	for _, f := range fields[11 : 11+n] { // utime is field 14
+		v, _ := strconv.ParseInt(f, 10, 64)
+		ticks += v
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 func benchImport(b *testing.B, flags []string, file string, n int) {
