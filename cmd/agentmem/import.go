@@ -68,10 +68,8 @@ indexed for semantic recall: run "agentmem reindex" afterwards.`,
 			switch {
 			case o.batch < 0:
 				return usageErr("--batch must be positive")
-			case o.batch == 0 && isPostgres(a.flags.db):
-				o.batch = defaultPostgresBatch
 			case o.batch == 0:
-				o.batch = defaultSQLiteBatch
+				o.batch = defaultBatch
 			}
 			src, cleanup, err := a.importSource(o, args[0])
 			if err != nil {
@@ -89,7 +87,7 @@ indexed for semantic recall: run "agentmem reindex" afterwards.`,
 	f.StringVar(&o.schema, "schema", "public", "PostgreSQL schema of the source tables")
 	f.StringVar(&o.resource, "resource", "", "resource of migrated langchaingo threads (default \"default\", as the langchaingo adapters)")
 	f.BoolVar(&o.restart, "restart", false, "ignore the progress of an interrupted run")
-	f.IntVar(&o.batch, "batch", 0, fmt.Sprintf("messages per SaveMessages call, one transaction (default %d for SQLite, %d for PostgreSQL)", defaultSQLiteBatch, defaultPostgresBatch))
+	f.IntVar(&o.batch, "batch", defaultBatch, "messages per SaveMessages call, one transaction")
 	_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{fromLangchaingoSQLite, fromLangchaingoPostgres, fromMastra}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -15,14 +15,10 @@ import (
 	"github.com/agentmem/agentmem/core"
 )
 
-// Default messages per SaveMessages call (one transaction). PostgreSQL's
-// one-statement save slows down superlinearly past a few hundred messages
-// (import of 5,000 messages: batches of 1,000 were 3.4x slower than of 100),
-// SQLite's prepared-statement transaction does not.
-const (
-	defaultSQLiteBatch   = 1000
-	defaultPostgresBatch = 100
-)
+// defaultBatch is the number of messages per SaveMessages call (one
+// transaction, one round trip on PostgreSQL): past ~1,000 larger batches
+// gain little on either store (BENCHMARKS.md).
+const defaultBatch = 1000
 
 // noIndexing keeps import from embedding: the index is rebuilt with reindex.
 var noIndexing = &core.Config{SemanticRecall: &core.SemanticRecall{Disabled: true}}
