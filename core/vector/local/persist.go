@@ -15,8 +15,15 @@ import (
 	"github.com/agentmem/agentmem/core/vector"
 )
 
-// fileMagic starts every store file; the trailing byte is the format version.
-const fileMagic = "agentmem-vectors\x01"
+// File formats: the magic's trailing byte is the format version. Version 1
+// is one gob value, []fileIndex with the records inside (float32 vectors).
+// Version 2, written now, is a gob stream — per index a fileIndex with
+// Count set, then Count fileRecords with int8 codes — so that neither
+// writing nor reading holds a second copy of the store in memory.
+const (
+	fileMagicV1 = "agentmem-vectors\x01"
+	fileMagic   = "agentmem-vectors\x02"
+)
 
 // fileIndex is one index on file. Fields added later decode as zero values
 // from older files (gob matches by name): an older file's resources have
@@ -26,13 +33,16 @@ type fileIndex struct {
 	Dim      int
 	Version  string
 	Versions map[string]string // resource -> version of its records
-	Records  []fileRecord
+	Records  []fileRecord      // version 1
+	Count    int               // version 2: records following in the stream
 }
 
 type fileRecord struct {
 	ID, Text, Keywords, MessageID, ThreadID, ResourceID, Role string
-	CreatedAt                                                 int64 // Unix nanoseconds, UTC
-	Vector                                                    []float32
+	CreatedAt                                                 int64     // Unix nanoseconds, UTC
+	Vector                                                    []float32 // version 1
+	Codes                                                     []byte    // version 2: int8 codes (quant.go)
+	Scale                                                     float32   // version 2
 }
 
 // saveLocked marks the state changed and writes it unless the store is buffered.
@@ -76,7 +86,7 @@ func (s *Store) writeFile() (err error) {
 	if _, err = io.WriteString(w, fileMagic); err != nil {
 		return err
 	}
-	if err = gob.NewEncoder(w).Encode(s.snapshot()); err != nil {
+	if err = s.encode(gob.NewEncoder(w)); err != nil {
 		return err
 	}
 	if err = w.Flush(); err != nil {
@@ -98,26 +108,57 @@ func (s *Store) writeFile() (err error) {
 	return nil
 }
 
-func (s *Store) snapshot() []fileIndex {
-	out := make([]fileIndex, 0, len(s.indexes))
-	for name, ix := range s.indexes {
+// encode writes the indexes in name order, each resource's records in id
+// order (the file of a given state is always the same).
+func (s *Store) encode(enc *gob.Encoder) error {
+	names := make([]string, 0, len(s.indexes))
+	for name := range s.indexes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ix := s.indexes[name]
 		fi := fileIndex{Name: name, Dim: ix.dim, Version: ix.version, Versions: map[string]string{}}
+		resources := make([]string, 0, len(ix.parts))
 		for res, p := range ix.parts {
 			fi.Versions[res] = p.version
-			for _, e := range p.recs {
-				r := e.rec
-				fi.Records = append(fi.Records, fileRecord{
-					ID: r.ID, Text: r.Text, Keywords: r.Keywords, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
-					ResourceID: r.Meta.ResourceID, Role: string(r.Meta.Role),
-					CreatedAt: r.Meta.CreatedAt.UnixNano(), Vector: r.Vector,
-				})
+			fi.Count += p.live()
+			resources = append(resources, res)
+		}
+		sort.Strings(resources)
+		if err := enc.Encode(fi); err != nil {
+			return err
+		}
+		for _, res := range resources {
+			if err := ix.parts[res].encode(enc); err != nil {
+				return err
 			}
 		}
-		sort.Slice(fi.Records, func(i, j int) bool { return fi.Records[i].ID < fi.Records[j].ID })
-		out = append(out, fi)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return nil
+}
+
+// encode writes the partition's records in id order.
+func (p *partition) encode(enc *gob.Encoder) error {
+	ids := make([]string, 0, p.live())
+	for id := range p.ids {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	codes := make([]byte, p.vecs.dim)
+	for _, id := range ids {
+		s := p.ids[id]
+		for i, c := range p.vecs.code(s) {
+			codes[i] = byte(c)
+		}
+		r := p.record(s)
+		if err := enc.Encode(fileRecord{ID: r.ID, Keywords: r.Keywords, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
+			ResourceID: r.Meta.ResourceID, Role: string(r.Meta.Role), CreatedAt: r.Meta.CreatedAt.UnixNano(),
+			Codes: codes, Scale: p.vecs.scale[s]}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Store) load() error {
@@ -131,26 +172,75 @@ func (s *Store) load() error {
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<16)
 	magic := make([]byte, len(fileMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != fileMagic {
-		return fmt.Errorf("not an agentmem vector file (or an unknown version)")
+	if _, err := io.ReadFull(r, magic); err != nil {
+		return errUnknownFile
 	}
+	dec := gob.NewDecoder(r)
+	switch string(magic) {
+	case fileMagicV1:
+		return s.decodeV1(dec)
+	case fileMagic:
+		return s.decode(dec)
+	}
+	return errUnknownFile
+}
+
+var errUnknownFile = fmt.Errorf("not an agentmem vector file (or an unknown version)")
+
+// decode reads a version 2 stream.
+func (s *Store) decode(dec *gob.Decoder) error {
+	for {
+		var fi fileIndex
+		if err := dec.Decode(&fi); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		ix := newIndex(fi.Dim, s.approx)
+		ix.version = fi.Version
+		codes := make([]int8, fi.Dim)
+		for range fi.Count {
+			var fr fileRecord
+			if err := dec.Decode(&fr); err != nil {
+				return err
+			}
+			if len(fr.Codes) != fi.Dim {
+				return fmt.Errorf("record %q has %d dimensions in an index of %d", fr.ID, len(fr.Codes), fi.Dim)
+			}
+			for i, c := range fr.Codes {
+				codes[i] = int8(c)
+			}
+			p := ix.part(fr.ResourceID)
+			p.version = fi.Versions[fr.ResourceID]
+			p.putCoded(fr.record(), codes, fr.Scale)
+		}
+		s.indexes[fi.Name] = ix
+	}
+}
+
+// decodeV1 reads a version 1 file.
+func (s *Store) decodeV1(dec *gob.Decoder) error {
 	var idx []fileIndex
-	if err := gob.NewDecoder(r).Decode(&idx); err != nil {
+	if err := dec.Decode(&idx); err != nil {
 		return err
 	}
 	for _, fi := range idx {
-		ix := newIndex(fi.Dim)
+		ix := newIndex(fi.Dim, s.approx)
 		ix.version = fi.Version
 		for _, fr := range fi.Records {
 			p := ix.part(fr.ResourceID)
 			p.version = fi.Versions[fr.ResourceID]
-			p.put(newEntry(vector.Record{
-				ID: fr.ID, Text: fr.Text, Keywords: fr.Keywords, Vector: fr.Vector,
-				Meta: vector.Meta{MessageID: fr.MessageID, ThreadID: fr.ThreadID, ResourceID: fr.ResourceID,
-					Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC()},
-			}))
+			r := fr.record()
+			r.Vector = fr.Vector
+			p.put(r)
 		}
 		s.indexes[fi.Name] = ix
 	}
 	return nil
+}
+
+func (fr *fileRecord) record() vector.Record {
+	return vector.Record{ID: fr.ID, Text: fr.Text, Keywords: fr.Keywords,
+		Meta: vector.Meta{MessageID: fr.MessageID, ThreadID: fr.ThreadID, ResourceID: fr.ResourceID,
+			Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC()}}
 }
