@@ -138,4 +138,3 @@ func BenchmarkApproximate100k(b *testing.B) {
 		p.nearest(unit(queries[i%len(queries)]), -1, 10)
 	}
 }
-
