@@ -18,8 +18,12 @@ import (
 // File formats: the magic's trailing byte is the format version. Version 1
 // is one gob value, []fileIndex with the records inside (float32 vectors).
 // Version 2, written now, is a gob stream — per index a fileIndex with
-// Count set, then Count fileRecords with int8 codes — so that neither
-// writing nor reading holds a second copy of the store in memory.
+// Parts set, then per resource a filePart, its Count fileRecords (int8
+// codes, in slot order) and its fileGraph — so that neither writing nor
+// reading holds a second copy of the store in memory, and opening a large
+// resource does not rebuild its graph. A graph is saved only when the
+// resource has no dead slots (it would refer to them); otherwise the first
+// search after Open rebuilds it.
 const (
 	fileMagicV1 = "agentmem-vectors\x01"
 	fileMagic   = "agentmem-vectors\x02"
@@ -34,7 +38,30 @@ type fileIndex struct {
 	Version  string
 	Versions map[string]string // resource -> version of its records
 	Records  []fileRecord      // version 1
-	Count    int               // version 2: records following in the stream
+	Parts    int               // version 2: partitions following in the stream
+}
+
+// filePart starts one resource's records in a version 2 stream.
+type filePart struct {
+	Resource string
+	Count    int
+}
+
+// fileGraph is a resource's HNSW graph (see graph); N 0 = none saved.
+type fileGraph struct {
+	N      int32
+	L0     []int32
+	L0Sim  []float32
+	L0N    []byte
+	UpNode []int32 // nodes with upper levels, each with its levels in Up
+	Up     [][]fileLinks
+	Entry  int32
+	Top    int
+}
+
+type fileLinks struct {
+	IDs  []int32
+	Sims []float32
 }
 
 type fileRecord struct {
@@ -122,9 +149,9 @@ func (s *Store) encode(enc *gob.Encoder) error {
 		resources := make([]string, 0, len(ix.parts))
 		for res, p := range ix.parts {
 			fi.Versions[res] = p.version
-			fi.Count += p.live()
 			resources = append(resources, res)
 		}
+		fi.Parts = len(resources)
 		sort.Strings(resources)
 		if err := enc.Encode(fi); err != nil {
 			return err
@@ -138,27 +165,72 @@ func (s *Store) encode(enc *gob.Encoder) error {
 	return nil
 }
 
-// encode writes the partition's records in id order.
+// encode writes the partition: its header, its live records in slot order,
+// its graph.
 func (p *partition) encode(enc *gob.Encoder) error {
-	ids := make([]string, 0, p.live())
-	for id := range p.ids {
-		ids = append(ids, id)
+	if err := enc.Encode(filePart{Resource: p.resource, Count: p.live()}); err != nil {
+		return err
 	}
-	sort.Strings(ids)
 	codes := make([]byte, p.vecs.dim)
-	for _, id := range ids {
-		s := p.ids[id]
+	for s := range int32(len(p.slots)) {
+		if p.thr[s] < 0 {
+			continue
+		}
 		for i, c := range p.vecs.code(s) {
 			codes[i] = byte(c)
 		}
 		r := p.record(s)
 		if err := enc.Encode(fileRecord{ID: r.ID, Keywords: r.Keywords, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
-			ResourceID: r.Meta.ResourceID, Role: string(r.Meta.Role), CreatedAt: r.Meta.CreatedAt.UnixNano(),
-			Codes: codes, Scale: p.vecs.scale[s]}); err != nil {
+			Role: string(r.Meta.Role), CreatedAt: r.Meta.CreatedAt.UnixNano(), Codes: codes, Scale: p.vecs.scale[s]}); err != nil {
 			return err
 		}
 	}
-	return nil
+	var fg fileGraph
+	if g := p.graph; g != nil && p.dead == 0 {
+		fg = fileGraph{N: g.n, L0: g.l0, L0Sim: g.l0sim, L0N: g.l0n, Entry: g.entry, Top: g.top}
+		for node, lv := range g.up {
+			fg.UpNode = append(fg.UpNode, node)
+			fl := make([]fileLinks, len(lv))
+			for i, lk := range lv {
+				fl[i] = fileLinks{lk.ids, lk.sims}
+			}
+			fg.Up = append(fg.Up, fl)
+		}
+	}
+	return enc.Encode(fg)
+}
+
+// restore installs a saved graph if it fits the partition's slots (else
+// the next search rebuilds it).
+func (p *partition) restore(fg fileGraph) {
+	n := int(fg.N)
+	if n == 0 || n > len(p.slots) || len(fg.L0) != n*hnswM0 || len(fg.L0Sim) != len(fg.L0) || len(fg.L0N) != n ||
+		len(fg.UpNode) != len(fg.Up) || fg.Entry < 0 || int(fg.Entry) >= n {
+		return
+	}
+	for _, id := range fg.L0 {
+		if id < 0 || int(id) >= n {
+			return
+		}
+	}
+	g := newGraph(&p.vecs)
+	g.n, g.l0, g.l0sim, g.l0n, g.entry, g.top = fg.N, fg.L0, fg.L0Sim, fg.L0N, fg.Entry, fg.Top
+	for i, node := range fg.UpNode {
+		lv := make([]links, len(fg.Up[i]))
+		for l, fl := range fg.Up[i] {
+			for _, id := range fl.IDs {
+				if id < 0 || int(id) >= n || len(fl.Sims) != len(fl.IDs) {
+					return
+				}
+			}
+			lv[l] = links{fl.IDs, fl.Sims}
+		}
+		g.up[node] = lv
+	}
+	if len(g.up[g.entry]) != g.top {
+		return
+	}
+	p.graph = g
 }
 
 func (s *Store) load() error {
@@ -198,24 +270,44 @@ func (s *Store) decode(dec *gob.Decoder) error {
 		}
 		ix := newIndex(fi.Dim, s.approx)
 		ix.version = fi.Version
-		codes := make([]int8, fi.Dim)
-		for range fi.Count {
-			var fr fileRecord
-			if err := dec.Decode(&fr); err != nil {
+		for range fi.Parts {
+			if err := s.decodePart(dec, ix, fi); err != nil {
 				return err
 			}
-			if len(fr.Codes) != fi.Dim {
-				return fmt.Errorf("record %q has %d dimensions in an index of %d", fr.ID, len(fr.Codes), fi.Dim)
-			}
-			for i, c := range fr.Codes {
-				codes[i] = int8(c)
-			}
-			p := ix.part(fr.ResourceID)
-			p.version = fi.Versions[fr.ResourceID]
-			p.putCoded(fr.record(), codes, fr.Scale)
 		}
 		s.indexes[fi.Name] = ix
 	}
+}
+
+// decodePart reads one partition of a version 2 stream into ix.
+func (s *Store) decodePart(dec *gob.Decoder, ix *index, fi fileIndex) error {
+	var fp filePart
+	if err := dec.Decode(&fp); err != nil {
+		return err
+	}
+	p := ix.part(fp.Resource)
+	p.version = fi.Versions[fp.Resource]
+	codes := make([]int8, fi.Dim)
+	for range fp.Count {
+		var fr fileRecord
+		if err := dec.Decode(&fr); err != nil {
+			return err
+		}
+		if len(fr.Codes) != fi.Dim {
+			return fmt.Errorf("record %q has %d dimensions in an index of %d", fr.ID, len(fr.Codes), fi.Dim)
+		}
+		for i, c := range fr.Codes {
+			codes[i] = int8(c)
+		}
+		fr.ResourceID = fp.Resource
+		p.putCoded(fr.record(), codes, fr.Scale)
+	}
+	var fg fileGraph
+	if err := dec.Decode(&fg); err != nil {
+		return err
+	}
+	p.restore(fg)
+	return nil
 }
 
 // decodeV1 reads a version 1 file.
