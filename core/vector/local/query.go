@@ -137,12 +137,23 @@ func hybrid(p *partition, q vector.Query, thread int32) []scored {
 			fused[r.s] += s
 		}
 	}
-	if q.Alpha < 1 && q.Text != "" {
-		add(p.bm25(q, thread), 1-q.Alpha)
-	}
+	// The two sides only read the partition: BM25 runs beside the vector
+	// search, so a hybrid query takes about as long as its slower side.
+	var kw []scored
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if q.Alpha < 1 && q.Text != "" {
+			kw = p.bm25(q, thread)
+		}
+	}()
+	var vec []scored
 	if q.Alpha > 0 {
-		add(p.nearest(unit(q.Vector), thread, n), q.Alpha)
+		vec = p.nearest(unit(q.Vector), thread, n)
 	}
+	<-done
+	add(kw, 1-q.Alpha)
+	add(vec, q.Alpha)
 	out := make([]scored, 0, len(fused))
 	for s, f := range fused {
 		out = append(out, scored{s, f})
