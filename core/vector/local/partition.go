@@ -46,6 +46,7 @@ type partition struct {
 	threads  map[string]int32
 	tnames   []string
 	tcount   []int32 // live records per thread number
+	roles    []message.Role
 	// BM25: postings by term number, document length by slot.
 	termNo map[string]int32
 	words  []string // term text by number
@@ -104,7 +105,7 @@ func (p *partition) putCoded(r vector.Record, codes []int8, scale float32) {
 		p.vecs.dim = len(codes)
 	}
 	s := int32(len(p.slots))
-	p.slots = append(p.slots, slot{id: r.ID, messageID: r.Meta.MessageID, role: r.Meta.Role, created: r.Meta.CreatedAt.UnixNano()})
+	p.slots = append(p.slots, slot{id: r.ID, messageID: r.Meta.MessageID, role: p.intern(r.Meta.Role), created: r.Meta.CreatedAt.UnixNano()})
 	if strings.HasPrefix(r.ID, r.Meta.MessageID) { // share the id's memory
 		p.slots[s].messageID = r.ID[:len(r.Meta.MessageID)]
 	}
@@ -115,6 +116,18 @@ func (p *partition) putCoded(r vector.Record, codes []int8, scale float32) {
 	p.tcount[p.thr[s]]++
 	p.dl = append(p.dl, 0)
 	p.index(s, keywords(r.Keywords, r.Text))
+}
+
+// intern returns role with the memory of the partition's first copy of it
+// (a decoded file gives every record its own).
+func (p *partition) intern(role message.Role) message.Role {
+	for _, r := range p.roles {
+		if r == role {
+			return r
+		}
+	}
+	p.roles = append(p.roles, role)
+	return role
 }
 
 func (p *partition) threadNo(thread string) int32 {
@@ -144,7 +157,7 @@ func (p *partition) index(s int32, words []string) {
 		if !ok {
 			no = int32(len(p.post))
 			p.termNo[w] = no
-			p.words = append(p.words, w)
+			p.words = append(p.words, strings.Clone(w)) // not the record's whole keywords
 			p.post = append(p.post, posting{})
 		}
 		at[w] = len(sl.terms)

@@ -3,8 +3,8 @@ package local
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"encoding/gob"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"

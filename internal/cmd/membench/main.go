@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -51,6 +53,7 @@ func main() {
 	dbPath := flag.String("db", "", "SQLite file (removed first)")
 	dsn := flag.String("dsn", "", "PostgreSQL connection string (instead of -db)")
 	vecPath := flag.String("vector", "", "local vector store file: run bench-vec.mjs's semantic-recall benchmark instead")
+	memprofile := flag.String("memprofile", "", "write a heap profile to this file at the end")
 	mode := flag.String("mode", "", `with -vector: the recall's search mode ("" = the default, vector, bm25)`)
 	flag.Parse()
 	if (*dbPath == "") == (*dsn == "") {
@@ -73,6 +76,22 @@ func main() {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	b.emit("peak_rss_kb", ru.Maxrss)
+	if *memprofile != "" {
+		writeHeapProfile(*memprofile)
+	}
+}
+
+// writeHeapProfile writes the live heap (after a GC) to path.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatalf("membench: %v", err)
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		log.Fatalf("membench: %v", err)
+	}
 }
 
 type bench struct {
