@@ -179,8 +179,8 @@ func (g *graph) greedy(q []float32, ep cand, l int) cand {
 // to q that accept admits (nil admits all), best first. Nodes accept rejects
 // are still walked through.
 func (g *graph) layer(q []float32, eps []cand, ef, l int, vis *visited, accept func(int32) bool) []cand {
-	var front maxHeap // candidates to expand, best first
-	var res minHeap   // results, worst first
+	front := candHeap{max: true} // candidates to expand, best first
+	var res candHeap             // results, worst first
 	for _, e := range eps {
 		vis.seen(e.id)
 		front.push(e)
@@ -188,9 +188,9 @@ func (g *graph) layer(q []float32, eps []cand, ef, l int, vis *visited, accept f
 			res.push(e)
 		}
 	}
-	for len(front) > 0 {
+	for len(front.a) > 0 {
 		c := front.pop()
-		if len(res) >= ef && c.sim < res[0].sim {
+		if len(res.a) >= ef && c.sim < res.a[0].sim {
 			break
 		}
 		for _, nb := range g.neighbours(c.id, l) {
@@ -198,18 +198,18 @@ func (g *graph) layer(q []float32, eps []cand, ef, l int, vis *visited, accept f
 				continue
 			}
 			s := g.v.sim(q, nb)
-			if len(res) < ef || s > res[0].sim {
+			if len(res.a) < ef || s > res.a[0].sim {
 				front.push(cand{nb, s})
 				if accept == nil || accept(nb) {
 					res.push(cand{nb, s})
-					if len(res) > ef {
+					if len(res.a) > ef {
 						res.pop()
 					}
 				}
 			}
 		}
 	}
-	out := []cand(res)
+	out := res.a
 	sort.Slice(out, func(i, j int) bool { return out[i].sim > out[j].sim })
 	return out
 }
@@ -319,17 +319,28 @@ func (g *graph) search(q []float32, k, ef int, accept func(int32) bool) []cand {
 	return res
 }
 
-// maxHeap and minHeap are binary heaps of candidates by similarity, written
-// out because container/heap's interface calls dominated a search.
-type maxHeap []cand
-type minHeap []cand
+// candHeap is a binary heap of candidates by similarity, the most similar
+// on top when max is set, else the least similar; written out because
+// container/heap's interface calls dominated a search.
+type candHeap struct {
+	a   []cand
+	max bool
+}
 
-func (h *maxHeap) push(c cand) {
-	*h = append(*h, c)
-	a := *h
+// above reports whether a belongs above b.
+func (h *candHeap) above(a, b cand) bool {
+	if h.max {
+		return a.sim > b.sim
+	}
+	return a.sim < b.sim
+}
+
+func (h *candHeap) push(c cand) {
+	h.a = append(h.a, c)
+	a := h.a
 	for i := len(a) - 1; i > 0; {
 		p := (i - 1) / 2
-		if a[p].sim >= a[i].sim {
+		if !h.above(a[i], a[p]) {
 			break
 		}
 		a[p], a[i] = a[i], a[p]
@@ -337,8 +348,8 @@ func (h *maxHeap) push(c cand) {
 	}
 }
 
-func (h *maxHeap) pop() cand {
-	a := *h
+func (h *candHeap) pop() cand {
+	a := h.a
 	top := a[0]
 	n := len(a) - 1
 	a[0] = a[n]
@@ -348,52 +359,15 @@ func (h *maxHeap) pop() cand {
 		if c >= n {
 			break
 		}
-		if c+1 < n && a[c+1].sim > a[c].sim {
+		if c+1 < n && h.above(a[c+1], a[c]) {
 			c++
 		}
-		if a[i].sim >= a[c].sim {
+		if !h.above(a[c], a[i]) {
 			break
 		}
 		a[i], a[c] = a[c], a[i]
 		i = c
 	}
-	*h = a
-	return top
-}
-
-func (h *minHeap) push(c cand) {
-	*h = append(*h, c)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if a[p].sim <= a[i].sim {
-			break
-		}
-		a[p], a[i] = a[i], a[p]
-		i = p
-	}
-}
-
-func (h *minHeap) pop() cand {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && a[c+1].sim < a[c].sim {
-			c++
-		}
-		if a[i].sim <= a[c].sim {
-			break
-		}
-		a[i], a[c] = a[c], a[i]
-		i = c
-	}
-	*h = a
+	h.a = a
 	return top
 }
