@@ -13,6 +13,12 @@
 #                       fresh temp dir, one process per run, and prints each
 #                       figure of the last round as agentmem's ratio to Mastra's
 #                       with the median over the rounds.
+#   mastra_side_by_side_vector SIZES...
+#                       the semantic-recall (vector path) pair: bench-vec.mjs
+#                       (LibSQLStore + LibSQLVector) against membench -vector
+#                       (SQLite + core/vector/local) in the default hybrid mode
+#                       and in vector mode, interleaved, with hashembed.mjs's
+#                       embedder on both sides.
 #   mastra_side_by_side_pg SIZES...
 #                       the same on PostgreSQL (AGENTMEM_PG_DSN, a superuser DSN
 #                       of a server loading pg_stat_statements): bench-pg.mjs
@@ -96,6 +102,44 @@ mastra_side_by_side_pg() {
 		done
 	done
 	_mastra_report "$work" "PostgreSQL; Mastra's PostgresStore" messages_table_bytes "$@"
+	rm -rf "$work"
+}
+
+mastra_side_by_side_vector() {
+	local reps=${AGENTMEM_BENCH_REPS:-2} work bin n r
+	mastra_install || return 1
+	work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-mastra.XXXXXX") || return 1
+	bin="$work/membench"
+	go build -o "$bin" ./internal/cmd/membench || return 1
+	for n in "$@"; do
+		for r in $(seq 1 "$reps"); do
+			rm -f "$AGENTMEM_MASTRA_DIR/bench-$n.db"* "$AGENTMEM_MASTRA_DIR/vec-$n.db"*
+			_mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/mastra-$n.jsonl" node bench-vec.mjs "$n" || return 1
+			rm -f "$AGENTMEM_MASTRA_DIR/bench-$n.db"* "$AGENTMEM_MASTRA_DIR/vec-$n.db"*
+			_mastra_timed "$work" "$work/agentmem-$n.jsonl" "$bin" -n "$n" -db "$work/a-$n.db" -vector "$work/a-$n.vec" || return 1
+			_mastra_timed "$work" "$work/vectormode-$n.jsonl" "$bin" -n "$n" -db "$work/v-$n.db" -vector "$work/v-$n.vec" -mode vector || return 1
+			rm -f "$work"/a-"$n".* "$work"/v-"$n".*
+		done
+	done
+	echo
+	echo "== semantic recall side by side with Mastra (LibSQLVector), medians of $reps interleaved rounds =="
+	printf '%-8s %-44s %12s %12s %12s\n' N figure agentmem "agentmem vec" Mastra
+	local prog='def med(f): [.[] | f | select(. != null)] | sort | if length == 0 then null else .[(length / 2 | floor)] end;
+	  {save: (med(.save_msgs_per_s) // med(.index_msgs_per_s)), p50: med(.p50_ms), rss: med(.peak_rss_kb),
+	   bytes: ((med(.db_bytes) // 0) + (med(.vector_file_bytes) // 0)), open: med(.vector_open_ms)}'
+	for n in "$@"; do
+		local a v m
+		a=$(jq -s "$prog" "$work/agentmem-$n.jsonl")
+		v=$(jq -s "$prog" "$work/vectormode-$n.jsonl")
+		m=$(jq -s "$prog" "$work/mastra-$n.jsonl")
+		jq -rn --argjson a "$a" --argjson v "$v" --argjson m "$m" --arg n "$n" '
+		  def row(name; f): [$n, name, ($a | f | tostring), ($v | f | tostring), ($m | f | tostring)] | @tsv;
+		  def r(x; y): if x and y and y != 0 then (x / y * 100 | round / 100 | tostring) + "x" else "n/a" end;
+		  row("save msg/s"; .save), row("recall p50 ms"; .p50), row("peak RSS KiB"; .rss),
+		  row("bytes on disk (db + vectors)"; .bytes), row("vector file open ms"; .open),
+		  ([$n, "recall p50 Mastra / agentmem", r($m.p50; $a.p50), r($m.p50; $v.p50), ""] | @tsv)' |
+			awk -F'\t' '{printf "%-8s %-44s %12s %12s %12s\n", $1, $2, $3, $4, $5}'
+	done
 	rm -rf "$work"
 }
 

@@ -3,7 +3,9 @@ package local
 import (
 	"math"
 	"strings"
+	"time"
 
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 )
@@ -13,153 +15,240 @@ type index struct {
 	dim     int
 	version string // IndexSpec.Version of the last EnsureIndex
 	parts   map[string]*partition
+	approx  int // records from which a partition searches its graph
 }
 
-func newIndex(dim int) *index { return &index{dim: dim, parts: map[string]*partition{}} }
+func newIndex(dim, approx int) *index {
+	return &index{dim: dim, parts: map[string]*partition{}, approx: approx}
+}
 
 func (ix *index) part(resource string) *partition {
 	p := ix.parts[resource]
 	if p == nil {
-		p = &partition{recs: map[string]*entry{}, post: map[string]*posting{}}
+		p = newPartition(resource, ix.approx)
 		ix.parts[resource] = p
 	}
 	return p
 }
 
-// partition holds one resource's records and its BM25 statistics.
+// partition holds one resource's records in dense slots: a record's slot
+// indexes its vector codes, its thread and its BM25 length. A replaced or
+// deleted record's slot is marked dead (the graph may still route through
+// it) and reclaimed by compact.
 type partition struct {
-	version string // IndexSpec.Version the records were written with
-	recs    map[string]*entry
-	// post lists the entries containing each term (its document frequency
-	// is the length): BM25 visits only the entries that match.
-	post   map[string]*posting
-	totLen int       // sum of document lengths in tokens
-	slab   []float32 // free tail of the current vector slab
-	// list holds the entries in (about) insertion order, so a scan walks the
-	// slabs sequentially; map order made exact search ~2.7× slower.
-	list []*entry
+	version  string // IndexSpec.Version the records were written with
+	resource string
+	ids      map[string]int32 // record id -> slot
+	slots    []slot
+	dead     int
+	vecs     vectors
+	thr      []int32 // thread number by slot (-1 = dead)
+	threads  map[string]int32
+	tnames   []string
+	tcount   []int32 // live records per thread number
+	roles    []message.Role
+	// BM25: postings by term number, document length by slot.
+	termNo map[string]int32
+	words  []string // term text by number
+	post   []posting
+	dl     []int32
+	totLen int
+	// graph indexes slots [0, graph.n) once the partition holds approx
+	// records; later slots are searched exactly until indexGraph adds them.
+	approx int
+	graph  *graph
 }
 
-// slabFloats is the size of one vector slab. Vectors are carved from slabs
-// so a partition's vectors lie next to each other in memory: an exact scan is
-// bound by memory, and scattered allocations made it several times slower.
-const slabFloats = 1 << 16
-
-// own copies v into the partition's slab memory.
-func (p *partition) own(v []float32) []float32 {
-	if len(v) > slabFloats/4 {
-		return append([]float32(nil), v...)
-	}
-	if len(p.slab) < len(v) {
-		p.slab = make([]float32, slabFloats)
-	}
-	out := p.slab[:len(v):len(v)]
-	copy(out, v)
-	p.slab = p.slab[len(v):]
-	return out
+// slot is a stored record without its vector (in vecs) and text (not kept:
+// BM25 needs only its terms).
+type slot struct {
+	id        string
+	messageID string
+	role      message.Role
+	created   int64 // Unix nanoseconds, UTC
+	terms     []term
 }
 
-// entry is a stored record with what search needs precomputed.
-type entry struct {
-	rec     vector.Record
-	pos     int     // index in partition.list
-	invNorm float64 // 1/|Vector| (0 for a zero vector)
-	terms   []term  // distinct terms of the record's keywords
-	length  int     // terms in the keywords, repeats counted
-}
-
-// term is one distinct term of an entry: its frequency in the entry and
-// the entry's index in the term's posting list.
+// term is one distinct term of a slot: its number, its frequency in the
+// record, and the slot's index in the term's posting list.
 type term struct {
-	text string
-	tf   int32
-	idx  int32
+	no  int32
+	tf  uint16
+	idx int32
 }
 
-// posting lists the entries containing a term, with the term's frequency in
-// each; its length is the term's document frequency.
+// posting lists the live slots containing a term, with the term's
+// frequency in each; its length is the term's document frequency.
 type posting struct {
-	ents []*entry
-	tfs  []int32
+	slots []int32
+	tfs   []uint16
 }
 
-// newEntry prepares r for storage; put copies its vector into the partition.
-func newEntry(r vector.Record) *entry {
-	e := &entry{rec: r}
-	var sq float64
-	for _, x := range r.Vector {
-		sq += float64(x) * float64(x)
+func newPartition(resource string, approx int) *partition {
+	return &partition{resource: resource, ids: map[string]int32{}, threads: map[string]int32{},
+		termNo: map[string]int32{}, approx: approx}
+}
+
+// live is the number of records.
+func (p *partition) live() int { return len(p.ids) }
+
+// put stores r, replacing the record with its ID.
+func (p *partition) put(r vector.Record) {
+	codes := make([]int8, len(r.Vector))
+	p.putCoded(r, codes, quantize(r.Vector, codes))
+}
+
+// putCoded stores r with its quantized vector (r.Vector is not read).
+func (p *partition) putCoded(r vector.Record, codes []int8, scale float32) {
+	p.remove(r.ID)
+	if p.vecs.dim == 0 {
+		p.vecs.dim = len(codes)
 	}
-	if sq > 0 {
-		e.invNorm = 1 / math.Sqrt(sq)
+	s := int32(len(p.slots))
+	p.slots = append(p.slots, slot{id: r.ID, messageID: r.Meta.MessageID, role: p.intern(r.Meta.Role), created: r.Meta.CreatedAt.UnixNano()})
+	if strings.HasPrefix(r.ID, r.Meta.MessageID) { // share the id's memory
+		p.slots[s].messageID = r.ID[:len(r.Meta.MessageID)]
 	}
+	p.ids[r.ID] = s
+	p.vecs.codes = append(p.vecs.codes, codes...)
+	p.vecs.scale = append(p.vecs.scale, scale)
+	p.thr = append(p.thr, p.threadNo(r.Meta.ThreadID))
+	p.tcount[p.thr[s]]++
+	p.dl = append(p.dl, 0)
+	p.index(s, keywords(r.Keywords, r.Text))
+}
+
+// intern returns role with the memory of the partition's first copy of it
+// (a decoded file gives every record its own).
+func (p *partition) intern(role message.Role) message.Role {
+	for _, r := range p.roles {
+		if r == role {
+			return r
+		}
+	}
+	p.roles = append(p.roles, role)
+	return role
+}
+
+func (p *partition) threadNo(thread string) int32 {
+	t, ok := p.threads[thread]
+	if !ok {
+		t = int32(len(p.tnames))
+		p.threads[thread] = t
+		p.tnames = append(p.tnames, thread)
+		p.tcount = append(p.tcount, 0)
+	}
+	return t
+}
+
+// index adds slot s's terms to the postings.
+func (p *partition) index(s int32, words []string) {
+	sl := &p.slots[s]
 	at := map[string]int{}
-	for _, t := range keywords(r.Keywords, r.Text) {
-		e.length++
-		if i, ok := at[t]; ok {
-			e.terms[i].tf++
+	for _, w := range words {
+		p.dl[s]++
+		if i, ok := at[w]; ok {
+			if sl.terms[i].tf < math.MaxUint16 {
+				sl.terms[i].tf++
+			}
 			continue
 		}
-		at[t] = len(e.terms)
-		e.terms = append(e.terms, term{text: t, tf: 1})
-	}
-	return e
-}
-
-func (p *partition) put(e *entry) {
-	p.remove(e.rec.ID)
-	e.rec.Vector = p.own(e.rec.Vector)
-	e.pos = len(p.list)
-	p.list = append(p.list, e)
-	p.recs[e.rec.ID] = e
-	p.totLen += e.length
-	for i := range e.terms {
-		t := &e.terms[i]
-		pl := p.post[t.text]
-		if pl == nil {
-			pl = &posting{}
-			p.post[t.text] = pl
+		no, ok := p.termNo[w]
+		if !ok {
+			no = int32(len(p.post))
+			p.termNo[w] = no
+			p.words = append(p.words, strings.Clone(w)) // not the record's whole keywords
+			p.post = append(p.post, posting{})
 		}
-		t.idx = int32(len(pl.ents))
-		pl.ents = append(pl.ents, e)
+		at[w] = len(sl.terms)
+		sl.terms = append(sl.terms, term{no: no, tf: 1})
+	}
+	p.totLen += int(p.dl[s])
+	for i := range sl.terms {
+		t := &sl.terms[i]
+		pl := &p.post[t.no]
+		t.idx = int32(len(pl.slots))
+		pl.slots = append(pl.slots, s)
 		pl.tfs = append(pl.tfs, t.tf)
 	}
 }
 
+// remove marks the record's slot dead and takes it out of the postings;
+// compact reclaims the slots once they are a quarter of the partition.
 func (p *partition) remove(id string) {
-	e := p.recs[id]
-	if e == nil {
+	s, ok := p.ids[id]
+	if !ok {
 		return
 	}
-	delete(p.recs, id)
-	last := p.list[len(p.list)-1]
-	p.list[e.pos], last.pos = last, e.pos
-	p.list[len(p.list)-1] = nil
-	p.list = p.list[:len(p.list)-1]
-	p.totLen -= e.length
-	for _, t := range e.terms {
+	delete(p.ids, id)
+	p.tcount[p.thr[s]]--
+	p.thr[s] = -1
+	p.totLen -= int(p.dl[s])
+	for _, t := range p.slots[s].terms {
 		p.unpost(t)
+	}
+	p.slots[s] = slot{}
+	p.dead++
+	if p.dead > 64 && p.dead > len(p.slots)/4 {
+		p.compact()
 	}
 }
 
-// unpost removes an entry's term from its posting list (swap with the last).
+// unpost removes a slot's term from its posting list (swap with the last).
 func (p *partition) unpost(t term) {
-	pl := p.post[t.text]
-	n := len(pl.ents) - 1
-	if moved := pl.ents[n]; int(t.idx) != n {
-		pl.ents[t.idx], pl.tfs[t.idx] = moved, pl.tfs[n]
-		for i := range moved.terms {
-			if moved.terms[i].text == t.text {
-				moved.terms[i].idx = t.idx
+	pl := &p.post[t.no]
+	n := len(pl.slots) - 1
+	if moved := pl.slots[n]; int(t.idx) != n {
+		pl.slots[t.idx], pl.tfs[t.idx] = moved, pl.tfs[n]
+		for i := range p.slots[moved].terms {
+			if mt := &p.slots[moved].terms[i]; mt.no == t.no {
+				mt.idx = t.idx
 				break
 			}
 		}
 	}
-	pl.ents[n] = nil
-	pl.ents, pl.tfs = pl.ents[:n], pl.tfs[:n]
-	if n == 0 {
-		delete(p.post, t.text)
+	pl.slots, pl.tfs = pl.slots[:n], pl.tfs[:n]
+}
+
+// compact rewrites the partition without its dead slots; the graph is
+// rebuilt by the next search that needs it.
+func (p *partition) compact() {
+	q := newPartition(p.resource, p.approx)
+	q.version = p.version
+	q.vecs.dim = p.vecs.dim
+	for s := range p.slots {
+		if p.thr[s] >= 0 {
+			q.putCoded(p.record(int32(s)), p.vecs.code(int32(s)), p.vecs.scale[s])
+		}
 	}
+	*p = *q
+}
+
+// record rebuilds slot s as a vector.Record without its vector, its terms
+// as Keywords (repeats kept, order not).
+func (p *partition) record(s int32) vector.Record {
+	return vector.Record{ID: p.slots[s].id, Keywords: p.keywordsOf(s), Meta: p.meta(s)}
+}
+
+// keywordsOf returns slot s's terms as a Keywords string.
+func (p *partition) keywordsOf(s int32) string {
+	var b strings.Builder
+	for _, t := range p.slots[s].terms {
+		w := p.words[t.no]
+		for range t.tf {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(w)
+		}
+	}
+	return b.String()
+}
+
+func (p *partition) meta(s int32) vector.Meta {
+	sl := &p.slots[s]
+	return vector.Meta{MessageID: sl.messageID, ThreadID: p.tnames[p.thr[s]], ResourceID: p.resource,
+		Role: sl.role, CreatedAt: time.Unix(0, sl.created).UTC()}
 }
 
 // BM25 parameters (Weaviate's defaults).
@@ -177,10 +266,11 @@ func keywords(analyzed, text string) []string {
 	return analysis.Plain.Terms(text)
 }
 
-// bm25 scores the entries of thread ("" = all) that contain a term of q's
-// keywords. Statistics cover the whole partition.
-func (p *partition) bm25(q vector.Query, thread string) []scored {
-	n := float64(len(p.recs))
+// bm25 scores the live slots of thread (-1 = all) that contain a term of q's
+// keywords, walking each term's posting list into a dense score array.
+// Statistics cover the whole partition.
+func (p *partition) bm25(q vector.Query, thread int32) []scored {
+	n := float64(p.live())
 	if n == 0 {
 		return nil
 	}
@@ -188,55 +278,33 @@ func (p *partition) bm25(q vector.Query, thread string) []scored {
 	if avg == 0 {
 		avg = 1
 	}
-	scores := make([]float64, len(p.list)) // by entry.pos
-	var touched []*entry
-	seen := map[string]bool{}
-	for _, t := range keywords(q.Keywords, q.Text) {
-		pl := p.post[t]
-		if seen[t] || pl == nil {
+	scores := make([]float64, len(p.slots))
+	var touched []int32
+	seen := map[int32]bool{}
+	for _, w := range keywords(q.Keywords, q.Text) {
+		no, ok := p.termNo[w]
+		if !ok || seen[no] {
 			continue
 		}
-		seen[t] = true
-		df := float64(len(pl.ents))
+		seen[no] = true
+		pl := &p.post[no]
+		df := float64(len(pl.slots))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for i, e := range pl.ents {
-			if thread != "" && e.rec.Meta.ThreadID != thread {
+		k1b, k1bl := bm25K1*(1-bm25B), bm25K1*bm25B/avg
+		for i, s := range pl.slots {
+			if thread >= 0 && p.thr[s] != thread {
 				continue
 			}
-			if scores[e.pos] == 0 {
-				touched = append(touched, e)
+			if scores[s] == 0 {
+				touched = append(touched, s)
 			}
 			f := float64(pl.tfs[i])
-			scores[e.pos] += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(e.length)/avg))
+			scores[s] += idf * f * (bm25K1 + 1) / (f + k1b + k1bl*float64(p.dl[s]))
 		}
 	}
-	out := make([]scored, 0, len(touched))
-	for _, e := range touched {
-		out = append(out, scored{e, scores[e.pos]})
-	}
-	return out
-}
-
-// cosine scores every candidate that has a vector against q.
-func cosine(cands []*entry, q []float32) []scored {
-	var qq float64
-	for _, x := range q {
-		qq += float64(x) * float64(x)
-	}
-	if qq == 0 {
-		return nil
-	}
-	inv := 1 / math.Sqrt(qq)
-	out := make([]scored, 0, len(cands))
-	for _, e := range cands {
-		if e.invNorm == 0 || len(e.rec.Vector) != len(q) {
-			continue
-		}
-		var dot float64
-		for i, x := range e.rec.Vector {
-			dot += float64(x) * float64(q[i])
-		}
-		out = append(out, scored{e, dot * inv * e.invNorm})
+	out := make([]scored, len(touched))
+	for i, s := range touched {
+		out[i] = scored{s, scores[s]}
 	}
 	return out
 }

@@ -2,17 +2,19 @@ package local
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
 )
 
-// The scan list, the id map and the slab vectors stay consistent under random
-// upserts and deletes.
-func TestPartitionListConsistent(t *testing.T) {
+// The id map, the slots, the thread counts and the postings stay consistent
+// under random upserts and deletes (with compactions and graph builds in
+// between), and every live record keeps its vector.
+func TestPartitionConsistent(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	p := &partition{recs: map[string]*entry{}, post: map[string]*posting{}}
+	p := newPartition("r", 50)
 	want := map[string]float32{}
 	for step := 0; step < 5000; step++ {
 		id := fmt.Sprint(r.IntN(300))
@@ -21,20 +23,39 @@ func TestPartitionListConsistent(t *testing.T) {
 			delete(want, id)
 			continue
 		}
-		v := []float32{float32(step), 1, 2}
-		p.put(newEntry(core.VectorRecord{ID: id, Vector: v, Text: fmt.Sprint("x y", r.IntN(5), " z", r.IntN(3), " x")}))
-		want[id] = float32(step)
-	}
-	if len(p.list) != len(p.recs) || len(p.recs) != len(want) {
-		t.Fatalf("list %d, map %d, want %d", len(p.list), len(p.recs), len(want))
-	}
-	for i, e := range p.list {
-		if e.pos != i || p.recs[e.rec.ID] != e || e.rec.Vector[0] != want[e.rec.ID] {
-			t.Fatalf("entry %d inconsistent: %+v", i, e)
+		v := []float32{float32(step%97 + 1), 1, 2}
+		p.put(core.VectorRecord{ID: id, Vector: v, Text: fmt.Sprint("x y", r.IntN(5), " z", r.IntN(3), " x"),
+			Meta: core.VectorMeta{ThreadID: fmt.Sprint("t", r.IntN(3))}})
+		want[id] = v[0] / float32(math.Sqrt(float64(v[0]*v[0]+5)))
+		if p.graphStale() {
+			p.indexGraph()
 		}
-		for _, tm := range e.terms {
-			if pl := p.post[tm.text]; pl == nil || pl.ents[tm.idx] != e || pl.tfs[tm.idx] != tm.tf {
-				t.Fatalf("entry %d: posting of %q inconsistent", i, tm.text)
+	}
+	if p.live() != len(want) || len(p.slots)-p.dead != len(want) {
+		t.Fatalf("live %d, slots %d - dead %d, want %d", p.live(), len(p.slots), p.dead, len(want))
+	}
+	perThread := make([]int32, len(p.tcount))
+	for id, s := range p.ids {
+		if p.slots[s].id != id || p.thr[s] < 0 {
+			t.Fatalf("slot %d of %q holds %+v", s, id, p.slots[s])
+		}
+		perThread[p.thr[s]]++
+		if got := float32(p.vecs.code(s)[0]) * p.vecs.scale[s]; math.Abs(float64(got-want[id])) > 0.01 {
+			t.Fatalf("record %q: vector[0] %v, want %v", id, got, want[id])
+		}
+		for _, tm := range p.slots[s].terms {
+			if pl := p.post[tm.no]; pl.slots[tm.idx] != s || pl.tfs[tm.idx] != tm.tf {
+				t.Fatalf("record %q: posting of %q inconsistent", id, p.words[tm.no])
+			}
+		}
+	}
+	if fmt.Sprint(perThread) != fmt.Sprint(p.tcount) {
+		t.Fatalf("thread counts %v, want %v", p.tcount, perThread)
+	}
+	for no, pl := range p.post {
+		for _, s := range pl.slots {
+			if p.thr[s] < 0 {
+				t.Fatalf("posting of %q lists dead slot %d", p.words[no], s)
 			}
 		}
 	}

@@ -15,8 +15,19 @@ import (
 	"github.com/agentmem/agentmem/core/vector"
 )
 
-// fileMagic starts every store file; the trailing byte is the format version.
-const fileMagic = "agentmem-vectors\x01"
+// File formats: the magic's trailing byte is the format version. Version 1
+// is one gob value, []fileIndex with the records inside (float32 vectors).
+// Version 2, written now, is a gob stream — per index a fileIndex with
+// Parts set, then per resource a filePart, its Count fileRecords (int8
+// codes, in slot order) and its fileGraph — so that neither writing nor
+// reading holds a second copy of the store in memory, and opening a large
+// resource does not rebuild its graph. A graph is saved only when the
+// resource has no dead slots (it would refer to them); otherwise the first
+// search after Open rebuilds it.
+const (
+	fileMagicV1 = "agentmem-vectors\x01"
+	fileMagic   = "agentmem-vectors\x02"
+)
 
 // fileIndex is one index on file. Fields added later decode as zero values
 // from older files (gob matches by name): an older file's resources have
@@ -26,13 +37,39 @@ type fileIndex struct {
 	Dim      int
 	Version  string
 	Versions map[string]string // resource -> version of its records
-	Records  []fileRecord
+	Records  []fileRecord      // version 1
+	Parts    int               // version 2: partitions following in the stream
+}
+
+// filePart starts one resource's records in a version 2 stream.
+type filePart struct {
+	Resource string
+	Count    int
+}
+
+// fileGraph is a resource's HNSW graph (see graph); N 0 = none saved.
+type fileGraph struct {
+	N      int32
+	L0     []int32
+	L0Sim  []float32
+	L0N    []byte
+	UpNode []int32 // nodes with upper levels, each with its levels in Up
+	Up     [][]fileLinks
+	Entry  int32
+	Top    int
+}
+
+type fileLinks struct {
+	IDs  []int32
+	Sims []float32
 }
 
 type fileRecord struct {
 	ID, Text, Keywords, MessageID, ThreadID, ResourceID, Role string
-	CreatedAt                                                 int64 // Unix nanoseconds, UTC
-	Vector                                                    []float32
+	CreatedAt                                                 int64     // Unix nanoseconds, UTC
+	Vector                                                    []float32 // version 1
+	Codes                                                     []byte    // version 2: int8 codes (quant.go)
+	Scale                                                     float32   // version 2
 }
 
 // saveLocked marks the state changed and writes it unless the store is buffered.
@@ -76,7 +113,7 @@ func (s *Store) writeFile() (err error) {
 	if _, err = io.WriteString(w, fileMagic); err != nil {
 		return err
 	}
-	if err = gob.NewEncoder(w).Encode(s.snapshot()); err != nil {
+	if err = s.encode(gob.NewEncoder(w)); err != nil {
 		return err
 	}
 	if err = w.Flush(); err != nil {
@@ -98,26 +135,102 @@ func (s *Store) writeFile() (err error) {
 	return nil
 }
 
-func (s *Store) snapshot() []fileIndex {
-	out := make([]fileIndex, 0, len(s.indexes))
-	for name, ix := range s.indexes {
+// encode writes the indexes in name order, each resource's records in id
+// order (the file of a given state is always the same).
+func (s *Store) encode(enc *gob.Encoder) error {
+	names := make([]string, 0, len(s.indexes))
+	for name := range s.indexes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ix := s.indexes[name]
 		fi := fileIndex{Name: name, Dim: ix.dim, Version: ix.version, Versions: map[string]string{}}
+		resources := make([]string, 0, len(ix.parts))
 		for res, p := range ix.parts {
 			fi.Versions[res] = p.version
-			for _, e := range p.recs {
-				r := e.rec
-				fi.Records = append(fi.Records, fileRecord{
-					ID: r.ID, Text: r.Text, Keywords: r.Keywords, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
-					ResourceID: r.Meta.ResourceID, Role: string(r.Meta.Role),
-					CreatedAt: r.Meta.CreatedAt.UnixNano(), Vector: r.Vector,
-				})
+			resources = append(resources, res)
+		}
+		fi.Parts = len(resources)
+		sort.Strings(resources)
+		if err := enc.Encode(fi); err != nil {
+			return err
+		}
+		for _, res := range resources {
+			if err := ix.parts[res].encode(enc); err != nil {
+				return err
 			}
 		}
-		sort.Slice(fi.Records, func(i, j int) bool { return fi.Records[i].ID < fi.Records[j].ID })
-		out = append(out, fi)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return nil
+}
+
+// encode writes the partition: its header, its live records in slot order,
+// its graph.
+func (p *partition) encode(enc *gob.Encoder) error {
+	if err := enc.Encode(filePart{Resource: p.resource, Count: p.live()}); err != nil {
+		return err
+	}
+	codes := make([]byte, p.vecs.dim)
+	for s := range int32(len(p.slots)) {
+		if p.thr[s] < 0 {
+			continue
+		}
+		for i, c := range p.vecs.code(s) {
+			codes[i] = byte(c)
+		}
+		r := p.record(s)
+		if err := enc.Encode(fileRecord{ID: r.ID, Keywords: r.Keywords, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
+			Role: string(r.Meta.Role), CreatedAt: r.Meta.CreatedAt.UnixNano(), Codes: codes, Scale: p.vecs.scale[s]}); err != nil {
+			return err
+		}
+	}
+	var fg fileGraph
+	if g := p.graph; g != nil && p.dead == 0 {
+		fg = fileGraph{N: g.n, L0: g.l0, L0Sim: g.l0sim, L0N: g.l0n, Entry: g.entry, Top: g.top}
+		for node, lv := range g.up {
+			fg.UpNode = append(fg.UpNode, node)
+			fl := make([]fileLinks, len(lv))
+			for i, lk := range lv {
+				fl[i] = fileLinks{lk.ids, lk.sims}
+			}
+			fg.Up = append(fg.Up, fl)
+		}
+	}
+	return enc.Encode(fg)
+}
+
+// restore installs a saved graph if it fits the partition's slots (else
+// the next search rebuilds it).
+func (p *partition) restore(fg fileGraph) {
+	n := int(fg.N)
+	if n == 0 || n > len(p.slots) || len(fg.L0) != n*hnswM0 || len(fg.L0Sim) != len(fg.L0) || len(fg.L0N) != n ||
+		len(fg.UpNode) != len(fg.Up) || fg.Entry < 0 || int(fg.Entry) >= n {
+		return
+	}
+	for _, id := range fg.L0 {
+		if id < 0 || int(id) >= n {
+			return
+		}
+	}
+	g := newGraph(&p.vecs)
+	g.n, g.l0, g.l0sim, g.l0n, g.entry, g.top = fg.N, fg.L0, fg.L0Sim, fg.L0N, fg.Entry, fg.Top
+	for i, node := range fg.UpNode {
+		lv := make([]links, len(fg.Up[i]))
+		for l, fl := range fg.Up[i] {
+			for _, id := range fl.IDs {
+				if id < 0 || int(id) >= n || len(fl.Sims) != len(fl.IDs) {
+					return
+				}
+			}
+			lv[l] = links{fl.IDs, fl.Sims}
+		}
+		g.up[node] = lv
+	}
+	if len(g.up[g.entry]) != g.top {
+		return
+	}
+	p.graph = g
 }
 
 func (s *Store) load() error {
@@ -131,26 +244,95 @@ func (s *Store) load() error {
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<16)
 	magic := make([]byte, len(fileMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != fileMagic {
-		return fmt.Errorf("not an agentmem vector file (or an unknown version)")
+	if _, err := io.ReadFull(r, magic); err != nil {
+		return errUnknownFile
 	}
+	dec := gob.NewDecoder(r)
+	switch string(magic) {
+	case fileMagicV1:
+		return s.decodeV1(dec)
+	case fileMagic:
+		return s.decode(dec)
+	}
+	return errUnknownFile
+}
+
+var errUnknownFile = fmt.Errorf("not an agentmem vector file (or an unknown version)")
+
+// decode reads a version 2 stream.
+func (s *Store) decode(dec *gob.Decoder) error {
+	for {
+		var fi fileIndex
+		if err := dec.Decode(&fi); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		ix := newIndex(fi.Dim, s.approx)
+		ix.version = fi.Version
+		for range fi.Parts {
+			if err := s.decodePart(dec, ix, fi); err != nil {
+				return err
+			}
+		}
+		s.indexes[fi.Name] = ix
+	}
+}
+
+// decodePart reads one partition of a version 2 stream into ix.
+func (s *Store) decodePart(dec *gob.Decoder, ix *index, fi fileIndex) error {
+	var fp filePart
+	if err := dec.Decode(&fp); err != nil {
+		return err
+	}
+	p := ix.part(fp.Resource)
+	p.version = fi.Versions[fp.Resource]
+	codes := make([]int8, fi.Dim)
+	for range fp.Count {
+		var fr fileRecord
+		if err := dec.Decode(&fr); err != nil {
+			return err
+		}
+		if len(fr.Codes) != fi.Dim {
+			return fmt.Errorf("record %q has %d dimensions in an index of %d", fr.ID, len(fr.Codes), fi.Dim)
+		}
+		for i, c := range fr.Codes {
+			codes[i] = int8(c)
+		}
+		fr.ResourceID = fp.Resource
+		p.putCoded(fr.record(), codes, fr.Scale)
+	}
+	var fg fileGraph
+	if err := dec.Decode(&fg); err != nil {
+		return err
+	}
+	p.restore(fg)
+	return nil
+}
+
+// decodeV1 reads a version 1 file.
+func (s *Store) decodeV1(dec *gob.Decoder) error {
 	var idx []fileIndex
-	if err := gob.NewDecoder(r).Decode(&idx); err != nil {
+	if err := dec.Decode(&idx); err != nil {
 		return err
 	}
 	for _, fi := range idx {
-		ix := newIndex(fi.Dim)
+		ix := newIndex(fi.Dim, s.approx)
 		ix.version = fi.Version
 		for _, fr := range fi.Records {
 			p := ix.part(fr.ResourceID)
 			p.version = fi.Versions[fr.ResourceID]
-			p.put(newEntry(vector.Record{
-				ID: fr.ID, Text: fr.Text, Keywords: fr.Keywords, Vector: fr.Vector,
-				Meta: vector.Meta{MessageID: fr.MessageID, ThreadID: fr.ThreadID, ResourceID: fr.ResourceID,
-					Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC()},
-			}))
+			r := fr.record()
+			r.Vector = fr.Vector
+			p.put(r)
 		}
 		s.indexes[fi.Name] = ix
 	}
 	return nil
+}
+
+func (fr *fileRecord) record() vector.Record {
+	return vector.Record{ID: fr.ID, Text: fr.Text, Keywords: fr.Keywords,
+		Meta: vector.Meta{MessageID: fr.MessageID, ThreadID: fr.ThreadID, ResourceID: fr.ResourceID,
+			Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC()}}
 }

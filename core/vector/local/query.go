@@ -1,7 +1,6 @@
 package local
 
 import (
-	"container/heap"
 	"context"
 	"sort"
 	"strconv"
@@ -14,8 +13,9 @@ import (
 // contributes before fusion (Weaviate's QUERY_HYBRID_MAXIMUM_RESULTS).
 const hybridCandidates = 100
 
+// scored is a slot of the queried partition and its score.
 type scored struct {
-	e     *entry
+	s     int32
 	score float64
 }
 
@@ -34,6 +34,7 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	if err := ctx.Err(); err != nil {
 		return nil, vecErr(op, "canceled", err)
 	}
+	s.indexGraph(name, q.Filter.ResourceID)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	ix, err := s.indexLocked(op, name)
@@ -62,38 +63,68 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	if p.version != ix.version {
 		return nil, versionErr(op, name, q.Filter.ResourceID, p.version, ix.version)
 	}
-	var res []scored
-	switch mode {
-	case vector.SearchVector:
-		res = cosine(p.candidates(q.Filter.ThreadID), q.Vector)
-	case vector.SearchBM25:
-		res = p.bm25(q, q.Filter.ThreadID)
-	default:
-		res = hybrid(p, q)
+	thread := int32(-1)
+	if q.Filter.ThreadID != "" {
+		t, ok := p.threads[q.Filter.ThreadID]
+		if !ok {
+			return nil, nil
+		}
+		thread = t
 	}
 	k := q.TopK
 	if k <= 0 {
 		k = DefaultTopK
 	}
-	res = top(res, k)
+	var res []scored
+	switch mode {
+	case vector.SearchVector:
+		res = p.nearest(unit(q.Vector), thread, k)
+	case vector.SearchBM25:
+		res = p.bm25(q, thread)
+	default:
+		res = hybrid(p, q, thread)
+	}
+	res = p.top(res, k)
 	hits := make([]vector.Hit, 0, min(k, len(res)))
 	for _, r := range res {
 		if len(hits) == k || (q.MinScore != 0 && r.score < q.MinScore) {
 			break
 		}
-		m := r.e.rec.Meta
-		hits = append(hits, vector.Hit{ID: r.e.rec.ID, Score: r.score, Meta: m})
+		hits = append(hits, vector.Hit{ID: p.slots[r.s].id, Score: r.score, Meta: p.meta(r.s)})
 	}
 	return hits, nil
 }
 
+// indexGraph brings the resource's graph up to date under the write lock
+// when it lags (see partition.graphStale), so that Query can search under the
+// read lock.
+func (s *Store) indexGraph(name, resource string) {
+	s.mu.RLock()
+	var p *partition
+	if ix := s.indexes[name]; ix != nil && !s.closed {
+		p = ix.parts[resource]
+	}
+	stale := p != nil && p.graphStale()
+	s.mu.RUnlock()
+	if !stale {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ix := s.indexes[name]; ix != nil && ix.parts[resource] == p && p.graphStale() {
+		p.indexGraph()
+	}
+}
+
 // hybrid fuses the top hybridCandidates of the vector and BM25 rankings like
 // Weaviate's relativeScoreFusion: each list is min-max normalized (all equal
-// scores normalize to 1), weighted, and summed per record.
-func hybrid(p *partition, q vector.Query) []scored {
-	fused := map[*entry]float64{}
+// scores normalize to 1), weighted, and summed per record. Only each side's
+// top candidates take part, so neither side needs a full score list.
+func hybrid(p *partition, q vector.Query, thread int32) []scored {
+	fused := map[int32]float64{}
+	n := max(hybridCandidates, q.TopK)
 	add := func(list []scored, w float64) {
-		list = top(list, max(hybridCandidates, q.TopK))
+		list = p.top(list, n)
 		if len(list) == 0 {
 			return
 		}
@@ -103,83 +134,82 @@ func hybrid(p *partition, q vector.Query) []scored {
 			if hi != lo {
 				s *= (r.score - lo) / (hi - lo)
 			}
-			fused[r.e] += s
+			fused[r.s] += s
 		}
 	}
-	if q.Alpha < 1 && q.Text != "" {
-		add(p.bm25(q, q.Filter.ThreadID), 1-q.Alpha)
-	}
+	// The two sides only read the partition: BM25 runs beside the vector
+	// search, so a hybrid query takes about as long as its slower side.
+	var kw []scored
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if q.Alpha < 1 && q.Text != "" {
+			kw = p.bm25(q, thread)
+		}
+	}()
+	var vec []scored
 	if q.Alpha > 0 {
-		add(cosine(p.candidates(q.Filter.ThreadID), q.Vector), q.Alpha)
+		vec = p.nearest(unit(q.Vector), thread, n)
 	}
+	<-done
+	add(kw, 1-q.Alpha)
+	add(vec, q.Alpha)
 	out := make([]scored, 0, len(fused))
-	for e, s := range fused {
-		out = append(out, scored{e, s})
-	}
-	return out
-}
-
-// candidates returns the entries of thread ("" = all), in scan order.
-func (p *partition) candidates(thread string) []*entry {
-	if thread == "" {
-		return p.list
-	}
-	out := make([]*entry, 0, len(p.list))
-	for _, e := range p.list {
-		if e.rec.Meta.ThreadID == thread {
-			out = append(out, e)
-		}
+	for s, f := range fused {
+		out = append(out, scored{s, f})
 	}
 	return out
 }
 
 // top returns the k best of list, best first, selecting with a bounded heap
 // so a query over n records costs O(n log k), not a sort of all n.
-func top(list []scored, k int) []scored {
+func (p *partition) top(list []scored, k int) []scored {
 	if k >= len(list) {
-		sortScored(list)
+		p.sortScored(list)
 		return list
 	}
-	h := worstFirst(make([]scored, 0, k))
+	h := make([]scored, 0, k) // a heap whose root is the worst kept hit
+	worse := func(i, j int) bool { return p.better(h[j], h[i]) }
 	for _, r := range list {
 		switch {
 		case len(h) < k:
-			heap.Push(&h, r)
-		case better(r, h[0]):
+			h = append(h, r)
+			for i := len(h) - 1; i > 0 && worse(i, (i-1)/2); i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+		case p.better(r, h[0]):
 			h[0] = r
-			heap.Fix(&h, 0)
+			for i := 0; ; {
+				c := 2*i + 1
+				if c >= len(h) {
+					break
+				}
+				if c+1 < len(h) && worse(c+1, c) {
+					c++
+				}
+				if !worse(c, i) {
+					break
+				}
+				h[i], h[c] = h[c], h[i]
+				i = c
+			}
 		}
 	}
-	out := []scored(h)
-	sortScored(out)
-	return out
+	p.sortScored(h)
+	return h
 }
 
 // better orders by score descending, then by ID for determinism.
-func better(a, b scored) bool {
+func (p *partition) better(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return a.e.rec.ID < b.e.rec.ID
-}
-
-// worstFirst is a heap whose root is the worst kept hit.
-type worstFirst []scored
-
-func (h worstFirst) Len() int           { return len(h) }
-func (h worstFirst) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h worstFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *worstFirst) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *worstFirst) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return p.slots[a.s].id < p.slots[b.s].id
 }
 
 // sortScored orders by score descending, then by ID for determinism.
-func sortScored(list []scored) {
-	sort.Slice(list, func(i, j int) bool { return better(list[i], list[j]) })
+func (p *partition) sortScored(list []scored) {
+	sort.Slice(list, func(i, j int) bool { return p.better(list[i], list[j]) })
 }
 
 func vecErr(op, msg string, err error) error {

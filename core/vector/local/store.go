@@ -7,9 +7,14 @@
 // New keeps everything in memory; Open additionally persists the store to one
 // file (for instance next to the SQLite database), rewritten atomically (temp
 // file + rename) after every Upsert and Delete; OpenBuffered rewrites it only
-// on Flush and Close. Exact search is linear in the
-// number of records of the queried resource, which is fine for the tens of
-// thousands of messages a single resource usually holds.
+// on Flush and Close.
+//
+// Vectors are held as int8 codes with a scale each (quant.go). A resource
+// with fewer than Options.ApproximateFrom records is searched exactly; from
+// there on through an HNSW graph (graph.go), built by the first search that
+// needs it and extended by later searches, never by writes; the file holds
+// records only, the graph is rebuilt after Open. BM25 walks per-term posting
+// lists of dense slot numbers.
 //
 // HashEmbedder is an offline lexical embedder to pair it with in development.
 package local
@@ -33,18 +38,39 @@ type Store struct {
 	lazy    bool   // save only on Flush and Close
 	dirty   bool   // state not yet saved to path
 	closed  bool
+	approx  int // Options.ApproximateFrom, resolved
 	indexes map[string]*index
+}
+
+// Options tunes a Store. The zero value is the default.
+type Options struct {
+	// ApproximateFrom is the number of records of a resource from which its
+	// vector search uses the approximate (HNSW) index: 0 means
+	// DefaultApproximateFrom, a negative value always searches exactly.
+	ApproximateFrom int
 }
 
 var _ vector.Store = (*Store)(nil)
 
 // New returns an empty store that lives in memory only.
-func New() *Store { return &Store{indexes: map[string]*index{}} }
+func New() *Store { return NewWithOptions(Options{}) }
+
+// NewWithOptions is New with o.
+func NewWithOptions(o Options) *Store {
+	approx := o.ApproximateFrom
+	if approx == 0 {
+		approx = DefaultApproximateFrom
+	}
+	return &Store{indexes: map[string]*index{}, approx: approx}
+}
 
 // Open returns a store persisted to the file at path, loading it when it
 // exists. Every Upsert and Delete rewrites the file atomically; Close flushes.
-func Open(path string) (*Store, error) {
-	s := New()
+func Open(path string) (*Store, error) { return OpenWithOptions(path, Options{}) }
+
+// OpenWithOptions is Open with o.
+func OpenWithOptions(path string, o Options) (*Store, error) {
+	s := NewWithOptions(o)
 	s.path = path
 	if err := s.load(); err != nil {
 		return nil, vecErr("Open", "load "+path, err)
@@ -94,7 +120,7 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 		ix.version = spec.Version
 		return nil
 	}
-	ix := newIndex(spec.Dimension)
+	ix := newIndex(spec.Dimension, s.approx)
 	ix.version = spec.Version
 	s.indexes[spec.Name] = ix
 	return s.saveLocked(op)
@@ -134,7 +160,7 @@ func (s *Store) Upsert(ctx context.Context, name string, recs []vector.Record) e
 	for _, r := range recs {
 		p := ix.part(r.Meta.ResourceID)
 		p.version = ix.version
-		p.put(newEntry(r))
+		p.put(r)
 	}
 	return s.saveLocked(op)
 }
@@ -168,13 +194,17 @@ func (s *Store) Delete(ctx context.Context, name string, f vector.Filter) error 
 		}
 	}
 	n := 0
-	for id, e := range p.recs {
-		if (f.ThreadID == "" || e.rec.Meta.ThreadID == f.ThreadID) && (ids == nil || ids[e.rec.Meta.MessageID]) {
-			p.remove(id)
-			n++
+	var gone []string
+	for id, sl := range p.ids {
+		if (f.ThreadID == "" || p.tnames[p.thr[sl]] == f.ThreadID) && (ids == nil || ids[p.slots[sl].messageID]) {
+			gone = append(gone, id)
 		}
 	}
-	if len(p.recs) == 0 {
+	for _, id := range gone { // not while ranging over p.ids: remove may compact
+		p.remove(id)
+		n++
+	}
+	if p.live() == 0 {
 		delete(ix.parts, f.ResourceID)
 	}
 	if n == 0 {

@@ -18,6 +18,12 @@ func TestConformance(t *testing.T) {
 	vectortest.Run(t, func(t *testing.T) core.VectorStore { return local.New() }, local.NewHashEmbedder(0))
 }
 
+// The conformance cases with every resource searched through the graph.
+func TestConformanceApproximate(t *testing.T) {
+	vectortest.Run(t, func(t *testing.T) core.VectorStore { return local.NewWithOptions(local.Options{ApproximateFrom: 1}) },
+		local.NewHashEmbedder(0))
+}
+
 func TestConformancePersistent(t *testing.T) {
 	vectortest.Run(t, func(t *testing.T) core.VectorStore {
 		s, err := local.Open(filepath.Join(t.TempDir(), "vectors.bin"))
@@ -130,7 +136,11 @@ func TestErrors(t *testing.T) {
 }
 
 func TestConcurrent(t *testing.T) {
-	s := local.New()
+	t.Run("exact", func(t *testing.T) { testConcurrent(t, local.New()) })
+	t.Run("approximate", func(t *testing.T) { testConcurrent(t, local.NewWithOptions(local.Options{ApproximateFrom: 1})) })
+}
+
+func testConcurrent(t *testing.T, s *local.Store) {
 	emb := local.NewHashEmbedder(16)
 	h := vectortest.NewH(t, s, emb)
 	var wg sync.WaitGroup

@@ -7,6 +7,7 @@
 //
 //	membench -n 100000 -db /tmp/bench-100000.db        # SQLite file
 //	membench -n 100000 -dsn postgres://...             # PostgreSQL (the database should be fresh)
+//	membench -n 100000 -db /tmp/b.db -vector /tmp/b.vec # bench-vec.mjs's semantic recall (local store)
 //
 // scripts/bench runs it beside Mastra's scripts when AGENTMEM_BENCH_MASTRA=1.
 package main
@@ -18,6 +19,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -49,16 +52,44 @@ func main() {
 	n := flag.Int("n", 1000, "messages to save")
 	dbPath := flag.String("db", "", "SQLite file (removed first)")
 	dsn := flag.String("dsn", "", "PostgreSQL connection string (instead of -db)")
+	vecPath := flag.String("vector", "", "local vector store file: run bench-vec.mjs's semantic-recall benchmark instead")
+	memprofile := flag.String("memprofile", "", "write a heap profile to this file at the end")
+	mode := flag.String("mode", "", `with -vector: the recall's search mode ("" = the default, vector, bm25)`)
 	flag.Parse()
 	if (*dbPath == "") == (*dsn == "") {
 		log.Fatal("membench: give exactly one of -db and -dsn")
 	}
 	ctx := context.Background()
 	b := &bench{n: *n, dbPath: *dbPath}
-	if err := b.open(ctx, *dsn); err != nil {
+	err := b.open(ctx, *dsn)
+	if err != nil {
 		log.Fatalf("membench: %v", err)
 	}
-	if err := b.run(ctx); err != nil {
+	if *vecPath != "" {
+		err = b.runVector(ctx, *vecPath, *mode)
+	} else {
+		err = b.run(ctx)
+	}
+	if err != nil {
+		log.Fatalf("membench: %v", err)
+	}
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	b.emit("peak_rss_kb", ru.Maxrss)
+	if *memprofile != "" {
+		writeHeapProfile(*memprofile)
+	}
+}
+
+// writeHeapProfile writes the live heap (after a GC) to path.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatalf("membench: %v", err)
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
 		log.Fatalf("membench: %v", err)
 	}
 }
@@ -117,13 +148,7 @@ func (b *bench) run(ctx context.Context) error {
 	if err := b.reads(ctx, memCount, memTok); err != nil {
 		return err
 	}
-	if err := b.size(ctx); err != nil {
-		return err
-	}
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	b.emit("peak_rss_kb", ru.Maxrss)
-	return nil
+	return b.size(ctx)
 }
 
 // save stores the messages in batches of 1,000, as bench.mjs does, and
@@ -215,13 +240,18 @@ func (b *bench) reads(ctx context.Context, memCount, memTok *core.Memory) error 
 }
 
 func (b *bench) timeit(label string, reps int, fn func() error) error {
-	if err := fn(); err != nil {
+	return b.timeitN(label, reps, func(int) error { return fn() })
+}
+
+// timeitN times fn(0..reps-1) after an untimed fn(reps), as bench-vec.mjs does.
+func (b *bench) timeitN(label string, reps int, fn func(r int) error) error {
+	if err := fn(reps); err != nil {
 		return err
 	}
 	ts := make([]float64, reps)
 	for r := range ts {
 		t0 := time.Now()
-		if err := fn(); err != nil {
+		if err := fn(r); err != nil {
 			return err
 		}
 		ts[r] = ms(time.Since(t0))

@@ -1,0 +1,154 @@
+package local
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector/vectortest"
+)
+
+// graphPartition returns a partition of vecs whose searches all go through
+// the graph.
+func graphPartition(vecs [][]float32) *partition {
+	p := newPartition("r", 1)
+	for i, v := range vecs {
+		p.put(core.VectorRecord{ID: fmt.Sprint(i), Vector: v, Meta: core.VectorMeta{ThreadID: fmt.Sprint("t", i%4)}})
+	}
+	p.indexGraph()
+	return p
+}
+
+// exactTop returns the indexes of the k vectors most similar to q by float64
+// cosine similarity of the original float32 vectors.
+func exactTop(vecs [][]float32, q []float32, k int) []int {
+	type hit struct {
+		i int
+		s float64
+	}
+	hits := make([]hit, len(vecs))
+	for i, v := range vecs {
+		var d, n float64
+		for j, x := range v {
+			d += float64(x) * float64(q[j])
+			n += float64(x) * float64(x)
+		}
+		hits[i] = hit{i, d / math.Sqrt(n)}
+	}
+	sort.Slice(hits, func(a, b int) bool { return hits[a].s > hits[b].s })
+	out := make([]int, k)
+	for i := range out {
+		out[i] = hits[i].i
+	}
+	return out
+}
+
+// recallAt10 is the mean share of the exact top 10 (float32 vectors, float64
+// arithmetic) that the graph search of p returns, thread filter optional.
+func recallAt10(p *partition, vecs, queries [][]float32, thread int32) float64 {
+	var sum float64
+	for _, q := range queries {
+		var cand [][]float32
+		var idx []int
+		for i, v := range vecs {
+			if thread < 0 || int32(i%4) == thread {
+				cand, idx = append(cand, v), append(idx, i)
+			}
+		}
+		want := map[string]bool{}
+		for _, i := range exactTop(cand, q, 10) {
+			want[fmt.Sprint(idx[i])] = true
+		}
+		got := 0
+		for _, r := range p.top(p.nearest(unit(q), thread, 10), 10) {
+			if want[p.slots[r.s].id] {
+				got++
+			}
+		}
+		sum += float64(got) / 10
+	}
+	return sum / float64(len(queries))
+}
+
+func randomVectors(r *rand.Rand, n, dim int) [][]float32 {
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = make([]float32, dim)
+		for j := range out[i] {
+			out[i][j] = float32(r.NormFloat64())
+		}
+	}
+	return out
+}
+
+// The graph finds ≥ 95% of the exact top 10 of random vectors (the hardest
+// case: no cluster structure), with and without a thread filter.
+func TestApproximateRecallRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	vecs := randomVectors(r, 4000, 64)
+	p := graphPartition(vecs)
+	queries := randomVectors(r, 50, 64)
+	for _, thread := range []int32{-1, 2} {
+		if got := recallAt10(p, vecs, queries, thread); got < 0.95 {
+			t.Errorf("thread %d: recall@10 %.3f < 0.95", thread, got)
+		}
+	}
+}
+
+// The graph finds ≥ 95% of the exact top 10 on LoCoMo: every turn of the
+// dev split in one partition, the questions as queries, the hash embedder.
+func TestApproximateRecallLoCoMo(t *testing.T) {
+	emb := NewHashEmbedder(0)
+	var vecs, queries [][]float32
+	for _, c := range vectortest.LoadLoCoMo(t) {
+		for _, turn := range c.Turns {
+			vecs = append(vecs, emb.EmbedOne(turn.Speaker+": "+turn.Text))
+		}
+		for _, q := range c.Questions {
+			queries = append(queries, emb.EmbedOne(q.Question))
+		}
+	}
+	p := graphPartition(vecs)
+	got := recallAt10(p, vecs, queries, -1)
+	t.Logf("LoCoMo: %d turns, %d questions, recall@10 %.3f", len(vecs), len(queries), got)
+	if got < 0.95 {
+		t.Errorf("recall@10 %.3f < 0.95", got)
+	}
+}
+
+// BenchmarkApproximate100k builds the graph over 100k random 384-dimension
+// vectors and reports the search time per query and recall@10 against
+// exact float32 search (reported, not asserted: see BENCHMARKS.md).
+//
+//	go test ./core/vector/local/ -run '^$' -bench Approximate100k -benchtime 200x
+func BenchmarkApproximate100k(b *testing.B) {
+	r100k.once.Do(func() {
+		r := rand.New(rand.NewPCG(7, 8))
+		r100k.vecs = randomVectors(r, 100_000, DefaultDimension)
+		t0 := time.Now()
+		r100k.p = graphPartition(r100k.vecs)
+		r100k.build = time.Since(t0)
+		r100k.queries = randomVectors(r, 100, DefaultDimension)
+		r100k.recall = recallAt10(r100k.p, r100k.vecs, r100k.queries[:20], -1)
+	})
+	b.ResetTimer()
+	for i := range b.N {
+		r100k.p.nearest(unit(r100k.queries[i%len(r100k.queries)]), -1, 10)
+	}
+	b.ReportMetric(r100k.build.Seconds(), "build-s") // after ResetTimer, which drops metrics
+	b.ReportMetric(r100k.recall, "recall@10")
+}
+
+// r100k is BenchmarkApproximate100k's graph, built once for all its runs.
+var r100k struct {
+	once          sync.Once
+	vecs, queries [][]float32
+	p             *partition
+	build         time.Duration
+	recall        float64
+}

@@ -1,0 +1,83 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector/analysis"
+)
+
+// BenchmarkModes times vector, hybrid (α 0.2) and exact-vector queries
+// interleaved, query by query, on bench-vec.mjs's corpus (its 17-word
+// messages, each indexed with the previous one as context, as Memory does)
+// and reports each mode's p50 and hybrid's ratio to vector mode.
+//
+//	go test ./core/vector/local/ -run '^$' -bench Modes -benchtime 1x -timeout 60m
+func BenchmarkModes(b *testing.B) {
+	const n = 20_000
+	words := strings.Fields("alpha beta gamma delta order ship tomorrow cat dog weather paris berlin invoice refund account password reset")
+	text := func(i int) string {
+		s := make([]string, 30)
+		for k := range s {
+			s[k] = words[(i*7+k*13)%len(words)]
+		}
+		return fmt.Sprintf("message %d: %s", i, strings.Join(s, " "))
+	}
+	an, emb := analysis.Must(analysis.English), NewHashEmbedder(0)
+	approx, exact := New(), NewWithOptions(Options{ApproximateFrom: -1})
+	ctx := context.Background()
+	for _, s := range []*Store{approx, exact} {
+		if err := s.EnsureIndex(ctx, core.IndexSpec{Name: "ix", Dimension: DefaultDimension}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var recs []core.VectorRecord
+	for i := range n {
+		t := text(i)
+		if i > 0 {
+			t = text(i-1) + "\n" + t
+		}
+		recs = append(recs, core.VectorRecord{ID: fmt.Sprint("m", i, "#0"), Vector: emb.EmbedOne(t), Keywords: an.Analyze(t),
+			Meta: core.VectorMeta{MessageID: fmt.Sprint("m", i), ThreadID: "t", ResourceID: "r"}})
+	}
+	for _, s := range []*Store{approx, exact} {
+		if err := s.Upsert(ctx, "ix", recs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := map[string][]time.Duration{}
+	for r := range 41 {
+		qt := fmt.Sprintf("what did I say about %s and %s in message %d", words[(r*3)%len(words)], words[(r*5+1)%len(words)], (r*7919)%n)
+		q := core.VectorQuery{Text: qt, Keywords: an.Analyze(qt), Vector: emb.EmbedOne(qt), TopK: 4, Filter: core.VectorFilter{ResourceID: "r"}}
+		for _, m := range []struct {
+			name  string
+			s     *Store
+			mode  string
+			alpha float64
+		}{{"vector", approx, core.SearchVector, 0}, {"hybrid", approx, core.SearchHybrid, 0.2}, {"exact-vector", exact, core.SearchVector, 0}} {
+			q.Mode, q.Alpha = m.mode, m.alpha
+			t0 := time.Now()
+			if _, err := m.s.Query(ctx, "ix", q); err != nil {
+				b.Fatal(err)
+			}
+			if r > 0 { // the first query builds the graph
+				lat[m.name] = append(lat[m.name], time.Since(t0))
+			}
+		}
+	}
+	p50 := func(name string) float64 {
+		l := lat[name]
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		return float64(l[len(l)/2].Microseconds()) / 1000
+	}
+	for _, name := range []string{"vector", "hybrid", "exact-vector"} {
+		b.ReportMetric(p50(name), name+"-p50-ms")
+	}
+	b.ReportMetric(p50("hybrid")/p50("vector"), "hybrid/vector")
+	b.ReportMetric(p50("exact-vector")/p50("hybrid"), "exact/hybrid")
+}

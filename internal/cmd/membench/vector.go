@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/local"
+)
+
+// wordHashEmbedder is hashembed.mjs's hashEmbed, the embedder both sides of
+// the vector-path benchmark use: signed FNV-1a 32-bit feature hashing of the
+// lowercased maximal [a-z0-9] runs, L2-normalized; no tokens give the first
+// basis vector.
+type wordHashEmbedder struct{ dim int }
+
+func (e wordHashEmbedder) Dimension() int { return e.dim }
+
+func (e wordHashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = e.embed(t)
+	}
+	return out, nil
+}
+
+func (e wordHashEmbedder) embed(text string) []float32 {
+	v := make([]float64, e.dim)
+	isTok := func(r rune) bool { return r < unicode.MaxASCII && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }
+	for _, tok := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !isTok(r) }) {
+		h := fnv.New32a()
+		h.Write([]byte(tok))
+		s := h.Sum32()
+		if s>>31 == 1 {
+			v[s%uint32(e.dim)]--
+		} else {
+			v[s%uint32(e.dim)]++
+		}
+	}
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	out := make([]float32, e.dim)
+	if norm == 0 {
+		out[0] = 1
+		return out
+	}
+	norm = math.Sqrt(norm)
+	for i, x := range v {
+		out[i] = float32(x / norm)
+	}
+	return out
+}
+
+var _ vector.Embedder = wordHashEmbedder{}
+
+// query is bench-vec.mjs's query(r).
+func (b *bench) query(r int) string {
+	return "what did I say about " + words[(r*3)%len(words)] + " and " + words[(r*5+1)%len(words)] +
+		" in message " + strconv.Itoa((r*7919)%b.n)
+}
+
+// runVector is bench-vec.mjs's side: the messages saved through Memory with
+// semantic recall on the local store (a file beside the database, written on
+// Close), then 20 semantic recalls (topK 4, messageRange 1, resource scope,
+// lastMessages 10) in mode ("" = the default, hybrid; "vector" as Mastra
+// searches), the open time of the saved vector file, bytes on disk and peak
+// RSS.
+func (b *bench) runVector(ctx context.Context, vecPath, mode string) error {
+	_ = os.Remove(vecPath)
+	vs, err := local.OpenBuffered(vecPath)
+	if err != nil {
+		return err
+	}
+	sr := &core.SemanticRecall{TopK: 4, MessageRange: &core.MessageRange{Before: 1, After: 1}, Scope: core.ScopeResource, Mode: mode}
+	mem, err := core.New(core.Options{Store: b.store, Vector: vs, Embedder: wordHashEmbedder{384},
+		Config: core.Config{LastMessages: core.LastN(10), SemanticRecall: sr}})
+	if err != nil {
+		return err
+	}
+	if _, err := mem.CreateThread(ctx, core.ThreadInput{ID: threadID, ResourceID: resourceID, Title: "t"}); err != nil {
+		return err
+	}
+	if err := b.save(ctx, mem); err != nil {
+		return err
+	}
+	var got int
+	label := "recall semantic topK=4 messageRange=1 resource lastMessages=10"
+	if err := b.timeitN(label, 20, func(r int) error {
+		res, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, VectorSearch: b.query(r)})
+		got = len(res.Messages)
+		return err
+	}); err != nil {
+		return err
+	}
+	b.emit("recallCount", got)
+	if err := vs.Close(); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	reopened, err := local.Open(vecPath)
+	if err != nil {
+		return err
+	}
+	b.emit("vector_open_ms", ms(time.Since(t0)))
+	t0 = time.Now() // the first search after Open builds the graph
+	q := vector.Query{Vector: wordHashEmbedder{384}.embed(b.query(0)), TopK: 4, Filter: vector.Filter{ResourceID: resourceID}}
+	if _, err := reopened.Query(ctx, vector.IndexName(384), q); err != nil {
+		return err
+	}
+	b.emit("vector_first_query_after_open_ms", ms(time.Since(t0)))
+	_ = reopened.Close()
+	if err := b.size(ctx); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(vecPath); err == nil {
+		b.emit("vector_file_bytes", fi.Size())
+	}
+	return nil
+}
