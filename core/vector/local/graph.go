@@ -113,11 +113,22 @@ func (g *graph) neighbours(node int32, l int) []int32 {
 }
 
 // add inserts slots [g.n, n) into the graph.
-func (g *graph) add(n int32) {
+func (g *graph) add(n int32) { g.addUntil(n, nil) }
+
+// addUntil is add that gives up, reporting false, once stop is closed.
+func (g *graph) addUntil(n int32, stop <-chan struct{}) bool {
 	q := make([]float32, g.v.dim)
 	for ; g.n < n; g.n++ {
+		if g.n%256 == 0 {
+			select {
+			case <-stop:
+				return false
+			default:
+			}
+		}
 		g.insert(g.n, q)
 	}
+	return true
 }
 
 func (g *graph) insert(x int32, q []float32) {

@@ -11,6 +11,13 @@ const DefaultApproximateFrom = 5000
 // graph is built by the first search that needs it rather than by writes.
 const graphLag = 512
 
+// inlineGraphMax is the partition size up to which a missing graph is built
+// inside the search that needs it (about a second at most). A larger
+// partition (a bulk import, an opened file without a saved graph) has its
+// graph built in the background while searches scan exactly, so no search
+// and no write waits for it.
+const inlineGraphMax = 8192
+
 // selective is the share of a partition below which a thread filter is
 // searched exactly: a graph search for a small thread would walk most of
 // the graph to fill its beam with that thread's records.

@@ -57,6 +57,10 @@ type partition struct {
 	// records; later slots are searched exactly until indexGraph adds them.
 	approx int
 	graph  *graph
+	// building: a background build of the graph is under way (Store.indexGraph);
+	// gen counts compactions, which renumber slots and so void such a build.
+	building bool
+	gen      uint32
 }
 
 // slot is a stored record without its vector (in vecs) and text (not kept:
@@ -214,7 +218,7 @@ func (p *partition) unpost(t term) {
 // rebuilt by the next search that needs it.
 func (p *partition) compact() {
 	q := newPartition(p.resource, p.approx)
-	q.version = p.version
+	q.version, q.gen = p.version, p.gen+1
 	q.vecs.dim = p.vecs.dim
 	for s := range p.slots {
 		if p.thr[s] >= 0 {

@@ -104,16 +104,55 @@ func (s *Store) indexGraph(name, resource string) {
 	if ix := s.indexes[name]; ix != nil && !s.closed {
 		p = ix.parts[resource]
 	}
-	stale := p != nil && p.graphStale()
+	stale := p != nil && p.graphStale() && !p.building
 	s.mu.RUnlock()
 	if !stale {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ix := s.indexes[name]; ix != nil && ix.parts[resource] == p && p.graphStale() {
-		p.indexGraph()
+	ix := s.indexes[name]
+	if s.closed || ix == nil || ix.parts[resource] != p || !p.graphStale() || p.building {
+		return
 	}
+	todo := len(p.slots)
+	if p.graph != nil {
+		todo -= int(p.graph.n)
+	}
+	if todo <= s.inlineMax {
+		p.indexGraph()
+		return
+	}
+	s.buildGraph(name, resource, p)
+}
+
+// buildGraph builds a new graph of p's current slots in the background; the
+// caller holds the write lock. Until it is installed, searches use the old
+// graph (if any) and scan the slots it lacks. Slots are append-only between
+// compactions, so the build reads a prefix of the vectors that writers never
+// touch; a compaction (gen), a replaced partition or Close voids it.
+func (s *Store) buildGraph(name, resource string, p *partition) {
+	n := int32(len(p.slots))
+	end := int(n) * p.vecs.dim
+	snap := &vectors{dim: p.vecs.dim, codes: p.vecs.codes[:end:end], scale: p.vecs.scale[:n:n]}
+	gen := p.gen
+	p.building = true
+	s.builds.Add(1)
+	go func() {
+		defer s.builds.Done()
+		g := newGraph(snap)
+		complete := g.addUntil(n, s.done)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if ix := s.indexes[name]; ix == nil || ix.parts[resource] != p || p.gen != gen {
+			return
+		}
+		p.building = false
+		if complete && !s.closed {
+			g.v = &p.vecs
+			p.graph = g
+		}
+	}()
 }
 
 // hybrid fuses the top hybridCandidates of the vector and BM25 rankings like

@@ -12,9 +12,11 @@
 // Vectors are held as int8 codes with a scale each (quant.go). A resource
 // with fewer than Options.ApproximateFrom records is searched exactly; from
 // there on through an HNSW graph (graph.go), built by the first search that
-// needs it and extended by later searches, never by writes; the file holds
-// records only, the graph is rebuilt after Open. BM25 walks per-term posting
-// lists of dense slot numbers.
+// needs it and extended by later searches, never by writes. A graph with more
+// than a few thousand records to add (a bulk import, a file saved without its
+// graph) is built in the background while searches scan exactly; the file
+// keeps a resource's graph when it has no deleted records. BM25 walks per-term
+// posting lists of dense slot numbers.
 //
 // HashEmbedder is an offline lexical embedder to pair it with in development.
 package local
@@ -40,6 +42,11 @@ type Store struct {
 	closed  bool
 	approx  int // Options.ApproximateFrom, resolved
 	indexes map[string]*index
+	// inlineMax: a missing graph of a partition up to this size is built by
+	// the search that needs it; a larger one in the background (builds).
+	inlineMax int
+	builds    sync.WaitGroup
+	done      chan struct{} // closed by Close: background builds stop
 }
 
 // Options tunes a Store. The zero value is the default.
@@ -61,7 +68,7 @@ func NewWithOptions(o Options) *Store {
 	if approx == 0 {
 		approx = DefaultApproximateFrom
 	}
-	return &Store{indexes: map[string]*index{}, approx: approx}
+	return &Store{indexes: map[string]*index{}, approx: approx, inlineMax: inlineGraphMax, done: make(chan struct{})}
 }
 
 // Open returns a store persisted to the file at path, loading it when it
@@ -225,12 +232,15 @@ func (s *Store) Flush() error {
 // Close flushes the store; later calls other than Close fail.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
 	err := s.flushLocked("Close")
 	s.closed = true
+	close(s.done)
+	s.mu.Unlock()
+	s.builds.Wait() // they stop at the next step and install nothing
 	return err
 }
 

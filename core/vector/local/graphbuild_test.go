@@ -1,0 +1,86 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
+)
+
+// bulkStore returns a store whose partition "r" of index "ix" holds n random
+// vectors, and whose missing graphs are always built in the background.
+func bulkStore(t *testing.T, n int) (*Store, [][]float32) {
+	t.Helper()
+	s := NewWithOptions(Options{ApproximateFrom: 1})
+	s.inlineMax = 0
+	ctx := context.Background()
+	if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: "ix", Dimension: 16}); err != nil {
+		t.Fatal(err)
+	}
+	vecs := randomVectors(rand.New(rand.NewPCG(7, 9)), n, 16)
+	recs := make([]vector.Record, n)
+	for i, v := range vecs {
+		recs[i] = core.VectorRecord{ID: fmt.Sprint(i), Vector: v, Meta: core.VectorMeta{ResourceID: "r", ThreadID: "t", MessageID: fmt.Sprint(i)}}
+	}
+	if err := s.Upsert(ctx, "ix", recs); err != nil {
+		t.Fatal(err)
+	}
+	return s, vecs
+}
+
+func (s *Store) partitionState(name, resource string) (graphed, building bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p := s.indexes[name].parts[resource]
+	return p.graph != nil, p.building
+}
+
+// TestGraphBuildsInBackground: the first search of a large partition does
+// not build its graph; it answers exactly while the graph is built beside it,
+// and later searches use the installed graph.
+func TestGraphBuildsInBackground(t *testing.T) {
+	s, vecs := bulkStore(t, 3000)
+	defer s.Close()
+	q := vecs[42]
+	hits, err := s.Query(context.Background(), "ix", vector.Query{Vector: q, TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
+	if err != nil || len(hits) != 1 || hits[0].ID != "42" {
+		t.Fatalf("search during the build = %v %v", hits, err)
+	}
+	if graphed, building := s.partitionState("ix", "r"); graphed || !building {
+		t.Fatalf("right after the first search: graph %v, building %v; want a build under way", graphed, building)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		graphed, building := s.partitionState("ix", "r")
+		if graphed && !building {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background build never installed a graph")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	hits, err = s.Query(context.Background(), "ix", vector.Query{Vector: q, TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
+	if err != nil || len(hits) != 1 || hits[0].ID != "42" {
+		t.Fatalf("search through the graph = %v %v", hits, err)
+	}
+}
+
+// TestCloseStopsGraphBuild: Close returns while a build is under way, and the
+// build installs nothing.
+func TestCloseStopsGraphBuild(t *testing.T) {
+	s, vecs := bulkStore(t, 3000)
+	if _, err := s.Query(context.Background(), "ix", vector.Query{Vector: vecs[0], TopK: 1, Filter: vector.Filter{ResourceID: "r"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if graphed, _ := s.partitionState("ix", "r"); graphed {
+		t.Fatal("a build finished after Close installed its graph")
+	}
+}
