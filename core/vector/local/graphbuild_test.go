@@ -84,3 +84,30 @@ func TestCloseStopsGraphBuild(t *testing.T) {
 		t.Fatal("a build finished after Close installed its graph")
 	}
 }
+
+// TestBuildGraphs: after a bulk load BuildGraphs returns once the graph is
+// installed, also when a search started a background build before it.
+func TestBuildGraphs(t *testing.T) {
+	for _, searchFirst := range []bool{false, true} {
+		s, vecs := bulkStore(t, 2000)
+		ctx := context.Background()
+		if searchFirst {
+			if _, err := s.Query(ctx, "ix", vector.Query{Vector: vecs[0], TopK: 1, Filter: vector.Filter{ResourceID: "r"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.BuildGraphs(ctx, "ix"); err != nil {
+			t.Fatal(err)
+		}
+		if graphed, building := s.partitionState("ix", "r"); !graphed || building {
+			t.Fatalf("searchFirst %v: after BuildGraphs graph %v, building %v", searchFirst, graphed, building)
+		}
+		if err := s.BuildGraphs(ctx, "missing"); err == nil {
+			t.Error("BuildGraphs of a missing index succeeded")
+		}
+		s.Close()
+		if err := s.BuildGraphs(ctx, "ix"); err == nil {
+			t.Error("BuildGraphs after Close succeeded")
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
@@ -132,27 +133,98 @@ func (s *Store) indexGraph(name, resource string) {
 // compactions, so the build reads a prefix of the vectors that writers never
 // touch; a compaction (gen), a replaced partition or Close voids it.
 func (s *Store) buildGraph(name, resource string, p *partition) {
-	n := int32(len(p.slots))
-	end := int(n) * p.vecs.dim
-	snap := &vectors{dim: p.vecs.dim, codes: p.vecs.codes[:end:end], scale: p.vecs.scale[:n:n]}
-	gen := p.gen
-	p.building = true
+	b := startBuild(p)
 	s.builds.Add(1)
 	go func() {
 		defer s.builds.Done()
-		g := newGraph(snap)
-		complete := g.addUntil(n, s.done)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if ix := s.indexes[name]; ix == nil || ix.parts[resource] != p || p.gen != gen {
-			return
-		}
-		p.building = false
-		if complete && !s.closed {
-			g.v = &p.vecs
-			p.graph = g
-		}
+		s.finishBuild(name, resource, p, b, b.run(s.done))
 	}()
+}
+
+// build is a graph under construction over a prefix of a partition's slots.
+type build struct {
+	g   *graph
+	n   int32
+	gen uint32
+}
+
+// startBuild marks p as building and returns a build of its current slots;
+// the caller holds the write lock.
+func startBuild(p *partition) *build {
+	n := int32(len(p.slots))
+	end := int(n) * p.vecs.dim
+	snap := &vectors{dim: p.vecs.dim, codes: p.vecs.codes[:end:end], scale: p.vecs.scale[:n:n]}
+	p.building = true
+	return &build{g: newGraph(snap), n: n, gen: p.gen}
+}
+
+// run builds the graph without any lock; false when stop closed first.
+func (b *build) run(stop <-chan struct{}) bool { return b.g.addUntil(b.n, stop) }
+
+// finishBuild installs a complete build unless the partition was replaced,
+// compacted or the store closed meanwhile.
+func (s *Store) finishBuild(name, resource string, p *partition, b *build, complete bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ix := s.indexes[name]; ix == nil || ix.parts[resource] != p || p.gen != b.gen {
+		return
+	}
+	p.building = false
+	if complete && !s.closed {
+		b.g.v = &p.vecs
+		p.graph = b.g
+	}
+}
+
+// BuildGraphs brings the approximate index (HNSW graph) of every resource of
+// index name up to date and returns when it is, waiting for builds under way.
+// Searches build graphs on their own (large ones in the background, scanning
+// exactly meanwhile); call it after a bulk load so that the first searches
+// already use the graph. Searches and writes go on while it runs; ctx is
+// checked between resources.
+func (s *Store) BuildGraphs(ctx context.Context, name string) error {
+	const op = "BuildGraphs"
+	for {
+		if err := ctx.Err(); err != nil {
+			return vecErr(op, "canceled", err)
+		}
+		s.mu.Lock()
+		ix, err := s.indexLocked(op, name)
+		if err != nil {
+			s.mu.Unlock()
+			return err
+		}
+		resource, p, busy := staleGraph(ix)
+		if p == nil {
+			s.mu.Unlock()
+			return nil
+		}
+		if busy {
+			s.mu.Unlock()
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Millisecond):
+			}
+			continue
+		}
+		b := startBuild(p)
+		s.mu.Unlock()
+		s.finishBuild(name, resource, p, b, b.run(s.done))
+	}
+}
+
+// staleGraph returns a partition of ix whose graph lags (busy: a build of it
+// is under way), or nil when every graph is up to date.
+func staleGraph(ix *index) (resource string, p *partition, busy bool) {
+	for r, q := range ix.parts {
+		if q.graphStale() {
+			if !q.building {
+				return r, q, false
+			}
+			resource, p, busy = r, q, true
+		}
+	}
+	return resource, p, busy
 }
 
 // hybrid fuses the top hybridCandidates of the vector and BM25 rankings like
