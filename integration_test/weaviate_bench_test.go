@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -117,6 +118,15 @@ func benchCorpusRecall(b *testing.B, mem *core.Memory, vs core.VectorStore, c be
 	hits, err := vs.Query(bg, core.IndexName(384), core.VectorQuery{Vector: probe[0], TopK: 1, Filter: core.VectorFilter{ResourceID: resource}})
 	if err != nil || len(hits) == 0 {
 		b.Fatalf("index empty after insert: %v", err)
+	}
+	// The local store's graph is built as searches need it; build it before
+	// timing, as Weaviate's is built as it writes.
+	if gb, ok := vs.(interface {
+		BuildGraphs(context.Context, string) error
+	}); ok {
+		if err := gb.BuildGraphs(bg, core.IndexName(384)); err != nil {
+			b.Fatal(err)
+		}
 	}
 	for _, mode := range []string{core.SearchVector, "default"} {
 		over := &core.SemanticRecall{Mode: mode}
