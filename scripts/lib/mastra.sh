@@ -54,12 +54,18 @@ mastra_install() {
 	cp "$src"/*.mjs "$AGENTMEM_MASTRA_DIR"/
 }
 
+# _mastra_workdir sets the caller's work (a fresh temp dir) and bin (membench
+# built into it).
+_mastra_workdir() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-mastra.XXXXXX") || return 1
+	bin="$work/membench"
+	go build -o "$bin" ./internal/cmd/membench
+}
+
 mastra_side_by_side() {
 	local reps=${AGENTMEM_BENCH_REPS:-2} work bin n r
 	mastra_install || return 1
-	work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-mastra.XXXXXX") || return 1
-	bin="$work/membench"
-	go build -o "$bin" ./internal/cmd/membench || return 1
+	_mastra_workdir || return 1
 	for n in "$@"; do
 		for r in $(seq 1 "$reps"); do
 			rm -f "$AGENTMEM_MASTRA_DIR/bench-$n.db"*
@@ -80,9 +86,7 @@ mastra_side_by_side_pg() {
 		echo "mastra.sh: AGENTMEM_PG_DSN is not set" >&2
 		return 1
 	}
-	work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-mastra.XXXXXX") || return 1
-	bin="$work/membench"
-	go build -o "$bin" ./internal/cmd/membench || return 1
+	_mastra_workdir || return 1
 	stats=$(_mastra_pg_dsn bench_stats)
 	export PGOPTIONS="-c client_min_messages=warning"
 	psql -qX "$AGENTMEM_PG_DSN" -c "CREATE DATABASE bench_stats" 2>/dev/null || true
@@ -108,9 +112,7 @@ mastra_side_by_side_pg() {
 mastra_side_by_side_vector() {
 	local reps=${AGENTMEM_BENCH_REPS:-2} work bin n r
 	mastra_install || return 1
-	work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-mastra.XXXXXX") || return 1
-	bin="$work/membench"
-	go build -o "$bin" ./internal/cmd/membench || return 1
+	_mastra_workdir || return 1
 	for n in "$@"; do
 		for r in $(seq 1 "$reps"); do
 			rm -f "$AGENTMEM_MASTRA_DIR/bench-$n.db"* "$AGENTMEM_MASTRA_DIR/vec-$n.db"*
