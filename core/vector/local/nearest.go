@@ -11,12 +11,14 @@ const DefaultApproximateFrom = 5000
 // graph is built by the first search that needs it rather than by writes.
 const graphLag = 512
 
-// inlineGraphMax is the partition size up to which a missing graph is built
-// inside the search that needs it (about a second at most). A larger
+// inlineGraphMax is the number of records up to which a missing or lagging
+// graph is extended inside the search that needs it, under the store's write
+// lock (1,024 random 384-dimension vectors: under a second; 8,192 took 10 s
+// on the 2-core test machine). A larger
 // partition (a bulk import, an opened file without a saved graph) has its
 // graph built in the background while searches scan exactly, so no search
 // and no write waits for it.
-const inlineGraphMax = 8192
+const inlineGraphMax = 1024
 
 // selective is the share of a partition below which a thread filter is
 // searched exactly: a graph search for a small thread would walk most of
