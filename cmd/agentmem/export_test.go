@@ -21,8 +21,12 @@ func TestExportThreadlessResources(t *testing.T) {
 		if _, err := b.store.UpdateResource(ctx, "meta-only", map[string]any{"plan": "pro"}); err != nil {
 			t.Fatal(err)
 		}
+		observed := core.ObservationRecord{Key: core.ObservationKey(core.ScopeResource, "", "observed-only"), Observations: "- prefers email"}
+		if _, err := b.store.PutObservations(ctx, observed, 0); err != nil {
+			t.Fatal(err)
+		}
 		all := b.agentmem(t, "", "export").ok(t).stdout
-		for _, want := range []string{`"id":"solo"`, `likes tea`, `"id":"meta-only"`, `"plan":"pro"`} {
+		for _, want := range []string{`"id":"solo"`, `likes tea`, `"id":"meta-only"`, `"plan":"pro"`, `"id":"observed-only"`, `prefers email`} {
 			if !strings.Contains(all, want) {
 				t.Fatalf("export lacks %s:\n%s", want, all)
 			}
@@ -35,6 +39,10 @@ func TestExportThreadlessResources(t *testing.T) {
 		wm, err := dst.store.GetWorkingMemory(ctx, core.ScopeResource, "solo")
 		if err != nil || wm.Data != "# Solo\n- likes tea" {
 			t.Fatalf("imported working memory = %+v %v", wm, err)
+		}
+		obs, err := dst.store.GetObservations(ctx, observed.Key)
+		if err != nil || obs.Observations != observed.Observations {
+			t.Fatalf("imported observations = %+v %v", obs, err)
 		}
 	})
 }

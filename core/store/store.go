@@ -118,9 +118,9 @@ type Resources interface {
 }
 
 // ResourceLister is the optional capability to list the stored resources:
-// those with a row of their own (working memory or metadata was written),
-// ascending by id, in keyset pages. A resource that only owns threads has no
-// row; ListThreads finds those.
+// those with a row of their own (working memory, metadata or resource-scoped
+// observations were written), ascending by id, in keyset pages. A resource
+// that only owns threads has no row; ListThreads finds those.
 type ResourceLister interface {
 	// ListResources returns up to q.PerPage resources with ids after q.After.
 	ListResources(ctx context.Context, q ResourceQuery) (ResourcePage, error)

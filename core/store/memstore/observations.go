@@ -93,6 +93,9 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 	rec.Version, rec.UpdatedAt = expect+1, now()
 	row.cur = rec
 	s.obs[rec.Key] = row
+	if scope == store.ScopeResource {
+		s.resource(id) // listed by ListResources, as on the SQL stores
+	}
 	return rec.Clone(), nil
 }
 

@@ -106,7 +106,8 @@ func TestOpenErrors(t *testing.T) {
 // TestMigrationKeepsRows: rows written by the schema before migration 0004
 // (content jsonb, messages referencing threads by a foreign key) read the
 // same after it, are upserted in place (createdAt and seq kept) and go with
-// their thread.
+// their thread; a resource known only by its observations gets a row from
+// migration 0008.
 func TestMigrationKeepsRows(t *testing.T) {
 	schema := freshSchema(t)
 	pool, err := pgxpool.New(bg(), testDSN(t))
@@ -132,7 +133,8 @@ func TestMigrationKeepsRows(t *testing.T) {
 		withSchema(`INSERT INTO {{schema}}.threads (id, resource_id, created_at, updated_at) VALUES ('t', 'r', now(), now())`, quoted),
 		withSchema(`INSERT INTO {{schema}}.messages (id, thread_id, resource_id, role, content, created_at, tokens, token_encoding)
 			VALUES ('old', 't', 'r', 'assistant', '{"format": 2, "parts": [{"type": "tool-invocation", "toolInvocation":
-				{"state": "call", "toolCallId": "c1", "toolName": "f", "args": {"b": 1, "a": [1, 2]}}}]}'::jsonb, '`+at.Format(time.RFC3339Nano)+`', 7, 'o200k_base')`, quoted))
+				{"state": "call", "toolCallId": "c1", "toolName": "f", "args": {"b": 1, "a": [1, 2]}}}]}'::jsonb, '`+at.Format(time.RFC3339Nano)+`', 7, 'o200k_base')`, quoted),
+		withSchema(`INSERT INTO {{schema}}.observations (key, observations, version, updated_at) VALUES ('resource:observed', 'o', 1, now())`, quoted))
 	for _, q := range stmts {
 		if _, err := pool.Exec(bg(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -140,6 +142,10 @@ func TestMigrationKeepsRows(t *testing.T) {
 	}
 
 	s := openSchema(t, schema)
+	page, err := s.ListResources(bg(), core.ResourceQuery{})
+	if err != nil || len(page.Resources) != 1 || page.Resources[0].ID != "observed" {
+		t.Fatalf("ListResources after migrating: %+v %v", page, err)
+	}
 	got, err := s.GetMessages(bg(), []string{"old"})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("GetMessages after migrating: %+v %v", got, err)

@@ -126,6 +126,13 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 					return err
 				}
 			}
+			if scope == store.ScopeResource {
+				// The resource gets a row, so ListResources (and so export)
+				// finds a resource known only by its observations.
+				if _, err := tx.Exec(ctx, s.q.ensureResource, id, at); err != nil {
+					return err
+				}
+			}
 			var version *int64
 			err = tx.QueryRow(ctx, s.q.putObservations, rec.Key, rec.Observations, int32(rec.ObservationTokens), int32(rec.Generation),
 				timeOrNil(rec.LastObservedAt), ids, expectVersion, at).Scan(&version)
@@ -156,6 +163,7 @@ func timeOrNil(t time.Time) *time.Time {
 const (
 	lockThreadSQL       = `SELECT 1 FROM {{schema}}.threads WHERE id = $1 FOR KEY SHARE`
 	lockObservationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.observations WHERE key = $1 FOR UPDATE`
+	ensureResourceSQL   = `INSERT INTO {{schema}}.resources (id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (id) DO NOTHING`
 
 	archiveObservationsSQL = `
 INSERT INTO {{schema}}.observation_generations

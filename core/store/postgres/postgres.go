@@ -266,6 +266,7 @@ type queries struct {
 
 	listResourceAsc, listResourceDesc                     string
 	getObservations, lockThread, lockObservations         string
+	ensureResource                                        string
 	archiveObservations, putObservations, listGenerations string
 
 	markUnindexed, clearUnindexed, listUnindexed string
@@ -303,6 +304,7 @@ func buildQueries(schema string) queries {
 		getObservations:     f(getObservationsSQL),
 		lockThread:          f(lockThreadSQL),
 		lockObservations:    f(lockObservationsSQL),
+		ensureResource:      f(ensureResourceSQL),
 		archiveObservations: f(archiveObservationsSQL),
 		putObservations:     f(putObservationsSQL),
 		listGenerations:     f(listGenerationsSQL),

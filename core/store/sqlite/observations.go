@@ -140,6 +140,14 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 				return err
 			}
 		}
+		if scope == store.ScopeResource {
+			// The resource gets a row, so ListResources (and so export) finds
+			// a resource known only by its observations.
+			if _, err := tx.ExecContext(ctx, `INSERT INTO resources (id, created_at, updated_at) VALUES (?, ?, ?)
+				ON CONFLICT (id) DO NOTHING`, id, now, now); err != nil {
+				return err
+			}
+		}
 		rec.Version, rec.UpdatedAt = expectVersion+1, fromMicro(now)
 		_, err = tx.ExecContext(ctx, `INSERT INTO observations (`+obsCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (key) DO UPDATE SET observations = excluded.observations, observation_tokens = excluded.observation_tokens,

@@ -93,3 +93,26 @@ func testListResources(t *testing.T, s *core.CheckedStore) {
 		wantCode(t, err, memerr.ErrInvalidArgument)
 	}
 }
+
+// testObservedResourceListed: resource-scoped observations give their
+// resource a row, so a resource known only by its observations is listed
+// (export walks ListResources); its working memory stays unwritten.
+func testObservedResourceListed(t *testing.T, s *core.CheckedStore) {
+	putObs(t, s, store.ObservationRecord{Key: store.ObservationKey(store.ScopeResource, "", "observed"), Observations: "o"}, 0)
+	page, err := s.ListResources(ctx(), store.ResourceQuery{})
+	if err != nil || len(page.Resources) != 1 || page.Resources[0].ID != "observed" {
+		t.Fatalf("ListResources = %+v %v", page, err)
+	}
+	wm, err := s.GetWorkingMemory(ctx(), store.ScopeResource, "observed")
+	if err != nil || wm.Version != 0 || wm.Data != "" {
+		t.Fatalf("working memory = %+v %v", wm, err)
+	}
+	if _, err := s.PutWorkingMemory(ctx(), store.ScopeResource, "observed", "wm", 0); err != nil {
+		t.Fatalf("first working memory write: %v", err)
+	}
+	putObs(t, s, store.ObservationRecord{Key: store.ObservationKey(store.ScopeResource, "", "observed"), Observations: "o2"}, 1)
+	r, err := s.GetResource(ctx(), "observed")
+	if err != nil || r.WorkingMemory != "wm" {
+		t.Fatalf("resource after a second observation write = %+v %v", r, err)
+	}
+}

@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 		{"UpdatedAtBump", testUpdatedAtBump},
 		{"Resources", testResources},
 		{"ListResources", testListResources},
+		{"ObservedResourceListed", testObservedResourceListed},
 		{"WorkingMemoryVersions", testWorkingMemoryVersions},
 		{"WorkingMemoryThreadScope", testWorkingMemoryThreadScope},
 		{"BoundaryMonotonic", testBoundaryMonotonic},
