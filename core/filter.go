@@ -85,10 +85,10 @@ func (m *Memory) filterInput(ctx context.Context, s *CheckedStore, st settings, 
 
 // storedCopies returns the stored copies, in this thread, of the history and
 // of the input messages whose caller-supplied id is stored, by id.
-func (m *Memory) storedCopies(ctx context.Context, s *CheckedStore, history, input []Message, supplied map[string]bool) (map[string]Message, error) {
-	known := make(map[string]Message, len(history))
-	for _, h := range history {
-		known[h.ID] = h
+func (m *Memory) storedCopies(ctx context.Context, s *CheckedStore, history, input []Message, supplied map[string]bool) (map[string]*Message, error) {
+	known := make(map[string]*Message, len(history))
+	for i := range history {
+		known[history[i].ID] = &history[i]
 	}
 	var lookup []string
 	for _, in := range input {
@@ -103,10 +103,10 @@ func (m *Memory) storedCopies(ctx context.Context, s *CheckedStore, history, inp
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range found {
+	for i := range found {
 		// Only a copy in this thread makes an input message an echo; an id
 		// stored elsewhere is new here (its save moves or rejects it).
-		if f.ThreadID == input[0].ThreadID {
+		if f := &found[i]; f.ThreadID == input[0].ThreadID {
 			known[f.ID] = f
 		}
 	}
@@ -115,7 +115,7 @@ func (m *Memory) storedCopies(ctx context.Context, s *CheckedStore, history, inp
 
 // toolCallStates maps the tool-call ids of stored messages to their state;
 // a result anywhere finishes the call.
-func toolCallStates(known map[string]Message) map[string]string {
+func toolCallStates(known map[string]*Message) map[string]string {
 	states := map[string]string{}
 	for _, msg := range known {
 		for _, p := range msg.Content.Parts {
@@ -146,7 +146,7 @@ func isToolResult(p *Part) bool {
 // to persist: merged into the stored copy of msg when it holds their calls
 // (same id, each call advanced to its result), else as a new message of the
 // results alone.
-func (m *Memory) toolUpdates(msg Message, known map[string]Message, calls map[string]string, keep func(*Part) bool) []Message {
+func (m *Memory) toolUpdates(msg Message, known map[string]*Message, calls map[string]string, keep func(*Part) bool) []Message {
 	var kept []Part
 	for i := range msg.Content.Parts {
 		if p := &msg.Content.Parts[i]; isToolResult(p) && keep(p) {

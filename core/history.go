@@ -72,6 +72,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st
 			return history{}, err
 		}
 		h.reads++
+		newestFirst = slices.Grow(newestFirst, len(page.Messages))
 		for i, msg := range page.Messages {
 			if msg.Role == RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {
 				continue

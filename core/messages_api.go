@@ -279,8 +279,10 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		if err != nil {
 			return RecallResult{}, err
 		}
-		extra = afterBoundary(th, st, extra)
-		out := mergeChronological(kept, extra)
+		out := kept // chronological, as loaded
+		if extra = afterBoundary(th, st, extra); len(extra) > 0 {
+			out = mergeChronological(kept, extra)
+		}
 		return RecallResult{Messages: out, Total: len(out)}, nil
 	}
 	perPage := q.PerPage

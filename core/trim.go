@@ -90,15 +90,20 @@ func pairToolCalls(prompt []Message, filterIncomplete bool) []Message {
 			}
 		}
 	}
-	out := prompt[:0:0]
+	out := make([]Message, 0, len(prompt))
 	for _, msg := range prompt {
 		changed := false
-		parts := msg.Content.Parts[:0:0]
-		for _, p := range msg.Content.Parts {
+		var parts []Part
+		for j, p := range msg.Content.Parts {
 			ti := p.ToolInvocation
 			if ti == nil || ti.State == ToolStateResult || resolved[ti.ToolCallID] {
-				parts = append(parts, p)
+				if changed {
+					parts = append(parts, p)
+				}
 				continue
+			}
+			if !changed {
+				parts = append(make([]Part, 0, len(msg.Content.Parts)), msg.Content.Parts[:j]...)
 			}
 			changed = true
 			if !filterIncomplete && ti.State == ToolStateCall {

@@ -78,7 +78,13 @@ func Tokens(msgs []message.Message, idx []int) int {
 
 // Apply returns the kept messages of msgs, in order.
 func Apply(msgs []message.Message, keep []bool) []message.Message {
-	out := msgs[:0:0]
+	n := 0
+	for _, k := range keep {
+		if k {
+			n++
+		}
+	}
+	out := make([]message.Message, 0, n)
 	for i, k := range keep {
 		if k {
 			out = append(out, msgs[i])

@@ -20,6 +20,23 @@ func MarshalStored(c Content) ([]byte, error) {
 	return json.Marshal(c.storedFields())
 }
 
+// UnmarshalStored decodes content as a store keeps it (MarshalStored's
+// bytes, a row with the v4 mirrors, or one formatted by a jsonb column, as
+// PostgreSQL rows written before its migration 0004 are). The common
+// text-only shape is decoded in one pass whatever its white space; anything
+// else is compacted first, so that raw fields (tool arguments, metadata)
+// come back without the added spaces.
+func UnmarshalStored(stored []byte, c *Content) error {
+	if c.decodeTextOnly(bytes.TrimSpace(stored)) {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, stored); err != nil {
+		return err
+	}
+	return c.UnmarshalJSON(buf.Bytes())
+}
+
 // storedTextContent is the stored shape of content that is text parts only,
 // encoded without maps (most messages; the same bytes as storedFields gives,
 // keys in the same sorted order).

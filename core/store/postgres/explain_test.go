@@ -11,7 +11,8 @@ import (
 
 // TestQueryPlansUseIndexes seeds 20,000 messages in 200 threads, ANALYZEs
 // and checks that the history-window and include queries scan the
-// (thread_id, created_at, seq) index, with the planner free to choose.
+// (thread_id, created_at, seq) index, with the planner free to choose, and
+// the window reads' generic plans too (under their guard).
 func TestQueryPlansUseIndexes(t *testing.T) {
 	s := openFresh(t)
 	const threads, per = 200, 100
@@ -50,8 +51,14 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"include windows": {ThreadID: "t123", PerPage: 0, Include: []core.Include{
 			{ID: "t123-m050", Before: 3, After: 3}, {ID: "t007-m010", Before: 5, After: 1}}},
 	}
+	plans := map[string]string{}
 	for name, q := range queries {
-		text := explain(t, s, q)
+		plans[name] = explain(t, s, q)
+		if q.Include == nil {
+			plans[name+" (ListWindow)"] = explainWindow(t, s, q)
+		}
+	}
+	for name, text := range plans {
 		if !strings.Contains(text, "messages_thread_created_seq_idx") || strings.Contains(text, "Seq Scan on messages") {
 			t.Errorf("%s: plan does not use messages_thread_created_seq_idx:\n%s", name, text)
 		} else {

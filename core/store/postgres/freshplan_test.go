@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agentmem/agentmem/core"
 )
 
@@ -17,7 +19,7 @@ func explain(t *testing.T, s *Store, q core.MessageQuery) string {
 		t.Fatal(err)
 	}
 	sql, args := s.listMessagesSQL(q)
-	rows, done, err := s.queryIndexOrder(bg(), "EXPLAIN "+sql, args...)
+	rows, done, err := s.queryIndexOrder(bg(), planGuard, "EXPLAIN "+sql, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,10 +35,65 @@ func explain(t *testing.T, s *Store, q core.MessageQuery) string {
 	return strings.Join(plan, "\n")
 }
 
+// explainWindow returns the plan ListWindow runs q's window statement with:
+// prepared, as pgx prepares it, then executed under windowGuard, which
+// keeps the generic plan.
+func explainWindow(t *testing.T, s *Store, q core.MessageQuery) string {
+	t.Helper()
+	q, err := core.NormalizeMessageQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql, args := s.windowSQL(q)
+	conn, err := s.pool.Acquire(bg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Conn().Prepare(bg(), "window_plan", sql); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Conn().Deallocate(bg(), "window_plan") }()
+	tx, err := conn.Begin(bg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(bg()) }()
+	for _, g := range windowGuard {
+		if _, err := tx.Exec(bg(), g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	marks := make([]string, len(args))
+	for i := range args {
+		marks[i] = fmt.Sprint("$", i+1)
+	}
+	// The simple protocol writes the values into the text: EXECUTE takes no parameters.
+	explainArgs := append([]any{pgx.QueryExecModeSimpleProtocol}, args...)
+	rows, err := tx.Query(bg(), "EXPLAIN EXECUTE window_plan("+strings.Join(marks, ", ")+")", explainArgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}
+
 // TestWindowPlanOnFreshTable: on a table no ANALYZE has seen (autovacuum
 // off for it, so statistics stay empty), a turn's window read over a long
 // thread is still an index range scan in index order, never a scan and sort
-// of the whole thread.
+// of the whole thread; ListWindow's statement keeps that plan as its
+// generic plan.
 func TestWindowPlanOnFreshTable(t *testing.T) {
 	s := openFresh(t)
 	if _, err := s.pool.Exec(bg(), "ALTER TABLE "+s.q.messages+" SET (autovacuum_enabled = false)"); err != nil {
@@ -69,11 +126,14 @@ func TestWindowPlanOnFreshTable(t *testing.T) {
 		"window after boundary": {ThreadID: "t", ResourceID: "r", PerPage: 250, Direction: core.Desc, Range: core.DateRange{Start: &start}},
 		"window before cursor":  {ThreadID: "t", ResourceID: "r", PerPage: 250, Direction: core.Desc, Before: cursor},
 	} {
-		plan := explain(t, s, q)
-		if !strings.Contains(plan, "Index Scan Backward using messages_thread_created_seq_idx") || strings.Contains(plan, "Sort") {
-			t.Errorf("%s: not an index range scan in index order:\n%s", name, plan)
-		} else {
-			t.Logf("%s:\n%s", name, plan)
+		for kind, plan := range map[string]string{"ListMessages": explain(t, s, q), "ListWindow": explainWindow(t, s, q)} {
+			if !strings.Contains(plan, "Index Scan Backward using messages_thread_created_seq_idx") || strings.Contains(plan, "Sort") {
+				t.Errorf("%s, %s: not an index range scan in index order:\n%s", name, kind, plan)
+			} else if kind == "ListWindow" && !strings.Contains(plan, "$1") {
+				t.Errorf("%s, %s: not the generic plan:\n%s", name, kind, plan)
+			} else {
+				t.Logf("%s, %s:\n%s", name, kind, plan)
+			}
 		}
 	}
 }

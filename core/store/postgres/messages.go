@@ -3,7 +3,6 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"math"
 	"sort"
 	"strconv"
@@ -139,7 +138,7 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	if sql == "" {
 		return page, nil
 	}
-	rows, done, err := s.queryIndexOrder(ctx, sql, args...)
+	rows, done, err := s.queryIndexOrder(ctx, planGuard, sql, args...)
 	if err != nil {
 		return store.MessagePage{}, wrap(ctx, op, err)
 	}
@@ -193,99 +192,23 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	return page, nil
 }
 
-// ListWindow implements store.WindowReader: ListMessages' statement for q
-// (one round trip, index order), decoding only the rows fit selects.
-func (s *Store) ListWindow(ctx context.Context, q store.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
-	const op = "ListWindow"
-	q.Include, q.IncludeTotal = nil, false
-	page := store.WindowPage{MessagePage: store.MessagePage{Messages: []message.Message{}}}
-	sql, args := s.listMessagesSQL(q)
-	if sql == "" {
-		return page, nil
-	}
-	rows, done, err := s.queryIndexOrder(ctx, sql, args...)
-	if err != nil {
-		return store.WindowPage{}, wrap(ctx, op, err)
-	}
-	defer func() { rows.Close(); _ = done() }()
-	var contents [][]byte
-	for rows.Next() {
-		var src int32
-		m, content, err := scanBare(rows, []any{&src}, []any{new(*int64)})
-		if err != nil {
-			rows.Close()
-			return store.WindowPage{}, wrap(ctx, op, err)
-		}
-		page.Messages, contents = append(page.Messages, m), append(contents, content)
-	}
-	if err := rows.Err(); err != nil {
-		return store.WindowPage{}, wrap(ctx, op, err)
-	}
-	order := make([]int, len(page.Messages))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(i, j int) bool { return message.Less(&page.Messages[order[j]], &page.Messages[order[i]]) })
-	msgs, raw := make([]message.Message, len(order)), make([][]byte, len(order))
-	for i, o := range order {
-		msgs[i], raw[i] = page.Messages[o], contents[o]
-	}
-	if q.PerPage > 0 && len(msgs) > q.PerPage {
-		msgs, raw, page.HasMore = msgs[:q.PerPage], raw[:q.PerPage], true
-	}
-	page.Messages = msgs
-	if page.Bare, err = store.DecodeWindow(fit, msgs, raw, decodeContent); err != nil {
-		return store.WindowPage{}, wrap(ctx, op, err)
-	}
-	return page, nil
-}
-
 // listMessagesSQL builds the ListMessages statement from fixed fragments;
 // every value is a bound parameter. It returns "" when nothing is asked.
 func (s *Store) listMessagesSQL(q store.MessageQuery) (string, []any) {
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
+	var args params
+	arg := args.add
 	cols := "m.id, m.thread_id, m.resource_id, m.role, m.type, m.content, m.created_at, m.tokens, m.token_encoding, m.seq"
 	resource := ""
 	if q.ResourceID != "" {
 		resource = arg(q.ResourceID) + "::text"
 	}
-	var filter strings.Builder // conditions of listed (and counted) rows
+	filter := "" // conditions of listed (and counted) rows
 	if q.PerPage != 0 || q.IncludeTotal {
-		filter.WriteString("m.thread_id = " + arg(q.ThreadID) + "::text")
-		if resource != "" {
-			filter.WriteString(" AND m.resource_id = " + resource)
-		}
-		if r := q.Range; r.Start != nil {
-			op := " >= "
-			if r.StartExclusive {
-				op = " > "
-			}
-			filter.WriteString(" AND m.created_at" + op + arg(utc(*r.Start)) + "::timestamptz")
-		}
-		if r := q.Range; r.End != nil {
-			op := " <= "
-			if r.EndExclusive {
-				op = " < "
-			}
-			filter.WriteString(" AND m.created_at" + op + arg(utc(*r.End)) + "::timestamptz")
-		}
-		if c := q.Before; c != nil {
-			filter.WriteString(" AND (m.created_at, m.seq) < (" + arg(utc(c.CreatedAt)) + "::timestamptz, " + arg(c.Seq) + "::bigint)")
-		}
+		filter = pageFilter(q, resource, arg)
 	}
 	var parts []string
 	if q.PerPage != 0 {
-		dir := " " + q.Direction.Keyword()
-		p := "(SELECT 0::int4 AS src, " + cols + ", NULL::bigint AS total FROM " + s.q.messages + " m WHERE " + filter.String() +
-			" ORDER BY m.created_at" + dir + ", m.seq" + dir
-		if q.PerPage != store.PerPageAll {
-			p += " LIMIT " + arg(satAdd(int64(q.PerPage), 1)) + " OFFSET " + arg(satMul(int64(q.Page), int64(q.PerPage)))
-		}
-		parts = append(parts, p+")")
+		parts = append(parts, "("+s.pageSQL(q, "0::int4 AS src, "+cols+", NULL::bigint AS total", filter, arg)+")")
 	}
 	if len(q.Include) > 0 {
 		ids := make([]string, len(q.Include))
@@ -314,12 +237,61 @@ func (s *Store) listMessagesSQL(q store.MessageQuery) (string, []any) {
 	}
 	if q.IncludeTotal {
 		parts = append(parts, "(SELECT 2::int4, ''::text, ''::text, ''::text, ''::text, ''::text, 'null'::text,"+
-			" 'epoch'::timestamptz, 0::int4, ''::text, 0::bigint, count(*) FROM "+s.q.messages+" m WHERE "+filter.String()+")")
+			" 'epoch'::timestamptz, 0::int4, ''::text, 0::bigint, count(*) FROM "+s.q.messages+" m WHERE "+filter+")")
 	}
 	if len(parts) == 0 {
 		return "", nil
 	}
 	return strings.Join(parts, " UNION ALL "), args
+}
+
+// params collects the values a statement binds.
+type params []any
+
+// add binds v and returns its placeholder.
+func (p *params) add(v any) string {
+	*p = append(*p, v)
+	return "$" + strconv.Itoa(len(*p))
+}
+
+// pageFilter is the condition of q's listed rows: thread, resource (the
+// placeholder binding it, or ""), date range and keyset cursor, all within
+// the (thread_id, created_at, seq) index range.
+func pageFilter(q store.MessageQuery, resource string, arg func(any) string) string {
+	var filter strings.Builder
+	filter.WriteString("m.thread_id = " + arg(q.ThreadID) + "::text")
+	if resource != "" {
+		filter.WriteString(" AND m.resource_id = " + resource)
+	}
+	if r := q.Range; r.Start != nil {
+		op := " >= "
+		if r.StartExclusive {
+			op = " > "
+		}
+		filter.WriteString(" AND m.created_at" + op + arg(utc(*r.Start)) + "::timestamptz")
+	}
+	if r := q.Range; r.End != nil {
+		op := " <= "
+		if r.EndExclusive {
+			op = " < "
+		}
+		filter.WriteString(" AND m.created_at" + op + arg(utc(*r.End)) + "::timestamptz")
+	}
+	if c := q.Before; c != nil {
+		filter.WriteString(" AND (m.created_at, m.seq) < (" + arg(utc(c.CreatedAt)) + "::timestamptz, " + arg(c.Seq) + "::bigint)")
+	}
+	return filter.String()
+}
+
+// pageSQL selects cols of the rows filter admits in q's order, q's page of
+// them (LIMIT one more than PerPage, for HasMore).
+func (s *Store) pageSQL(q store.MessageQuery, cols, filter string, arg func(any) string) string {
+	dir := " " + q.Direction.Keyword()
+	sql := "SELECT " + cols + " FROM " + s.q.messages + " m WHERE " + filter + " ORDER BY m.created_at" + dir + ", m.seq" + dir
+	if q.PerPage != store.PerPageAll {
+		sql += " LIMIT " + arg(satAdd(int64(q.PerPage), 1)) + " OFFSET " + arg(satMul(int64(q.Page), int64(q.PerPage)))
+	}
+	return sql
 }
 
 // GetMessages returns the messages with the given ids, chronologically;
@@ -437,14 +409,7 @@ func decodeContent(m *message.Message, content []byte) error {
 	if len(content) == 0 || bytes.Equal(content, []byte("null")) {
 		return nil
 	}
-	// Rows written while content was jsonb (before migration 0004) carry
-	// its formatting ("a": 1); compact it so raw fields such as tool
-	// arguments come back without the added spaces.
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, content); err != nil {
-		return err
-	}
-	return json.Unmarshal(buf.Bytes(), &m.Content)
+	return message.UnmarshalStored(content, &m.Content)
 }
 
 // satAdd and satMul add and multiply non-negative values, saturating at
