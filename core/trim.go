@@ -90,20 +90,28 @@ func pairToolCalls(prompt []Message, filterIncomplete bool) []Message {
 			}
 		}
 	}
+	unpaired := func(p *Part) bool {
+		ti := p.ToolInvocation
+		return ti != nil && ti.State != ToolStateResult && !resolved[ti.ToolCallID]
+	}
+	some := false
+	for i := range prompt {
+		for j := range prompt[i].Content.Parts {
+			some = some || unpaired(&prompt[i].Content.Parts[j])
+		}
+	}
+	if !some {
+		return prompt // the common case: nothing to change, nothing to copy
+	}
 	out := make([]Message, 0, len(prompt))
 	for _, msg := range prompt {
 		changed := false
-		var parts []Part
-		for j, p := range msg.Content.Parts {
+		parts := msg.Content.Parts[:0:0]
+		for _, p := range msg.Content.Parts {
 			ti := p.ToolInvocation
-			if ti == nil || ti.State == ToolStateResult || resolved[ti.ToolCallID] {
-				if changed {
-					parts = append(parts, p)
-				}
+			if !unpaired(&p) {
+				parts = append(parts, p)
 				continue
-			}
-			if !changed {
-				parts = append(make([]Part, 0, len(msg.Content.Parts)), msg.Content.Parts[:j]...)
 			}
 			changed = true
 			if !filterIncomplete && ti.State == ToolStateCall {

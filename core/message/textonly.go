@@ -17,16 +17,16 @@ func (c *Content) decodeTextOnly(b []byte) bool {
 	var parts []Part
 	var mirror *string
 	seen := 0
-	ok := s.object(func(key string) bool {
+	ok := s.object(func(key []byte) bool {
 		bit := fieldBit(key, "format", "parts", "content")
 		if bit == 0 || seen&bit != 0 {
 			return false
 		}
 		seen |= bit
-		switch key {
-		case "format":
+		switch bit {
+		case 1: // format
 			return s.number()
-		case "parts":
+		case 2: // parts
 			parts = make([]Part, 0, 1)
 			return s.array(func() bool {
 				p, ok := s.textPart()
@@ -50,9 +50,9 @@ func (c *Content) decodeTextOnly(b []byte) bool {
 }
 
 // fieldBit is 1<<i for the i-th of names equal to key, or 0.
-func fieldBit(key string, names ...string) int {
+func fieldBit(key []byte, names ...string) int {
 	for i, n := range names {
-		if key == n {
+		if string(key) == n {
 			return 1 << i
 		}
 	}
@@ -88,8 +88,9 @@ func (s *textScan) end() bool {
 }
 
 // object reads an object, calling field after each key and its colon to
-// read the value.
-func (s *textScan) object(field func(key string) bool) bool {
+// read the value. Keys are compared in place (a key with escapes is not
+// one of the names decodeTextOnly takes).
+func (s *textScan) object(field func(key []byte) bool) bool {
 	if !s.next('{') {
 		return false
 	}
@@ -97,7 +98,7 @@ func (s *textScan) object(field func(key string) bool) bool {
 		return true
 	}
 	for {
-		key, ok := s.str()
+		key, ok := s.plainStr()
 		if !ok || !s.next(':') || !field(key) {
 			return false
 		}
@@ -133,14 +134,14 @@ func (s *textScan) array(elem func() bool) bool {
 func (s *textScan) textPart() (Part, bool) {
 	p := Part{}
 	seen := 0
-	ok := s.object(func(key string) bool {
+	ok := s.object(func(key []byte) bool {
 		bit := fieldBit(key, "type", "text")
 		if bit == 0 || seen&bit != 0 {
 			return false
 		}
 		seen |= bit
 		v, ok := s.str()
-		if key == "type" {
+		if bit == 1 { // type
 			p.Type = v
 			return ok && v == PartText
 		}
@@ -178,6 +179,25 @@ func (s *textScan) str() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// plainStr reads a string without escapes, returning its bytes in b.
+func (s *textScan) plainStr() ([]byte, bool) {
+	if !s.next('"') {
+		return nil, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; {
+		case c == '"':
+			s.i++
+			return s.b[start : s.i-1], true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+		s.i++
+	}
+	return nil, false
 }
 
 // number reads a JSON number.
