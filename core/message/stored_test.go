@@ -3,6 +3,7 @@ package message
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 )
 
@@ -76,4 +77,40 @@ func mustStored(t *testing.T, c Content) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestUnmarshalStored: stored content decodes as UnmarshalJSON decodes its
+// compact form, whatever white space a jsonb column added, and bad bytes
+// are refused.
+func TestUnmarshalStored(t *testing.T) {
+	for _, c := range []struct{ stored, compact string }{
+		{`{"format": 2, "parts": [{"text": "a b", "type": "text"}]}`, `{"format":2,"parts":[{"text":"a b","type":"text"}]}`},
+		{`{"parts": [{"type": "tool-invocation", "toolInvocation": {"state": "call", "toolCallId": "c1", "toolName": "f", "args": {"b": 1, "a": [1, 2]}}}]}`,
+			`{"parts":[{"type":"tool-invocation","toolInvocation":{"state":"call","toolCallId":"c1","toolName":"f","args":{"b":1,"a":[1,2]}}}]}`},
+		{`{"format": 2, "parts": [], "metadata": {"k": [1, 2]}}`, `{"format":2,"parts":[],"metadata":{"k":[1,2]}}`},
+	} {
+		var got, want Content
+		if err := UnmarshalStored([]byte(c.stored), &got); err != nil {
+			t.Fatalf("%s: %v", c.stored, err)
+		}
+		if err := want.UnmarshalJSON([]byte(c.compact)); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\ngot  %#v\nwant %#v", c.stored, got, want)
+		}
+	}
+	if inv := func() *ToolInvocation {
+		var c Content
+		_ = UnmarshalStored([]byte(`{"parts": [{"type": "tool-invocation", "toolInvocation": {"toolCallId": "x", "args": {"a": 1}}}]}`), &c)
+		return c.Parts[0].ToolInvocation
+	}(); string(inv.Args) != `{"a":1}` {
+		t.Errorf("args %s, want them compacted", inv.Args)
+	}
+	for _, bad := range []string{`{"parts": [`, `{"format":2,"parts":[{"type":"text","text":"a"}]} x`, ``} {
+		var c Content
+		if err := UnmarshalStored([]byte(bad), &c); err == nil {
+			t.Errorf("%q: decoded as %#v", bad, c)
+		}
+	}
 }

@@ -47,6 +47,7 @@ func TestDecodeTextOnly(t *testing.T) {
 		`{"parts":[{"type":"text","text":"a` + "\x01" + `"}]}`,
 		`{"parts":[{"type":"text","text":"a\q"}]}`,
 		`{"parts":[{"type":"text","text":"a`,
+		`{"format":2,"p\u0061rts":[{"type":"text","text":"a"}]}`, // keys are compared as written
 	}
 	for _, in := range declined {
 		var c Content

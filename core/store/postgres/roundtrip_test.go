@@ -7,11 +7,13 @@ import (
 	"net"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // counter counts statements through pgx's tracer hooks (Query/QueryRow/Exec
@@ -135,6 +137,12 @@ func TestRoundTrips(t *testing.T) {
 		{"ListMessages (page+includes+total)", 1, func(i int) error {
 			_, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t", PerPage: 10, Direction: core.Desc, IncludeTotal: true,
 				Include: []core.Include{{ID: "m0-3", Before: 2, After: 2}, {ID: "m0-15", Before: 1, After: 1}}})
+			return err
+		}},
+		{"ListWindow", 1, func(i int) error {
+			start := now().Add(-time.Hour)
+			_, err := s.ListWindow(bg(), core.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: 10, Direction: core.Desc, Range: core.DateRange{Start: &start}},
+				store.WindowFit{Encoding: "o200k_base", Fits: 100, Keep: 50})
 			return err
 		}},
 		{"PutWorkingMemory", 1, func(i int) error {
