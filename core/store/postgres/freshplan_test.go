@@ -24,15 +24,7 @@ func explain(t *testing.T, s *Store, q core.MessageQuery) string {
 		t.Fatal(err)
 	}
 	defer func() { rows.Close(); _ = done() }()
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, line)
-	}
-	return strings.Join(plan, "\n")
+	return planText(t, rows)
 }
 
 // explainWindow returns the plan ListWindow runs q's window statement with:
@@ -75,6 +67,12 @@ func explainWindow(t *testing.T, s *Store, q core.MessageQuery) string {
 		t.Fatal(err)
 	}
 	defer rows.Close()
+	return planText(t, rows)
+}
+
+// planText joins the lines of an EXPLAIN.
+func planText(t *testing.T, rows pgx.Rows) string {
+	t.Helper()
 	var plan []string
 	for rows.Next() {
 		var line string
