@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -74,7 +75,7 @@ type windowRow struct {
 	id                   string
 	role, typ, encoding  known
 	content              pgtype.DriverBytes
-	createdAt            pgtype.Timestamptz
+	createdAt            time.Time
 	tokens               int32
 	seq                  int64
 	dest                 []any
@@ -96,7 +97,7 @@ func newWindowRow(q store.MessageQuery, encoding string) *windowRow {
 // message returns the scanned row without its content.
 func (w *windowRow) message() message.Message {
 	return message.Message{ID: w.id, ThreadID: w.threadID, ResourceID: w.resourceID, Role: message.Role(w.role.v), Type: w.typ.v,
-		CreatedAt: w.createdAt.Time.UTC(), Tokens: int(w.tokens), TokenEncoding: w.encoding.v, Seq: w.seq}
+		CreatedAt: w.createdAt.UTC(), Tokens: int(w.tokens), TokenEncoding: w.encoding.v, Seq: w.seq}
 }
 
 // known scans a text column whose value is usually one of values without
