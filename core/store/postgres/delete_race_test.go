@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -41,25 +42,57 @@ func TestDeleteThreadWaitsForObservationWrite(t *testing.T) {
 
 // TestDeleteThreadWaitsForSave: the messages of a SaveMessages in flight
 // (holding its lock on the thread) that commits while DeleteThread waits
-// for that lock go with the thread (there is no foreign key to cascade).
+// for that lock go with the thread (there is no foreign key to cascade),
+// whichever of its statements the save ran.
 func TestDeleteThreadWaitsForSave(t *testing.T) {
-	// SaveMessages' own statement, paused before commit.
-	s, tx := threadInTx(t)
 	at := now()
-	if _, err := tx.Exec(bg(), s.q.saveMessages, []string{"m1", "m2"}, []string{"A", "A"}, []string{"r", "r"},
-		[]string{"user", "user"}, []string{"", ""}, []string{`{"format":2,"parts":[]}`, `{"format":2,"parts":[]}`},
-		[]time.Time{at, at}, []int32{1, 1}, []string{"", ""}, at); err != nil {
-		t.Fatal(err)
+	content := `{"format":2,"parts":[]}`
+	saves := map[string]func(s *Store, tx pgx.Tx) error{
+		"save_messages": func(s *Store, tx pgx.Tx) error {
+			_, err := tx.Exec(bg(), s.q.saveMessages, []string{"m1", "m2"}, []string{"A", "A"}, []string{"r", "r"},
+				[]string{"user", "user"}, []string{"", ""}, []string{content, content},
+				[]time.Time{at, at}, []int32{1, 1}, []string{"", ""}, at)
+			return err
+		},
+		"save_new_messages": func(s *Store, tx pgx.Tx) error {
+			_, err := tx.Exec(bg(), s.q.saveNewMessages, []string{"m1", "m2"}, "A", "r",
+				[]string{"user", "user"}, []string{"", ""}, []string{content, content},
+				[]time.Time{at, at}, []int32{1, 1}, []string{"", ""}, at)
+			return err
+		},
+		"one message": func(s *Store, tx pgx.Tx) error {
+			_, err := tx.Exec(bg(), s.q.saveOneMessage, "m1", "A", "r", "user", "", content, at, int32(1), "", at)
+			return err
+		},
 	}
-	deleteWhileLocked(t, s, tx, "A")
-	if got, err := s.GetMessages(bg(), []string{"m1", "m2"}); err != nil || len(got) != 0 {
-		t.Fatalf("messages outlived their thread: %d %v", len(got), err)
-	}
-	// A save after the delete finds the thread gone.
-	m := core.NewMessage(core.RoleUser, "late")
-	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = "m3", "A", "r", time.Now()
-	if _, err := s.SaveMessages(bg(), []core.Message{m}); !errors.Is(err, core.ErrThreadNotFound) {
-		t.Fatalf("save into the deleted thread: %v", err)
+	for name, save := range saves {
+		t.Run(name, func(t *testing.T) {
+			// SaveMessages' own statement, paused before commit.
+			s, tx := threadInTx(t)
+			if err := save(s, tx); err != nil {
+				t.Fatal(err)
+			}
+			var written int
+			if err := tx.QueryRow(bg(), "SELECT count(*) FROM "+s.q.messages).Scan(&written); err != nil || written == 0 {
+				t.Fatalf("the save wrote nothing: %d %v", written, err)
+			}
+			deleteWhileLocked(t, s, tx, "A")
+			if got, err := s.GetMessages(bg(), []string{"m1", "m2"}); err != nil || len(got) != 0 {
+				t.Fatalf("messages outlived their thread: %d %v", len(got), err)
+			}
+			// A save after the delete finds the thread gone.
+			for _, n := range []int{1, 2} {
+				var batch []core.Message
+				for i := 0; i < n; i++ {
+					m := core.NewMessage(core.RoleUser, "late")
+					m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprint("late", i), "A", "r", time.Now()
+					batch = append(batch, m)
+				}
+				if _, err := s.SaveMessages(bg(), batch); !errors.Is(err, core.ErrThreadNotFound) {
+					t.Fatalf("save of %d into the deleted thread: %v", n, err)
+				}
+			}
+		})
 	}
 }
 

@@ -3,7 +3,9 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,102 +20,197 @@ import (
 
 const messageCols = "id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding, seq"
 
-// SaveMessages upserts the batch with a single statement (one round trip, one
-// set-based call whatever the batch size): it locks the threads involved in
-// id order (the target threads and the old threads of moved messages),
-// refuses the whole batch when a thread is missing or owned by another
-// resource, upserts the messages without touching created_at or seq, and
-// bumps updated_at of every locked thread.
+// SaveMessages upserts the batch in one round trip: save_messages locks the
+// threads involved in id order (the target threads and the old threads of
+// moved messages), refuses the whole batch when a thread is missing or owned
+// by another resource, upserts the messages without touching created_at or
+// seq, and bumps updated_at of every locked thread. The common saves skip
+// most of that work: a batch of distinct ids into one thread goes through
+// save_new_messages (one statement when every id is new), and a single
+// message through saveOneMessageSQL, with save_messages as a second round
+// trip only when the message is stored already or refused.
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
+	b, err := newSaveBatch(op, msgs)
+	if err != nil {
+		return nil, err
+	}
+	var res saveResult
+	err = retry(ctx, func() error {
+		if len(msgs) == 1 {
+			if ok, err := b.saveOne(ctx, s, &res); ok || err != nil {
+				return err
+			}
+		}
+		rows, err := b.query(ctx, s)
+		if err != nil {
+			return err
+		}
+		res, err = readSaveResult(op, rows, len(msgs))
+		return err
+	})
+	if err != nil {
+		return nil, wrap(ctx, op, err)
+	}
+	if res.refused != nil {
+		return nil, res.refused
+	}
+	out := slices.Clone(msgs)
+	for i := range out {
+		if res.seqs != nil {
+			out[i].CreatedAt, out[i].Seq = b.created[i], res.seqs[i]
+			continue
+		}
+		st, ok := res.saved[out[i].ID]
+		if !ok {
+			return nil, memerr.Errorf(memerr.CodeStorage, op, "message %q was not returned by the upsert", out[i].ID)
+		}
+		out[i].CreatedAt, out[i].Seq = st.createdAt, st.seq
+	}
+	return out, nil
+}
+
+// saveBatch holds a batch as the parallel arrays save_messages takes.
+type saveBatch struct {
+	ids, threads, resources, roles, types, contents, encodings []string
+	created                                                    []time.Time
+	tokens                                                     []int32
+	distinct                                                   bool // no id repeats
+	at                                                         time.Time
+}
+
+func newSaveBatch(op string, msgs []message.Message) (*saveBatch, error) {
 	n := len(msgs)
-	var (
-		ids, threads, resources = make([]string, n), make([]string, n), make([]string, n)
-		roles, types, contents  = make([]string, n), make([]string, n), make([]string, n)
-		created                 = make([]time.Time, n)
-		tokens                  = make([]int32, n)
-		encodings               = make([]string, n)
-		first                   = make(map[string]int, n)
-	)
+	b := &saveBatch{
+		ids: make([]string, n), threads: make([]string, n), resources: make([]string, n),
+		roles: make([]string, n), types: make([]string, n), contents: make([]string, n), encodings: make([]string, n),
+		created: make([]time.Time, n), tokens: make([]int32, n), distinct: true, at: now(),
+	}
+	var first map[string]int
+	if n > 1 {
+		first = make(map[string]int, n)
+	}
 	for i := range msgs {
 		m := &msgs[i]
 		content, err := message.MarshalStored(m.Content)
 		if err != nil {
 			return nil, &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
 		}
-		ids[i], threads[i], resources[i] = m.ID, m.ThreadID, m.ResourceID
-		roles[i], types[i], contents[i] = string(m.Role), m.Type, string(content)
-		created[i], tokens[i], encodings[i] = utc(m.CreatedAt), int32(m.Tokens), m.TokenEncoding
+		b.ids[i], b.threads[i], b.resources[i] = m.ID, m.ThreadID, m.ResourceID
+		b.roles[i], b.types[i], b.contents[i] = string(m.Role), m.Type, string(content)
+		b.created[i], b.tokens[i], b.encodings[i] = utc(m.CreatedAt), int32(m.Tokens), m.TokenEncoding
 		// An id repeated in the batch behaves like consecutive saves: the
 		// last occurrence wins except for createdAt, which the first set.
 		if j, ok := first[m.ID]; ok {
-			created[i] = created[j]
-		} else {
+			b.created[i], b.distinct = b.created[j], false
+		} else if first != nil {
 			first[m.ID] = i
 		}
 	}
+	return b, nil
+}
 
-	type stored struct {
-		createdAt time.Time
-		seq       int64
+// saveOne inserts the batch's only message with saveOneMessageSQL; it
+// reports false, having changed nothing, when the message is stored already
+// or its thread is missing or another resource's.
+func (b *saveBatch) saveOne(ctx context.Context, s *Store, res *saveResult) (bool, error) {
+	var seq int64
+	err := s.pool.QueryRow(ctx, s.q.saveOneMessage, b.ids[0], b.threads[0], b.resources[0], b.roles[0], b.types[0],
+		b.contents[0], b.created[0], b.tokens[0], b.encodings[0], b.at).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
 	}
-	var (
-		saved   map[string]stored
-		refused error
-	)
-	at := now()
-	err := retry(ctx, func() error {
-		saved, refused = make(map[string]stored, n), nil
-		rows, err := s.pool.Query(ctx, s.q.saveMessages,
-			ids, threads, resources, roles, types, contents, created, tokens, encodings, at)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var (
-				kind     int32
-				ord      *int64
-				threadID *string
-				why      *string
-				id       *string
-				at       *time.Time
-				seq      *int64
-			)
-			if err := rows.Scan(&kind, &ord, &threadID, &why, &id, &at, &seq); err != nil {
-				return err
-			}
-			switch {
-			case kind == 0 && deref(why) == "takeover":
-				refused = memerr.Errorf(memerr.CodeResourceMismatch, op, "message %d: its id belongs to another resource", deref(ord)-1)
-			case kind == 0 && deref(why) == "missing":
-				refused = memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q of message %d not found", deref(threadID), deref(ord)-1)
-			case kind == 0:
-				refused = memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q of message %d belongs to another resource", deref(threadID), deref(ord)-1)
-			case kind == 2:
-				return errStale
-			case id != nil && at != nil && seq != nil:
-				saved[*id] = stored{at.UTC(), *seq}
-			}
-		}
-		return rows.Err()
-	})
 	if err != nil {
-		return nil, wrap(ctx, op, err)
+		return false, err
 	}
-	if refused != nil {
-		return nil, refused
-	}
-	out := make([]message.Message, n)
-	for i := range msgs {
-		st, ok := saved[msgs[i].ID]
-		if !ok {
-			return nil, memerr.Errorf(memerr.CodeStorage, op, "message %q was not returned by the upsert", msgs[i].ID)
+	*res = saveResult{seqs: []int64{seq}}
+	return true, nil
+}
+
+// saveOneMessageSQL is save_new_messages' statement for one message, sent as
+// is: the function call and the arrays cost more server time than the
+// statement (~2x for one message). Its lookups are primary-key equalities,
+// which the planner makes index probes on any table larger than a page or
+// two (and a cached plan is made again when the table's statistics change).
+const saveOneMessageSQL = `WITH thr AS (
+	UPDATE {{schema}}.threads t SET updated_at = $10, boundary = {{schema}}.pulled_back(t.boundary, $7)
+	WHERE t.id = $2 AND t.resource_id = $3 AND NOT EXISTS (SELECT 1 FROM {{schema}}.messages m WHERE m.id = $1)
+	RETURNING t.id
+)
+INSERT INTO {{schema}}.messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+SELECT $1, thr.id, $3, $4, $5, $6, $7, $8, $9 FROM thr
+RETURNING seq`
+
+// oneThread reports whether every message of a non-empty batch has the
+// first one's thread and resource.
+func (b *saveBatch) oneThread() bool {
+	for i := range b.ids {
+		if b.threads[i] != b.threads[0] || b.resources[i] != b.resources[0] {
+			return false
 		}
-		out[i] = msgs[i].Clone()
-		out[i].CreatedAt, out[i].Seq = st.createdAt, st.seq
 	}
-	return out, nil
+	return len(b.ids) > 0
+}
+
+// query runs save_new_messages for a batch of distinct ids into one thread
+// and save_messages for any other.
+func (b *saveBatch) query(ctx context.Context, s *Store) (pgx.Rows, error) {
+	if len(b.ids) > 1 && b.distinct && b.oneThread() {
+		return s.pool.Query(ctx, s.q.saveNewMessages, b.ids, b.threads[0], b.resources[0],
+			b.roles, b.types, b.contents, b.created, b.tokens, b.encodings, b.at)
+	}
+	return s.pool.Query(ctx, s.q.saveMessages, b.ids, b.threads, b.resources,
+		b.roles, b.types, b.contents, b.created, b.tokens, b.encodings, b.at)
+}
+
+// saveResult is what a save statement answered: the refusal, or the seq of
+// every message in batch order, or the stored createdAt and seq by id.
+type saveResult struct {
+	refused error
+	seqs    []int64
+	saved   map[string]stored
+}
+
+type stored struct {
+	createdAt time.Time
+	seq       int64
+}
+
+// readSaveResult reads the rows of save_messages or save_new_messages and
+// closes them; errStale asks for the call to be repeated.
+func readSaveResult(op string, rows pgx.Rows, n int) (saveResult, error) {
+	defer rows.Close()
+	res := saveResult{saved: make(map[string]stored, n)}
+	for rows.Next() {
+		var (
+			kind     int32
+			ord      *int64
+			threadID *string
+			why      *string
+			id       *string
+			at       *time.Time
+			seq      *int64
+			seqs     []int64
+		)
+		if err := rows.Scan(&kind, &ord, &threadID, &why, &id, &at, &seq, &seqs); err != nil {
+			return saveResult{}, err
+		}
+		switch {
+		case kind == 0 && deref(why) == "takeover":
+			res.refused = memerr.Errorf(memerr.CodeResourceMismatch, op, "message %d: its id belongs to another resource", deref(ord)-1)
+		case kind == 0 && deref(why) == "missing":
+			res.refused = memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q of message %d not found", deref(threadID), deref(ord)-1)
+		case kind == 0:
+			res.refused = memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q of message %d belongs to another resource", deref(threadID), deref(ord)-1)
+		case kind == 2:
+			return saveResult{}, errStale
+		case kind == 3 && len(seqs) == n:
+			res.seqs = seqs
+		case id != nil && at != nil && seq != nil:
+			res.saved[*id] = stored{at.UTC(), *seq}
+		}
+	}
+	return res, rows.Err()
 }
 
 // saveMessagesSQL calls save_messages (migrations/0004_save_function.sql),
@@ -124,8 +221,15 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 // that meets rows newer than its locks reports kind 2 or fails with a unique
 // violation on messages_pkey and is run again (see retry); so is one the
 // server's deadlock detector aborts.
-const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq FROM {{schema}}.save_messages(
+const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq, NULL::bigint[] FROM {{schema}}.save_messages(
 	$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[], $10::timestamptz)`
+
+// saveNewMessagesSQL calls save_new_messages
+// (migrations/0005_save_new_messages.sql) for a batch of distinct ids into
+// one thread: one statement and one result row (kind 3) when every id is new
+// and the thread is the resource's, save_messages otherwise.
+const saveNewMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq, seqs FROM {{schema}}.save_new_messages(
+	$1::text[], $2::text, $3::text, $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[], $10::timestamptz)`
 
 // ListMessages selects messages of one thread and the Include windows in a
 // single statement: the listed page (keyset cursor, date range, LIMIT

@@ -211,7 +211,7 @@ func retryable(err error) bool {
 	case pgErr.Code == "40P01", pgErr.Code == "40001":
 		return true
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "messages_pkey":
-		// save_messages inserted an id stored after its locks.
+		// A save inserted an id stored after its check or locks.
 		return true
 	}
 	return false
@@ -259,6 +259,7 @@ type queries struct {
 	saveThread, createThread, getThread, updateThread, deleteThread string
 	deleteThreadObservations                                        string
 	saveMessages, getMessages, deleteMessages                       string
+	saveNewMessages, saveOneMessage                                 string
 	getResource, updateResource, listResources                      string
 	getThreadWM, getResourceWM                                      string
 	putThreadWM, putResourceWM                                      string
@@ -286,6 +287,8 @@ func buildQueries(schema string) queries {
 		deleteThread:             f(deleteThreadSQL),
 		deleteThreadObservations: f(deleteThreadObservationsSQL),
 		saveMessages:             f(saveMessagesSQL),
+		saveNewMessages:          f(saveNewMessagesSQL),
+		saveOneMessage:           f(saveOneMessageSQL),
 		getMessages:              f(getMessagesSQL),
 		deleteMessages:           f(deleteMessagesSQL),
 		getResource:              f(getResourceSQL),

@@ -110,6 +110,10 @@ func TestRoundTrips(t *testing.T) {
 	}
 	steps := []step{
 		{"SaveMessages", 1, func(i int) error { _, err := s.SaveMessages(bg(), batch(i)); return err }},
+		{"SaveMessages (one new message)", 1, func(i int) error { _, err := s.SaveMessages(bg(), batch(200 + i)[:1]); return err }},
+		// A stored (or refused) single message goes on to save_messages
+		// after the one-message statement wrote nothing: a second round trip.
+		{"SaveMessages (one stored message)", 2, func(i int) error { _, err := s.SaveMessages(bg(), batch(0)[:1]); return err }},
 		{"SaveMessages (refused: other resource)", 1, func(i int) error {
 			b := batch(100 + i)
 			b[7].ThreadID = "u"

@@ -1,0 +1,113 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// saveText saves messages with the given ids and one timestamp into thread
+// "t" of resource "r" as one batch.
+func saveText(t *testing.T, s *Store, at time.Time, ids ...string) ([]core.Message, error) {
+	t.Helper()
+	var batch []core.Message
+	for _, id := range ids {
+		m := core.NewMessage(core.RoleUser, "text of "+id)
+		m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = id, "t", "r", at
+		batch = append(batch, m)
+	}
+	return s.SaveMessages(bg(), batch)
+}
+
+func listIDs(t *testing.T, s *Store) []string {
+	t.Helper()
+	page, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range page.Messages {
+		ids = append(ids, m.ID)
+	}
+	return ids
+}
+
+// TestSaveBatchOrder: new messages with one timestamp list in the order of
+// their batch (save_new_messages inserts in the order given), and the seqs
+// SaveMessages returns are the stored ones.
+func TestSaveBatchOrder(t *testing.T) {
+	s := openFresh(t)
+	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	at := now()
+	out, err := saveText(t, s, at, "z", "a", "m", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := listIDs(t, s); !slices.Equal(got, []string{"z", "a", "m", "b"}) {
+		t.Fatalf("listed %v, want the batch order", got)
+	}
+	stored, err := s.GetMessages(bg(), []string{"z", "a", "m", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range stored {
+		if m.ID != out[i].ID || m.Seq != out[i].Seq || !m.CreatedAt.Equal(out[i].CreatedAt) {
+			t.Fatalf("returned %s seq %d at %v, stored %s seq %d at %v", out[i].ID, out[i].Seq, out[i].CreatedAt, m.ID, m.Seq, m.CreatedAt)
+		}
+	}
+}
+
+// TestSaveFallsBack: the saves that skip save_messages' checks refuse and
+// upsert exactly as it does when their batch is not all new or not the
+// thread's resource's, one message or many.
+func TestSaveFallsBack(t *testing.T) {
+	s := openFresh(t)
+	for _, th := range []core.Thread{{ID: "t", ResourceID: "r"}, {ID: "u", ResourceID: "other"}} {
+		if _, err := s.SaveThread(bg(), th); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := now()
+	first, err := saveText(t, s, at, "m1", "m2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 2} {
+		// A stored id: upserted in place, the new one inserted.
+		ids := []string{"m1", fmt.Sprint("new", n)}[:n]
+		out, err := saveText(t, s, at.Add(time.Hour), ids...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[0].Seq != first[0].Seq || !out[0].CreatedAt.Equal(first[0].CreatedAt) {
+			t.Fatalf("batch of %d: upsert moved m1 to seq %d at %v", n, out[0].Seq, out[0].CreatedAt)
+		}
+		// A missing thread or another resource's: refused, nothing written.
+		for _, c := range []struct {
+			thread, resource string
+			want             error
+		}{{"nope", "r", core.ErrThreadNotFound}, {"u", "r", core.ErrResourceMismatch}} {
+			var batch []core.Message
+			for i := 0; i < n; i++ {
+				m := core.NewMessage(core.RoleUser, "refused")
+				m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprint("x", n, i), c.thread, c.resource, at
+				batch = append(batch, m)
+			}
+			if _, err := s.SaveMessages(bg(), batch); !errors.Is(err, c.want) {
+				t.Fatalf("batch of %d into %s: %v, want %v", n, c.thread, err, c.want)
+			}
+			if got, err := s.GetMessages(bg(), []string{batch[0].ID}); err != nil || len(got) != 0 {
+				t.Fatalf("batch of %d into %s: refused but wrote %v (%v)", n, c.thread, got, err)
+			}
+		}
+	}
+	if got := listIDs(t, s); !slices.Equal(got, []string{"m1", "m2", "new2"}) {
+		t.Fatalf("listed %v", got)
+	}
+}
