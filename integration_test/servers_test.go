@@ -51,14 +51,22 @@ func (c *queryCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchE
 // openPG opens a Store in a fresh schema, dropped at cleanup; counter may be nil.
 func openPG(t testing.TB, counter *queryCounter) *postgres.Store {
 	t.Helper()
+	return openPGWith(t, func(cfg *pgxpool.Config) {
+		if counter != nil {
+			cfg.ConnConfig.Tracer = counter
+		}
+	})
+}
+
+// openPGWith is openPG with the pool configured by configure.
+func openPGWith(t testing.TB, configure func(*pgxpool.Config)) *postgres.Store {
+	t.Helper()
 	dsn := pgDSN(t)
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counter != nil {
-		cfg.ConnConfig.Tracer = counter
-	}
+	configure(cfg)
 	pool, err := pgxpool.NewWithConfig(bg, cfg)
 	if err != nil {
 		t.Fatal(err)

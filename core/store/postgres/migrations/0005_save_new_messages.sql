@@ -3,7 +3,8 @@
 --
 -- save_messages runs its locking CTE (sorts, aggregates, FOR UPDATE), the
 -- refusal checks, the insert and the thread update as separate statements;
--- for a batch that only inserts, that was most of a call's server time.
+-- for a batch of 100 new messages that cost ~1.6x the server time of this
+-- one statement (BENCHMARKS.md, "Saves after migration 0005").
 -- Here the thread's UPDATE takes its row lock (as save_messages' FOR UPDATE
 -- does) and the INSERT reads the row the UPDATE returns: when the thread is
 -- missing, belongs to another resource or any id is already stored, the

@@ -1,0 +1,111 @@
+package integration_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// BenchmarkPostgresSaveCPU: the saves of BenchmarkPostgresSave and
+// BenchmarkPostgresSaveUpstream on a one-connection pool, reporting the CPU
+// time of a save in this process (client-µs/op) and in its server backend
+// (server-µs/op, from /proc when the server runs on this machine). On a
+// loaded machine wall time mostly measures waiting for a core; CPU time per
+// save compares the work itself.
+func BenchmarkPostgresSaveCPU(b *testing.B) {
+	for _, batch := range []int{1, 100} {
+		b.Run(fmt.Sprintf("agentmem/batch=%d", batch), func(b *testing.B) {
+			s := openPGWith(b, func(cfg *pgxpool.Config) { cfg.MaxConns = 1 })
+			mem, _ := core.New(core.Options{Store: s})
+			if _, err := mem.CreateThread(bg, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
+				b.Fatal(err)
+			}
+			measureCPU(b, s.Pool(), batch, func() error {
+				msgs := make([]core.Message, batch)
+				for j := range msgs {
+					msgs[j] = core.NewMessage(core.RoleUser, "a message of ordinary length for the throughput test")
+					msgs[j].ThreadID, msgs[j].ResourceID = "t", "r"
+				}
+				_, err := mem.SaveMessages(bg, msgs, nil)
+				return err
+			})
+		})
+		b.Run(fmt.Sprintf("langchaingo/batch=%d", batch), func(b *testing.B) {
+			s := openPGWith(b, func(cfg *pgxpool.Config) { cfg.MaxConns = 1 })
+			h := upstreamHistory(b, s, "history")
+			msgs := make([]llms.ChatMessage, batch)
+			for i := range msgs {
+				msgs[i] = llms.HumanChatMessage{Content: "a message of ordinary length for the throughput test"}
+			}
+			measureCPU(b, s.Pool(), batch, func() error {
+				if batch == 1 {
+					return h.AddMessage(bg, msgs[0])
+				}
+				return h.AddMessages(bg, msgs)
+			})
+		})
+	}
+}
+
+// measureCPU runs save b.N times (after a warm-up that prepares the
+// statements) and reports msgs/s and the CPU per save of this process and
+// of pool's one backend.
+func measureCPU(b *testing.B, pool *pgxpool.Pool, batch int, save func() error) {
+	var pid int
+	if err := pool.QueryRow(bg, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		if err := save(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	server0, local := backendCPU(pid)
+	client0 := processCPU()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := save(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	perOp := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric(perOp(processCPU()-client0), "client-µs/op")
+	if server1, _ := backendCPU(pid); local {
+		b.ReportMetric(perOp(server1-server0), "server-µs/op")
+	}
+}
+
+// processCPU is the user and system time of this process.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// backendCPU is the time a server process has run, from the scheduler's
+// statistics; false when the process is not on this machine.
+func backendCPU(pid int) (time.Duration, bool) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
+	if err != nil {
+		return 0, false
+	}
+	fields := strings.Fields(string(raw))
+	if len(fields) == 0 {
+		return 0, false
+	}
+	ns, err := strconv.ParseInt(fields[0], 10, 64)
+	return time.Duration(ns), err == nil
+}
