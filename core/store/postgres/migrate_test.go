@@ -107,7 +107,7 @@ func TestOpenErrors(t *testing.T) {
 // (content jsonb, messages referencing threads by a foreign key) read the
 // same after it, are upserted in place (createdAt and seq kept) and go with
 // their thread; a resource known only by its observations gets a row from
-// migration 0008.
+// migration 0006.
 func TestMigrationKeepsRows(t *testing.T) {
 	schema := freshSchema(t)
 	pool, err := pgxpool.New(bg(), testDSN(t))

@@ -1,4 +1,4 @@
--- 0008_observed_resources: a resource known only by its resource-scoped
+-- 0006_observed_resources: a resource known only by its resource-scoped
 -- observations gets a row, as PutObservations now gives it, so ListResources
 -- and export find it.
 INSERT INTO {{schema}}.resources (id, created_at, updated_at)
