@@ -12,16 +12,17 @@ import (
 )
 
 // bulkStore returns a store whose partition "r" of index "ix" holds n random
-// vectors, and whose missing graphs are always built in the background.
+// vectors, and whose missing graphs are always built in the background. At
+// 96 dimensions the vector chunks after the first are outside the heap.
 func bulkStore(t *testing.T, n int) (*Store, [][]float32) {
 	t.Helper()
 	s := NewWithOptions(Options{ApproximateFrom: 1})
 	s.inlineMax = 0
 	ctx := context.Background()
-	if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: "ix", Dimension: 16}); err != nil {
+	if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: "ix", Dimension: 96}); err != nil {
 		t.Fatal(err)
 	}
-	vecs := randomVectors(rand.New(rand.NewPCG(7, 9)), n, 16)
+	vecs := randomVectors(rand.New(rand.NewPCG(7, 9)), n, 96)
 	recs := make([]vector.Record, n)
 	for i, v := range vecs {
 		recs[i] = core.VectorRecord{ID: fmt.Sprint(i), Vector: v, Meta: core.VectorMeta{ResourceID: "r", ThreadID: "t", MessageID: fmt.Sprint(i)}}

@@ -1,7 +1,9 @@
 package local
 
 import (
+	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,9 +34,9 @@ func (ix *index) part(resource string) *partition {
 }
 
 // partition holds one resource's records in dense slots: a record's slot
-// indexes its vector codes, its thread and its BM25 length. A replaced or
-// deleted record's slot is marked dead (the graph may still route through
-// it) and reclaimed by compact.
+// indexes its vector codes, its thread, its BM25 length and its terms. A
+// replaced or deleted record's slot is marked dead (the graph may still
+// route through it, its postings stay) and reclaimed by compact.
 type partition struct {
 	version  string // IndexSpec.Version the records were written with
 	resource string
@@ -47,12 +49,20 @@ type partition struct {
 	tnames   []string
 	tcount   []int32 // live records per thread number
 	roles    []message.Role
-	// BM25: postings by term number, document length by slot.
+	// BM25: postings and live document frequency by term number, document
+	// length by slot.
 	termNo map[string]int32
 	words  []string // term text by number
 	post   []posting
+	df     []int32
 	dl     []int32
 	totLen int
+	// terms lists each slot's distinct term numbers, ascending, as uvarint
+	// deltas; slot s's end at termEnd[s] (its start at termEnd[s-1]). A
+	// remove needs them to keep df live; 1–2 bytes a term instead of a
+	// []term per slot.
+	terms   []byte
+	termEnd []uint32
 	// graph indexes slots [0, graph.n) once the partition holds approx
 	// records; later slots are searched exactly until indexGraph adds them.
 	approx int
@@ -63,26 +73,18 @@ type partition struct {
 	gen      uint32
 }
 
-// slot is a stored record without its vector (in vecs) and text (not kept:
-// BM25 needs only its terms).
+// slot is a stored record without its vector (in vecs), terms (in terms and
+// the postings) and text (not kept: BM25 needs only its terms).
 type slot struct {
 	id        string
 	messageID string
 	role      message.Role
 	created   int64 // Unix nanoseconds, UTC
-	terms     []term
 }
 
-// term is one distinct term of a slot: its number, its frequency in the
-// record, and the slot's index in the term's posting list.
-type term struct {
-	no  int32
-	tf  uint16
-	idx int32
-}
-
-// posting lists the live slots containing a term, with the term's
-// frequency in each; its length is the term's document frequency.
+// posting lists the slots containing a term in ascending order (slots are
+// only appended between compactions), with the term's frequency in each.
+// Dead slots stay until compact; df counts the live ones.
 type posting struct {
 	slots []int32
 	tfs   []uint16
@@ -105,20 +107,15 @@ func (p *partition) put(r vector.Record) {
 // putCoded stores r with its quantized vector (r.Vector is not read).
 func (p *partition) putCoded(r vector.Record, codes []int8, scale float32) {
 	p.remove(r.ID)
-	if p.vecs.dim == 0 {
-		p.vecs.dim = len(codes)
-	}
 	s := int32(len(p.slots))
 	p.slots = append(p.slots, slot{id: r.ID, messageID: r.Meta.MessageID, role: p.intern(r.Meta.Role), created: r.Meta.CreatedAt.UnixNano()})
 	if strings.HasPrefix(r.ID, r.Meta.MessageID) { // share the id's memory
 		p.slots[s].messageID = r.ID[:len(r.Meta.MessageID)]
 	}
 	p.ids[r.ID] = s
-	p.vecs.codes = append(p.vecs.codes, codes...)
-	p.vecs.scale = append(p.vecs.scale, scale)
+	p.vecs.add(codes, scale)
 	p.thr = append(p.thr, p.threadNo(r.Meta.ThreadID))
 	p.tcount[p.thr[s]]++
-	p.dl = append(p.dl, 0)
 	p.index(s, keywords(r.Keywords, r.Text))
 }
 
@@ -145,40 +142,71 @@ func (p *partition) threadNo(thread string) int32 {
 	return t
 }
 
-// index adds slot s's terms to the postings.
+// index adds slot s (the last) with words to the postings and term lists.
 func (p *partition) index(s int32, words []string) {
-	sl := &p.slots[s]
-	at := map[string]int{}
+	tf := make(map[int32]uint16, len(words))
 	for _, w := range words {
-		p.dl[s]++
-		if i, ok := at[w]; ok {
-			if sl.terms[i].tf < math.MaxUint16 {
-				sl.terms[i].tf++
-			}
-			continue
+		if no := p.termOf(w); tf[no] < math.MaxUint16 {
+			tf[no]++
 		}
-		no, ok := p.termNo[w]
-		if !ok {
-			no = int32(len(p.post))
-			p.termNo[w] = no
-			p.words = append(p.words, strings.Clone(w)) // not the record's whole keywords
-			p.post = append(p.post, posting{})
-		}
-		at[w] = len(sl.terms)
-		sl.terms = append(sl.terms, term{no: no, tf: 1})
 	}
-	p.totLen += int(p.dl[s])
-	for i := range sl.terms {
-		t := &sl.terms[i]
-		pl := &p.post[t.no]
-		t.idx = int32(len(pl.slots))
-		pl.slots = append(pl.slots, s)
-		pl.tfs = append(pl.tfs, t.tf)
+	nos := make([]int32, 0, len(tf))
+	for no := range tf {
+		nos = append(nos, no)
+	}
+	slices.Sort(nos)
+	prev := int32(0)
+	for _, no := range nos {
+		pl := &p.post[no]
+		pl.slots, pl.tfs = append(pl.slots, s), append(pl.tfs, tf[no])
+		p.df[no]++
+		p.terms = binary.AppendUvarint(p.terms, uint64(no-prev))
+		prev = no
+	}
+	p.termEnd = append(p.termEnd, uint32(len(p.terms)))
+	p.dl = append(p.dl, int32(len(words)))
+	p.totLen += len(words)
+}
+
+// termOf returns w's term number, adding the term if new.
+func (p *partition) termOf(w string) int32 {
+	no, ok := p.termNo[w]
+	if !ok {
+		no = int32(len(p.post))
+		w = strings.Clone(w) // key and text must not pin the record's whole keywords
+		p.termNo[w] = no
+		p.words = append(p.words, w)
+		p.post = append(p.post, posting{})
+		p.df = append(p.df, 0)
+	}
+	return no
+}
+
+// termsOf calls fn with each distinct term number of slot s, ascending.
+func (p *partition) termsOf(s int32, fn func(no int32)) {
+	b := p.terms[:p.termEnd[s]]
+	if s > 0 {
+		b = b[p.termEnd[s-1]:]
+	}
+	no := int32(0)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		b = b[n:]
+		no += int32(d)
+		fn(no)
 	}
 }
 
-// remove marks the record's slot dead and takes it out of the postings;
-// compact reclaims the slots once they are a quarter of the partition.
+// tf returns the frequency of term no in slot s (its posting list is sorted).
+func (p *partition) tf(no, s int32) uint16 {
+	pl := &p.post[no]
+	i, _ := slices.BinarySearch(pl.slots, s)
+	return pl.tfs[i]
+}
+
+// remove marks the record's slot dead and takes it out of the document
+// frequencies; compact reclaims the slots once they are a quarter of the
+// partition.
 func (p *partition) remove(id string) {
 	s, ok := p.ids[id]
 	if !ok {
@@ -188,9 +216,7 @@ func (p *partition) remove(id string) {
 	p.tcount[p.thr[s]]--
 	p.thr[s] = -1
 	p.totLen -= int(p.dl[s])
-	for _, t := range p.slots[s].terms {
-		p.unpost(t)
-	}
+	p.termsOf(s, func(no int32) { p.df[no]-- })
 	p.slots[s] = slot{}
 	p.dead++
 	if p.dead > 64 && p.dead > len(p.slots)/4 {
@@ -198,28 +224,11 @@ func (p *partition) remove(id string) {
 	}
 }
 
-// unpost removes a slot's term from its posting list (swap with the last).
-func (p *partition) unpost(t term) {
-	pl := &p.post[t.no]
-	n := len(pl.slots) - 1
-	if moved := pl.slots[n]; int(t.idx) != n {
-		pl.slots[t.idx], pl.tfs[t.idx] = moved, pl.tfs[n]
-		for i := range p.slots[moved].terms {
-			if mt := &p.slots[moved].terms[i]; mt.no == t.no {
-				mt.idx = t.idx
-				break
-			}
-		}
-	}
-	pl.slots, pl.tfs = pl.slots[:n], pl.tfs[:n]
-}
-
 // compact rewrites the partition without its dead slots; the graph is
 // rebuilt by the next search that needs it.
 func (p *partition) compact() {
 	q := newPartition(p.resource, p.approx)
 	q.version, q.gen = p.version, p.gen+1
-	q.vecs.dim = p.vecs.dim
 	for s := range p.slots {
 		if p.thr[s] >= 0 {
 			q.putCoded(p.record(int32(s)), p.vecs.code(int32(s)), p.vecs.scale[s])
@@ -237,15 +246,15 @@ func (p *partition) record(s int32) vector.Record {
 // keywordsOf returns slot s's terms as a Keywords string.
 func (p *partition) keywordsOf(s int32) string {
 	var b strings.Builder
-	for _, t := range p.slots[s].terms {
-		w := p.words[t.no]
-		for range t.tf {
+	p.termsOf(s, func(no int32) {
+		w := p.words[no]
+		for range p.tf(no, s) {
 			if b.Len() > 0 {
 				b.WriteByte(' ')
 			}
 			b.WriteString(w)
 		}
-	}
+	})
 	return b.String()
 }
 
@@ -287,16 +296,16 @@ func (p *partition) bm25(q vector.Query, thread int32) []scored {
 	seen := map[int32]bool{}
 	for _, w := range keywords(q.Keywords, q.Text) {
 		no, ok := p.termNo[w]
-		if !ok || seen[no] {
+		if !ok || seen[no] || p.df[no] == 0 {
 			continue
 		}
 		seen[no] = true
 		pl := &p.post[no]
-		df := float64(len(pl.slots))
+		df := float64(p.df[no])
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		k1b, k1bl := bm25K1*(1-bm25B), bm25K1*bm25B/avg
 		for i, s := range pl.slots {
-			if thread >= 0 && p.thr[s] != thread {
+			if t := p.thr[s]; t < 0 || thread >= 0 && t != thread {
 				continue
 			}
 			if scores[s] == 0 {

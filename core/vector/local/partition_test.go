@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
@@ -43,20 +44,27 @@ func TestPartitionConsistent(t *testing.T) {
 		if got := float32(p.vecs.code(s)[0]) * p.vecs.scale[s]; math.Abs(float64(got-want[id])) > 0.01 {
 			t.Fatalf("record %q: vector[0] %v, want %v", id, got, want[id])
 		}
-		for _, tm := range p.slots[s].terms {
-			if pl := p.post[tm.no]; pl.slots[tm.idx] != s || pl.tfs[tm.idx] != tm.tf {
-				t.Fatalf("record %q: posting of %q inconsistent", id, p.words[tm.no])
+		p.termsOf(s, func(no int32) {
+			if _, found := slices.BinarySearch(p.post[no].slots, s); !found || p.tf(no, s) == 0 {
+				t.Fatalf("record %q: posting of %q inconsistent", id, p.words[no])
 			}
-		}
+		})
 	}
 	if fmt.Sprint(perThread) != fmt.Sprint(p.tcount) {
 		t.Fatalf("thread counts %v, want %v", p.tcount, perThread)
 	}
 	for no, pl := range p.post {
-		for _, s := range pl.slots {
-			if p.thr[s] < 0 {
-				t.Fatalf("posting of %q lists dead slot %d", p.words[no], s)
+		live := int32(0)
+		for i, s := range pl.slots {
+			if i > 0 && pl.slots[i-1] >= s {
+				t.Fatalf("posting of %q not ascending: %v", p.words[no], pl.slots)
 			}
+			if p.thr[s] >= 0 {
+				live++
+			}
+		}
+		if live != p.df[no] {
+			t.Fatalf("term %q: df %d, %d live slots in its posting", p.words[no], p.df[no], live)
 		}
 	}
 }

@@ -17,16 +17,20 @@ import (
 
 // File formats: the magic's trailing byte is the format version. Version 1
 // is one gob value, []fileIndex with the records inside (float32 vectors).
-// Version 2, written now, is a gob stream — per index a fileIndex with
-// Parts set, then per resource a filePart, its Count fileRecords (int8
-// codes, in slot order) and its fileGraph — so that neither writing nor
-// reading holds a second copy of the store in memory, and opening a large
-// resource does not rebuild its graph. A graph is saved only when the
-// resource has no dead slots (it would refer to them); otherwise the first
-// search after Open rebuilds it.
+// Version 2 is a gob stream — per index a fileIndex with Parts set, then
+// per resource a filePart, its Count fileRecords (int8 codes, in slot
+// order) and its fileGraph — so that neither writing nor reading holds a
+// second copy of the store in memory, and opening a large resource does not
+// rebuild its graph. Version 3, written now, is version 2 with the graph's
+// bottom layer in Chunks fileL0 values after the fileGraph (similarities as
+// int16, see simCode): one gob value of the whole layer made the encoder and
+// the decoder buffer all of it (tens of MiB at 100k records). A graph is
+// saved only when the resource has no dead slots (it would refer to them);
+// otherwise the first search after Open rebuilds it.
 const (
 	fileMagicV1 = "agentmem-vectors\x01"
-	fileMagic   = "agentmem-vectors\x02"
+	fileMagicV2 = "agentmem-vectors\x02"
+	fileMagic   = "agentmem-vectors\x03"
 )
 
 // fileIndex is one index on file. Fields added later decode as zero values
@@ -50,14 +54,26 @@ type filePart struct {
 // fileGraph is a resource's HNSW graph (see graph); N 0 = none saved.
 type fileGraph struct {
 	N      int32
-	L0     []int32
-	L0Sim  []float32
-	L0N    []byte
-	UpNode []int32 // nodes with upper levels, each with its levels in Up
+	L0     []int32   // version 2
+	L0Sim  []float32 // version 2
+	L0N    []byte    // version 2
+	Chunks int       // version 3: fileL0 values following
+	UpNode []int32   // nodes with upper levels, each with its levels in Up
 	Up     [][]fileLinks
 	Entry  int32
 	Top    int
 }
+
+// fileL0 is the bottom layer of up to l0ChunkNodes nodes of a graph
+// (version 3), in node order.
+type fileL0 struct {
+	IDs  []int32
+	Sims []int16
+	N    []byte
+}
+
+// l0ChunkNodes is the number of nodes per fileL0 (about 200 KiB encoded).
+const l0ChunkNodes = 2048
 
 type fileLinks struct {
 	IDs  []int32
@@ -186,35 +202,80 @@ func (p *partition) encode(enc *gob.Encoder) error {
 		}
 	}
 	var fg fileGraph
-	if g := p.graph; g != nil && p.dead == 0 {
-		fg = fileGraph{N: g.n, L0: g.l0, L0Sim: g.l0sim, L0N: g.l0n, Entry: g.entry, Top: g.top}
-		for node, lv := range g.up {
-			fg.UpNode = append(fg.UpNode, node)
-			fl := make([]fileLinks, len(lv))
-			for i, lk := range lv {
-				fl[i] = fileLinks{lk.ids, lk.sims}
-			}
-			fg.Up = append(fg.Up, fl)
+	g := p.graph
+	if g == nil || p.dead > 0 {
+		return enc.Encode(fg)
+	}
+	fg = fileGraph{N: g.n, Chunks: (int(g.n) + l0ChunkNodes - 1) / l0ChunkNodes, Entry: g.entry, Top: g.top}
+	for node, lv := range g.up {
+		fg.UpNode = append(fg.UpNode, node)
+		fl := make([]fileLinks, len(lv))
+		for i, lk := range lv {
+			fl[i] = fileLinks{lk.ids, lk.sims}
+		}
+		fg.Up = append(fg.Up, fl)
+	}
+	if err := enc.Encode(fg); err != nil {
+		return err
+	}
+	for lo := 0; lo < int(g.n); lo += l0ChunkNodes {
+		hi := min(lo+l0ChunkNodes, int(g.n))
+		fc := fileL0{IDs: g.l0[lo*hnswM0 : hi*hnswM0], Sims: g.l0sim[lo*hnswM0 : hi*hnswM0], N: g.l0n[lo:hi]}
+		if err := enc.Encode(fc); err != nil {
+			return err
 		}
 	}
-	return enc.Encode(fg)
+	return nil
 }
 
-// restore installs a saved graph if it fits the partition's slots (else
-// the next search rebuilds it).
-func (p *partition) restore(fg fileGraph) {
+// decodeGraph reads a partition's graph (and, from version 3 on, its
+// bottom-layer chunks) and installs it if it fits the partition's slots
+// (else the next search rebuilds it).
+func (p *partition) decodeGraph(dec *gob.Decoder) error {
+	var fg fileGraph
+	if err := dec.Decode(&fg); err != nil {
+		return err
+	}
 	n := int(fg.N)
-	if n == 0 || n > len(p.slots) || len(fg.L0) != n*hnswM0 || len(fg.L0Sim) != len(fg.L0) || len(fg.L0N) != n ||
+	l0 := fileL0{IDs: fg.L0, N: fg.L0N}
+	var mem [2]*mapping
+	if fg.Chunks > 0 && n > 0 && n <= len(p.slots) {
+		l0.IDs, mem[0] = offHeap[int32](n * hnswM0)
+		l0.Sims, mem[1] = offHeap[int16](n * hnswM0)
+		l0.IDs, l0.Sims, l0.N = l0.IDs[:0], l0.Sims[:0], make([]byte, 0, n)
+	}
+	for range fg.Chunks {
+		var fc fileL0
+		if err := dec.Decode(&fc); err != nil {
+			return err
+		}
+		l0.IDs, l0.Sims, l0.N = append(l0.IDs, fc.IDs...), append(l0.Sims, fc.Sims...), append(l0.N, fc.N...)
+	}
+	if fg.Chunks == 0 && len(fg.L0Sim) == len(fg.L0) { // version 2
+		l0.Sims = make([]int16, len(fg.L0Sim))
+		for i, sim := range fg.L0Sim {
+			l0.Sims[i] = simCode(sim)
+		}
+	}
+	p.restore(fg, l0, mem)
+	return nil
+}
+
+// restore installs a saved graph if it fits the partition's slots; mem
+// owns l0's arrays when they are outside the heap.
+func (p *partition) restore(fg fileGraph, l0 fileL0, mem [2]*mapping) {
+	n := int(fg.N)
+	if n == 0 || n > len(p.slots) || len(l0.IDs) != n*hnswM0 || len(l0.Sims) != len(l0.IDs) || len(l0.N) != n ||
 		len(fg.UpNode) != len(fg.Up) || fg.Entry < 0 || int(fg.Entry) >= n {
 		return
 	}
-	for _, id := range fg.L0 {
+	for _, id := range l0.IDs {
 		if id < 0 || int(id) >= n {
 			return
 		}
 	}
 	g := newGraph(&p.vecs)
-	g.n, g.l0, g.l0sim, g.l0n, g.entry, g.top = fg.N, fg.L0, fg.L0Sim, fg.L0N, fg.Entry, fg.Top
+	g.n, g.l0, g.l0sim, g.l0n, g.mem, g.entry, g.top = fg.N, l0.IDs, l0.Sims, l0.N, mem, fg.Entry, fg.Top
 	for i, node := range fg.UpNode {
 		lv := make([]links, len(fg.Up[i]))
 		for l, fl := range fg.Up[i] {
@@ -251,7 +312,7 @@ func (s *Store) load() error {
 	switch string(magic) {
 	case fileMagicV1:
 		return s.decodeV1(dec)
-	case fileMagic:
+	case fileMagicV2, fileMagic:
 		return s.decode(dec)
 	}
 	return errUnknownFile
@@ -259,7 +320,7 @@ func (s *Store) load() error {
 
 var errUnknownFile = fmt.Errorf("not an agentmem vector file (or an unknown version)")
 
-// decode reads a version 2 stream.
+// decode reads a version 2 or 3 stream.
 func (s *Store) decode(dec *gob.Decoder) error {
 	for {
 		var fi fileIndex
@@ -302,12 +363,7 @@ func (s *Store) decodePart(dec *gob.Decoder, ix *index, fi fileIndex) error {
 		fr.ResourceID = fp.Resource
 		p.putCoded(fr.record(), codes, fr.Scale)
 	}
-	var fg fileGraph
-	if err := dec.Decode(&fg); err != nil {
-		return err
-	}
-	p.restore(fg)
-	return nil
+	return p.decodeGraph(dec)
 }
 
 // decodeV1 reads a version 1 file.

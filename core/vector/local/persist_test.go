@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/gob"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,10 +63,10 @@ func TestOpenVersion1(t *testing.T) {
 	}
 }
 
-// A resource's graph is saved and restored by Open (no rebuild), and the
-// reopened store answers as the saved one did.
-func TestGraphPersisted(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "g.bin")
+// graphStore returns a store persisted to path with n records in one
+// resource, its graph built, a query and the store's answer to it.
+func graphStore(t *testing.T, path string, n int) (*Store, core.VectorQuery, []core.VectorHit) {
+	t.Helper()
 	ctx := context.Background()
 	s, err := OpenWithOptions(path, Options{ApproximateFrom: 10})
 	if err != nil {
@@ -77,7 +78,7 @@ func TestGraphPersisted(t *testing.T) {
 		t.Fatal(err)
 	}
 	var recs []core.VectorRecord
-	for i := range 300 {
+	for i := range n {
 		text := vectortest.Corpus[i%len(vectortest.Corpus)] + " " + vectortest.Queries[i%len(vectortest.Queries)]
 		recs = append(recs, core.VectorRecord{ID: fmt.Sprint("m", i), Vector: emb.EmbedOne(text), Text: text,
 			Meta: core.VectorMeta{MessageID: fmt.Sprint("m", i), ThreadID: fmt.Sprint("t", i%3), ResourceID: "r"}})
@@ -85,24 +86,90 @@ func TestGraphPersisted(t *testing.T) {
 	if err := s.Upsert(ctx, "ix", recs); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.BuildGraphs(ctx, "ix"); err != nil {
+		t.Fatal(err)
+	}
 	q := core.VectorQuery{Vector: emb.EmbedOne(vectortest.Queries[1]), TopK: 10, Filter: core.VectorFilter{ResourceID: "r"}}
 	before, err := s.Query(ctx, "ix", q)
 	if err != nil || s.indexes["ix"].parts["r"].graph == nil {
 		t.Fatalf("query: %v, graph %v", err, s.indexes["ix"].parts["r"].graph)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	return s, q, before
+}
+
+// checkReopened opens path and checks that the graph of n records was
+// restored (not rebuilt) and that q is answered as before.
+func checkReopened(t *testing.T, path string, n int, q core.VectorQuery, before []core.VectorHit) {
+	t.Helper()
 	s2, err := OpenWithOptions(path, Options{ApproximateFrom: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := s2.indexes["ix"].parts["r"].graph
-	if g == nil || g.n != 300 {
+	if g == nil || g.n != int32(n) {
 		t.Fatalf("graph not restored: %+v", g)
 	}
-	after, err := s2.Query(ctx, "ix", q)
+	after, err := s2.Query(context.Background(), "ix", q)
 	if err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("reopened store differs (%v):\n%v\n%v", err, before, after)
 	}
+}
+
+// A resource's graph is saved (its bottom layer in several chunks) and
+// restored by Open, and the reopened store answers as the saved one did.
+func TestGraphPersisted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.bin")
+	const n = 2*l0ChunkNodes + 100
+	s, q, before := graphStore(t, path, n)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkReopened(t, path, n, q, before)
+}
+
+// A file of format version 2 (the graph's bottom layer in the fileGraph,
+// float32 similarities) still opens with its graph.
+func TestOpenVersion2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v2.bin")
+	const n = 300
+	s, q, before := graphStore(t, path, n)
+	p, ix := s.indexes["ix"].parts["r"], s.indexes["ix"]
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString(fileMagicV2)
+	enc := gob.NewEncoder(w)
+	enc.Encode(fileIndex{Name: "ix", Dim: ix.dim, Version: ix.version, Versions: map[string]string{"r": p.version}, Parts: 1})
+	enc.Encode(filePart{Resource: "r", Count: p.live()})
+	for sl := range int32(len(p.slots)) {
+		r, codes := p.record(sl), make([]byte, ix.dim)
+		for i, c := range p.vecs.code(sl) {
+			codes[i] = byte(c)
+		}
+		enc.Encode(fileRecord{ID: r.ID, Keywords: r.Keywords, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
+			Role: string(r.Meta.Role), CreatedAt: r.Meta.CreatedAt.UnixNano(), Codes: codes, Scale: p.vecs.scale[sl]})
+	}
+	g := p.graph
+	fg := fileGraph{N: g.n, L0: g.l0, L0N: g.l0n, Entry: g.entry, Top: g.top}
+	for _, sim := range g.l0sim {
+		fg.L0Sim = append(fg.L0Sim, float32(sim)/math.MaxInt16)
+	}
+	for node, lv := range g.up {
+		fg.UpNode = append(fg.UpNode, node)
+		var fl []fileLinks
+		for _, lk := range lv {
+			fl = append(fl, fileLinks{lk.ids, lk.sims})
+		}
+		fg.Up = append(fg.Up, fl)
+	}
+	if err := enc.Encode(fg); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	checkReopened(t, path, n, q, before)
 }

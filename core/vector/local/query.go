@@ -152,10 +152,8 @@ type build struct {
 // the caller holds the write lock.
 func startBuild(p *partition) *build {
 	n := int32(len(p.slots))
-	end := int(n) * p.vecs.dim
-	snap := &vectors{dim: p.vecs.dim, codes: p.vecs.codes[:end:end], scale: p.vecs.scale[:n:n]}
 	p.building = true
-	return &build{g: newGraph(snap), n: n, gen: p.gen}
+	return &build{g: newGraph(p.vecs.prefix(n)), n: n, gen: p.gen}
 }
 
 // run builds the graph without any lock; false when stop closed first.
