@@ -48,7 +48,10 @@ type partition struct {
 	threads  map[string]int32
 	tnames   []string
 	tcount   []int32 // live records per thread number
-	roles    []message.Role
+	roles    []message.Role // by role number
+	// msgIDs holds the message ids that are not a prefix of their record's
+	// id, by slot (core.Memory's record ids are "messageID#chunk").
+	msgIDs map[int32]string
 	// BM25: postings and live document frequency by term number, document
 	// length by slot.
 	termNo map[string]int32
@@ -74,12 +77,12 @@ type partition struct {
 }
 
 // slot is a stored record without its vector (in vecs), terms (in terms and
-// the postings) and text (not kept: BM25 needs only its terms).
+// the postings) and text (not kept: BM25 needs only its terms): 32 bytes.
 type slot struct {
-	id        string
-	messageID string
-	role      message.Role
-	created   int64 // Unix nanoseconds, UTC
+	id      string
+	created int64 // Unix nanoseconds, UTC
+	msgLen  int32 // the message id is id[:msgLen]; -1: in msgIDs
+	role    int32 // number in roles
 }
 
 // posting lists the slots containing a term in ascending order (slots are
@@ -108,10 +111,15 @@ func (p *partition) put(r vector.Record) {
 func (p *partition) putCoded(r vector.Record, codes []int8, scale float32) {
 	p.remove(r.ID)
 	s := int32(len(p.slots))
-	p.slots = append(p.slots, slot{id: r.ID, messageID: r.Meta.MessageID, role: p.intern(r.Meta.Role), created: r.Meta.CreatedAt.UnixNano()})
-	if strings.HasPrefix(r.ID, r.Meta.MessageID) { // share the id's memory
-		p.slots[s].messageID = r.ID[:len(r.Meta.MessageID)]
+	sl := slot{id: r.ID, created: r.Meta.CreatedAt.UnixNano(), msgLen: int32(len(r.Meta.MessageID)), role: p.roleNo(r.Meta.Role)}
+	if !strings.HasPrefix(r.ID, r.Meta.MessageID) {
+		sl.msgLen = -1
+		if p.msgIDs == nil {
+			p.msgIDs = map[int32]string{}
+		}
+		p.msgIDs[s] = r.Meta.MessageID
 	}
+	p.slots = append(p.slots, sl)
 	p.ids[r.ID] = s
 	p.vecs.add(codes, scale)
 	p.thr = append(p.thr, p.threadNo(r.Meta.ThreadID))
@@ -119,16 +127,24 @@ func (p *partition) putCoded(r vector.Record, codes []int8, scale float32) {
 	p.index(s, keywords(r.Keywords, r.Text))
 }
 
-// intern returns role with the memory of the partition's first copy of it
-// (a decoded file gives every record its own).
-func (p *partition) intern(role message.Role) message.Role {
-	for _, r := range p.roles {
+// roleNo returns role's number, adding it if new (a partition sees a few).
+func (p *partition) roleNo(role message.Role) int32 {
+	for i, r := range p.roles {
 		if r == role {
-			return r
+			return int32(i)
 		}
 	}
 	p.roles = append(p.roles, role)
-	return role
+	return int32(len(p.roles) - 1)
+}
+
+// messageID returns the message id of slot s.
+func (p *partition) messageID(s int32) string {
+	sl := &p.slots[s]
+	if sl.msgLen < 0 {
+		return p.msgIDs[s]
+	}
+	return sl.id[:sl.msgLen]
 }
 
 func (p *partition) threadNo(thread string) int32 {
@@ -218,6 +234,7 @@ func (p *partition) remove(id string) {
 	p.totLen -= int(p.dl[s])
 	p.termsOf(s, func(no int32) { p.df[no]-- })
 	p.slots[s] = slot{}
+	delete(p.msgIDs, s)
 	p.dead++
 	if p.dead > 64 && p.dead > len(p.slots)/4 {
 		p.compact()
@@ -260,8 +277,8 @@ func (p *partition) keywordsOf(s int32) string {
 
 func (p *partition) meta(s int32) vector.Meta {
 	sl := &p.slots[s]
-	return vector.Meta{MessageID: sl.messageID, ThreadID: p.tnames[p.thr[s]], ResourceID: p.resource,
-		Role: sl.role, CreatedAt: time.Unix(0, sl.created).UTC()}
+	return vector.Meta{MessageID: p.messageID(s), ThreadID: p.tnames[p.thr[s]], ResourceID: p.resource,
+		Role: p.roles[sl.role], CreatedAt: time.Unix(0, sl.created).UTC()}
 }
 
 // BM25 parameters (Weaviate's defaults).
@@ -304,8 +321,9 @@ func (p *partition) bm25(q vector.Query, thread int32) []scored {
 		df := float64(p.df[no])
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		k1b, k1bl := bm25K1*(1-bm25B), bm25K1*bm25B/avg
+		filter := thread >= 0 || p.dead > 0 // postings keep dead slots
 		for i, s := range pl.slots {
-			if t := p.thr[s]; t < 0 || thread >= 0 && t != thread {
+			if filter && !p.accepts(s, thread) {
 				continue
 			}
 			if scores[s] == 0 {

@@ -10,6 +10,15 @@ import (
 	"github.com/agentmem/agentmem/core"
 )
 
+// messageID is the message id of record id in TestPartitionConsistent: a
+// prefix of it (as core.Memory's ids) or not.
+func messageID(id string) string {
+	if len(id)%2 == 0 {
+		return "x" + id
+	}
+	return id[:1]
+}
+
 // The id map, the slots, the thread counts and the postings stay consistent
 // under random upserts and deletes (with compactions and graph builds in
 // between), and every live record keeps its vector.
@@ -26,7 +35,7 @@ func TestPartitionConsistent(t *testing.T) {
 		}
 		v := []float32{float32(step%97 + 1), 1, 2}
 		p.put(core.VectorRecord{ID: id, Vector: v, Text: fmt.Sprint("x y", r.IntN(5), " z", r.IntN(3), " x"),
-			Meta: core.VectorMeta{ThreadID: fmt.Sprint("t", r.IntN(3))}})
+			Meta: core.VectorMeta{ThreadID: fmt.Sprint("t", r.IntN(3)), MessageID: messageID(id)}})
 		want[id] = v[0] / float32(math.Sqrt(float64(v[0]*v[0]+5)))
 		if p.graphStale() {
 			p.indexGraph()
@@ -37,7 +46,7 @@ func TestPartitionConsistent(t *testing.T) {
 	}
 	perThread := make([]int32, len(p.tcount))
 	for id, s := range p.ids {
-		if p.slots[s].id != id || p.thr[s] < 0 {
+		if p.slots[s].id != id || p.thr[s] < 0 || p.messageID(s) != messageID(id) {
 			t.Fatalf("slot %d of %q holds %+v", s, id, p.slots[s])
 		}
 		perThread[p.thr[s]]++
@@ -49,6 +58,9 @@ func TestPartitionConsistent(t *testing.T) {
 				t.Fatalf("record %q: posting of %q inconsistent", id, p.words[no])
 			}
 		})
+	}
+	if len(p.msgIDs) > len(want) {
+		t.Fatalf("%d message ids kept aside for %d records", len(p.msgIDs), len(want))
 	}
 	if fmt.Sprint(perThread) != fmt.Sprint(p.tcount) {
 		t.Fatalf("thread counts %v, want %v", p.tcount, perThread)

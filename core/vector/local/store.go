@@ -203,7 +203,7 @@ func (s *Store) Delete(ctx context.Context, name string, f vector.Filter) error 
 	n := 0
 	var gone []string
 	for id, sl := range p.ids {
-		if (f.ThreadID == "" || p.tnames[p.thr[sl]] == f.ThreadID) && (ids == nil || ids[p.slots[sl].messageID]) {
+		if (f.ThreadID == "" || p.tnames[p.thr[sl]] == f.ThreadID) && (ids == nil || ids[p.messageID(sl)]) {
 			gone = append(gone, id)
 		}
 	}

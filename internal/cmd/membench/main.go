@@ -54,13 +54,14 @@ func main() {
 	dsn := flag.String("dsn", "", "PostgreSQL connection string (instead of -db)")
 	vecPath := flag.String("vector", "", "local vector store file: run bench-vec.mjs's semantic-recall benchmark instead")
 	memprofile := flag.String("memprofile", "", "write a heap profile to this file at the end")
+	trace := flag.String("trace", "", "with -vector: sample RSS and the Go heap into this directory, with a heap profile per phase")
 	mode := flag.String("mode", "", `with -vector: the recall's search mode ("" = the default, vector, bm25)`)
 	flag.Parse()
 	if (*dbPath == "") == (*dsn == "") {
 		log.Fatal("membench: give exactly one of -db and -dsn")
 	}
 	ctx := context.Background()
-	b := &bench{n: *n, dbPath: *dbPath}
+	b := &bench{n: *n, dbPath: *dbPath, trace: startTrace(*trace)}
 	err := b.open(ctx, *dsn)
 	if err != nil {
 		log.Fatalf("membench: %v", err)
@@ -101,6 +102,7 @@ type bench struct {
 	pg     *postgres.Store
 	// opened is when the process started using agentmem (after flag parsing).
 	opened time.Time
+	trace  *tracer
 }
 
 func (b *bench) open(ctx context.Context, dsn string) (err error) {

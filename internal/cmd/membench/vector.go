@@ -89,9 +89,11 @@ func (b *bench) runVector(ctx context.Context, vecPath, mode string) error {
 	if _, err := mem.CreateThread(ctx, core.ThreadInput{ID: threadID, ResourceID: resourceID, Title: "t"}); err != nil {
 		return err
 	}
+	b.trace.endPhase("save")
 	if err := b.save(ctx, mem); err != nil {
 		return err
 	}
+	b.trace.endPhase("graph")
 	// Mastra's vector index is built as it writes; build the graph here, untimed
 	// by the recall figure, and report its cost.
 	t0 := time.Now()
@@ -99,6 +101,7 @@ func (b *bench) runVector(ctx context.Context, vecPath, mode string) error {
 		return err
 	}
 	b.emit("vector_graph_build_ms", ms(time.Since(t0)))
+	b.trace.endPhase("recall")
 	var got int
 	label := "recall semantic topK=4 messageRange=1 resource lastMessages=10"
 	if err := b.timeitN(label, 20, func(r int) error {
@@ -109,15 +112,18 @@ func (b *bench) runVector(ctx context.Context, vecPath, mode string) error {
 		return err
 	}
 	b.emit("recallCount", got)
+	b.trace.endPhase("close")
 	if err := vs.Close(); err != nil {
 		return err
 	}
+	b.trace.endPhase("open")
 	t0 = time.Now()
 	reopened, err := local.Open(vecPath)
 	if err != nil {
 		return err
 	}
 	b.emit("vector_open_ms", ms(time.Since(t0)))
+	b.trace.endPhase("query")
 	t0 = time.Now() // the graph was saved with the file
 	q := vector.Query{Vector: wordHashEmbedder{384}.embed(b.query(0)), TopK: 4, Filter: vector.Filter{ResourceID: resourceID}}
 	if _, err := reopened.Query(ctx, vector.IndexName(384), q); err != nil {
@@ -125,6 +131,7 @@ func (b *bench) runVector(ctx context.Context, vecPath, mode string) error {
 	}
 	b.emit("vector_first_query_after_open_ms", ms(time.Since(t0)))
 	_ = reopened.Close()
+	b.trace.endPhase("end")
 	if err := b.size(ctx); err != nil {
 		return err
 	}
