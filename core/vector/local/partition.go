@@ -47,7 +47,7 @@ type partition struct {
 	thr      []int32 // thread number by slot (-1 = dead)
 	threads  map[string]int32
 	tnames   []string
-	tcount   []int32 // live records per thread number
+	tcount   []int32        // live records per thread number
 	roles    []message.Role // by role number
 	// msgIDs holds the message ids that are not a prefix of their record's
 	// id, by slot (core.Memory's record ids are "messageID#chunk").
