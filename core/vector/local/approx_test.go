@@ -51,6 +51,24 @@ func exactTop(vecs [][]float32, q []float32, k int) []int {
 // recallAt10 is the mean share of the exact top 10 (float32 vectors, float64
 // arithmetic) that the graph search of p returns, thread filter optional.
 func recallAt10(p *partition, vecs, queries [][]float32, thread int32) float64 {
+	return recallOf(p, vecs, queries, thread, func(q []float32) []scored { return p.top(p.nearest(unit(q), thread, 10), 10) })
+}
+
+// recallAt10Ef is recallAt10 without a filter, searching p's graph alone
+// with a beam of ef.
+func recallAt10Ef(p *partition, vecs, queries [][]float32, ef int) float64 {
+	return recallOf(p, vecs, queries, -1, func(q []float32) []scored {
+		var out []scored
+		for _, c := range p.graph.search(unit(q), 10, ef, nil) {
+			out = append(out, scored{c.id, float64(c.sim)})
+		}
+		return out
+	})
+}
+
+// recallOf is the mean share of the exact top 10 of the vectors of thread
+// (-1: all) that search returns for each query.
+func recallOf(p *partition, vecs, queries [][]float32, thread int32, search func(q []float32) []scored) float64 {
 	var sum float64
 	for _, q := range queries {
 		var cand [][]float32
@@ -65,7 +83,7 @@ func recallAt10(p *partition, vecs, queries [][]float32, thread int32) float64 {
 			want[fmt.Sprint(idx[i])] = true
 		}
 		got := 0
-		for _, r := range p.top(p.nearest(unit(q), thread, 10), 10) {
+		for _, r := range search(q) {
 			if want[p.slots[r.s].id] {
 				got++
 			}
@@ -124,7 +142,8 @@ func TestApproximateRecallLoCoMo(t *testing.T) {
 // BenchmarkApproximate100k builds the graph over 100k random 384-dimension
 // vectors and reports the search time per query and the recall@10 of 100
 // queries against exact float32 search, over all records and with a thread
-// filter (a quarter of them); reported, not asserted (see BENCHMARKS.md).
+// filter (a quarter of them), and without a filter for wider beams than a
+// search uses (ef); reported, not asserted (see BENCHMARKS.md).
 //
 //	go test ./core/vector/local/ -run '^$' -bench Approximate100k -benchtime 200x -timeout 60m
 func BenchmarkApproximate100k(b *testing.B) {
@@ -137,6 +156,9 @@ func BenchmarkApproximate100k(b *testing.B) {
 		r100k.queries = randomVectors(r, 100, DefaultDimension)
 		r100k.recall = recallAt10(r100k.p, r100k.vecs, r100k.queries, -1)
 		r100k.recallThread = recallAt10(r100k.p, r100k.vecs, r100k.queries, 2)
+		for _, ef := range r100kEfs {
+			r100k.recallEf = append(r100k.recallEf, recallAt10Ef(r100k.p, r100k.vecs, r100k.queries, ef))
+		}
 	})
 	b.ResetTimer()
 	for i := range b.N {
@@ -145,6 +167,9 @@ func BenchmarkApproximate100k(b *testing.B) {
 	b.ReportMetric(r100k.build.Seconds(), "build-s") // after ResetTimer, which drops metrics
 	b.ReportMetric(r100k.recall, "recall@10")
 	b.ReportMetric(r100k.recallThread, "recall@10-thread")
+	for i, ef := range r100kEfs {
+		b.ReportMetric(r100k.recallEf[i], fmt.Sprint("recall@10-ef", ef))
+	}
 }
 
 // r100k is BenchmarkApproximate100k's graph, built once for all its runs.
@@ -155,4 +180,8 @@ var r100k struct {
 	build         time.Duration
 	recall        float64
 	recallThread  float64
+	recallEf      []float64 // by r100kEfs
 }
+
+// r100kEfs are the wider beams BenchmarkApproximate100k reports recall for.
+var r100kEfs = []int{256, 1024, 4096}
