@@ -142,8 +142,9 @@ func TestApproximateRecallLoCoMo(t *testing.T) {
 // BenchmarkApproximate100k builds the graph over 100k random 384-dimension
 // vectors and reports the search time per query and the recall@10 of 100
 // queries against exact float32 search, over all records and with a thread
-// filter (a quarter of them), and without a filter for wider beams than a
-// search uses (ef); reported, not asserted (see BENCHMARKS.md).
+// filter (a quarter of them), without a filter for wider beams than a
+// search uses (ef), and of an exact scan of the int8 codes (the ceiling the
+// graph is measured against); reported, not asserted (see BENCHMARKS.md).
 //
 //	go test ./core/vector/local/ -run '^$' -bench Approximate100k -benchtime 200x -timeout 60m
 func BenchmarkApproximate100k(b *testing.B) {
@@ -156,6 +157,9 @@ func BenchmarkApproximate100k(b *testing.B) {
 		r100k.queries = randomVectors(r, 100, DefaultDimension)
 		r100k.recall = recallAt10(r100k.p, r100k.vecs, r100k.queries, -1)
 		r100k.recallThread = recallAt10(r100k.p, r100k.vecs, r100k.queries, 2)
+		r100k.recallInt8 = recallOf(r100k.p, r100k.vecs, r100k.queries, -1, func(q []float32) []scored {
+			return r100k.p.top(r100k.p.exact(unit(q), -1, 0), 10)
+		})
 		for _, ef := range r100kEfs {
 			r100k.recallEf = append(r100k.recallEf, recallAt10Ef(r100k.p, r100k.vecs, r100k.queries, ef))
 		}
@@ -167,6 +171,7 @@ func BenchmarkApproximate100k(b *testing.B) {
 	b.ReportMetric(r100k.build.Seconds(), "build-s") // after ResetTimer, which drops metrics
 	b.ReportMetric(r100k.recall, "recall@10")
 	b.ReportMetric(r100k.recallThread, "recall@10-thread")
+	b.ReportMetric(r100k.recallInt8, "recall@10-int8-exact")
 	for i, ef := range r100kEfs {
 		b.ReportMetric(r100k.recallEf[i], fmt.Sprint("recall@10-ef", ef))
 	}
@@ -180,6 +185,7 @@ var r100k struct {
 	build         time.Duration
 	recall        float64
 	recallThread  float64
+	recallInt8    float64   // an exact scan of the int8 codes: the graph's ceiling
 	recallEf      []float64 // by r100kEfs
 }
 
