@@ -3,14 +3,19 @@ package local
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 )
+
+// benchWords are bench-vec.mjs's message words.
+var benchWords = strings.Fields("alpha beta gamma delta order ship tomorrow cat dog weather paris berlin invoice refund account password reset")
 
 // BenchmarkModes times vector, hybrid (α 0.2) and exact-vector queries
 // interleaved, query by query, on bench-vec.mjs's corpus (its 17-word
@@ -20,7 +25,7 @@ import (
 //	go test ./core/vector/local/ -run '^$' -bench Modes -benchtime 1x -timeout 60m
 func BenchmarkModes(b *testing.B) {
 	const n = 20_000
-	words := strings.Fields("alpha beta gamma delta order ship tomorrow cat dog weather paris berlin invoice refund account password reset")
+	words := benchWords
 	text := func(i int) string {
 		s := make([]string, 30)
 		for k := range s {
@@ -80,4 +85,44 @@ func BenchmarkModes(b *testing.B) {
 	}
 	b.ReportMetric(p50("hybrid")/p50("vector"), "hybrid/vector")
 	b.ReportMetric(p50("exact-vector")/p50("hybrid"), "exact/hybrid")
+}
+
+// BenchmarkHybridQuery times the hybrid query alone (graph search and BM25,
+// fused) on a 20k-record partition with its graph: random 384-dimension
+// vectors, 30-word keyword lists of bench-vec.mjs's words plus "message N".
+// With -cpu 1 it measures the CPU cost of a query, which a loaded machine
+// distorts less than the wall time of BenchmarkModes.
+//
+//	go test ./core/vector/local/ -run '^$' -bench HybridQuery -benchtime 2000x -count 3 -cpu 1
+func BenchmarkHybridQuery(b *testing.B) {
+	hq.once.Do(func() {
+		r := rand.New(rand.NewPCG(1, 2))
+		words := benchWords
+		p := newPartition("r", 1)
+		for i, v := range randomVectors(r, 20_000, DefaultDimension) {
+			kw := []string{"message", fmt.Sprint(i)}
+			for k := range 30 {
+				kw = append(kw, words[(i*7+k*13)%len(words)])
+			}
+			p.put(core.VectorRecord{ID: fmt.Sprint("m", i, "#0"), Vector: v, Keywords: strings.Join(kw, " "),
+				Meta: core.VectorMeta{MessageID: fmt.Sprint("m", i), ThreadID: "t"}})
+		}
+		p.indexGraph()
+		hq.p = p
+		for i, v := range randomVectors(r, 50, DefaultDimension) {
+			kw := words[i%len(words)] + " " + words[(i*5+1)%len(words)] + " message " + fmt.Sprint(i*397)
+			hq.queries = append(hq.queries, core.VectorQuery{Vector: v, Keywords: kw, TopK: 4, Alpha: 0.2})
+		}
+	})
+	b.ResetTimer()
+	for i := range b.N {
+		hybrid(hq.p, hq.queries[i%len(hq.queries)], -1)
+	}
+}
+
+// hq is BenchmarkHybridQuery's partition and queries, built once.
+var hq struct {
+	once    sync.Once
+	p       *partition
+	queries []core.VectorQuery
 }
