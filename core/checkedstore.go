@@ -16,10 +16,11 @@ import (
 // through it, so a rule written here holds on every backend.
 //
 // The optional capabilities (ThreadCreator, Resources, ResourceLister,
-// Observations, IndexQueue, WindowReader) are methods of CheckedStore too:
-// without the capability a call returns ErrUnsupported, except CreateThread,
-// which falls back to a check and SaveThread, and ListWindow, which falls
-// back to ListMessages. CheckedStore is safe for concurrent use.
+// Observations, IndexQueue, WindowReader, BulkSaver) are methods of
+// CheckedStore too: without the capability a call returns ErrUnsupported,
+// except CreateThread, which falls back to a check and SaveThread,
+// ListWindow, which falls back to ListMessages, and SaveMessagesBulk, which
+// falls back to SaveMessages. CheckedStore is safe for concurrent use.
 type CheckedStore struct {
 	raw     store.Store
 	creator store.ThreadCreator
@@ -28,6 +29,7 @@ type CheckedStore struct {
 	obs     store.Observations
 	queue   store.IndexQueue
 	window  store.WindowReader
+	bulk    store.BulkSaver
 }
 
 // Check wraps s; a *CheckedStore is returned as it is.
@@ -42,6 +44,7 @@ func Check(s Store) *CheckedStore {
 	c.obs, _ = s.(store.Observations)
 	c.queue, _ = s.(store.IndexQueue)
 	c.window, _ = s.(store.WindowReader)
+	c.bulk, _ = s.(store.BulkSaver)
 	return c
 }
 
@@ -61,6 +64,7 @@ var _ interface {
 	store.Observations
 	store.IndexQueue
 	store.WindowReader
+	store.BulkSaver
 } = (*CheckedStore)(nil)
 
 // enter refuses a nil or ended context.
@@ -274,6 +278,20 @@ func (c *CheckedStore) SaveMessages(ctx context.Context, msgs []Message) ([]Mess
 			return nil, nil
 		}
 		return c.raw.SaveMessages(ctx, msgs)
+	}, checkMessages("SaveMessages", msgs))
+}
+
+// SaveMessagesBulk implements store.BulkSaver, checked as SaveMessages;
+// without the capability it is SaveMessages.
+func (c *CheckedStore) SaveMessagesBulk(ctx context.Context, msgs []Message) ([]Message, error) {
+	return run(ctx, "SaveMessages", func() ([]Message, error) {
+		switch {
+		case len(msgs) == 0:
+			return nil, nil
+		case c.bulk == nil:
+			return c.raw.SaveMessages(ctx, msgs)
+		}
+		return c.bulk.SaveMessagesBulk(ctx, msgs)
 	}, checkMessages("SaveMessages", msgs))
 }
 

@@ -13,6 +13,19 @@ import (
 // assigned. A batch is all or nothing. New messages are indexed for semantic
 // recall when it is enabled; indexing failures never fail the save.
 func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
+	return m.saveMessages(ctx, msgs, cfg, (*CheckedStore).SaveMessages)
+}
+
+// SaveMessagesBulk is SaveMessages for large batches of new messages, such
+// as an import: the same checks, effects and result, written through the
+// store's store.BulkSaver when it has one (less work per message, more per
+// call), else through SaveMessages.
+func (m *Memory) SaveMessagesBulk(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
+	return m.saveMessages(ctx, msgs, cfg, (*CheckedStore).SaveMessagesBulk)
+}
+
+func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config,
+	save func(*CheckedStore, context.Context, []Message) ([]Message, error)) ([]Message, error) {
 	const op = "SaveMessages"
 	s, err := m.open(ctx, "SaveMessages")
 	if err != nil {
@@ -43,7 +56,7 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 		return nil, nil
 	}
 	m.countAll(batch)
-	saved, err := s.SaveMessages(ctx, batch)
+	saved, err := save(s, ctx, batch)
 	if err != nil {
 		return nil, err
 	}

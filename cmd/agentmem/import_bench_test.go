@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -206,7 +208,12 @@ func procCPU(pid int, reaped bool) time.Duration {
 func benchImport(b *testing.B, flags []string, file string, n int) {
 	b.Helper()
 	var out, errb strings.Builder
-	code := run(bg, append(flags, "--write", "--no-progress", "import", "--restart", "--batch", envOr("AGENTMEM_IMPORT_BENCH_BATCH", "0"), file), strings.NewReader(""), &out, &errb)
+	var code int
+	// The label marks the import's goroutines in a -cpuprofile, which also
+	// holds writing the file and the other sub-benchmarks (-tagfocus=bench=import).
+	pprof.Do(bg, pprof.Labels("bench", "import"), func(ctx context.Context) {
+		code = run(ctx, append(flags, "--write", "--no-progress", "import", "--restart", "--batch", envOr("AGENTMEM_IMPORT_BENCH_BATCH", "0"), file), strings.NewReader(""), &out, &errb)
+	})
 	if code != 0 {
 		b.Fatalf("import: exit %d: %s", code, errb.String())
 	}

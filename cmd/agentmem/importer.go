@@ -218,7 +218,7 @@ func (d *dispatcher) closeThread(ctx context.Context) error {
 }
 
 func (im *importer) saveBatch(ctx context.Context, t batchTask) error {
-	saved, err := im.mem.SaveMessages(ctx, t.msgs, noIndexing)
+	saved, err := im.mem.SaveMessagesBulk(ctx, t.msgs, noIndexing)
 	if err != nil {
 		return err
 	}

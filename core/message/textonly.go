@@ -2,6 +2,7 @@ package message
 
 import (
 	"encoding/json"
+	"time"
 	"unicode/utf8"
 )
 
@@ -14,6 +15,52 @@ import (
 // c is what the general decoding gives.
 func (c *Content) decodeTextOnly(b []byte) bool {
 	s := textScan{b: b}
+	return s.textContent(c) && s.end()
+}
+
+// DecodeTextMessage decodes b, the JSON object of one message, in one pass
+// when it has the common shape: the fields id, role, threadId, resourceId,
+// createdAt and type as strings and content that is format 2 with only text
+// parts (see decodeTextOnly), each at most once, nothing else. ok is false
+// for any other shape (other, repeated or null fields, other content,
+// invalid JSON), which the caller then decodes with encoding/json; when ok,
+// m is what json.Unmarshal(b, &m) gives. An import of a chat history decodes
+// millions of such objects.
+func DecodeTextMessage(b []byte) (m Message, ok bool) {
+	s := textScan{b: b}
+	seen := 0
+	ok = s.object(func(key string) bool {
+		bit := fieldBit(key, "id", "role", "threadId", "resourceId", "createdAt", "type", "content")
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch key {
+		case "createdAt":
+			return s.time(&m.CreatedAt)
+		case "content":
+			return s.textContent(&m.Content)
+		}
+		v, ok := s.str()
+		switch key {
+		case "id":
+			m.ID = v
+		case "role":
+			m.Role = Role(v)
+		case "threadId":
+			m.ThreadID = v
+		case "resourceId":
+			m.ResourceID = v
+		default:
+			m.Type = v
+		}
+		return ok
+	})
+	return m, ok && s.end()
+}
+
+// textContent reads content of the shape decodeTextOnly takes into c.
+func (s *textScan) textContent(c *Content) bool {
 	var parts []Part
 	var mirror *string
 	seen := 0
@@ -38,7 +85,7 @@ func (c *Content) decodeTextOnly(b []byte) bool {
 		mirror = &text
 		return ok
 	})
-	if !ok || !s.end() || len(parts) == 0 {
+	if !ok || len(parts) == 0 {
 		return false
 	}
 	*c = Content{Format: 2, Parts: parts}
@@ -47,6 +94,17 @@ func (c *Content) decodeTextOnly(b []byte) bool {
 		return msg.Text() == *mirror
 	}
 	return true
+}
+
+// time reads a string as encoding/json decodes it into a time.Time: its
+// raw bytes, quotes included, go to UnmarshalJSON.
+func (s *textScan) time(t *time.Time) bool {
+	s.ws()
+	start := s.i
+	if _, ok := s.str(); !ok {
+		return false
+	}
+	return t.UnmarshalJSON(s.b[start:s.i]) == nil
 }
 
 // fieldBit is 1<<i for the i-th of names equal to key, or 0.

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -54,5 +55,64 @@ func TestDecodeTextOnly(t *testing.T) {
 		if c.decodeTextOnly([]byte(in)) {
 			t.Errorf("took %s as %#v", in, c)
 		}
+	}
+}
+
+// messageLines are message objects in the shapes DecodeTextMessage takes
+// and declines, the seeds of FuzzDecodeTextMessage.
+var messageLines = []string{
+	`{"content":{"format":2,"parts":[{"text":"hi","type":"text"}]},"createdAt":"2025-01-01T00:00:01.5Z","id":"m-1","resourceId":"user-1","role":"user","threadId":"thread-1"}`,
+	` { "id" : "m\u002d2" , "role":"assistant","type":"v2","createdAt":"2025-01-01T03:00:00+03:00","content":{"parts":[{"type":"text","text":"a ` + "\xff" + `"}]} } `,
+	`{"id":"m","content":{"content":"a\nb","parts":[{"text":"a","type":"text"},{"text":"b","type":"text"}]}}`,
+	`{}`,
+	`{"id":"m","id":"n"}`,
+	`{"id":null}`,
+	`{"ID":"m"}`,
+	`{"id":"m","tokens":3}`,
+	`{"id":"m","createdAt":"yesterday"}`,
+	`{"id":"m","createdAt":null}`,
+	`{"id":"m","content":"plain text"}`,
+	`{"id":"m","content":{"parts":[{"type":"reasoning","reasoning":"r"}]}}`,
+	`{"id":"m","content":{"parts":[{"type":"text","text":"a"}],"metadata":{"k":1}}}`,
+	`{"id":"m"} {}`,
+	`{"id":"m",}`,
+	`{"id":"m` + "\x01" + `"}`,
+	`{"id":"m`,
+}
+
+// TestDecodeTextMessage: the one-pass decoding gives what encoding/json
+// gives whenever it takes an object, and it takes the shapes an export
+// writes for chat messages.
+func TestDecodeTextMessage(t *testing.T) {
+	for i, in := range messageLines {
+		_, ok := DecodeTextMessage([]byte(in))
+		if want := i < 4; ok != want {
+			t.Errorf("%s: taken %v, want %v", in, ok, want)
+		}
+		checkDecodeTextMessage(t, []byte(in))
+	}
+}
+
+// FuzzDecodeTextMessage: whatever the one-pass decoding takes, encoding/json
+// decodes without error to the same message.
+func FuzzDecodeTextMessage(f *testing.F) {
+	for _, in := range messageLines {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkDecodeTextMessage(t, b) })
+}
+
+func checkDecodeTextMessage(t *testing.T, b []byte) {
+	t.Helper()
+	fast, ok := DecodeTextMessage(b)
+	if !ok {
+		return
+	}
+	var general Message
+	if err := json.Unmarshal(b, &general); err != nil {
+		t.Fatalf("took %q, which encoding/json refuses: %v", b, err)
+	}
+	if !reflect.DeepEqual(fast, general) {
+		t.Fatalf("%q:\none pass %#v\ngeneral  %#v", b, fast, general)
 	}
 }

@@ -78,16 +78,12 @@ func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) (
 // row, dominates single-row writes.
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
-	contents := make([]string, len(msgs))
-	for i := range msgs {
-		b, err := message.MarshalStored(msgs[i].Content)
-		if err != nil {
-			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q: content is not JSON: %v", msgs[i].ID, err)
-		}
-		contents[i] = string(b)
+	contents, err := storedContents(op, msgs)
+	if err != nil {
+		return nil, err
 	}
 	out := slices.Clone(msgs)
-	err := s.write(ctx, op, func(tx *sql.Tx) error {
+	err = s.write(ctx, op, func(tx *sql.Tx) error {
 		if err := checkOwners(ctx, tx, op, msgs); err != nil {
 			return err
 		}
@@ -126,6 +122,19 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		return nil, err
 	}
 	return out, nil
+}
+
+// storedContents encodes the contents of msgs as stored.
+func storedContents(op string, msgs []message.Message) ([]string, error) {
+	contents := make([]string, len(msgs))
+	for i := range msgs {
+		b, err := message.MarshalStored(msgs[i].Content)
+		if err != nil {
+			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q: content is not JSON: %v", msgs[i].ID, err)
+		}
+		contents[i] = string(b)
+	}
+	return contents, nil
 }
 
 // checkOwners requires every message's thread to exist and belong to the

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -54,9 +55,15 @@ type Store struct {
 	w   *sql.DB // writer: one connection, BEGIN IMMEDIATE transactions
 	r   *sql.DB // readers; the same as w for in-memory databases
 	now func() time.Time
+
+	bulkMu     sync.Mutex
+	bulkInsert *sql.Stmt // SaveMessagesBulk's insert, prepared on w
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store     = (*Store)(nil)
+	_ store.BulkSaver = (*Store)(nil)
+)
 
 // Open opens (creating if needed) the database at path and migrates its
 // schema. path is a file name, a "file:" URI, or ":memory:".
@@ -123,7 +130,13 @@ func isBusy(err error) bool {
 
 // Close closes the database handles.
 func (s *Store) Close() error {
-	err := s.w.Close()
+	var err error
+	s.bulkMu.Lock()
+	if s.bulkInsert != nil {
+		err = s.bulkInsert.Close()
+	}
+	s.bulkMu.Unlock()
+	err = errors.Join(err, s.w.Close())
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())
 	}

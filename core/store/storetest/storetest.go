@@ -93,6 +93,7 @@ func Run(t *testing.T, open Opener) {
 		{"EndedContext", testEndedContext},
 		{"BoundaryPullBack", testBoundaryPullBack},
 		{"BoundaryClamp", testBoundaryClamp},
+		{"BulkSameAsSave", testBulkSameAsSave},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
