@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/agentmem/agentmem/core"
 )
@@ -20,22 +21,45 @@ type plan struct {
 // that belongs to another resource there), so that bad input fails before
 // anything is written.
 type checker struct {
-	src      *source
-	store    *core.CheckedStore
-	owner    map[string]string // thread id -> resource id, as declared in the input
-	cur      string            // the thread whose lines may follow
-	plan     plan
-	pending  []core.Message // messages whose ids are checked against the store in batches
-	pendingN []int
+	src     *source
+	store   *core.CheckedStore
+	owner   map[string]string // thread id -> resource id, as declared in the input
+	cur     string            // the thread whose lines may follow
+	plan    plan
+	pending idPage      // messages whose ids are checked against the store in pages
+	pages   chan idPage // pages for the background check
+	failed  atomic.Bool // a page failed its check: stop reading
+	pageErr error       // the first page's failure, set before failed
 }
+
+// idPage is a page of message ids to check against the store: each id
+// with its resource and line.
+type idPage struct {
+	ids, resources []string
+	lines          []int
+}
+
+// errPageFailed stops the reading when a background page check failed.
+var errPageFailed = errors.New("import: a page of message ids failed its check")
 
 // check reads the whole source once, keeping every valid record in sp for
 // the import pass, and returns its plan, or the first problem with its
-// position.
+// position. Message ids are checked against the store in pages, in the
+// background and in order, while reading goes on: a page's failure is at
+// an earlier line than anything reading meets after handing it over, so it
+// is the error reported, as if the pages were checked in line.
 func check(ctx context.Context, src *source, s *core.CheckedStore, sp *spool) (plan, error) {
-	c := &checker{src: src, store: s, owner: map[string]string{}, plan: plan{skipped: map[string]int{}}}
+	c := &checker{src: src, store: s, owner: map[string]string{}, plan: plan{skipped: map[string]int{}}, pages: make(chan idPage, 2)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.checkPages(ctx)
+	}()
 	skip := func(reason string) { c.plan.skipped[reason]++ }
 	err := src.each(ctx, func(n int, r record) error {
+		if c.failed.Load() {
+			return errPageFailed
+		}
 		c.plan.records++
 		if err := c.record(ctx, n, r); err != nil {
 			return err
@@ -43,13 +67,18 @@ func check(ctx context.Context, src *source, s *core.CheckedStore, sp *spool) (p
 		if err := sp.put(n, r); err != nil {
 			return err
 		}
-		if len(c.pending) >= pageSize {
-			return c.checkMessages(ctx)
+		if len(c.pending.ids) >= pageSize {
+			c.handOver()
 		}
 		return nil
 	}, skip)
 	if err == nil {
-		err = c.checkMessages(ctx)
+		c.handOver()
+	}
+	close(c.pages)
+	<-done
+	if c.failed.Load() {
+		return c.plan, c.pageErr
 	}
 	return c.plan, err
 }
@@ -141,21 +170,36 @@ func (c *checker) message(n int, m *core.Message) error {
 		return badInput(c.src, n, "message %q: role %q cannot be stored (user, assistant or signal)", m.ID, m.Role)
 	}
 	c.plan.messages++
-	c.pending, c.pendingN = append(c.pending, *m), append(c.pendingN, n)
+	c.pending.ids, c.pending.resources = append(c.pending.ids, m.ID), append(c.pending.resources, m.ResourceID)
+	c.pending.lines = append(c.pending.lines, n)
 	return nil
 }
 
-// checkMessages refuses message ids that belong to another resource in the
+// handOver gives the pending page to the background check.
+func (c *checker) handOver() {
+	if len(c.pending.ids) > 0 {
+		c.pages <- c.pending
+		c.pending = idPage{}
+	}
+}
+
+// checkPages checks the handed-over pages in order until one fails.
+func (c *checker) checkPages(ctx context.Context) {
+	for p := range c.pages {
+		if c.failed.Load() {
+			continue
+		}
+		if err := c.checkPage(ctx, p); err != nil {
+			c.pageErr = err
+			c.failed.Store(true)
+		}
+	}
+}
+
+// checkPage refuses message ids that belong to another resource in the
 // target store (SaveMessages would refuse the takeover mid-import).
-func (c *checker) checkMessages(ctx context.Context) error {
-	if len(c.pending) == 0 {
-		return nil
-	}
-	ids := make([]string, len(c.pending))
-	for i, m := range c.pending {
-		ids[i] = m.ID
-	}
-	stored, err := c.store.GetMessages(ctx, ids)
+func (c *checker) checkPage(ctx context.Context, p idPage) error {
+	stored, err := c.store.GetMessages(ctx, p.ids)
 	if err != nil {
 		return err
 	}
@@ -163,12 +207,11 @@ func (c *checker) checkMessages(ctx context.Context) error {
 	for _, m := range stored {
 		owner[m.ID] = m.ResourceID
 	}
-	for i, m := range c.pending {
-		if res, ok := owner[m.ID]; ok && res != m.ResourceID {
-			return badInput(c.src, c.pendingN[i], "message %q belongs to resource %q in the target, not %q", m.ID, res, m.ResourceID)
+	for i, id := range p.ids {
+		if res, ok := owner[id]; ok && res != p.resources[i] {
+			return badInput(c.src, p.lines[i], "message %q belongs to resource %q in the target, not %q", id, res, p.resources[i])
 		}
 	}
-	c.pending, c.pendingN = c.pending[:0], c.pendingN[:0]
 	return nil
 }
 

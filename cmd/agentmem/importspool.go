@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -129,8 +130,10 @@ func (s *spool) replay(src *source) *source {
 
 // spoolReader decodes spool entries.
 type spoolReader struct {
-	r   *bufio.Reader
-	err error
+	r    *bufio.Reader
+	err  error
+	buf  []byte
+	last [4]string // the last role, thread, resource and type read
 }
 
 func (s *spoolReader) next() (int, record, error) {
@@ -147,7 +150,8 @@ func (s *spoolReader) next() (int, record, error) {
 	case spoolText:
 		rec = s.textMessage()
 	case spoolJSON:
-		s.err = errors.Join(s.err, json.Unmarshal([]byte(s.string()), &rec))
+		// A copy: decoded values may keep parts of their input.
+		s.err = errors.Join(s.err, json.Unmarshal(bytes.Clone(s.bytes()), &rec))
 	default:
 		s.err = fmt.Errorf("unknown entry %d", tag)
 	}
@@ -158,7 +162,10 @@ func (s *spoolReader) next() (int, record, error) {
 }
 
 func (s *spoolReader) textMessage() record {
-	m := core.Message{ID: s.string(), Role: core.Role(s.string()), ThreadID: s.string(), ResourceID: s.string(), Type: s.string()}
+	m := core.Message{ID: s.string()}
+	// Role, thread, resource and type repeat from message to message.
+	m.Role = core.Role(s.repeated(&s.last[0]))
+	m.ThreadID, m.ResourceID, m.Type = s.repeated(&s.last[1]), s.repeated(&s.last[2]), s.repeated(&s.last[3])
 	sec, nsec := s.varint(), s.uvarint()
 	m.CreatedAt = time.Unix(sec, int64(nsec)).UTC()
 	parts := make([]core.Part, min(s.uvarint(), 1<<20))
@@ -182,13 +189,33 @@ func (s *spoolReader) varint() int64 {
 }
 
 func (s *spoolReader) string() string {
+	b := s.bytes()
+	if b == nil {
+		return ""
+	}
+	return string(b)
+}
+
+// repeated reads a string, reusing *last when it is the same.
+func (s *spoolReader) repeated(last *string) string {
+	if b := s.bytes(); string(b) != *last {
+		*last = string(b)
+	}
+	return *last
+}
+
+// bytes reads a string's bytes into a buffer that the next read reuses.
+func (s *spoolReader) bytes() []byte {
 	n := s.uvarint()
 	if s.err != nil || n > 1<<31 {
 		s.err = errors.Join(s.err, errors.New("damaged entry"))
-		return ""
+		return nil
 	}
-	b := make([]byte, n)
+	if uint64(cap(s.buf)) < n {
+		s.buf = make([]byte, n)
+	}
+	b := s.buf[:n]
 	_, err := io.ReadFull(s.r, b)
 	s.err = errors.Join(s.err, err)
-	return string(b)
+	return b
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/core"
 )
@@ -129,6 +131,53 @@ func TestImportRefusesTakeover(t *testing.T) {
 			t.Fatalf("thread trip was written before the check failed: %v", err)
 		}
 	})
+}
+
+// TestImportRefusesMessageTakeover: a message id owned by another resource
+// in the target fails the check with its line, before anything is written,
+// even when a corrupt line follows it (ids are checked in pages in the
+// background while reading goes on: the earlier problem is the one
+// reported).
+func TestImportRefusesMessageTakeover(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		if _, err := b.store.SaveThread(bg, core.Thread{ID: "theirs", ResourceID: "mallory"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.store.SaveMessages(bg, []core.Message{takeoverMessage(7, "theirs", "mallory")}); err != nil {
+			t.Fatal(err)
+		}
+		var file strings.Builder
+		for _, r := range []record{{Kind: kindHeader, Version: formatVersion},
+			{Kind: kindThread, Thread: &core.Thread{ID: "mine", ResourceID: "ada", CreatedAt: time.Unix(0, 0).UTC()}}} {
+			line, err := encodeRecord(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file.WriteString(string(line) + "\n")
+		}
+		for i := range 2 * pageSize {
+			m := takeoverMessage(i, "mine", "ada")
+			line, err := encodeRecord(record{Kind: kindMessage, Message: &m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			file.WriteString(string(line) + "\n")
+		}
+		file.WriteString("{corrupt\n")
+		r := b.agentmem(t, file.String(), "--write", "import", "-")
+		if r.code != 1 || !strings.Contains(r.stderr, `line 10: message "m-7" belongs to resource "mallory" in the target, not "ada"`) {
+			t.Fatalf("import over another resource's message: %+v", r)
+		}
+		if _, err := b.store.GetThread(bg, "mine"); !errors.Is(err, core.ErrThreadNotFound) {
+			t.Fatalf("thread mine was written before the check failed: %v", err)
+		}
+	})
+}
+
+func takeoverMessage(i int, thread, resource string) core.Message {
+	m := core.NewMessage(core.RoleUser, fmt.Sprintf("text %d", i))
+	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprintf("m-%d", i), thread, resource, time.Unix(int64(i), 0).UTC()
+	return m
 }
 
 // TestWriteNeedsFlag: every write command refuses without --write, with

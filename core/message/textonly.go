@@ -1,6 +1,7 @@
 package message
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 	"unicode/utf8"
@@ -101,10 +102,32 @@ func (s *textScan) textContent(c *Content) bool {
 func (s *textScan) time(t *time.Time) bool {
 	s.ws()
 	start := s.i
-	if _, ok := s.str(); !ok {
+	if !s.skipStr() {
 		return false
 	}
 	return t.UnmarshalJSON(s.b[start:s.i]) == nil
+}
+
+// skipStr passes over a string without decoding it; false when it is not
+// one or has a control character (invalid JSON).
+func (s *textScan) skipStr() bool {
+	if !s.next('"') {
+		return false
+	}
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; {
+		case c == '"':
+			s.i++
+			return true
+		case c == '\\':
+			s.i += 2
+		case c < 0x20:
+			return false
+		default:
+			s.i++
+		}
+	}
+	return false
 }
 
 // fieldBit is 1<<i for the i-th of names equal to key, or 0.
@@ -212,31 +235,18 @@ func (s *textScan) textPart() (Part, bool) {
 // str reads a string. Strings without escapes are taken as they are; the
 // rest are unquoted by encoding/json.
 func (s *textScan) str() (string, bool) {
-	if !s.next('"') {
+	s.ws()
+	start := s.i
+	if !s.skipStr() {
 		return "", false
 	}
-	start, escaped := s.i, false
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c == '"':
-			raw := s.b[start:s.i]
-			s.i++
-			if !escaped && utf8.Valid(raw) {
-				return string(raw), true
-			}
-			var out string
-			err := json.Unmarshal(s.b[start-1:s.i], &out)
-			return out, err == nil
-		case c == '\\':
-			escaped = true
-			s.i += 2
-		case c < 0x20:
-			return "", false
-		default:
-			s.i++
-		}
+	quoted := s.b[start:s.i]
+	if raw := quoted[1 : len(quoted)-1]; bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw), true
 	}
-	return "", false
+	var out string
+	err := json.Unmarshal(quoted, &out)
+	return out, err == nil
 }
 
 // plainStr reads a string without escapes, returning its bytes in b.
