@@ -184,6 +184,9 @@ func (d *dispatcher) message(ctx context.Context, m core.Message) error {
 			return err
 		}
 	}
+	if j.batch == nil {
+		j.batch = make([]core.Message, 0, d.im.batch)
+	}
 	j.batch = append(j.batch, m)
 	return nil
 }

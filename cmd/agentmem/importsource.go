@@ -128,10 +128,20 @@ func readJSONL(ctx context.Context, src *source, r *bufio.Reader, fn func(int, r
 }
 
 // readChunks reads r in chunks of lines, handing each to the decoders
-// (work) and, in input order, to the consumer (order).
+// (work) and, in input order, to the consumer (order). A chunk's lines are
+// read into one buffer.
 func readChunks(ctx context.Context, r *bufio.Reader, order, work chan<- *lineChunk) error {
 	c := &lineChunk{first: 1, done: make(chan struct{})}
+	var data []byte
+	var spans [][2]int // of the lines in data; {-1, -1} for a blank line
 	send := func() error {
+		for _, sp := range spans {
+			if sp[0] < 0 {
+				c.lines = append(c.lines, nil)
+			} else {
+				c.lines = append(c.lines, data[sp[0]:sp[1]:sp[1]])
+			}
+		}
 		for _, ch := range []chan<- *lineChunk{order, work} {
 			select {
 			case ch <- c:
@@ -142,26 +152,41 @@ func readChunks(ctx context.Context, r *bufio.Reader, order, work chan<- *lineCh
 		return nil
 	}
 	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
+		start := len(data)
+		var err error
+		data, err = appendLine(r, data)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
-		if errors.Is(err, io.EOF) && len(line) == 0 && n > 1 {
+		if errors.Is(err, io.EOF) && len(data) == start && n > 1 {
 			return send()
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			line = nil
+		sp := [2]int{start, len(data)}
+		if len(bytes.TrimSpace(data[start:])) == 0 {
+			sp = [2]int{-1, -1}
 		}
-		c.lines = append(c.lines, line)
+		spans = append(spans, sp)
 		if errors.Is(err, io.EOF) {
 			c.eof = true
 			return send()
 		}
-		if len(c.lines) == linesPerChunk {
+		if len(spans) == linesPerChunk {
 			if err := send(); err != nil {
 				return err
 			}
 			c = &lineChunk{first: n + 1, done: make(chan struct{})}
+			data, spans = make([]byte, 0, len(data)), spans[:0]
+		}
+	}
+}
+
+// appendLine appends the next line of r, with its newline, to buf.
+func appendLine(r *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		part, err := r.ReadSlice('\n')
+		buf = append(buf, part...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
 		}
 	}
 }

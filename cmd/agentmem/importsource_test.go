@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +70,40 @@ func checkDecodeLine(t *testing.T, line []byte) {
 		t.Fatalf("%q: error %q, encoding/json %q", line, gotErr, wantErr)
 	case gotErr == nil && !reflect.DeepEqual(got, want):
 		t.Fatalf("%q:\ngot  %#v\nwant %#v", line, got, want)
+	}
+}
+
+// TestReadJSONLLongLines: lines longer than the reader's buffer, blank
+// lines and a last line without a newline come through whole, with their
+// line numbers.
+func TestReadJSONLLongLines(t *testing.T) {
+	header, err := encodeRecord(record{Kind: kindHeader, Version: formatVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{string(header)}
+	for i := range 600 { // more than a chunk
+		m := core.NewMessage(core.RoleUser, strings.Repeat("x", i%50))
+		m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprintf("m-%d", i), "t", "r", time.Unix(int64(i), 0).UTC()
+		line, err := encodeRecord(record{Kind: kindMessage, Message: &m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(line))
+		if i%7 == 0 {
+			lines = append(lines, "  ")
+		}
+	}
+	src := &source{name: "test", unit: "line"}
+	var got []string
+	err = readJSONL(bg, src, bufio.NewReaderSize(strings.NewReader(strings.Join(lines, "\n")), 16), func(n int, r record) error {
+		if want := fmt.Sprintf("m-%d", len(got)); r.Message == nil || r.Message.ID != want || strings.TrimSpace(lines[n-1]) == "" {
+			t.Fatalf("line %d: got %+v, want message %s", n, r, want)
+		}
+		got = append(got, r.Message.ID)
+		return nil
+	})
+	if err != nil || len(got) != 600 {
+		t.Fatalf("read %d messages, err %v; want 600", len(got), err)
 	}
 }
