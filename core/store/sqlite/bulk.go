@@ -12,7 +12,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// bulkRows is the number of rows of one bulk INSERT statement (9
+// bulkRows is the number of rows of one bulk INSERT statement (5
 // variables each, far below SQLite's limit of 32,766): the statement's cost
 // in the driver is shared by more rows than SaveMessages' upserts.
 const bulkRows = 500
@@ -86,15 +86,21 @@ func (s *Store) bulkStatement(ctx context.Context) (*sql.Stmt, error) {
 }
 
 // insertNew inserts msgs, skipping none: a stored id fails with errStored.
-// It sets each message's Seq.
+// It sets each message's Seq. Consecutive messages of one thread (with one
+// resource, type and token encoding) go in statements of up to bulkRows
+// rows that bind those values once.
 func insertNew(ctx context.Context, tx *sql.Tx, full *sql.Stmt, msgs []message.Message, contents []string) error {
-	args := make([]any, 0, 9*bulkRows)
-	for lo := 0; lo < len(msgs); lo += bulkRows {
-		part := msgs[lo:min(lo+bulkRows, len(msgs))]
-		args = args[:0]
+	args := make([]any, 0, 4+5*bulkRows)
+	for lo := 0; lo < len(msgs); {
+		first := &msgs[lo]
+		hi := lo + 1
+		for hi < len(msgs) && hi-lo < bulkRows && sharedColumns(first, &msgs[hi]) {
+			hi++
+		}
+		part := msgs[lo:hi]
+		args = append(args[:0], first.ThreadID, first.ResourceID, first.Type, first.TokenEncoding)
 		for i, m := range part {
-			args = append(args, m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type, contents[lo+i],
-				m.CreatedAt.UnixMicro(), m.Tokens, m.TokenEncoding)
+			args = append(args, m.ID, string(m.Role), contents[lo+i], m.CreatedAt.UnixMicro(), m.Tokens)
 		}
 		var res sql.Result
 		var err error
@@ -106,27 +112,46 @@ func insertNew(ctx context.Context, tx *sql.Tx, full *sql.Stmt, msgs []message.M
 		if err != nil {
 			return err
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
+		if err := setSeqs(res, part); err != nil {
 			return err
 		}
-		if n != int64(len(part)) {
-			return errStored
-		}
-		last, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		for i := range part {
-			part[i].Seq = last - int64(len(part)-1-i)
-		}
+		lo = hi
 	}
 	return nil
 }
 
-// insertNewSQL is the insert of n rows that skips stored ids.
+// sharedColumns tells whether a and b can share one insert statement.
+func sharedColumns(a, b *message.Message) bool {
+	return a.ThreadID == b.ThreadID && a.ResourceID == b.ResourceID && a.Type == b.Type && a.TokenEncoding == b.TokenEncoding
+}
+
+// setSeqs sets the Seq of the rows one insert wrote, or fails with
+// errStored when it skipped one.
+func setSeqs(res sql.Result, part []message.Message) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != int64(len(part)) {
+		return errStored
+	}
+	last, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	for i := range part {
+		part[i].Seq = last - int64(len(part)-1-i)
+	}
+	return nil
+}
+
+// insertNewSQL is the insert of n rows of one thread, resource, type and
+// token encoding (parameters 1 to 4) that skips stored ids; each row binds
+// its id, role, content, created_at and tokens. The rows of VALUES are
+// inserted in order ("WHERE true" parses ON CONFLICT as the upsert clause).
 func insertNewSQL(n int) string {
 	return `INSERT INTO messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
-		VALUES ` + strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?), `, n), `, `) + `
+		SELECT column1, ?1, ?2, column2, ?3, column3, column4, column5, ?4
+		FROM (VALUES ` + strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?), `, n), `, `) + `) WHERE true
 		ON CONFLICT (id) DO NOTHING`
 }
