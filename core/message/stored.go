@@ -15,6 +15,9 @@ import (
 // Extra, so it is stored verbatim.
 func MarshalStored(c Content) ([]byte, error) {
 	if t, ok := c.storedText(); ok {
+		if b, ok := t.appendPlain(nil); ok {
+			return b, nil
+		}
 		return json.Marshal(t)
 	}
 	return json.Marshal(c.storedFields())
@@ -48,6 +51,28 @@ type storedTextContent struct {
 type storedTextPart struct {
 	Text string `json:"text"`
 	Type string `json:"type"`
+}
+
+// appendPlain appends the encoding json.Marshal gives t when every text
+// is printable ASCII that JSON writes as it is (no quote, backslash or
+// HTML character): most chat messages, encoded without reflection. ok is
+// false for any other text.
+func (t storedTextContent) appendPlain(b []byte) ([]byte, bool) {
+	b = append(b, `{"format":2,"parts":[`...)
+	for i, p := range t.Parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"text":"`...)
+		for j := 0; j < len(p.Text); j++ {
+			if c := p.Text[j]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return nil, false
+			}
+		}
+		b = append(b, p.Text...)
+		b = append(b, `","type":"text"}`...)
+	}
+	return append(b, "]}"...), true
 }
 
 // storedText returns c as storedTextContent when it has that shape.

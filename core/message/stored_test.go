@@ -114,3 +114,25 @@ func TestUnmarshalStored(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMarshalStoredText: the encoding of text-only content without
+// reflection is the bytes encoding/json gives, whatever the texts.
+func FuzzMarshalStoredText(f *testing.F) {
+	for _, s := range []string{"plain text, numbers 1.5", `<b>&"q"</b>`, "tab\there", "é \u2028 \xff", ""} {
+		f.Add(s, "second ~ part")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		c := Content{Parts: []Part{TextPart(a), TextPart(b)}}
+		got, err := MarshalStored(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(c.storedFields())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("%q %q: %s, encoding/json %s", a, b, got, want)
+		}
+	})
+}

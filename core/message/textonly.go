@@ -30,27 +30,27 @@ func (c *Content) decodeTextOnly(b []byte) bool {
 func DecodeTextMessage(b []byte) (m Message, ok bool) {
 	s := textScan{b: b}
 	seen := 0
-	ok = s.object(func(key string) bool {
+	ok = s.object(func(key []byte) bool {
 		bit := fieldBit(key, "id", "role", "threadId", "resourceId", "createdAt", "type", "content")
 		if bit == 0 || seen&bit != 0 {
 			return false
 		}
 		seen |= bit
-		switch key {
-		case "createdAt":
+		switch bit {
+		case 1 << 4: // createdAt
 			return s.time(&m.CreatedAt)
-		case "content":
+		case 1 << 6: // content
 			return s.textContent(&m.Content)
 		}
 		v, ok := s.str()
-		switch key {
-		case "id":
+		switch bit {
+		case 1 << 0:
 			m.ID = v
-		case "role":
+		case 1 << 1:
 			m.Role = Role(v)
-		case "threadId":
+		case 1 << 2:
 			m.ThreadID = v
-		case "resourceId":
+		case 1 << 3:
 			m.ResourceID = v
 		default:
 			m.Type = v

@@ -66,16 +66,20 @@ func (s *Store) SaveMessagesBulk(ctx context.Context, msgs []message.Message) ([
 
 // bulkRowsOf returns the rows of msgs to copy, in id order.
 func bulkRowsOf(op string, msgs []message.Message) ([][]any, error) {
+	order := make([]int, len(msgs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(msgs[a].ID, msgs[b].ID) })
 	rows := make([][]any, len(msgs))
-	for i := range msgs {
+	for k, i := range order {
 		m := &msgs[i]
 		content, err := message.MarshalStored(m.Content)
 		if err != nil {
 			return nil, &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
 		}
-		rows[i] = []any{m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type, string(content), utc(m.CreatedAt), int32(m.Tokens), m.TokenEncoding}
+		rows[k] = []any{m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type, string(content), utc(m.CreatedAt), int32(m.Tokens), m.TokenEncoding}
 	}
-	slices.SortFunc(rows, func(a, b []any) int { return strings.Compare(a[0].(string), b[0].(string)) })
 	return rows, nil
 }
 
