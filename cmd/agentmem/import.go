@@ -58,7 +58,7 @@ checked first (JSON, record order, ids, and ownership against the target
 store): a bad line fails with its line number before anything is written.
 Messages are then saved through Memory.SaveMessagesBulk in batches of --batch
 (one transaction each; every SaveMessages rule applies; new messages are
-written in bulk, COPY on PostgreSQL), several batches at once.
+written in bulk where the store can), several batches at once.
 Ctrl-C stops cleanly; running the same command again resumes after the last
 fully imported thread (--restart starts over). Imported messages are not
 indexed for semantic recall: run "agentmem reindex" afterwards.`,
