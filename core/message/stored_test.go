@@ -17,17 +17,7 @@ func TestMarshalStoredTextShape(t *testing.T) {
 		if _, ok := c.storedText(); !ok {
 			t.Fatalf("%+v: not taken as text-only content", c)
 		}
-		got, err := MarshalStored(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := json.Marshal(c.storedFields())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Fatalf("text shape %s, general encoding %s", got, want)
-		}
+		checkStoredText(t, c)
 	}
 	for _, c := range []Content{
 		{},
@@ -122,17 +112,23 @@ func FuzzMarshalStoredText(f *testing.F) {
 		f.Add(s, "second ~ part")
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
-		c := Content{Parts: []Part{TextPart(a), TextPart(b)}}
-		got, err := MarshalStored(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := json.Marshal(c.storedFields())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Fatalf("%q %q: %s, encoding/json %s", a, b, got, want)
-		}
+		checkStoredText(t, Content{Parts: []Part{TextPart(a), TextPart(b)}})
 	})
+}
+
+// checkStoredText requires MarshalStored to give c the general encoding's
+// bytes.
+func checkStoredText(t *testing.T, c Content) {
+	t.Helper()
+	got, err := MarshalStored(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(c.storedFields())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("%+v: %s, general encoding %s", c, got, want)
+	}
 }
