@@ -177,9 +177,11 @@ func checkScope(op string, scope Scope, id string) error {
 	return Errorf(CodeInvalidArgument, op, "scope must be %q or %q, got %q", ScopeThread, ScopeResource, scope)
 }
 
-func checkMessages(op string, msgs []Message) error {
+// checkMessages applies validate (store.ValidateMessage or, for content
+// already validated, store.ValidateStamp) to each message.
+func checkMessages(op string, msgs []Message, validate func(int, *Message) error) error {
 	for i := range msgs {
-		if err := store.ValidateMessage(i, &msgs[i]); err != nil {
+		if err := validate(i, &msgs[i]); err != nil {
 			return withOp(op, err)
 		}
 	}
@@ -273,26 +275,34 @@ func (c *CheckedStore) DeleteThread(ctx context.Context, id string) error {
 
 // SaveMessages implements store.Messages.
 func (c *CheckedStore) SaveMessages(ctx context.Context, msgs []Message) ([]Message, error) {
-	return run(ctx, "SaveMessages", func() ([]Message, error) {
-		if len(msgs) == 0 {
-			return nil, nil
-		}
-		return c.raw.SaveMessages(ctx, msgs)
-	}, checkMessages("SaveMessages", msgs))
+	return c.save(ctx, msgs, false, checkMessages("SaveMessages", msgs, store.ValidateMessage))
 }
 
 // SaveMessagesBulk implements store.BulkSaver, checked as SaveMessages;
 // without the capability it is SaveMessages.
 func (c *CheckedStore) SaveMessagesBulk(ctx context.Context, msgs []Message) ([]Message, error) {
+	return c.save(ctx, msgs, true, checkMessages("SaveMessages", msgs, store.ValidateMessage))
+}
+
+// saveValidated is SaveMessages (SaveMessagesBulk when bulk) for messages
+// whose content Memory has validated (store.ValidateContent, in
+// validateMessage) and that nothing but prepare has changed since: the rest
+// of store.ValidateMessage is checked, the content is not walked a second
+// time.
+func (c *CheckedStore) saveValidated(ctx context.Context, msgs []Message, bulk bool) ([]Message, error) {
+	return c.save(ctx, msgs, bulk, checkMessages("SaveMessages", msgs, store.ValidateStamp))
+}
+
+func (c *CheckedStore) save(ctx context.Context, msgs []Message, bulk bool, check error) ([]Message, error) {
 	return run(ctx, "SaveMessages", func() ([]Message, error) {
 		switch {
 		case len(msgs) == 0:
 			return nil, nil
-		case c.bulk == nil:
-			return c.raw.SaveMessages(ctx, msgs)
+		case bulk && c.bulk != nil:
+			return c.bulk.SaveMessagesBulk(ctx, msgs)
 		}
-		return c.bulk.SaveMessagesBulk(ctx, msgs)
-	}, checkMessages("SaveMessages", msgs))
+		return c.raw.SaveMessages(ctx, msgs)
+	}, check)
 }
 
 // ListMessages implements store.Messages; q is normalised first.

@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/tokenizer"
 )
@@ -112,7 +110,7 @@ func New(opts Options) (*Memory, error) {
 		m.opts.Now = time.Now
 	}
 	if m.opts.NewID == nil {
-		m.opts.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
+		m.opts.NewID = newID
 	}
 	return m, nil
 }

@@ -13,7 +13,7 @@ import (
 // assigned. A batch is all or nothing. New messages are indexed for semantic
 // recall when it is enabled; indexing failures never fail the save.
 func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
-	return m.saveMessages(ctx, msgs, cfg, (*CheckedStore).SaveMessages)
+	return m.saveMessages(ctx, msgs, cfg, false)
 }
 
 // SaveMessagesBulk is SaveMessages for large batches of new messages, such
@@ -21,11 +21,10 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 // store's store.BulkSaver when it has one (less work per message, more per
 // call), else through SaveMessages.
 func (m *Memory) SaveMessagesBulk(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
-	return m.saveMessages(ctx, msgs, cfg, (*CheckedStore).SaveMessagesBulk)
+	return m.saveMessages(ctx, msgs, cfg, true)
 }
 
-func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config,
-	save func(*CheckedStore, context.Context, []Message) ([]Message, error)) ([]Message, error) {
+func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, bulk bool) ([]Message, error) {
 	const op = "SaveMessages"
 	s, err := m.open(ctx, "SaveMessages")
 	if err != nil {
@@ -56,7 +55,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config,
 		return nil, nil
 	}
 	m.countAll(batch)
-	saved, err := save(s, ctx, batch)
+	saved, err := s.saveValidated(ctx, batch, bulk)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentmem/agentmem/core/store"
@@ -20,13 +21,15 @@ func persistable(msg Message) (Message, bool) {
 	if msg.Role == RoleSystem || isTransientSignal(&msg) {
 		return msg, false
 	}
+	if !slices.ContainsFunc(msg.Content.Parts, unpersisted) {
+		return msg, len(msg.Content.Parts) > 0 // the common case: nothing to strip, nothing to copy
+	}
 	parts := make([]Part, 0, len(msg.Content.Parts))
 	for _, p := range msg.Content.Parts {
-		switch {
-		case p.Type == PartToolInvocation && p.ToolInvocation != nil &&
-			(p.ToolInvocation.State == ToolStatePartialCall || p.ToolInvocation.ToolName == WorkingMemoryToolName):
-			continue
-		case p.Type == PartText && strings.Contains(p.Text, "<working_memory>"):
+		if unpersisted(p) {
+			if p.Type != PartText {
+				continue
+			}
 			p.Text = strings.TrimSpace(workingMemoryTagRE.ReplaceAllString(p.Text, ""))
 			if p.Text == "" {
 				continue
@@ -39,6 +42,18 @@ func persistable(msg Message) (Message, bool) {
 	}
 	msg.Content.Parts = parts
 	return msg, true
+}
+
+// unpersisted reports whether a part is dropped (a partial tool call, the
+// working-memory tool) or has its working-memory tags stripped when saved.
+func unpersisted(p Part) bool {
+	switch {
+	case p.Type == PartToolInvocation && p.ToolInvocation != nil:
+		return p.ToolInvocation.State == ToolStatePartialCall || p.ToolInvocation.ToolName == WorkingMemoryToolName
+	case p.Type == PartText:
+		return strings.Contains(p.Text, "<working_memory>")
+	}
+	return false
 }
 
 func isTransientSignal(m *Message) bool {

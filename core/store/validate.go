@@ -138,6 +138,16 @@ func checkValue(v reflect.Value, depth int) string {
 // creation time, a token count that fits 32 bits, and its content (see
 // ValidateContent). The error has CodeInvalidMessage (or an id's code).
 func ValidateMessage(i int, m *message.Message) error {
+	if err := ValidateStamp(i, m); err != nil {
+		return err
+	}
+	return ValidateContent(m)
+}
+
+// ValidateStamp checks what ValidateMessage checks besides the content: the
+// ids, a role, a creation time and the token count with its encoding (what
+// Memory assigns when it saves). Message i of a batch.
+func ValidateStamp(i int, m *message.Message) error {
 	for _, c := range [...]struct{ name, v string }{{"id", m.ID}, {"threadId", m.ThreadID}, {"resourceId", m.ResourceID}} {
 		if err := ValidateID(c.name, c.v); err != nil {
 			return err
@@ -149,18 +159,21 @@ func ValidateMessage(i int, m *message.Message) error {
 	if m.Tokens < 0 || m.Tokens > math.MaxInt32 {
 		return memerr.Errorf(memerr.CodeInvalidMessage, "", "message %q: token count out of range", m.ID)
 	}
-	return ValidateContent(m)
+	if !validText(m.TokenEncoding) {
+		return memerr.Errorf(memerr.CodeInvalidMessage, "", "message %q: token encoding must be valid UTF-8 without NUL", m.ID)
+	}
+	return nil
 }
 
-// ValidateContent checks what a message carries: role, type and token
-// encoding, every part's strings and JSON values, and the content metadata.
-// Ids and time are not checked (Memory assigns them when missing).
+// ValidateContent checks what a message carries: role and type, every
+// part's strings and JSON values, and the content metadata. Ids, time and
+// the token count are not checked (Memory assigns them; see ValidateStamp).
 func ValidateContent(m *message.Message) error {
 	bad := func(format string, a ...any) error {
 		return memerr.Errorf(memerr.CodeInvalidMessage, "", format, a...)
 	}
-	if !validText(string(m.Role)) || !validText(m.Type) || !validText(m.TokenEncoding) {
-		return bad("message %q: role, type and token encoding must be valid UTF-8 without NUL", m.ID)
+	if !validText(string(m.Role)) || !validText(m.Type) {
+		return bad("message %q: role and type must be valid UTF-8 without NUL", m.ID)
 	}
 	for i, p := range m.Content.Parts {
 		if p.Type == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -16,6 +17,8 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const messageCols = "id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding, seq"
@@ -35,20 +38,32 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	if err != nil {
 		return nil, err
 	}
-	var res saveResult
+	var (
+		res  saveResult
+		sql    string
+		vals   [][]byte
+		params *paramWriter
+	)
 	err = retry(ctx, func() error {
 		if len(msgs) == 1 {
 			if ok, err := b.saveOne(ctx, s, &res); ok || err != nil {
 				return err
 			}
 		}
-		rows, err := b.query(ctx, s)
+		if params == nil {
+			sql, params = b.statement(s)
+			vals = params.values()
+		}
+		rows, types, err := s.execBinary(ctx, sql, vals)
 		if err != nil {
 			return err
 		}
-		res, err = readSaveResult(op, rows, len(msgs))
+		res, err = readSaveResult(op, rows, types, len(msgs))
 		return err
 	})
+	if params != nil {
+		params.release()
+	}
 	if err != nil {
 		return nil, wrap(ctx, op, err)
 	}
@@ -72,18 +87,20 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 
 // saveBatch holds a batch as the parallel arrays save_messages takes.
 type saveBatch struct {
-	ids, threads, resources, roles, types, contents, encodings []string
-	created                                                    []time.Time
-	tokens                                                     []int32
-	distinct                                                   bool // no id repeats
-	at                                                         time.Time
+	ids, threads, resources, roles, types, encodings []string
+	contents                                         [][]byte
+	created                                          []time.Time
+	tokens                                           []int32
+	distinct                                         bool // no id repeats
+	at                                               time.Time
+	size                                             int // bytes of the strings and contents
 }
 
 func newSaveBatch(op string, msgs []message.Message) (*saveBatch, error) {
 	n := len(msgs)
 	b := &saveBatch{
 		ids: make([]string, n), threads: make([]string, n), resources: make([]string, n),
-		roles: make([]string, n), types: make([]string, n), contents: make([]string, n), encodings: make([]string, n),
+		roles: make([]string, n), types: make([]string, n), contents: make([][]byte, n), encodings: make([]string, n),
 		created: make([]time.Time, n), tokens: make([]int32, n), distinct: true, at: now(),
 	}
 	var first map[string]int
@@ -97,7 +114,8 @@ func newSaveBatch(op string, msgs []message.Message) (*saveBatch, error) {
 			return nil, &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
 		}
 		b.ids[i], b.threads[i], b.resources[i] = m.ID, m.ThreadID, m.ResourceID
-		b.roles[i], b.types[i], b.contents[i] = string(m.Role), m.Type, string(content)
+		b.roles[i], b.types[i], b.contents[i] = string(m.Role), m.Type, content
+		b.size += len(m.ID) + len(m.ThreadID) + len(m.ResourceID) + len(m.Role) + len(m.Type) + len(content) + len(m.TokenEncoding)
 		b.created[i], b.tokens[i], b.encodings[i] = utc(m.CreatedAt), int32(m.Tokens), m.TokenEncoding
 		// An id repeated in the batch behaves like consecutive saves: the
 		// last occurrence wins except for createdAt, which the first set.
@@ -156,15 +174,30 @@ func (b *saveBatch) oneThread() bool {
 	return len(b.ids) > 0
 }
 
-// query runs save_new_messages for a batch of distinct ids into one thread
-// and save_messages for any other.
-func (b *saveBatch) query(ctx context.Context, s *Store) (pgx.Rows, error) {
-	if len(b.ids) > 1 && b.distinct && b.oneThread() {
-		return s.pool.Query(ctx, s.q.saveNewMessages, b.ids, b.threads[0], b.resources[0],
-			b.roles, b.types, b.contents, b.created, b.tokens, b.encodings, b.at)
+// statement is save_new_messages for a batch of distinct ids into one
+// thread and save_messages for any other, with its parameters.
+func (b *saveBatch) statement(s *Store) (string, *paramWriter) {
+	n := len(b.ids)
+	// Each array: a 20-byte header and a 4-byte length per element.
+	w := newParamWriter(b.size + 7*(20+4*n) + 12*n + 64)
+	w.texts(b.ids)
+	sql := s.q.saveMessages
+	if n > 1 && b.distinct && b.oneThread() {
+		sql = s.q.saveNewMessages
+		w.text(b.threads[0])
+		w.text(b.resources[0])
+	} else {
+		w.texts(b.threads)
+		w.texts(b.resources)
 	}
-	return s.pool.Query(ctx, s.q.saveMessages, b.ids, b.threads, b.resources,
-		b.roles, b.types, b.contents, b.created, b.tokens, b.encodings, b.at)
+	w.texts(b.roles)
+	w.texts(b.types)
+	w.byteTexts(b.contents)
+	w.timestamptzs(b.created)
+	w.int4s(b.tokens)
+	w.texts(b.encodings)
+	w.timestamptz(b.at)
+	return sql, w
 }
 
 // saveResult is what a save statement answered: the refusal, or the seq of
@@ -180,12 +213,11 @@ type stored struct {
 	seq       int64
 }
 
-// readSaveResult reads the rows of save_messages or save_new_messages and
-// closes them; errStale asks for the call to be repeated.
-func readSaveResult(op string, rows pgx.Rows, n int) (saveResult, error) {
-	defer rows.Close()
-	res := saveResult{saved: make(map[string]stored, n)}
-	for rows.Next() {
+// readSaveResult reads the rows of save_messages or save_new_messages;
+// errStale asks for the call to be repeated.
+func readSaveResult(op string, rows *pgconn.Result, types *pgtype.Map, n int) (saveResult, error) {
+	var res saveResult
+	for _, row := range rows.Rows {
 		var (
 			kind     int32
 			ord      *int64
@@ -196,7 +228,7 @@ func readSaveResult(op string, rows pgx.Rows, n int) (saveResult, error) {
 			seq      *int64
 			seqs     []int64
 		)
-		if err := rows.Scan(&kind, &ord, &threadID, &why, &id, &at, &seq, &seqs); err != nil {
+		if err := scanRow(types, rows.FieldDescriptions, row, &kind, &ord, &threadID, &why, &id, &at, &seq, &seqs); err != nil {
 			return saveResult{}, err
 		}
 		switch {
@@ -211,10 +243,27 @@ func readSaveResult(op string, rows pgx.Rows, n int) (saveResult, error) {
 		case kind == 3 && len(seqs) == n:
 			res.seqs = seqs
 		case id != nil && at != nil && seq != nil:
+			if res.saved == nil {
+				res.saved = make(map[string]stored, n)
+			}
 			res.saved[*id] = stored{at.UTC(), *seq}
 		}
 	}
-	return res, rows.Err()
+	return res, nil
+}
+
+// scanRow decodes the values of a row read by pgconn into dest, as
+// pgx.Rows.Scan does.
+func scanRow(types *pgtype.Map, fields []pgconn.FieldDescription, row [][]byte, dest ...any) error {
+	if len(row) != len(dest) || len(fields) != len(dest) {
+		return fmt.Errorf("postgres: %d values for %d destinations", len(row), len(dest))
+	}
+	for i, f := range fields {
+		if err := types.Scan(f.DataTypeOID, f.Format, row[i], dest[i]); err != nil {
+			return fmt.Errorf("postgres: column %s: %w", f.Name, err)
+		}
+	}
+	return nil
 }
 
 // saveMessagesSQL calls save_messages (migrations/0004_save_function.sql),

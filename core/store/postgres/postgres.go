@@ -59,6 +59,11 @@ type Store struct {
 	owned  bool
 	schema string
 	q      queries
+	// tracer is the pool's query tracer and prepares whether the pool caches
+	// prepared statements: execBinary sends statements past pgx.Conn and
+	// honours both as pgx would.
+	tracer   pgx.QueryTracer
+	prepares bool
 
 	closeOnce sync.Once
 }
@@ -128,6 +133,9 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 		return nil, memerr.Errorf(memerr.CodeInvalidConfig, op, "schema name must be 1 to 63 bytes of UTF-8 without NUL")
 	}
 	s := &Store{pool: pool, schema: c.schema}
+	cc := pool.Config().ConnConfig
+	s.tracer = cc.Tracer
+	s.prepares = cc.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
 	s.q = buildQueries(quoteIdent(c.schema))
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
