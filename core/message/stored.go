@@ -14,13 +14,17 @@ import (
 // that differs from the parts is not derived: UnmarshalJSON keeps it in
 // Extra, so it is stored verbatim.
 func MarshalStored(c Content) ([]byte, error) {
-	if t, ok := c.storedText(); ok {
-		if b, ok := t.appendPlain(nil); ok {
-			return b, nil
-		}
-		return json.Marshal(t)
+	return AppendStored(nil, c)
+}
+
+// AppendStored appends MarshalStored's bytes to dst. Text-only content (most
+// messages) is written directly, without reflection or a copy.
+func AppendStored(dst []byte, c Content) ([]byte, error) {
+	if c.isStoredText() {
+		return appendStoredText(dst, c.Parts), nil
 	}
-	return json.Marshal(c.storedFields())
+	b, err := json.Marshal(c.storedFields())
+	return append(dst, b...), err
 }
 
 // UnmarshalStored decodes content as a store keeps it (MarshalStored's
@@ -40,54 +44,20 @@ func UnmarshalStored(stored []byte, c *Content) error {
 	return c.UnmarshalJSON(buf.Bytes())
 }
 
-// storedTextContent is the stored shape of content that is text parts only,
-// encoded without maps (most messages; the same bytes as storedFields gives,
-// keys in the same sorted order).
-type storedTextContent struct {
-	Format int              `json:"format"`
-	Parts  []storedTextPart `json:"parts"`
-}
-
-type storedTextPart struct {
-	Text string `json:"text"`
-	Type string `json:"type"`
-}
-
-// appendPlain appends the encoding json.Marshal gives t when every text
-// is printable ASCII that JSON writes as it is (no quote, backslash or
-// HTML character): most chat messages, encoded without reflection. ok is
-// false for any other text.
-func (t storedTextContent) appendPlain(b []byte) ([]byte, bool) {
-	b = append(b, `{"format":2,"parts":[`...)
-	for i, p := range t.Parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"text":"`...)
-		for j := 0; j < len(p.Text); j++ {
-			if c := p.Text[j]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return nil, false
-			}
-		}
-		b = append(b, p.Text...)
-		b = append(b, `","type":"text"}`...)
-	}
-	return append(b, "]}"...), true
-}
-
-// storedText returns c as storedTextContent when it has that shape.
-func (c Content) storedText() (storedTextContent, bool) {
+// isStoredText reports whether c is text parts only, stored as
+// {"format":2,"parts":[{"text":...,"type":"text"},...]} (the same bytes as
+// storedFields gives, keys in the same sorted order).
+func (c Content) isStoredText() bool {
 	if len(c.Extra) > 0 || len(c.Metadata) > 0 || len(c.ProviderMetadata) > 0 || len(c.Parts) == 0 {
-		return storedTextContent{}, false
+		return false
 	}
-	parts := make([]storedTextPart, len(c.Parts))
-	for i, p := range c.Parts {
+	for i := range c.Parts {
+		p := &c.Parts[i]
 		if p.Type != PartText || len(p.Extra) > 0 || len(p.ProviderMetadata) > 0 {
-			return storedTextContent{}, false
+			return false
 		}
-		parts[i] = storedTextPart{Text: p.Text, Type: p.Type}
 	}
-	return storedTextContent{Format: 2, Parts: parts}, true
+	return true
 }
 
 // storedFields is the content's own fields, keyed as in format 2.

@@ -3,18 +3,36 @@ package message
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 )
 
 // TestMarshalStoredTextShape: content of text parts only is encoded without
-// maps, to the same bytes as the general encoding.
+// maps or reflection, to the same bytes as the general encoding, whatever
+// the text holds (every byte value, invalid UTF-8, characters encoding/json
+// escapes).
 func TestMarshalStoredTextShape(t *testing.T) {
-	for _, c := range []Content{
-		{Parts: []Part{{Type: PartText, Text: "plain"}}},
-		{Parts: []Part{{Type: PartText, Text: `<b>&"quoted"</b>` + "\n\u2028"}, {Type: PartText, Text: ""}}},
-	} {
-		if _, ok := c.storedText(); !ok {
+	every := make([]byte, 256)
+	for i := range every {
+		every[i] = byte(i)
+	}
+	texts := []string{"plain", `<b>&"quoted"</b>` + "\n\u2028\u2029", string(every), "\xff\xfe a\xe2\x80 \U0001F600 é\x7f\\/"}
+	const pieces = "a\"\\<>&\x00\x1f\n\xe2\x80\xa8\xc3\xa9\xff\xf0\x9f\x98\x80"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = pieces[rng.IntN(len(pieces))]
+		}
+		texts = append(texts, string(b))
+	}
+	contents := []Content{{Parts: []Part{{Type: PartText, Text: "x"}, {Type: PartText, Text: ""}}}}
+	for _, text := range texts {
+		contents = append(contents, Content{Parts: []Part{{Type: PartText, Text: text}}})
+	}
+	for _, c := range contents {
+		if !c.isStoredText() {
 			t.Fatalf("%+v: not taken as text-only content", c)
 		}
 		checkStoredText(t, c)
@@ -25,7 +43,7 @@ func TestMarshalStoredTextShape(t *testing.T) {
 		{Parts: []Part{{Type: PartText, Text: "x", Extra: map[string]json.RawMessage{"k": json.RawMessage(`1`)}}}},
 		{Parts: []Part{{Type: PartReasoning, Reasoning: "x"}}},
 	} {
-		if _, ok := c.storedText(); ok {
+		if c.isStoredText() {
 			t.Fatalf("%+v: taken as text-only content", c)
 		}
 	}

@@ -107,15 +107,19 @@ func newSaveBatch(op string, msgs []message.Message) (*saveBatch, error) {
 	if n > 1 {
 		first = make(map[string]int, n)
 	}
+	// The contents go into one buffer, sliced once it is complete.
+	enc := make([]byte, 0, storedSizeHint(msgs))
+	ends := make([]int, n)
 	for i := range msgs {
 		m := &msgs[i]
-		content, err := message.MarshalStored(m.Content)
-		if err != nil {
+		var err error
+		if enc, err = message.AppendStored(enc, m.Content); err != nil {
 			return nil, &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
 		}
+		ends[i] = len(enc)
 		b.ids[i], b.threads[i], b.resources[i] = m.ID, m.ThreadID, m.ResourceID
-		b.roles[i], b.types[i], b.contents[i] = string(m.Role), m.Type, content
-		b.size += len(m.ID) + len(m.ThreadID) + len(m.ResourceID) + len(m.Role) + len(m.Type) + len(content) + len(m.TokenEncoding)
+		b.roles[i], b.types[i] = string(m.Role), m.Type
+		b.size += len(m.ID) + len(m.ThreadID) + len(m.ResourceID) + len(m.Role) + len(m.Type) + len(m.TokenEncoding)
 		b.created[i], b.tokens[i], b.encodings[i] = utc(m.CreatedAt), int32(m.Tokens), m.TokenEncoding
 		// An id repeated in the batch behaves like consecutive saves: the
 		// last occurrence wins except for createdAt, which the first set.
@@ -125,7 +129,25 @@ func newSaveBatch(op string, msgs []message.Message) (*saveBatch, error) {
 			first[m.ID] = i
 		}
 	}
+	start := 0
+	for i, end := range ends {
+		b.contents[i], start = enc[start:end:end], end
+	}
+	b.size += len(enc)
 	return b, nil
+}
+
+// storedSizeHint is about the size of the batch's stored contents: their
+// texts and some JSON around each part.
+func storedSizeHint(msgs []message.Message) int {
+	n := 0
+	for i := range msgs {
+		for j := range msgs[i].Content.Parts {
+			n += len(msgs[i].Content.Parts[j].Text) + 48
+		}
+		n += 32
+	}
+	return n
 }
 
 // saveOne inserts the batch's only message with saveOneMessageSQL; it
