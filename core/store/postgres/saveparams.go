@@ -90,6 +90,16 @@ func (w *paramWriter) text(s string) {
 	w.end()
 }
 
+func (w *paramWriter) bytes(b []byte) {
+	w.buf = append(w.buf, b...)
+	w.end()
+}
+
+func (w *paramWriter) int4(v int32) {
+	w.int32(v)
+	w.end()
+}
+
 func (w *paramWriter) timestamptz(t time.Time) {
 	w.buf = binary.BigEndian.AppendUint64(w.buf, uint64(microsSinceY2K(t)))
 	w.end()
