@@ -65,15 +65,7 @@ func benchCorpora(b *testing.B) []benchCorpus {
 		b.Logf("corpus locomo skipped: %v", err)
 		return []benchCorpus{uniform}
 	}
-	var turns, questions []string
-	for _, c := range vectortest.LoadLoCoMo(b) {
-		for _, t := range c.Turns {
-			turns = append(turns, t.Text)
-		}
-		for _, q := range c.Questions {
-			questions = append(questions, q.Question)
-		}
-	}
+	turns, questions := vectortest.LoCoMoTexts(b)
 	pick := func(from []string) func(*rand.Rand) string {
 		return func(r *rand.Rand) string { return from[r.IntN(len(from))] }
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
-	"github.com/agentmem/agentmem/core/vector/analysis"
 )
 
 // index is one named index: a partition per resource.
@@ -87,10 +86,12 @@ type slot struct {
 
 // posting lists the slots containing a term in ascending order (slots are
 // only appended between compactions), with the term's frequency in each.
-// Dead slots stay until compact; df counts the live ones.
+// Dead slots stay until compact; df counts the live ones. peaks bounds the
+// term's BM25 score in any of them (bm25.go).
 type posting struct {
 	slots []int32
 	tfs   []uint16
+	peaks peaks
 }
 
 func newPartition(resource string, approx int) *partition {
@@ -175,6 +176,7 @@ func (p *partition) index(s int32, words []string) {
 	for _, no := range nos {
 		pl := &p.post[no]
 		pl.slots, pl.tfs = append(pl.slots, s), append(pl.tfs, tf[no])
+		pl.peaks = pl.peaks.add(tf[no], int32(len(words)))
 		p.df[no]++
 		p.terms = binary.AppendUvarint(p.terms, uint64(no-prev))
 		prev = no
@@ -279,63 +281,4 @@ func (p *partition) meta(s int32) vector.Meta {
 	sl := &p.slots[s]
 	return vector.Meta{MessageID: p.messageID(s), ThreadID: p.tnames[p.thr[s]], ResourceID: p.resource,
 		Role: p.roles[sl.role], CreatedAt: time.Unix(0, sl.created).UTC()}
-}
-
-// BM25 parameters (Weaviate's defaults).
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
-// keywords returns the BM25 terms of a record or query: its analyzed
-// keywords, else the plain terms of its text.
-func keywords(analyzed, text string) []string {
-	if analyzed != "" {
-		return strings.Fields(analyzed)
-	}
-	return analysis.Plain.Terms(text)
-}
-
-// bm25 scores the live slots of thread (-1 = all) that contain a term of q's
-// keywords, walking each term's posting list into a dense score array.
-// Statistics cover the whole partition.
-func (p *partition) bm25(q vector.Query, thread int32) []scored {
-	n := float64(p.live())
-	if n == 0 {
-		return nil
-	}
-	avg := float64(p.totLen) / n
-	if avg == 0 {
-		avg = 1
-	}
-	scores := make([]float64, len(p.slots))
-	var touched []int32
-	seen := map[int32]bool{}
-	for _, w := range keywords(q.Keywords, q.Text) {
-		no, ok := p.termNo[w]
-		if !ok || seen[no] || p.df[no] == 0 {
-			continue
-		}
-		seen[no] = true
-		pl := &p.post[no]
-		df := float64(p.df[no])
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		k1b, k1bl := bm25K1*(1-bm25B), bm25K1*bm25B/avg
-		filter := thread >= 0 || p.dead > 0 // postings keep dead slots
-		for i, s := range pl.slots {
-			if filter && !p.accepts(s, thread) {
-				continue
-			}
-			if scores[s] == 0 {
-				touched = append(touched, s)
-			}
-			f := float64(pl.tfs[i])
-			scores[s] += idf * f * (bm25K1 + 1) / (f + k1b + k1bl*float64(p.dl[s]))
-		}
-	}
-	out := make([]scored, len(touched))
-	for i, s := range touched {
-		out[i] = scored{s, scores[s]}
-	}
-	return out
 }

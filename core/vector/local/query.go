@@ -81,7 +81,7 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	case vector.SearchVector:
 		res = p.nearest(unit(q.Vector), thread, k)
 	case vector.SearchBM25:
-		res = p.bm25(q, thread)
+		res = p.bm25(q, thread, k)
 	default:
 		res = hybrid(p, q, thread)
 	}
@@ -253,7 +253,7 @@ func hybrid(p *partition, q vector.Query, thread int32) []scored {
 	go func() {
 		defer close(done)
 		if q.Alpha < 1 && q.Text != "" {
-			kw = p.bm25(q, thread)
+			kw = p.bm25(q, thread, n)
 		}
 	}()
 	var vec []scored

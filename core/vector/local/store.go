@@ -16,8 +16,10 @@
 // than a few thousand records to add (a bulk import, a file saved without its
 // graph) is built in the background while searches scan exactly; the file
 // keeps a resource's graph when it has no deleted records. BM25 walks per-term
-// posting lists of dense slot numbers. The vector codes and the graph's
-// bottom layer of large resources are kept outside the Go heap (offheap.go).
+// posting lists of dense slot numbers, the terms that can score highest
+// first, and stops before the lists that can no longer change the top hits
+// (bm25.go). The vector codes and the graph's bottom layer of large resources
+// are kept outside the Go heap (offheap.go).
 //
 // HashEmbedder is an offline lexical embedder to pair it with in development.
 package local

@@ -55,6 +55,21 @@ func LoCoMoPath() string {
 	}
 }
 
+// LoCoMoTexts returns the text of every turn and every question of the
+// data set at LoCoMoPath (loaded as LoadLoCoMo does), for benchmark corpora.
+func LoCoMoTexts(t testing.TB) (turns, questions []string) {
+	t.Helper()
+	for _, c := range LoadLoCoMo(t) {
+		for _, tr := range c.Turns {
+			turns = append(turns, tr.Text)
+		}
+		for _, q := range c.Questions {
+			questions = append(questions, q.Question)
+		}
+	}
+	return turns, questions
+}
+
 // LoadLoCoMo loads the data set at LoCoMoPath, skipping the test when the
 // file is absent (or under -short, unless AGENTMEM_REQUIRE_SERVERS=1).
 func LoadLoCoMo(t testing.TB) []LoCoMoConversation {
