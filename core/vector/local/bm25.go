@@ -193,6 +193,7 @@ type scratch struct {
 
 var scratches sync.Pool
 
+// newWalk orders ts by bound and takes a scratch sized for p.
 func newWalk(p *partition, ts []bm25Term, c bm25Norm, thread int32, n int) *walk {
 	w := &walk{p: p, ts: ts, c: c, thread: thread, n: n, order: make([]int, len(ts))}
 	for i := range w.order {
@@ -292,8 +293,8 @@ const (
 )
 
 // cut returns th, a lower bound of the n-th highest partial sum of the
-// reached records (0 when fewer are reached), and at least how many reached
-// records have a partial sum of th-left or more. One pass builds a histogram
+// reached records (0 when fewer are reached), and an upper bound of how many
+// reached records have a partial sum of th-left or more. One pass builds a histogram
 // of the partial sums; th is the lower edge of the bucket holding the n-th.
 // With a stride above 1 it looks at every stride-th record only, and both
 // are estimates.
