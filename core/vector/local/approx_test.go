@@ -14,13 +14,15 @@ import (
 )
 
 // graphPartition returns a partition of vecs whose searches all go through
-// the graph.
+// the graph, calibrated, four threads taking turns.
 func graphPartition(vecs [][]float32) *partition {
 	p := newPartition("r", 1)
 	for i, v := range vecs {
 		p.put(core.VectorRecord{ID: fmt.Sprint(i), Vector: v, Meta: core.VectorMeta{ThreadID: fmt.Sprint("t", i%4)}})
 	}
 	p.indexGraph()
+	g := p.graph
+	g.setBeam(g.calibrate(g.n, nil), g.n)
 	return p
 }
 

@@ -11,8 +11,9 @@ import (
 // HNSW parameters. M0 = 2·M neighbours on the bottom layer, as the paper
 // recommends; efConstruction 100 and the neighbour-selection heuristic keep
 // recall@10 ≥ 0.95 of exact search on LoCoMo and on 4k random 64-dimension
-// vectors (approx_test.go) while a 100k build stays within tens of seconds;
-// 100k random 384-dimension vectors get 0.10 (BENCHMARKS.md).
+// vectors at the smallest beam (approx_test.go) while a 100k build stays
+// within tens of seconds; harder data gets a wider beam from calibration
+// (calibrate.go).
 const (
 	hnswM     = 16
 	hnswM0    = 2 * hnswM
@@ -93,6 +94,12 @@ type graph struct {
 	top   int // level of entry
 	rng   *rand.Rand
 	pool  sync.Pool // *visited
+	// beam is the search width calibrate found for recall@10 ≥ 0.95 on
+	// the first calN nodes (0: not calibrated yet; beamExact: search
+	// exactly). calibrating: a calibration is under way (Store.calibrate).
+	beam        int
+	calN        int32
+	calibrating bool
 }
 
 // links is one node's neighbours on one upper level.
@@ -390,6 +397,13 @@ func worst[T int16 | float32](sims []T) int {
 // search returns up to k nodes accept admits, most similar to unit q first,
 // searching with a beam of ef.
 func (g *graph) search(q []float32, k, ef int, accept func(int32) bool) []cand {
+	return g.searchWithout(q, k, ef, accept, -1)
+}
+
+// searchWithout is search that neither returns nor walks through node
+// without, a node of the bottom layer only (-1: none): calibration searches
+// for a node's own vector as if it were not in the graph.
+func (g *graph) searchWithout(q []float32, k, ef int, accept func(int32) bool, without int32) []cand {
 	if g.entry < 0 {
 		return nil
 	}
@@ -398,6 +412,9 @@ func (g *graph) search(q []float32, k, ef int, accept func(int32) bool) []cand {
 		ep = g.greedy(q, ep, l)
 	}
 	vis := g.visitor()
+	if without >= 0 {
+		vis.seen(without)
+	}
 	res := g.layer(q, []cand{ep}, max(ef, k), 0, vis, accept)
 	g.pool.Put(vis)
 	if len(res) > k {

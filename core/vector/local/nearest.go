@@ -25,7 +25,8 @@ const inlineGraphMax = 1024
 // the graph to fill its beam with that thread's records.
 const selective = 8 // exact when the thread holds < 1/selective of the records
 
-// graphStale reports whether indexGraph has work to do.
+// graphStale reports whether indexGraph has work to do (see also
+// graph.calibStale).
 func (p *partition) graphStale() bool {
 	if p.approx <= 0 || p.live() < p.approx {
 		return false
@@ -49,11 +50,12 @@ func (p *partition) accepts(s int32, thread int32) bool {
 }
 
 // nearest returns (up to) the k live slots of thread (-1 = all) most similar
-// to the unit vector q (nil: none), unordered. With a graph it searches the
-// graph with a beam of max(k, hnswEfMin), widened for a thread filter by the
-// inverse of the thread's share, plus the slots the graph does not hold yet;
-// it falls back to the exact scan when the filter is selective or the graph
-// search came back short.
+// to the unit vector q (nil: none), unordered. With a calibrated graph it
+// searches the graph with a beam of max(k, hnswEfMin, the calibrated beam),
+// widened for a thread filter by the inverse of the thread's share, plus the
+// slots the graph does not hold yet; it scans exactly when the graph is not
+// calibrated yet or calibrated to scan, when the filter is selective, or
+// when the graph search came back short.
 func (p *partition) nearest(q []float32, thread int32, k int) []scored {
 	if q == nil {
 		return nil
@@ -62,12 +64,13 @@ func (p *partition) nearest(q []float32, thread int32, k int) []scored {
 	if thread >= 0 {
 		n = int(p.tcount[thread])
 	}
-	if p.graph == nil || n*selective < p.live() {
+	g := p.graph
+	if g == nil || g.beam == 0 || g.beam == beamExact || n*selective < p.live() {
 		return p.exact(q, thread, 0)
 	}
-	ef := min(max(k, hnswEfMin)*p.live()/max(n, 1), p.live())
-	found := p.graph.search(q, k, ef, func(s int32) bool { return p.accepts(s, thread) })
-	out := p.exact(q, thread, p.graph.n)
+	ef := min(max(k, hnswEfMin, g.beam)*p.live()/max(n, 1), p.live())
+	found := g.search(q, k, ef, func(s int32) bool { return p.accepts(s, thread) })
+	out := p.exact(q, thread, g.n)
 	for _, c := range found {
 		out = append(out, scored{c.id, float64(c.sim)})
 	}

@@ -24,7 +24,9 @@ import (
 // rebuild its graph. Version 3, written now, is version 2 with the graph's
 // bottom layer in Chunks fileL0 values after the fileGraph (similarities as
 // int16, see simCode): one gob value of the whole layer made the encoder and
-// the decoder buffer all of it (tens of MiB at 100k records). A graph is
+// the decoder buffer all of it (tens of MiB at 100k records), and with the
+// graph's calibrated search width (a graph opened without one is calibrated
+// by the first search or BuildGraphs, scanning exactly meanwhile). A graph is
 // saved only when the resource has no dead slots (it would refer to them);
 // otherwise the first search after Open rebuilds it.
 const (
@@ -62,6 +64,8 @@ type fileGraph struct {
 	Up     [][]fileLinks
 	Entry  int32
 	Top    int
+	Beam   int   // version 3: calibrated beam (graph.beam; 0: none, calibrated after Open)
+	CalN   int32 // version 3: nodes it was calibrated on
 }
 
 // fileL0 is the bottom layer of up to l0ChunkNodes nodes of a graph
@@ -206,7 +210,7 @@ func (p *partition) encode(enc *gob.Encoder) error {
 	if g == nil || p.dead > 0 {
 		return enc.Encode(fg)
 	}
-	fg = fileGraph{N: g.n, Chunks: (int(g.n) + l0ChunkNodes - 1) / l0ChunkNodes, Entry: g.entry, Top: g.top}
+	fg = fileGraph{N: g.n, Chunks: (int(g.n) + l0ChunkNodes - 1) / l0ChunkNodes, Entry: g.entry, Top: g.top, Beam: g.beam, CalN: g.calN}
 	for node, lv := range g.up {
 		fg.UpNode = append(fg.UpNode, node)
 		fl := make([]fileLinks, len(lv))
@@ -276,6 +280,9 @@ func (p *partition) restore(fg fileGraph, l0 fileL0, mem [2]*mapping) {
 	}
 	g := newGraph(&p.vecs)
 	g.n, g.l0, g.l0sim, g.l0n, g.mem, g.entry, g.top = fg.N, l0.IDs, l0.Sims, l0.N, mem, fg.Entry, fg.Top
+	if (fg.Beam == beamExact || fg.Beam >= hnswEfMin) && fg.CalN > 0 && fg.CalN <= fg.N {
+		g.beam, g.calN = fg.Beam, fg.CalN
+	}
 	for i, node := range fg.UpNode {
 		lv := make([]links, len(fg.Up[i]))
 		for l, fl := range fg.Up[i] {

@@ -105,7 +105,7 @@ func (s *Store) indexGraph(name, resource string) {
 	if ix := s.indexes[name]; ix != nil && !s.closed {
 		p = ix.parts[resource]
 	}
-	stale := p != nil && p.graphStale() && !p.building
+	stale := p != nil && p.graphWork()
 	s.mu.RUnlock()
 	if !stale {
 		return
@@ -113,18 +113,72 @@ func (s *Store) indexGraph(name, resource string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ix := s.indexes[name]
-	if s.closed || ix == nil || ix.parts[resource] != p || !p.graphStale() || p.building {
+	if s.closed || ix == nil || ix.parts[resource] != p || !p.graphWork() {
 		return
 	}
-	todo := len(p.slots)
-	if p.graph != nil {
-		todo -= int(p.graph.n)
-	}
-	if todo <= s.inlineMax {
+	if p.graphStale() && !p.building {
+		todo := len(p.slots)
+		if p.graph != nil {
+			todo -= int(p.graph.n)
+		}
+		if todo > s.inlineMax {
+			s.buildGraph(name, resource, p)
+			return
+		}
 		p.indexGraph()
+	}
+	s.calibrate(name, resource, p)
+}
+
+// graphWork reports whether Store.indexGraph has work to do on p: a graph
+// to build or extend, or one to calibrate (an opened file's, or one grown
+// to twice its calibrated size).
+func (p *partition) graphWork() bool {
+	return p.graphStale() && !p.building || p.graph != nil && p.graph.calibStale()
+}
+
+// calibrate calibrates p's graph when it needs it (the caller holds the
+// write lock): a small graph at once, a larger one in the background, each
+// query of the sample under the read lock, so that neither writes nor
+// searches wait long. Until a graph is first calibrated its partition
+// searches exactly.
+func (s *Store) calibrate(name, resource string, p *partition) {
+	g := p.graph
+	if g == nil || !g.calibStale() {
 		return
 	}
-	s.buildGraph(name, resource, p)
+	if g.n <= calibInlineMax {
+		g.setBeam(g.calibrate(g.n, nil), g.n)
+		s.dirty = true
+		return
+	}
+	g.calibrating = true
+	n := g.n
+	s.builds.Add(1)
+	go func() {
+		defer s.builds.Done()
+		s.calibrateShared(name, resource, p, g, n)
+	}()
+}
+
+// calibrateShared calibrates g, p's graph marked calibrating, over its first
+// n nodes, taking the read lock for each step and the write lock to record
+// the outcome; it gives up if p or its graph is replaced or the store closed.
+func (s *Store) calibrateShared(name, resource string, p *partition, g *graph, n int32) {
+	beam := g.calibrate(n, func(f func()) bool {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		if s.closed || s.indexes[name] == nil || s.indexes[name].parts[resource] != p || p.graph != g {
+			return false
+		}
+		f()
+		return true
+	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g.calibrating = false
+	g.setBeam(beam, n)
+	s.dirty = s.dirty || beam != 0
 }
 
 // buildGraph builds a new graph of p's current slots in the background; the
@@ -156,8 +210,24 @@ func startBuild(p *partition) *build {
 	return &build{g: newGraph(p.vecs.prefix(n)), n: n, gen: p.gen}
 }
 
-// run builds the graph without any lock; false when stop closed first.
-func (b *build) run(stop <-chan struct{}) bool { return b.g.addUntil(b.n, stop) }
+// run builds and calibrates the graph without any lock; false when stop
+// closed first.
+func (b *build) run(stop <-chan struct{}) bool {
+	if !b.g.addUntil(b.n, stop) {
+		return false
+	}
+	beam := b.g.calibrate(b.n, func(f func()) bool {
+		select {
+		case <-stop:
+			return false
+		default:
+			f()
+			return true
+		}
+	})
+	b.g.setBeam(beam, b.n)
+	return beam != 0
+}
 
 // finishBuild installs a complete build unless the partition was replaced,
 // compacted or the store closed meanwhile.
@@ -175,7 +245,8 @@ func (s *Store) finishBuild(name, resource string, p *partition, b *build, compl
 }
 
 // BuildGraphs brings the approximate index (HNSW graph) of every resource of
-// index name up to date and returns when it is, waiting for builds under way.
+// index name up to date and calibrated (its search width, see graph.calibrate)
+// and returns when it is, waiting for builds under way.
 // Searches build graphs on their own (large ones in the background, scanning
 // exactly meanwhile); call it after a bulk load so that the first searches
 // already use the graph. Searches and writes go on while it runs; ctx is
@@ -194,8 +265,18 @@ func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 		}
 		resource, p, busy := staleGraph(ix)
 		if p == nil {
-			s.mu.Unlock()
-			return nil
+			resource, p, busy = uncalibrated(ix)
+			if p == nil {
+				s.mu.Unlock()
+				return nil
+			}
+			if !busy {
+				g := p.graph
+				g.calibrating = true
+				s.mu.Unlock()
+				s.calibrateShared(name, resource, p, g, g.n)
+				continue
+			}
 		}
 		if busy {
 			s.mu.Unlock()
@@ -217,6 +298,20 @@ func staleGraph(ix *index) (resource string, p *partition, busy bool) {
 	for r, q := range ix.parts {
 		if q.graphStale() {
 			if !q.building {
+				return r, q, false
+			}
+			resource, p, busy = r, q, true
+		}
+	}
+	return resource, p, busy
+}
+
+// uncalibrated returns a partition of ix whose graph has no calibration yet
+// (busy: one is under way), or nil when there is none.
+func uncalibrated(ix *index) (resource string, p *partition, busy bool) {
+	for r, q := range ix.parts {
+		if g := q.graph; g != nil && g.beam == 0 {
+			if !g.calibrating {
 				return r, q, false
 			}
 			resource, p, busy = r, q, true
