@@ -144,11 +144,12 @@ func TestApproximateRecallLoCoMo(t *testing.T) {
 // BenchmarkApproximate100k builds the graph over 100k random 384-dimension
 // vectors and reports the search time per query and the recall@10 of 100
 // queries against exact float32 search, over all records and with a thread
-// filter (a quarter of them), without a filter for wider beams than a
-// search uses (ef), and of an exact scan of the int8 codes (the ceiling the
-// graph is measured against); reported, not asserted (see BENCHMARKS.md).
+// filter (a quarter of them), without a filter for wider beams (ef), and of
+// an exact scan of the int8 codes (the ceiling the graph is measured
+// against), with the beam calibration chose and its time; reported, not
+// asserted (see BENCHMARKS.md).
 //
-//	go test ./core/vector/local/ -run '^$' -bench Approximate100k -benchtime 200x -timeout 60m
+//	go test ./core/vector/local/ -run '^$' -bench Approximate100k -benchtime 200x -timeout 90m
 func BenchmarkApproximate100k(b *testing.B) {
 	r100k.once.Do(func() {
 		r := rand.New(rand.NewPCG(7, 8))
@@ -156,6 +157,10 @@ func BenchmarkApproximate100k(b *testing.B) {
 		t0 := time.Now()
 		r100k.p = graphPartition(r100k.vecs)
 		r100k.build = time.Since(t0)
+		g := r100k.p.graph
+		t1 := time.Now()
+		g.setBeam(g.calibrate(g.n, nil), g.n) // again, timed alone
+		r100k.calibrate = time.Since(t1)
 		r100k.queries = randomVectors(r, 100, DefaultDimension)
 		r100k.recall = recallAt10(r100k.p, r100k.vecs, r100k.queries, -1)
 		r100k.recallThread = recallAt10(r100k.p, r100k.vecs, r100k.queries, 2)
@@ -174,6 +179,8 @@ func BenchmarkApproximate100k(b *testing.B) {
 	b.ReportMetric(r100k.recall, "recall@10")
 	b.ReportMetric(r100k.recallThread, "recall@10-thread")
 	b.ReportMetric(r100k.recallInt8, "recall@10-int8-exact")
+	b.ReportMetric(float64(r100k.p.graph.beam), "calibrated-beam") // -1: exact scan
+	b.ReportMetric(r100k.calibrate.Seconds(), "calibrate-s")
 	for i, ef := range r100kEfs {
 		b.ReportMetric(r100k.recallEf[i], fmt.Sprint("recall@10-ef", ef))
 	}
@@ -184,7 +191,8 @@ var r100k struct {
 	once          sync.Once
 	vecs, queries [][]float32
 	p             *partition
-	build         time.Duration
+	build         time.Duration // with calibration
+	calibrate     time.Duration
 	recall        float64
 	recallThread  float64
 	recallInt8    float64   // an exact scan of the int8 codes: the graph's ceiling

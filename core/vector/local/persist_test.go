@@ -98,8 +98,10 @@ func graphStore(t *testing.T, path string, n int) (*Store, core.VectorQuery, []c
 }
 
 // checkReopened opens path and checks that the graph of n records was
-// restored (not rebuilt) and that q is answered as before.
-func checkReopened(t *testing.T, path string, n int, q core.VectorQuery, before []core.VectorHit) {
+// restored (not rebuilt) with the calibrated beam opened (0: none saved),
+// that q is answered as before, and that the graph is calibrated to beam
+// after it.
+func checkReopened(t *testing.T, path string, n int, q core.VectorQuery, before []core.VectorHit, opened, beam int) {
 	t.Helper()
 	s2, err := OpenWithOptions(path, Options{ApproximateFrom: 10})
 	if err != nil {
@@ -109,30 +111,50 @@ func checkReopened(t *testing.T, path string, n int, q core.VectorQuery, before 
 	if g == nil || g.n != int32(n) {
 		t.Fatalf("graph not restored: %+v", g)
 	}
+	if g.beam != opened {
+		t.Fatalf("opened graph's beam %d, want %d", g.beam, opened)
+	}
 	after, err := s2.Query(context.Background(), "ix", q)
 	if err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("reopened store differs (%v):\n%v\n%v", err, before, after)
 	}
+	if err := s2.BuildGraphs(context.Background(), "ix"); err != nil || g.beam != beam || g.calN != int32(n) {
+		t.Fatalf("after the first search and BuildGraphs (%v): beam %d over %d nodes, want %d over %d", err, g.beam, g.calN, beam, n)
+	}
 }
 
-// A resource's graph is saved (its bottom layer in several chunks) and
-// restored by Open, and the reopened store answers as the saved one did.
+// savedBeam returns the calibrated beam of s's graph, which must have one.
+func savedBeam(t *testing.T, s *Store) int {
+	t.Helper()
+	beam := s.indexes["ix"].parts["r"].graph.beam
+	if beam == 0 {
+		t.Fatal("BuildGraphs left the graph uncalibrated")
+	}
+	return beam
+}
+
+// A resource's graph is saved (its bottom layer in several chunks) with its
+// calibrated beam and restored by Open, and the reopened store answers as
+// the saved one did.
 func TestGraphPersisted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.bin")
 	const n = 2*l0ChunkNodes + 100
 	s, q, before := graphStore(t, path, n)
+	beam := savedBeam(t, s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	checkReopened(t, path, n, q, before)
+	checkReopened(t, path, n, q, before, beam, beam)
 }
 
 // A file of format version 2 (the graph's bottom layer in the fileGraph,
-// float32 similarities) still opens with its graph.
+// float32 similarities, no calibration) still opens with its graph, which
+// is calibrated once opened.
 func TestOpenVersion2(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v2.bin")
 	const n = 300
 	s, q, before := graphStore(t, path, n)
+	beam := savedBeam(t, s)
 	p, ix := s.indexes["ix"].parts["r"], s.indexes["ix"]
 	f, err := os.Create(path)
 	if err != nil {
@@ -171,5 +193,46 @@ func TestOpenVersion2(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	checkReopened(t, path, n, q, before)
+	checkReopened(t, path, n, q, before, 0, beam)
+}
+
+// A graph saved without calibration and larger than calibInlineMax is
+// calibrated in the background once opened: the first search answers
+// exactly (as the saved store did) and starts it, writes and searches go on
+// meanwhile, and BuildGraphs waits for it.
+func TestGraphCalibratedAfterOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.bin")
+	const n = calibInlineMax + 500
+	s, q, before := graphStore(t, path, n)
+	beam := savedBeam(t, s)
+	g := s.indexes["ix"].parts["r"].graph
+	g.beam, g.calN = 0, 0 // as an older file of format 3 has it
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := OpenWithOptions(path, Options{ApproximateFrom: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	ctx := context.Background()
+	g = s2.indexes["ix"].parts["r"].graph
+	if after, err := s2.Query(ctx, "ix", q); err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("first search after Open differs (%v):\n%v\n%v", err, before, after)
+	}
+	rec := core.VectorRecord{ID: "new", Vector: q.Vector, Meta: core.VectorMeta{MessageID: "new", ThreadID: "t0", ResourceID: "r"}}
+	if err := s2.Upsert(ctx, "ix", []core.VectorRecord{rec}); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := s2.Query(ctx, "ix", q); err != nil || len(hits) == 0 || hits[0].ID != "new" {
+		t.Fatalf("search during the calibration = %v %v", hits, err)
+	}
+	if err := s2.BuildGraphs(ctx, "ix"); err != nil {
+		t.Fatal(err)
+	}
+	s2.mu.RLock()
+	defer s2.mu.RUnlock()
+	if g.beam != beam || g.calN != n || g.calibrating {
+		t.Fatalf("after BuildGraphs: beam %d over %d nodes (calibrating %v), want %d over %d", g.beam, g.calN, g.calibrating, beam, n)
+	}
 }
