@@ -26,9 +26,9 @@ func calibratedRecall(t *testing.T, p *partition, vecs, queries [][]float32) int
 // graph (not an exact scan) answers.
 func TestCalibratedRecallRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	vecs := randomVectors(r, 6000, 128)
+	vecs := randomVectors(r, 10000, 96)
 	p := graphPartition(vecs)
-	queries := randomVectors(r, 50, 128)
+	queries := randomVectors(r, 50, 96)
 	short := recallAt10Ef(p, vecs, queries, hnswEfMin)
 	t.Logf("beam %d: recall@10 %.3f", hnswEfMin, short)
 	if short >= 0.95 {
