@@ -8,6 +8,7 @@ package vector
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 	"unicode/utf8"
 
@@ -192,6 +193,29 @@ func splitFields(s string) []string {
 	}
 	if start >= 0 {
 		out = append(out, s[start:])
+	}
+	return out
+}
+
+// UnitVector returns v scaled to unit length as float32. A zero vector gives
+// the first basis vector, so that every text an embedder sees has a
+// direction (the cosine of a zero vector is undefined).
+func UnitVector(v []float64) []float32 {
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	out := make([]float32, len(v))
+	if len(v) == 0 {
+		return out
+	}
+	if norm == 0 {
+		out[0] = 1
+		return out
+	}
+	norm = math.Sqrt(norm)
+	for i, x := range v {
+		out[i] = float32(x / norm)
 	}
 	return out
 }

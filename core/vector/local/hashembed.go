@@ -3,7 +3,6 @@ package local
 import (
 	"context"
 	"hash/fnv"
-	"math"
 
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
@@ -82,18 +81,5 @@ func (h *HashEmbedder) EmbedOne(text string) []float32 {
 			add("c:"+string(rs[i:i+gram]), 1)
 		}
 	}
-	var norm float64
-	for _, x := range v {
-		norm += x * x
-	}
-	out := make([]float32, h.dim)
-	if norm == 0 {
-		out[0] = 1
-		return out
-	}
-	norm = math.Sqrt(norm)
-	for i, x := range v {
-		out[i] = float32(x / norm)
-	}
-	return out
+	return vector.UnitVector(v)
 }

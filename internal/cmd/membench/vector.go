@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"hash/fnv"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -44,20 +43,7 @@ func (e wordHashEmbedder) embed(text string) []float32 {
 			v[s%uint32(e.dim)]++
 		}
 	}
-	var norm float64
-	for _, x := range v {
-		norm += x * x
-	}
-	out := make([]float32, e.dim)
-	if norm == 0 {
-		out[0] = 1
-		return out
-	}
-	norm = math.Sqrt(norm)
-	for i, x := range v {
-		out[i] = float32(x / norm)
-	}
-	return out
+	return vector.UnitVector(v)
 }
 
 var _ vector.Embedder = wordHashEmbedder{}
