@@ -58,7 +58,12 @@ func (w *windowHistory) bare() map[string]bool { return w.unread }
 
 func (w *windowHistory) complete() bool { return w.done }
 
-func (w *windowHistory) hasPast() bool                     { return false }
+// hasPast is true when the load stopped before the start of the thread: at
+// the window's limit or at the trim boundary, which may hide every stored
+// message. Without message history nothing is read and the whole input is
+// kept, as Mastra keeps it when no history loader runs.
+func (w *windowHistory) hasPast() bool { return w.st.historyEnabled && !w.done }
+
 func (w *windowHistory) frame() (system, others []Message) { return nil, nil }
 func (w *windowHistory) trims() bool                       { return w.st.tokenBudget() }
 

@@ -206,3 +206,36 @@ func TestMemoryInputFilterMergesToolResultsIntoTheStoredMessage(t *testing.T) {
 		}
 	}
 }
+
+// A thread whose stored messages all lie behind its trim boundary loads no
+// history, but it is not empty: the filter keeps only what follows the last
+// assistant message of an echoed input, not the whole input as a seed.
+func TestMemoryInputFilterTreatsAThreadTrimmedWhollyAsNotEmpty(t *testing.T) {
+	s := memstore.New()
+	stored := []core.Message{filterMsg("u0", core.RoleUser, core.TextPart("first")), filterMsg("a0", core.RoleAssistant, core.TextPart("reply"))}
+	for i := range stored {
+		stored[i].ThreadID, stored[i].ResourceID, stored[i].CreatedAt = "t", "r", T(i)
+	}
+	seed(t, s, "t", "r", stored...)
+	remove := 100
+	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 1000, AtMaxRemoveTokens: &remove}}
+	if _, err := s.AdvanceBoundary(ctx, "t", "r", core.Boundary{CreatedAt: T(1), MessageIDs: []string{"a0"}, MaxTokens: 1000, AtMaxRemoveTokens: remove}); err != nil {
+		t.Fatal(err)
+	}
+	m := newMem(t, s, cfg)
+	in := []core.Message{filterMsg("a-echo", core.RoleAssistant, core.TextPart("reply, echoed under a client id")), filterMsg("u1", core.RoleUser, core.TextPart("next"))}
+	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := turn.Messages(); len(h) != 1 || h[0].ID != "u1" {
+		t.Fatalf("prompt = %v, want only u1 (nothing loaded, echo dropped)", ids(h))
+	}
+	if err := turn.Commit(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := persisted(t, s)
+	if len(got) != 3 || got[2].ID != "u1" {
+		t.Fatalf("stored = %v, want u0 a0 u1", ids(got))
+	}
+}
