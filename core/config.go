@@ -32,6 +32,7 @@ var NoHistory = LastMessages{mode: lmNone}
 // IsSet reports whether the value was set explicitly.
 func (l LastMessages) IsSet() bool { return l.mode != lmUnset }
 
+// String returns the count, "all", "none" or "unset", for logs and errors.
 func (l LastMessages) String() string {
 	switch l.mode {
 	case lmCount:

@@ -193,6 +193,7 @@ type APIError struct {
 	Message    string
 }
 
+// Error returns the status code and the server's message.
 func (e *APIError) Error() string {
 	return fmt.Sprintf("embeddings API: HTTP %d: %s", e.StatusCode, e.Message)
 }
