@@ -75,16 +75,21 @@ func (v *vectors) sim(q []float32, s int32) float32 {
 }
 
 // graph is a hierarchical navigable small world graph (Malkov & Yashunin,
-// 2016) over the slots [0, n) of a partition's vectors, written for this
+// 2016) over the distinct vectors (nodes, see nodes.go) of the slots [0, n)
+// of a partition's vectors, written for this
 // store rather than taken from a library: graph libraries for Go keep a
 // float32 copy of every vector and map-based neighbour sets per node (at
 // 100k × 384 dimensions that alone is over 150 MiB), where this one reads
 // the partition's int8 codes and keeps neighbours in flat arrays. Deleted
-// slots stay in the graph as waypoints; searches skip them through accept,
-// and the partition compacts (and rebuilds the graph) when too many are dead.
+// slots stay in the graph (a node without live slots as a waypoint);
+// searches skip them through accept, and the partition compacts (and
+// rebuilds the graph) when too many are dead.
 type graph struct {
 	v     *vectors
 	n     int32       // slots [0, n) are in the graph
+	first []int32     // node -> its first slot
+	next  []int32     // slot -> the next slot of its node (-1: none), slots [0, n)
+	table []int32     // node+1 by hash of its codes, 0 empty (nodes.go)
 	l0    []int32     // bottom-layer neighbours, hnswM0 per node
 	l0sim []int16     // their similarity to the node (simCode)
 	l0n   []uint8     // neighbour count per node
@@ -95,7 +100,7 @@ type graph struct {
 	rng   *rand.Rand
 	pool  sync.Pool // *visited
 	// beam is the search width calibrate found for recall@10 ≥ 0.95 on
-	// the first calN nodes (0: not calibrated yet; beamExact: search
+	// the first calN slots (0: not calibrated yet; beamExact: search
 	// exactly). calibrating: a calibration is under way (Store.calibrate).
 	beam        int
 	calN        int32
@@ -129,8 +134,8 @@ func (g *graph) visitor() *visited {
 	if vis == nil {
 		vis = &visited{}
 	}
-	if len(vis.mark) < int(g.n) {
-		vis.mark = make([]uint32, g.n+g.n/4)
+	if n := g.nodes(); len(vis.mark) < int(n) {
+		vis.mark = make([]uint32, n+n/4)
 		vis.epoch = 0
 	}
 	vis.epoch++
@@ -166,23 +171,28 @@ func simCode(sim float32) int16 {
 	return int16(math.Round(float64(max(-1, min(1, sim))) * math.MaxInt16))
 }
 
-// add inserts slots [g.n, n) into the graph.
+// add adds slots [g.n, n) to the graph: to the node of their vector,
+// inserting the nodes of new vectors.
 func (g *graph) add(n int32) { g.addUntil(n, nil) }
 
-// addUntil is add that gives up, reporting false, once stop is closed.
+// addUntil is add that gives up, reporting false, once stop is closed
+// (the graph is then incomplete: the caller discards it).
 func (g *graph) addUntil(n int32, stop <-chan struct{}) bool {
-	g.reserve(n)
+	from := int32(len(g.l0n)) // nodes already inserted
+	g.group(n)
+	g.reserve(g.nodes())
 	q := make([]float32, g.v.dim)
-	for ; g.n < n; g.n++ {
-		if g.n%256 == 0 {
+	for x := from; x < g.nodes(); x++ {
+		if x%256 == 0 {
 			select {
 			case <-stop:
 				return false
 			default:
 			}
 		}
-		g.insert(g.n, q)
+		g.insert(x, q)
 	}
+	g.n = n
 	return true
 }
 
@@ -193,7 +203,7 @@ func (g *graph) reserve(n int32) {
 	if cap(g.l0n) >= int(n) {
 		return
 	}
-	if g.n > 0 {
+	if len(g.l0n) > 0 {
 		n += n / 16
 	}
 	g.l0, g.mem[0] = regrow(g.l0, int(n)*hnswM0)
@@ -218,7 +228,7 @@ func (g *graph) insert(x int32, q []float32) {
 	g.l0 = append(g.l0, noLinks[:]...)
 	g.l0sim = append(g.l0sim, noSims[:]...)
 	g.l0n = append(g.l0n, 0)
-	if g.v.scale[x] == 0 { // a zero vector is never a neighbour
+	if g.scale(x) == 0 { // a zero vector is never a neighbour
 		return
 	}
 	level := int(-math.Log(1-g.rng.Float64()) / math.Log(hnswM))
@@ -227,8 +237,8 @@ func (g *graph) insert(x int32, q []float32) {
 		g.up[x] = make([]links, level)
 		return
 	}
-	decode(g.v.code(x), g.v.scale[x], q)
-	ep := []cand{{g.entry, g.v.sim(q, g.entry)}}
+	decode(g.code(x), g.scale(x), q)
+	ep := []cand{{g.entry, g.sim(q, g.entry)}}
 	for l := g.top; l > level; l-- {
 		ep = []cand{g.greedy(q, ep[0], l)}
 	}
@@ -261,7 +271,7 @@ func (g *graph) greedy(q []float32, ep cand, l int) cand {
 	for moved := true; moved; {
 		moved = false
 		for _, nb := range g.neighbours(ep.id, l) {
-			if s := g.v.sim(q, nb); s > ep.sim {
+			if s := g.sim(q, nb); s > ep.sim {
 				ep, moved = cand{nb, s}, true
 			}
 		}
@@ -291,7 +301,7 @@ func (g *graph) layer(q []float32, eps []cand, ef, l int, vis *visited, accept f
 			if vis.seen(nb) {
 				continue
 			}
-			s := g.v.sim(q, nb)
+			s := g.sim(q, nb)
 			if len(res.a) < ef || s > res.a[0].sim {
 				front.push(cand{nb, s})
 				if accept == nil || accept(nb) {
@@ -323,10 +333,10 @@ func (g *graph) choose(w []cand, m int) []cand {
 		if len(out) == m {
 			break
 		}
-		decode(g.v.code(c.id), g.v.scale[c.id], buf)
+		decode(g.code(c.id), g.scale(c.id), buf)
 		ok := true
 		for _, r := range out {
-			if g.v.sim(buf, r.id) > c.sim {
+			if g.sim(buf, r.id) > c.sim {
 				ok = false
 				break
 			}
@@ -394,8 +404,10 @@ func worst[T int16 | float32](sims []T) int {
 	return w
 }
 
-// search returns up to k nodes accept admits, most similar to unit q first,
-// searching with a beam of ef.
+// search returns the slots accept (nil: all) admits that are most similar
+// to unit q, best first: at least k of them if the search reaches them, and
+// all slots tied with the k-th (expand). It searches the nodes with a beam
+// of ef.
 func (g *graph) search(q []float32, k, ef int, accept func(int32) bool) []cand {
 	return g.searchWithout(q, k, ef, accept, -1)
 }
@@ -407,7 +419,7 @@ func (g *graph) searchWithout(q []float32, k, ef int, accept func(int32) bool, w
 	if g.entry < 0 {
 		return nil
 	}
-	ep := cand{g.entry, g.v.sim(q, g.entry)}
+	ep := cand{g.entry, g.sim(q, g.entry)}
 	for l := g.top; l > 0; l-- {
 		ep = g.greedy(q, ep, l)
 	}
@@ -415,12 +427,13 @@ func (g *graph) searchWithout(q []float32, k, ef int, accept func(int32) bool, w
 	if without >= 0 {
 		vis.seen(without)
 	}
-	res := g.layer(q, []cand{ep}, max(ef, k), 0, vis, accept)
-	g.pool.Put(vis)
-	if len(res) > k {
-		res = res[:k]
+	admit := func(x int32) bool { return g.admits(x, accept) }
+	if accept == nil {
+		admit = nil
 	}
-	return res
+	res := g.layer(q, []cand{ep}, max(ef, k), 0, vis, admit)
+	g.pool.Put(vis)
+	return g.expand(res, k, accept)
 }
 
 // candHeap is a binary heap of candidates by similarity, the most similar

@@ -54,8 +54,10 @@ func (p *partition) accepts(s int32, thread int32) bool {
 // searches the graph with a beam of max(k, hnswEfMin, the calibrated beam),
 // widened for a thread filter by the inverse of the thread's share, plus the
 // slots the graph does not hold yet; it scans exactly when the graph is not
-// calibrated yet or calibrated to scan, when the filter is selective, or
-// when the graph search came back short.
+// calibrated yet or calibrated to scan, when the filter is selective, when
+// the graph search came back short, or when the store always searches
+// exactly (a negative Options.ApproximateFrom, also if the file it opened
+// holds a graph).
 func (p *partition) nearest(q []float32, thread int32, k int) []scored {
 	if q == nil {
 		return nil
@@ -65,8 +67,8 @@ func (p *partition) nearest(q []float32, thread int32, k int) []scored {
 		n = int(p.tcount[thread])
 	}
 	g := p.graph
-	if g == nil || g.beam == 0 || g.beam == beamExact || n*selective < p.live() {
-		return p.exact(q, thread, 0)
+	if g == nil || p.approx <= 0 || g.beam == 0 || g.beam == beamExact || n*selective < p.live() {
+		return p.scan(q, thread, k, n)
 	}
 	ef := min(max(k, hnswEfMin, g.beam)*p.live()/max(n, 1), p.live())
 	found := g.search(q, k, ef, func(s int32) bool { return p.accepts(s, thread) })
@@ -75,7 +77,23 @@ func (p *partition) nearest(q []float32, thread int32, k int) []scored {
 		out = append(out, scored{c.id, float64(c.sim)})
 	}
 	if len(out) < min(k, n) {
+		return p.scan(q, thread, k, n)
+	}
+	return out
+}
+
+// scan is the exact search for the k live slots of thread most similar to
+// q, n of which are live: one similarity per graph node when the graph has
+// fewer nodes than that (the slots it lacks scanned one by one), else one
+// per slot.
+func (p *partition) scan(q []float32, thread int32, k, n int) []scored {
+	g := p.graph
+	if g == nil || int(g.nodes()) >= n {
 		return p.exact(q, thread, 0)
+	}
+	out := p.exact(q, thread, g.n)
+	for _, c := range g.scan(q, k, func(s int32) bool { return p.accepts(s, thread) }, -1) {
+		out = append(out, scored{c.id, float64(c.sim)})
 	}
 	return out
 }

@@ -21,18 +21,25 @@ import (
 // per resource a filePart, its Count fileRecords (int8 codes, in slot
 // order) and its fileGraph — so that neither writing nor reading holds a
 // second copy of the store in memory, and opening a large resource does not
-// rebuild its graph. Version 3, written now, is version 2 with the graph's
-// bottom layer in Chunks fileL0 values after the fileGraph (similarities as
-// int16, see simCode): one gob value of the whole layer made the encoder and
-// the decoder buffer all of it (tens of MiB at 100k records), and with the
+// rebuild its graph. Version 3 is version 2 with the graph's bottom layer in
+// Chunks fileL0 values after the fileGraph (similarities as int16, see
+// simCode): one gob value of the whole layer made the encoder and the
+// decoder buffer all of it (tens of MiB at 100k records), and with the
 // graph's calibrated search width (a graph opened without one is calibrated
-// by the first search or BuildGraphs, scanning exactly meanwhile). A graph is
-// saved only when the resource has no dead slots (it would refer to them);
-// otherwise the first search after Open rebuilds it.
+// by the first search or BuildGraphs, scanning exactly meanwhile). Version
+// 4, written now, is version 3 with a graph over distinct vectors (nodes.go):
+// N counts its nodes, Slots the slots it covers, and the grouping of slots
+// into nodes is redone from the codes on opening. A graph of version 2 or 3
+// is over slots: it is kept if its slots hold no duplicate vectors (then
+// every slot is its own node, numbered alike), else the first search after
+// Open rebuilds it. A graph is saved only when the resource has no dead
+// slots (it would refer to them); otherwise the first search after Open
+// rebuilds it.
 const (
 	fileMagicV1 = "agentmem-vectors\x01"
 	fileMagicV2 = "agentmem-vectors\x02"
-	fileMagic   = "agentmem-vectors\x03"
+	fileMagicV3 = "agentmem-vectors\x03"
+	fileMagic   = "agentmem-vectors\x04"
 )
 
 // fileIndex is one index on file. Fields added later decode as zero values
@@ -55,7 +62,8 @@ type filePart struct {
 
 // fileGraph is a resource's HNSW graph (see graph); N 0 = none saved.
 type fileGraph struct {
-	N      int32
+	N      int32     // nodes (up to version 3: slots, one node each)
+	Slots  int32     // version 4: the slots [0, Slots) the graph covers
 	L0     []int32   // version 2
 	L0Sim  []float32 // version 2
 	L0N    []byte    // version 2
@@ -65,7 +73,7 @@ type fileGraph struct {
 	Entry  int32
 	Top    int
 	Beam   int   // version 3: calibrated beam (graph.beam; 0: none, calibrated after Open)
-	CalN   int32 // version 3: nodes it was calibrated on
+	CalN   int32 // version 3: slots it was calibrated on
 }
 
 // fileL0 is the bottom layer of up to l0ChunkNodes nodes of a graph
@@ -210,7 +218,9 @@ func (p *partition) encode(enc *gob.Encoder) error {
 	if g == nil || p.dead > 0 {
 		return enc.Encode(fg)
 	}
-	fg = fileGraph{N: g.n, Chunks: (int(g.n) + l0ChunkNodes - 1) / l0ChunkNodes, Entry: g.entry, Top: g.top, Beam: g.beam, CalN: g.calN}
+	nodes := int(g.nodes())
+	fg = fileGraph{N: int32(nodes), Slots: g.n, Chunks: (nodes + l0ChunkNodes - 1) / l0ChunkNodes, Entry: g.entry, Top: g.top,
+		Beam: g.beam, CalN: g.calN}
 	for node, lv := range g.up {
 		fg.UpNode = append(fg.UpNode, node)
 		fl := make([]fileLinks, len(lv))
@@ -222,8 +232,8 @@ func (p *partition) encode(enc *gob.Encoder) error {
 	if err := enc.Encode(fg); err != nil {
 		return err
 	}
-	for lo := 0; lo < int(g.n); lo += l0ChunkNodes {
-		hi := min(lo+l0ChunkNodes, int(g.n))
+	for lo := 0; lo < nodes; lo += l0ChunkNodes {
+		hi := min(lo+l0ChunkNodes, nodes)
 		fc := fileL0{IDs: g.l0[lo*hnswM0 : hi*hnswM0], Sims: g.l0sim[lo*hnswM0 : hi*hnswM0], N: g.l0n[lo:hi]}
 		if err := enc.Encode(fc); err != nil {
 			return err
@@ -265,11 +275,16 @@ func (p *partition) decodeGraph(dec *gob.Decoder) error {
 	return nil
 }
 
-// restore installs a saved graph if it fits the partition's slots; mem
-// owns l0's arrays when they are outside the heap.
+// restore installs a saved graph if it fits the partition's slots (its
+// nodes being those the slots' codes group into); mem owns l0's arrays when
+// they are outside the heap.
 func (p *partition) restore(fg fileGraph, l0 fileL0, mem [2]*mapping) {
 	n := int(fg.N)
-	if n == 0 || n > len(p.slots) || len(l0.IDs) != n*hnswM0 || len(l0.Sims) != len(l0.IDs) || len(l0.N) != n ||
+	slots := fg.Slots
+	if slots == 0 { // up to version 3
+		slots = fg.N
+	}
+	if n == 0 || int(slots) > len(p.slots) || len(l0.IDs) != n*hnswM0 || len(l0.Sims) != len(l0.IDs) || len(l0.N) != n ||
 		len(fg.UpNode) != len(fg.Up) || fg.Entry < 0 || int(fg.Entry) >= n {
 		return
 	}
@@ -279,8 +294,11 @@ func (p *partition) restore(fg fileGraph, l0 fileL0, mem [2]*mapping) {
 		}
 	}
 	g := newGraph(&p.vecs)
-	g.n, g.l0, g.l0sim, g.l0n, g.mem, g.entry, g.top = fg.N, l0.IDs, l0.Sims, l0.N, mem, fg.Entry, fg.Top
-	if (fg.Beam == beamExact || fg.Beam >= hnswEfMin) && fg.CalN > 0 && fg.CalN <= fg.N {
+	if g.group(slots); int(g.nodes()) != n {
+		return
+	}
+	g.n, g.l0, g.l0sim, g.l0n, g.mem, g.entry, g.top = slots, l0.IDs, l0.Sims, l0.N, mem, fg.Entry, fg.Top
+	if (fg.Beam == beamExact || fg.Beam >= hnswEfMin) && fg.CalN > 0 && fg.CalN <= slots {
 		g.beam, g.calN = fg.Beam, fg.CalN
 	}
 	for i, node := range fg.UpNode {
@@ -319,7 +337,7 @@ func (s *Store) load() error {
 	switch string(magic) {
 	case fileMagicV1:
 		return s.decodeV1(dec)
-	case fileMagicV2, fileMagic:
+	case fileMagicV2, fileMagicV3, fileMagic:
 		return s.decode(dec)
 	}
 	return errUnknownFile
@@ -327,7 +345,7 @@ func (s *Store) load() error {
 
 var errUnknownFile = fmt.Errorf("not an agentmem vector file (or an unknown version)")
 
-// decode reads a version 2 or 3 stream.
+// decode reads a version 2, 3 or 4 stream.
 func (s *Store) decode(dec *gob.Decoder) error {
 	for {
 		var fi fileIndex

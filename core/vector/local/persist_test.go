@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,8 +65,10 @@ func TestOpenVersion1(t *testing.T) {
 }
 
 // graphStore returns a store persisted to path with n records in one
-// resource, its graph built, a query and the store's answer to it.
-func graphStore(t *testing.T, path string, n int) (*Store, core.VectorQuery, []core.VectorHit) {
+// resource, its graph built, a query and the store's answer to it. The
+// records' texts repeat (so do their vectors) unless distinct is set, which
+// gives each a random vector.
+func graphStore(t *testing.T, path string, n int, distinct bool) (*Store, core.VectorQuery, []core.VectorHit) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := OpenWithOptions(path, Options{ApproximateFrom: 10})
@@ -78,9 +81,14 @@ func graphStore(t *testing.T, path string, n int) (*Store, core.VectorQuery, []c
 		t.Fatal(err)
 	}
 	var recs []core.VectorRecord
+	r := rand.New(rand.NewPCG(3, 4))
 	for i := range n {
 		text := vectortest.Corpus[i%len(vectortest.Corpus)] + " " + vectortest.Queries[i%len(vectortest.Queries)]
-		recs = append(recs, core.VectorRecord{ID: fmt.Sprint("m", i), Vector: emb.EmbedOne(text), Text: text,
+		vec := emb.EmbedOne(text)
+		if distinct {
+			vec = randomVectors(r, 1, 32)[0]
+		}
+		recs = append(recs, core.VectorRecord{ID: fmt.Sprint("m", i), Vector: vec, Text: text,
 			Meta: core.VectorMeta{MessageID: fmt.Sprint("m", i), ThreadID: fmt.Sprint("t", i%3), ResourceID: "r"}})
 	}
 	if err := s.Upsert(ctx, "ix", recs); err != nil {
@@ -139,29 +147,28 @@ func savedBeam(t *testing.T, s *Store) int {
 func TestGraphPersisted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.bin")
 	const n = 2*l0ChunkNodes + 100
-	s, q, before := graphStore(t, path, n)
+	s, q, before := graphStore(t, path, n, false)
 	beam := savedBeam(t, s)
+	if g := s.indexes["ix"].parts["r"].graph; g.nodes() >= n {
+		t.Fatalf("%d nodes for %d slots of repeated texts", g.nodes(), n)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	checkReopened(t, path, n, q, before, beam, beam)
 }
 
-// A file of format version 2 (the graph's bottom layer in the fileGraph,
-// float32 similarities, no calibration) still opens with its graph, which
-// is calibrated once opened.
-func TestOpenVersion2(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v2.bin")
-	const n = 300
-	s, q, before := graphStore(t, path, n)
-	beam := savedBeam(t, s)
+// writeOldFile writes the one resource of s's index "ix" to path as a file
+// of an older format (magic), its graph as fg and chunks.
+func writeOldFile(t *testing.T, path, magic string, s *Store, fg fileGraph, chunks []fileL0) {
+	t.Helper()
 	p, ix := s.indexes["ix"].parts["r"], s.indexes["ix"]
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	w.WriteString(fileMagicV2)
+	w.WriteString(magic)
 	enc := gob.NewEncoder(w)
 	enc.Encode(fileIndex{Name: "ix", Dim: ix.dim, Version: ix.version, Versions: map[string]string{"r": p.version}, Parts: 1})
 	enc.Encode(filePart{Resource: "r", Count: p.live()})
@@ -173,7 +180,30 @@ func TestOpenVersion2(t *testing.T) {
 		enc.Encode(fileRecord{ID: r.ID, Keywords: r.Keywords, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
 			Role: string(r.Meta.Role), CreatedAt: r.Meta.CreatedAt.UnixNano(), Codes: codes, Scale: p.vecs.scale[sl]})
 	}
-	g := p.graph
+	enc.Encode(fg)
+	for _, c := range chunks {
+		enc.Encode(c)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A file of format version 2 (the graph's bottom layer in the fileGraph,
+// float32 similarities, no calibration; a node per slot) still opens with
+// its graph, which is calibrated once opened.
+func TestOpenVersion2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v2.bin")
+	const n = 300
+	s, q, before := graphStore(t, path, n, true) // distinct vectors: nodes are slots, as in version 2
+	beam := savedBeam(t, s)
+	g := s.indexes["ix"].parts["r"].graph
+	if g.nodes() != n {
+		t.Fatalf("%d nodes for %d distinct vectors", g.nodes(), n)
+	}
 	fg := fileGraph{N: g.n, L0: g.l0, L0N: g.l0n, Entry: g.entry, Top: g.top}
 	for _, sim := range g.l0sim {
 		fg.L0Sim = append(fg.L0Sim, float32(sim)/math.MaxInt16)
@@ -186,14 +216,41 @@ func TestOpenVersion2(t *testing.T) {
 		}
 		fg.Up = append(fg.Up, fl)
 	}
-	if err := enc.Encode(fg); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeOldFile(t, path, fileMagicV2, s, fg, nil)
 	checkReopened(t, path, n, q, before, 0, beam)
+}
+
+// A file of format version 3 whose graph has a node per slot over repeated
+// vectors opens without it (its node numbers are not the ones grouping
+// gives): the first search answers exactly, and BuildGraphs builds a graph
+// of one node per distinct vector.
+func TestOpenVersion3Duplicates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v3.bin")
+	const n = 300
+	s, q, before := graphStore(t, path, n, false)
+	beam := savedBeam(t, s)
+	nodes := s.indexes["ix"].parts["r"].graph.nodes()
+	l0 := fileL0{IDs: make([]int32, n*hnswM0), Sims: make([]int16, n*hnswM0), N: make([]byte, n)}
+	writeOldFile(t, path, fileMagicV3, s, fileGraph{N: n, Chunks: 1, Entry: 0, Beam: beam, CalN: n}, []fileL0{l0})
+	s2, err := OpenWithOptions(path, Options{ApproximateFrom: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if g := s2.indexes["ix"].parts["r"].graph; g != nil {
+		t.Fatalf("a version 3 graph over %d slots of %d distinct vectors was restored", n, nodes)
+	}
+	ctx := context.Background()
+	s2.inlineMax = 0 // the first search builds in the background and answers exactly
+	if after, err := s2.Query(ctx, "ix", q); err != nil || fmt.Sprint(scores(after)) != fmt.Sprint(scores(before)) {
+		t.Fatalf("first search after Open differs (%v):\n%v\n%v", err, before, after)
+	}
+	if err := s2.BuildGraphs(ctx, "ix"); err != nil {
+		t.Fatal(err)
+	}
+	if g := s2.indexes["ix"].parts["r"].graph; g == nil || g.nodes() != nodes || g.n != n {
+		t.Fatalf("rebuilt graph %+v, want %d nodes over %d slots", g, nodes, n)
+	}
 }
 
 // A graph saved without calibration and larger than calibInlineMax is
@@ -204,7 +261,7 @@ func TestOpenVersion2(t *testing.T) {
 func TestGraphCalibratedAfterOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.bin")
 	const n = calibInlineMax + 500
-	s, q, before := graphStore(t, path, n)
+	s, q, before := graphStore(t, path, n, false)
 	beam := savedBeam(t, s)
 	g := s.indexes["ix"].parts["r"].graph
 	g.beam, g.calN = 0, 0 // as an older file of format 3 has it

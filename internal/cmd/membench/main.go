@@ -8,6 +8,7 @@
 //	membench -n 100000 -db /tmp/bench-100000.db        # SQLite file
 //	membench -n 100000 -dsn postgres://...             # PostgreSQL (the database should be fresh)
 //	membench -n 100000 -db /tmp/b.db -vector /tmp/b.vec # bench-vec.mjs's semantic recall (local store)
+//	membench -n 100000 -db /tmp/b.db -vector /tmp/b.vec -check-recall # and the graph's recall@10 against an exact scan
 //
 // scripts/bench runs it beside Mastra's scripts when AGENTMEM_BENCH_MASTRA=1.
 package main
@@ -56,6 +57,7 @@ func main() {
 	memprofile := flag.String("memprofile", "", "write a heap profile to this file at the end")
 	trace := flag.String("trace", "", "with -vector: sample RSS and the Go heap into this directory, with a heap profile per phase")
 	mode := flag.String("mode", "", `with -vector: the recall's search mode ("" = the default, vector, bm25)`)
+	checkRecall := flag.Bool("check-recall", false, "with -vector: at the end, measure the saved store's recall@10 against an exact scan (opens the file twice more: leave it off when measuring peak RSS)")
 	flag.Parse()
 	if (*dbPath == "") == (*dsn == "") {
 		log.Fatal("membench: give exactly one of -db and -dsn")
@@ -68,6 +70,9 @@ func main() {
 	}
 	if *vecPath != "" {
 		err = b.runVector(ctx, *vecPath, *mode)
+		if err == nil && *checkRecall {
+			err = b.checkRecall(ctx, *vecPath)
+		}
 	} else {
 		err = b.run(ctx)
 	}

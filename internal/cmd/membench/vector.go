@@ -126,3 +126,64 @@ func (b *bench) runVector(ctx context.Context, vecPath, mode string) error {
 	}
 	return nil
 }
+
+// recallQueries is the number of queries checkRecall asks (bench-vec.mjs's
+// query(r) for r below it).
+const recallQueries = 100
+
+// checkRecall opens the saved vector file twice, searching with its graph
+// (as membench's recall does) and exactly, and reports the mean recall@10 of
+// the first against the second over recallQueries of bench-vec.mjs's
+// queries in vector mode: by score (a result counts if it is as similar as
+// the exact 10th, so that any of several tied records does; the corpus
+// repeats its vectors) and by id.
+func (b *bench) checkRecall(ctx context.Context, vecPath string) error {
+	graphHits, err := b.searchAll(ctx, vecPath, local.Options{})
+	if err != nil {
+		return err
+	}
+	exactHits, err := b.searchAll(ctx, vecPath, local.Options{ApproximateFrom: -1})
+	if err != nil {
+		return err
+	}
+	var byScore, byID float64
+	for i, want := range exactHits {
+		ids := map[string]bool{}
+		for _, h := range want {
+			ids[h.ID] = true
+		}
+		for _, h := range graphHits[i] {
+			if len(want) > 0 && h.Score >= want[len(want)-1].Score {
+				byScore++
+			}
+			if ids[h.ID] {
+				byID++
+			}
+		}
+	}
+	n := float64(10 * len(exactHits))
+	b.emit("vector_recall_at_10", byScore/n, "vector_recall_at_10_by_id", byID/n, "queries", len(exactHits))
+	return nil
+}
+
+// searchAll opens the vector file with o, waits for its graphs, and returns
+// its top 10 for each of recallQueries queries.
+func (b *bench) searchAll(ctx context.Context, vecPath string, o local.Options) ([][]vector.Hit, error) {
+	s, err := local.OpenWithOptions(vecPath, o)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	name := vector.IndexName(384)
+	if err := s.BuildGraphs(ctx, name); err != nil {
+		return nil, err
+	}
+	out := make([][]vector.Hit, recallQueries)
+	for r := range out {
+		q := vector.Query{Vector: wordHashEmbedder{384}.embed(b.query(r)), TopK: 10, Filter: vector.Filter{ResourceID: resourceID}}
+		if out[r], err = s.Query(ctx, name, q); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
