@@ -11,17 +11,19 @@
 //
 // Vectors are held as int8 codes with a scale each (quant.go). A resource
 // with fewer than Options.ApproximateFrom records is searched exactly; from
-// there on through an HNSW graph (graph.go), built by the first search that
-// needs it and extended by later searches, never by writes. A graph with more
-// than a few thousand records to add (a bulk import, a file saved without its
-// graph) is built in the background while searches scan exactly. Each graph
-// calibrates its search width to its data (recall@10 ≥ 0.95 of exact on a
-// sample; where that would cost about a scan, the resource scans exactly);
-// the file keeps a resource's graph and its width when it has no deleted
-// records. BM25 walks per-term posting lists of dense slot numbers, the terms
-// that can score highest first, and stops before the lists that can no longer
-// change the top hits (bm25.go). The vector codes and the graph's bottom layer
-// of large resources are kept outside the Go heap (offheap.go).
+// there on through an HNSW graph (graph.go) with one node per distinct
+// vector (copies of a vector share a node, nodes.go), built by the first
+// search that needs it and extended by later searches, never by writes. A
+// graph with more than a few thousand records to add (a bulk import, a file
+// saved without its graph) is built in the background while searches scan
+// exactly. Each graph calibrates its search width to its data (recall@10 ≥
+// 0.95 of exact on a sample; where that would cost about a scan, the
+// resource scans exactly, one similarity per distinct vector); the file
+// keeps a resource's graph and its width when it has no deleted records.
+// BM25 walks per-term posting lists of dense slot numbers, the terms that
+// can score highest first, and stops before the lists that can no longer
+// change the top hits (bm25.go). The vector codes and the graph's bottom
+// layer of large resources are kept outside the Go heap (offheap.go).
 //
 // HashEmbedder is an offline lexical embedder to pair it with in development.
 package local
