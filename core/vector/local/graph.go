@@ -76,11 +76,11 @@ func (v *vectors) sim(q []float32, s int32) float32 {
 
 // graph is a hierarchical navigable small world graph (Malkov & Yashunin,
 // 2016) over the distinct vectors (nodes, see nodes.go) of the slots [0, n)
-// of a partition's vectors, written for this
-// store rather than taken from a library: graph libraries for Go keep a
-// float32 copy of every vector and map-based neighbour sets per node (at
-// 100k × 384 dimensions that alone is over 150 MiB), where this one reads
-// the partition's int8 codes and keeps neighbours in flat arrays. Deleted
+// of a partition's vectors, written for this store rather than taken from a
+// library: graph libraries for Go keep a float32 copy of every vector and
+// map-based neighbour sets per node (at 100k × 384 dimensions that alone is
+// over 150 MiB), where this one reads the partition's int8 codes and keeps
+// neighbours in flat arrays. Deleted
 // slots stay in the graph (a node without live slots as a waypoint);
 // searches skip them through accept, and the partition compacts (and
 // rebuilds the graph) when too many are dead.
