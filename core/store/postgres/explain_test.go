@@ -12,7 +12,9 @@ import (
 // TestQueryPlansUseIndexes seeds 20,000 messages in 200 threads, ANALYZEs
 // and checks that the history-window and include queries scan the
 // (thread_id, created_at, seq) index, with the planner free to choose, and
-// the window reads' generic plans too (under their guard).
+// the window reads' generic plans too (under their guard); with 5,200
+// threads, the generic plans of the saves of new messages find their thread
+// by its primary key.
 func TestQueryPlansUseIndexes(t *testing.T) {
 	s := openFresh(t)
 	const threads, per = 200, 100
@@ -41,6 +43,13 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// More threads, so that the threads table is more than a few pages and
+	// a save's generic plan has a reason to probe it by primary key (on a
+	// table of a few pages a scan is cheaper, and the planner takes it).
+	if _, err := s.pool.Exec(bg(), "INSERT INTO "+s.q.threads+" (id, resource_id, created_at, updated_at)"+
+		" SELECT 'bulk-' || g, 'r0', now(), now() FROM generate_series(1, 5000) g"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.pool.Exec(bg(), "ANALYZE "+s.q.messages+"; ANALYZE "+s.q.threads); err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +72,20 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			t.Errorf("%s: plan does not use messages_thread_created_seq_idx:\n%s", name, text)
 		} else {
 			t.Logf("%s:\n%s", name, text)
+		}
+	}
+	generic := []string{"SET LOCAL plan_cache_mode = force_generic_plan"}
+	content, at := `{"format":2,"parts":[]}`, base
+	saves := map[string]string{
+		"new messages": explainPrepared(t, s, generic, s.q.saveNewMessages, []string{"x1", "x2"}, "t123", "r3",
+			[]string{"user", "user"}, []string{"", ""}, []string{content, content}, []time.Time{at, at}, []int32{1, 1}, []string{"", ""}, at),
+		"one new message": explainPrepared(t, s, generic, s.q.saveOneMessage, "x1", "t123", "r3", "user", "", content, at, int32(1), "", at),
+	}
+	for name, text := range saves {
+		if !strings.Contains(text, "threads_pkey") || strings.Contains(text, "Seq Scan") {
+			t.Errorf("save of %s: generic plan does not find the thread by threads_pkey:\n%s", name, text)
+		} else {
+			t.Logf("save of %s:\n%s", name, text)
 		}
 	}
 }

@@ -37,21 +37,28 @@ func explainWindow(t *testing.T, s *Store, q core.MessageQuery) string {
 		t.Fatal(err)
 	}
 	sql, args := s.windowSQL(q)
+	return explainPrepared(t, s, windowGuard, sql, args...)
+}
+
+// explainPrepared returns the plan of sql prepared, as pgx prepares it, and
+// executed with args after the SET LOCAL statements of guard.
+func explainPrepared(t *testing.T, s *Store, guard []string, sql string, args ...any) string {
+	t.Helper()
 	conn, err := s.pool.Acquire(bg())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	if _, err := conn.Conn().Prepare(bg(), "window_plan", sql); err != nil {
+	if _, err := conn.Conn().Prepare(bg(), "explained", sql); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = conn.Conn().Deallocate(bg(), "window_plan") }()
+	defer func() { _ = conn.Conn().Deallocate(bg(), "explained") }()
 	tx, err := conn.Begin(bg())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback(bg()) }()
-	for _, g := range windowGuard {
+	for _, g := range guard {
 		if _, err := tx.Exec(bg(), g); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +69,7 @@ func explainWindow(t *testing.T, s *Store, q core.MessageQuery) string {
 	}
 	// The simple protocol writes the values into the text: EXECUTE takes no parameters.
 	explainArgs := append([]any{pgx.QueryExecModeSimpleProtocol}, args...)
-	rows, err := tx.Query(bg(), "EXPLAIN EXECUTE window_plan("+strings.Join(marks, ", ")+")", explainArgs...)
+	rows, err := tx.Query(bg(), "EXPLAIN EXECUTE explained("+strings.Join(marks, ", ")+")", explainArgs...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -28,41 +29,28 @@ const messageCols = "id, thread_id, resource_id, role, type, content, created_at
 // by another resource, upserts the messages without touching created_at or
 // seq, and bumps updated_at of every locked thread. The common saves skip
 // most of that work: a batch of distinct ids into one thread goes through
-// save_new_messages (one statement when every id is new), and a single
-// message through saveOneMessageSQL, with save_messages as a second round
-// trip only when the message is stored already or refused.
+// save_new_messages, and a single message through saveOneMessageSQL, each
+// one statement that inserts every message or nothing; save_messages is a
+// second round trip only when an id is stored already (the insert fails on
+// messages_pkey) or the thread is missing or another resource's.
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	b, err := newSaveBatch(op, msgs)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		res    saveResult
-		sql    string
-		vals   [][]byte
-		params *paramWriter
-	)
+	var res saveResult
+	fresh := true // no id of the batch is known to be stored
 	err = retry(ctx, func() error {
-		if len(msgs) == 1 {
-			if ok, err := b.saveOne(ctx, s, &res); ok || err != nil {
+		if fresh {
+			done, err := b.saveNew(ctx, s, &res)
+			if done || (err != nil && !storedID(err)) {
 				return err
 			}
+			fresh = false
 		}
-		if params == nil {
-			sql, params = b.statement(s)
-			vals = params.values()
-		}
-		rows, types, err := s.execBinary(ctx, sql, vals)
-		if err != nil {
-			return err
-		}
-		res, err = readSaveResult(op, rows, types, len(msgs))
-		return err
+		return b.saveAll(ctx, s, &res)
 	})
-	if params != nil {
-		params.release()
-	}
 	if err != nil {
 		return nil, wrap(ctx, op, err)
 	}
@@ -84,28 +72,27 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	return out, nil
 }
 
-// saveBatch holds a batch as the parallel arrays save_messages takes.
+// storedID reports whether err is the unique violation of an inserted id
+// that is stored already.
+func storedID(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "messages_pkey"
+}
+
+// saveBatch is a batch with its contents encoded as stored; the save
+// statements' parameter arrays are written from it (see saveparams.go).
 type saveBatch struct {
-	ids, threads, resources, roles, types, encodings []string
-	contents                                         [][]byte
-	created                                          []time.Time
-	tokens                                           []int32
-	distinct                                         bool // no id repeats
-	at                                               time.Time
-	size                                             int // bytes of the strings and contents
+	msgs     []message.Message
+	contents [][]byte    // stored contents, slices of one buffer
+	created  []time.Time // createdAt to store: a repeated id's first
+	distinct bool        // no id repeats
+	at       time.Time
+	size     int // bytes of the strings and contents
 }
 
 func newSaveBatch(op string, msgs []message.Message) (*saveBatch, error) {
 	n := len(msgs)
-	b := &saveBatch{
-		ids: make([]string, n), threads: make([]string, n), resources: make([]string, n),
-		roles: make([]string, n), types: make([]string, n), contents: make([][]byte, n), encodings: make([]string, n),
-		created: make([]time.Time, n), tokens: make([]int32, n), distinct: true, at: now(),
-	}
-	var first map[string]int
-	if n > 1 {
-		first = make(map[string]int, n)
-	}
+	b := &saveBatch{msgs: msgs, contents: make([][]byte, n), created: make([]time.Time, n), distinct: true, at: now()}
 	// The contents go into one buffer, sliced once it is complete.
 	enc := make([]byte, 0, storedSizeHint(msgs))
 	ends := make([]int, n)
@@ -116,24 +103,40 @@ func newSaveBatch(op string, msgs []message.Message) (*saveBatch, error) {
 			return nil, &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: "message " + strconv.Quote(m.ID) + ": content is not JSON", Err: err}
 		}
 		ends[i] = len(enc)
-		b.ids[i], b.threads[i], b.resources[i] = m.ID, m.ThreadID, m.ResourceID
-		b.roles[i], b.types[i] = string(m.Role), m.Type
 		b.size += len(m.ID) + len(m.ThreadID) + len(m.ResourceID) + len(m.Role) + len(m.Type) + len(m.TokenEncoding)
-		b.created[i], b.tokens[i], b.encodings[i] = utc(m.CreatedAt), int32(m.Tokens), m.TokenEncoding
-		// An id repeated in the batch behaves like consecutive saves: the
-		// last occurrence wins except for createdAt, which the first set.
-		if j, ok := first[m.ID]; ok {
-			b.created[i], b.distinct = b.created[j], false
-		} else if first != nil {
-			first[m.ID] = i
-		}
+		b.created[i] = utc(m.CreatedAt)
 	}
 	start := 0
 	for i, end := range ends {
 		b.contents[i], start = enc[start:end:end], end
 	}
 	b.size += len(enc)
+	b.keepFirstCreated()
 	return b, nil
+}
+
+// keepFirstCreated gives a repeated id the createdAt of its first
+// occurrence: an id repeated in the batch behaves like consecutive saves,
+// where the last occurrence wins except for createdAt, which the first set.
+// Ids in increasing order (generated UUIDv7s, most batches) are distinct
+// without a map.
+func (b *saveBatch) keepFirstCreated() {
+	if slices.IsSortedFunc(b.msgs, func(x, y message.Message) int { return strings.Compare(x.ID, y.ID) }) {
+		for i := 1; i < len(b.msgs); i++ {
+			if b.msgs[i].ID == b.msgs[i-1].ID {
+				b.created[i], b.distinct = b.created[i-1], false
+			}
+		}
+		return
+	}
+	first := make(map[string]int, len(b.msgs))
+	for i := range b.msgs {
+		if j, ok := first[b.msgs[i].ID]; ok {
+			b.created[i], b.distinct = b.created[j], false
+		} else {
+			first[b.msgs[i].ID] = i
+		}
+	}
 }
 
 // storedSizeHint is about the size of the batch's stored contents: their
@@ -150,18 +153,19 @@ func storedSizeHint(msgs []message.Message) int {
 }
 
 // saveOne inserts the batch's only message with saveOneMessageSQL; it
-// reports false, having changed nothing, when the message is stored already
-// or its thread is missing or another resource's.
+// reports false, having changed nothing, when its thread is missing or
+// another resource's, and fails on messages_pkey when the message is stored.
 func (b *saveBatch) saveOne(ctx context.Context, s *Store, res *saveResult) (bool, error) {
 	w := newParamWriter(b.size + 64)
 	defer w.release()
-	for _, v := range [...]string{b.ids[0], b.threads[0], b.resources[0], b.roles[0], b.types[0]} {
+	m := &b.msgs[0]
+	for _, v := range [...]string{m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type} {
 		w.text(v)
 	}
 	w.bytes(b.contents[0])
 	w.timestamptz(b.created[0])
-	w.int4(b.tokens[0])
-	w.text(b.encodings[0])
+	w.int4(int32(m.Tokens))
+	w.text(m.TokenEncoding)
 	w.timestamptz(b.at)
 	rows, types, err := s.execBinary(ctx, s.q.saveOneMessage, w.values())
 	if err != nil || len(rows.Rows) == 0 {
@@ -175,18 +179,19 @@ func (b *saveBatch) saveOne(ctx context.Context, s *Store, res *saveResult) (boo
 	return true, nil
 }
 
-// saveOneMessageSQL is save_new_messages' statement for one message, sent as
-// is: the function call and the arrays cost more server time than the
-// statement (~2x for one message). Its lookups are primary-key equalities,
-// index probes on any table but one that VACUUM last saw (nearly) empty;
-// a connection that plans it then scans that table until autovacuum's next
+// saveOneMessageSQL is saveNewMessagesSQL for one message, without arrays
+// (the function call and the arrays cost ~2x the statement's server time for
+// one message). A stored id fails its INSERT on messages_pkey, which undoes
+// the thread's UPDATE. Its lookup, the thread's primary key, is an index
+// probe unless VACUUM last saw the threads table (nearly) empty; a
+// connection that plans it then scans that table until autovacuum's next
 // ANALYZE, which makes the plan again. Guarding it as the window read is
 // guarded (SET LOCAL enable_seqscan = off in the same pipeline) added
 // 36-91 µs of client and server CPU to a save, more than the statement's own
 // server time, so it is not.
 const saveOneMessageSQL = `WITH thr AS (
 	UPDATE {{schema}}.threads t SET updated_at = $10::timestamptz, boundary = {{schema}}.pulled_back(t.boundary, $7::timestamptz)
-	WHERE t.id = $2::text AND t.resource_id = $3::text AND NOT EXISTS (SELECT 1 FROM {{schema}}.messages m WHERE m.id = $1::text)
+	WHERE t.id = $2::text AND t.resource_id = $3::text
 	RETURNING t.id
 )
 INSERT INTO {{schema}}.messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
@@ -196,38 +201,78 @@ RETURNING seq`
 // oneThread reports whether every message of a non-empty batch has the
 // first one's thread and resource.
 func (b *saveBatch) oneThread() bool {
-	for i := range b.ids {
-		if b.threads[i] != b.threads[0] || b.resources[i] != b.resources[0] {
+	for i := range b.msgs {
+		if b.msgs[i].ThreadID != b.msgs[0].ThreadID || b.msgs[i].ResourceID != b.msgs[0].ResourceID {
 			return false
 		}
 	}
-	return len(b.ids) > 0
+	return len(b.msgs) > 0
 }
 
-// statement is save_new_messages for a batch of distinct ids into one
-// thread and save_messages for any other, with its parameters.
-func (b *saveBatch) statement(s *Store) (string, *paramWriter) {
-	n := len(b.ids)
+// saveNew saves a batch of new messages into one thread with one
+// statement: saveOneMessageSQL for one message, saveNewMessagesSQL for
+// distinct ids. It reports false, having changed nothing, when the batch is
+// of another kind or its thread is missing or another resource's, and fails
+// on messages_pkey when an id is stored.
+func (b *saveBatch) saveNew(ctx context.Context, s *Store, res *saveResult) (bool, error) {
+	if len(b.msgs) == 1 {
+		return b.saveOne(ctx, s, res)
+	}
+	if !b.distinct || !b.oneThread() {
+		return false, nil
+	}
+	w := b.params()
+	defer w.release()
+	w.text(b.msgs[0].ThreadID)
+	w.text(b.msgs[0].ResourceID)
+	b.rest(w)
+	rows, types, err := s.execBinary(ctx, s.q.saveNewMessages, w.values())
+	if err != nil || len(rows.Rows) == 0 {
+		return false, err
+	}
+	var seqs []int64
+	if err := scanRow(types, rows.FieldDescriptions, rows.Rows[0], &seqs); err != nil {
+		return false, err
+	}
+	*res = saveResult{seqs: seqs}
+	return true, nil
+}
+
+// saveAll saves the batch with save_messages.
+func (b *saveBatch) saveAll(ctx context.Context, s *Store, res *saveResult) error {
+	w := b.params()
+	defer w.release()
+	w.texts(b.msgs, func(m *message.Message) string { return m.ThreadID })
+	w.texts(b.msgs, func(m *message.Message) string { return m.ResourceID })
+	b.rest(w)
+	rows, types, err := s.execBinary(ctx, s.q.saveMessages, w.values())
+	if err != nil {
+		return err
+	}
+	*res, err = readSaveResult("SaveMessages", rows, types, len(b.msgs))
+	return err
+}
+
+// params starts the parameters of saveNewMessagesSQL and save_messages,
+// which differ in the thread and resource parameters the caller writes
+// next: the ids, with room for the rest.
+func (b *saveBatch) params() *paramWriter {
+	n := len(b.msgs)
 	// Each array: a 20-byte header and a 4-byte length per element.
 	w := newParamWriter(b.size + 7*(20+4*n) + 12*n + 64)
-	w.texts(b.ids)
-	sql := s.q.saveMessages
-	if n > 1 && b.distinct && b.oneThread() {
-		sql = s.q.saveNewMessages
-		w.text(b.threads[0])
-		w.text(b.resources[0])
-	} else {
-		w.texts(b.threads)
-		w.texts(b.resources)
-	}
-	w.texts(b.roles)
-	w.texts(b.types)
+	w.texts(b.msgs, func(m *message.Message) string { return m.ID })
+	return w
+}
+
+// rest writes the parameters after the thread and resource.
+func (b *saveBatch) rest(w *paramWriter) {
+	w.texts(b.msgs, func(m *message.Message) string { return string(m.Role) })
+	w.texts(b.msgs, func(m *message.Message) string { return m.Type })
 	w.byteTexts(b.contents)
 	w.timestamptzs(b.created)
-	w.int4s(b.tokens)
-	w.texts(b.encodings)
+	w.tokens(b.msgs)
+	w.texts(b.msgs, func(m *message.Message) string { return m.TokenEncoding })
 	w.timestamptz(b.at)
-	return sql, w
 }
 
 // saveResult is what a save statement answered: the refusal, or the seq of
@@ -243,8 +288,8 @@ type stored struct {
 	seq       int64
 }
 
-// readSaveResult reads the rows of save_messages or save_new_messages;
-// errStale asks for the call to be repeated.
+// readSaveResult reads the rows of save_messages; errStale asks for the
+// call to be repeated.
 func readSaveResult(op string, rows *pgconn.Result, types *pgtype.Map, n int) (saveResult, error) {
 	var res saveResult
 	for _, row := range rows.Rows {
@@ -256,9 +301,8 @@ func readSaveResult(op string, rows *pgconn.Result, types *pgtype.Map, n int) (s
 			id       *string
 			at       *time.Time
 			seq      *int64
-			seqs     []int64
 		)
-		if err := scanRow(types, rows.FieldDescriptions, row, &kind, &ord, &threadID, &why, &id, &at, &seq, &seqs); err != nil {
+		if err := scanRow(types, rows.FieldDescriptions, row, &kind, &ord, &threadID, &why, &id, &at, &seq); err != nil {
 			return saveResult{}, err
 		}
 		switch {
@@ -270,8 +314,6 @@ func readSaveResult(op string, rows *pgconn.Result, types *pgtype.Map, n int) (s
 			res.refused = memerr.Errorf(memerr.CodeResourceMismatch, op, "thread %q of message %d belongs to another resource", deref(threadID), deref(ord)-1)
 		case kind == 2:
 			return saveResult{}, errStale
-		case kind == 3 && len(seqs) == n:
-			res.seqs = seqs
 		case id != nil && at != nil && seq != nil:
 			if res.saved == nil {
 				res.saved = make(map[string]stored, n)
@@ -304,15 +346,40 @@ func scanRow(types *pgtype.Map, fields []pgconn.FieldDescription, row [][]byte, 
 // that meets rows newer than its locks reports kind 2 or fails with a unique
 // violation on messages_pkey and is run again (see retry); so is one the
 // server's deadlock detector aborts.
-const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq, NULL::bigint[] FROM {{schema}}.save_messages(
+const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq FROM {{schema}}.save_messages(
 	$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[], $10::timestamptz)`
 
-// saveNewMessagesSQL calls save_new_messages
-// (migrations/0005_save_new_messages.sql) for a batch of distinct ids into
-// one thread: one statement and one result row (kind 3) when every id is new
-// and the thread is the resource's, save_messages otherwise.
-const saveNewMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq, seqs FROM {{schema}}.save_new_messages(
-	$1::text[], $2::text, $3::text, $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[], $10::timestamptz)`
+// saveNewMessagesSQL saves a batch of distinct ids into one thread as one
+// statement (save_new_messages' statement, migrations/0005, sent as is, as
+// saveOneMessageSQL is): the thread's UPDATE takes its row lock and matches
+// nothing when the thread is missing or another resource's, the INSERT reads
+// the row it returns, and a stored id fails the INSERT on messages_pkey,
+// which undoes the UPDATE. It answers the seqs in batch order (RETURNING
+// follows the scan of the arrays; should a plan ever reorder the rows there
+// is no answer, and save_messages reports each row it finds stored), or no
+// row when nothing was written. The earliest createdAt is a column, so
+// pulled_back is inlined. Called through save_new_messages, the same
+// statement cost ~25% more server time (the function's SET clauses and
+// RETURN QUERY; BENCHMARKS.md, "Saves without save_new_messages"), and the
+// function's look-up of every id before the INSERT, whose unique check walks
+// the same index to the same leaf pages, ~20% more; save_new_messages stays
+// in the schema for the binaries that still call it. Its one lookup is the
+// thread's primary key, planned as in saveOneMessageSQL.
+const saveNewMessagesSQL = `WITH thr AS (
+	UPDATE {{schema}}.threads t
+	SET updated_at = $10::timestamptz, boundary = {{schema}}.pulled_back(t.boundary, f.first)
+	FROM (SELECT min(c) AS first FROM unnest($7::timestamptz[]) AS c) f
+	WHERE t.id = $2::text AND t.resource_id = $3::text
+	RETURNING t.id
+),
+ins AS (
+	INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+	SELECT u.id, thr.id, $3::text, u.role, u.type, u.content, u.created, u.tokens, u.enc
+	FROM thr, unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[])
+		AS u(id, role, type, content, created, tokens, enc)
+	RETURNING m.id, m.seq
+)
+SELECT array_agg(i.seq) FROM ins i HAVING array_agg(i.id) = $1::text[]`
 
 // ListMessages selects messages of one thread and the Include windows in a
 // single statement: the listed page (keyset cursor, date range, LIMIT

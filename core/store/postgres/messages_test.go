@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/agentmem/agentmem/core"
 )
 
@@ -109,5 +111,63 @@ func TestSaveFallsBack(t *testing.T) {
 	}
 	if got := listIDs(t, s); !slices.Equal(got, []string{"m1", "m2", "new2"}) {
 		t.Fatalf("listed %v", got)
+	}
+}
+
+// TestSaveNewStatementsWriteAllOrNothing: the one-statement saves of new
+// messages fail on messages_pkey when an id is stored, having written
+// nothing (the thread keeps its updatedAt), and answer no row for a thread
+// of another resource; SaveMessages then goes on to save_messages.
+func TestSaveNewStatementsWriteAllOrNothing(t *testing.T) {
+	s := openFresh(t)
+	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := saveText(t, s, now(), "m1"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.GetThread(bg(), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := now().Add(time.Hour)
+	content := `{"format":2,"parts":[]}`
+	// noRow runs a save statement and fails when it answers a row.
+	noRow := func(sql string, args ...any) error {
+		rows, err := s.pool.Query(bg(), sql, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if rows.Next() {
+			return fmt.Errorf("answered a row")
+		}
+		return rows.Err()
+	}
+	batch := func(resource string, ids ...string) error {
+		n := len(ids)
+		fill := func(v string) []string { return slices.Repeat([]string{v}, n) }
+		return noRow(s.q.saveNewMessages, ids, "t", resource, fill("user"), fill(""), fill(content),
+			slices.Repeat([]time.Time{at}, n), slices.Repeat([]int32{1}, n), fill(""), at)
+	}
+	one := func(resource, id string) error {
+		return noRow(s.q.saveOneMessage, id, "t", resource, "user", "", content, at, int32(1), "", at)
+	}
+	for name, err := range map[string]error{"batch": batch("r", "m2", "m1"), "one": one("r", "m1")} {
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "23505" || pgErr.ConstraintName != "messages_pkey" {
+			t.Fatalf("%s holding a stored id: %v, want a unique violation on messages_pkey", name, err)
+		}
+	}
+	for name, err := range map[string]error{"batch": batch("other", "m3", "m4"), "one": one("other", "m3")} {
+		if err != nil {
+			t.Fatalf("%s into another resource's thread: %v, want no row", name, err)
+		}
+	}
+	if got := listIDs(t, s); !slices.Equal(got, []string{"m1"}) {
+		t.Fatalf("stored %v, want only m1", got)
+	}
+	if after, err := s.GetThread(bg(), "t"); err != nil || !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Fatalf("thread updated at %v, was %v (%v)", after.UpdatedAt, before.UpdatedAt, err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentmem/agentmem/core/message"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -105,9 +107,11 @@ func (w *paramWriter) timestamptz(t time.Time) {
 	w.end()
 }
 
-func (w *paramWriter) texts(ss []string) {
-	w.arrayHeader(oidText, len(ss))
-	for _, s := range ss {
+// texts writes the array of field's value for each message.
+func (w *paramWriter) texts(msgs []message.Message, field func(*message.Message) string) {
+	w.arrayHeader(oidText, len(msgs))
+	for i := range msgs {
+		s := field(&msgs[i])
 		w.int32(int32(len(s)))
 		w.buf = append(w.buf, s...)
 	}
@@ -132,11 +136,12 @@ func (w *paramWriter) timestamptzs(ts []time.Time) {
 	w.end()
 }
 
-func (w *paramWriter) int4s(vs []int32) {
-	w.arrayHeader(oidInt4, len(vs))
-	for _, v := range vs {
+// tokens writes the array of the messages' token counts.
+func (w *paramWriter) tokens(msgs []message.Message) {
+	w.arrayHeader(oidInt4, len(msgs))
+	for i := range msgs {
 		w.int32(4)
-		w.int32(v)
+		w.int32(int32(msgs[i].Tokens))
 	}
 	w.end()
 }
