@@ -358,12 +358,12 @@ const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq F
 // follows the scan of the arrays; should a plan ever reorder the rows there
 // is no answer, and save_messages reports each row it finds stored), or no
 // row when nothing was written. The earliest createdAt is a column, so
-// pulled_back is inlined. Called through save_new_messages, the same
-// statement cost ~25% more server time (the function's SET clauses and
-// RETURN QUERY; BENCHMARKS.md, "Saves without save_new_messages"), and the
-// function's look-up of every id before the INSERT, whose unique check walks
-// the same index to the same leaf pages, ~20% more; save_new_messages stays
-// in the schema for the binaries that still call it. Its one lookup is the
+// pulled_back is inlined. Called through the function, the same statement
+// cost ~30% more server time for 100 messages, and the function's look-up
+// of every id before the INSERT, whose unique check walks the same index to
+// the same leaf pages, ~20% more (BENCHMARKS.md, "Saves without
+// save_new_messages' function call"); save_new_messages stays in the schema
+// for the binaries that still call it. Its one lookup is the
 // thread's primary key, planned as in saveOneMessageSQL.
 const saveNewMessagesSQL = `WITH thr AS (
 	UPDATE {{schema}}.threads t
