@@ -29,10 +29,12 @@ const messageCols = "id, thread_id, resource_id, role, type, content, created_at
 // by another resource, upserts the messages without touching created_at or
 // seq, and bumps updated_at of every locked thread. The common saves skip
 // most of that work: a batch of distinct ids into one thread goes through
-// save_new_messages, and a single message through saveOneMessageSQL, each
+// saveNewMessagesSQL, and a single message through saveOneMessageSQL, each
 // one statement that inserts every message or nothing; save_messages is a
 // second round trip only when an id is stored already (the insert fails on
-// messages_pkey) or the thread is missing or another resource's.
+// messages_pkey) or the thread is missing or another resource's. A batch
+// holding a message read from a store goes to save_messages at once
+// (readBefore).
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	b, err := newSaveBatch(op, msgs)
@@ -40,7 +42,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		return nil, err
 	}
 	var res saveResult
-	fresh := true // no id of the batch is known to be stored
+	fresh := !b.readBefore() // no id of the batch is known to be stored
 	err = retry(ctx, func() error {
 		if fresh {
 			done, err := b.saveNew(ctx, s, &res)
@@ -70,6 +72,17 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		out[i].CreatedAt, out[i].Seq = st.createdAt, st.seq
 	}
 	return out, nil
+}
+
+// readBefore reports whether a message of the batch carries a Seq, so was
+// read from a store: most likely it is stored, and the batch is an update
+// (a client's tool result merged into its stored message, an edit). Such a
+// batch goes straight to save_messages: the insert-first statements would
+// fail on messages_pkey, which PostgreSQL logs as an ERROR (with the
+// statement) and which leaves the rows inserted before it dead. A stored
+// id given without its Seq still takes that path, correctly, at that cost.
+func (b *saveBatch) readBefore() bool {
+	return slices.ContainsFunc(b.msgs, func(m message.Message) bool { return m.Seq != 0 })
 }
 
 // storedID reports whether err is the unique violation of an inserted id

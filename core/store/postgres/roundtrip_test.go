@@ -121,6 +121,18 @@ func TestRoundTrips(t *testing.T) {
 			_, err := s.SaveMessages(bg(), b)
 			return err
 		}},
+		// A stored message as returned (with its Seq), edited: save_messages
+		// at once, no failed insert first (one round trip to save two new
+		// messages, one for the edit).
+		{"SaveMessages (an edit of a message read back)", 2, func(i int) error {
+			saved, err := s.SaveMessages(bg(), batch(400 + i)[:2])
+			if err != nil {
+				return err
+			}
+			saved[1].Content.Parts[0].Text = "edited"
+			_, err = s.SaveMessages(bg(), saved[1:])
+			return err
+		}},
 		{"SaveMessages (refused: other resource)", 1, func(i int) error {
 			b := batch(100 + i)
 			b[7].ThreadID = "u"
