@@ -54,9 +54,8 @@ func BenchmarkPostgresSave(b *testing.B) {
 			if _, err := mem.CreateThread(bg, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
 				b.Fatal(err)
 			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				msgs := make([]core.Message, batch)
+			msgs := make([]core.Message, batch) // the caller's buffer, refilled for each save
+			save := func() {
 				for j := range msgs {
 					msgs[j] = core.NewMessage(core.RoleUser, "a message of ordinary length for the throughput test")
 					msgs[j].ThreadID, msgs[j].ResourceID = "t", "r"
@@ -64,6 +63,13 @@ func BenchmarkPostgresSave(b *testing.B) {
 				if _, err := mem.SaveMessages(bg, msgs, nil); err != nil {
 					b.Fatal(err)
 				}
+			}
+			for i := 0; i < warmSaves; i++ {
+				save()
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				save()
 			}
 			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "msgs/s")
 		})
