@@ -154,6 +154,11 @@ func (p *partition) bm25(q vector.Query, thread int32, n int) []scored {
 // every term is common, it walks them all.
 func (p *partition) bm25Search(q vector.Query, thread int32, n int) ([]scored, int) {
 	ts, c := p.bm25Terms(q)
+	return p.bm25Walk(ts, c, thread, n)
+}
+
+// bm25Walk is bm25Search over the query terms ts.
+func (p *partition) bm25Walk(ts []bm25Term, c bm25Norm, thread int32, n int) ([]scored, int) {
 	if len(ts) == 0 || n <= 0 {
 		return nil, 0
 	}

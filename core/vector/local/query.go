@@ -83,7 +83,7 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	case vector.SearchBM25:
 		res = p.bm25(q, thread, k)
 	default:
-		res = hybrid(p, q, thread)
+		res = hybrid(p, q, thread, k)
 	}
 	res = p.top(res, k)
 	hits := make([]vector.Hit, 0, min(k, len(res)))
@@ -323,8 +323,20 @@ func uncalibrated(ix *index) (resource string, p *partition, busy bool) {
 // hybrid fuses the top hybridCandidates of the vector and BM25 rankings like
 // Weaviate's relativeScoreFusion: each list is min-max normalized (all equal
 // scores normalize to 1), weighted, and summed per record. Only each side's
-// top candidates take part, so neither side needs a full score list.
-func hybrid(p *partition, q vector.Query, thread int32) []scored {
+// top candidates take part, so neither side needs a full score list. The
+// keyword side leaves out the query's common terms (vector.KeywordTerms)
+// when there is a vector side; with no term left it adds nothing, and the
+// query returns the k nearest by vector, as Weaviate's does.
+func hybrid(p *partition, q vector.Query, thread int32, k int) []scored {
+	var ts []bm25Term
+	var c bm25Norm
+	if q.Alpha < 1 && q.Text != "" {
+		if ts, c = p.bm25Terms(q); q.Alpha > 0 {
+			if ts = vector.KeywordTerms(ts, func(t bm25Term) int { return int(p.df[t.no]) }, p.live()); len(ts) == 0 {
+				return p.nearest(unit(q.Vector), thread, k)
+			}
+		}
+	}
 	fused := map[int32]float64{}
 	n := max(hybridCandidates, q.TopK)
 	add := func(list []scored, w float64) {
@@ -347,9 +359,7 @@ func hybrid(p *partition, q vector.Query, thread int32) []scored {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if q.Alpha < 1 && q.Text != "" {
-			kw = p.bm25(q, thread, n)
-		}
+		kw, _ = p.bm25Walk(ts, c, thread, n)
 	}()
 	var vec []scored
 	if q.Alpha > 0 {

@@ -116,7 +116,7 @@ func BenchmarkHybridQuery(b *testing.B) {
 	})
 	b.ResetTimer()
 	for i := range b.N {
-		hybrid(hq.p, hq.queries[i%len(hq.queries)], -1)
+		hybrid(hq.p, hq.queries[i%len(hq.queries)], -1, 4)
 	}
 }
 

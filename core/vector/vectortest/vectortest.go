@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener, emb vector.Embedder, opts ...RunOptions) {
 		{"DeleteByResource", testDeleteByResource},
 		{"BM25", testBM25},
 		{"Hybrid", testHybrid},
+		{"CommonTerms", testCommonTerms},
 		{"IndexVersion", testIndexVersion},
 		{"ResourceIsolation", func(h *H) { RunIsolation(h, max(o.IsolationQueries, 0)) }},
 	}

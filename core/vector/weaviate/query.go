@@ -23,8 +23,10 @@ import (
 // SearchVector (nearText when self-embedding, else nearVector; score =
 // 1 - distance, the cosine similarity), SearchBM25 (score = BM25 of
 // q.Keywords on "keywords") and SearchHybrid (relativeScoreFusion with
-// q.Alpha of both; score in [0,1]; pure vector when the query has no keyword). Hits
-// scoring below a non-zero q.MinScore are dropped.
+// q.Alpha of both; score in [0,1]; with 0 < q.Alpha < 1 its keyword side
+// leaves out the query's absent and common terms, vector.KeywordTerms, at
+// the cost of one Aggregate request; pure vector when no keyword is left). Hits scoring
+// below a non-zero q.MinScore are dropped.
 func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vector.Hit, error) {
 	const op = "Query"
 	if q.Filter.ResourceID == "" {
@@ -68,6 +70,11 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 	}
 	if _, err := s.checkVersion(ctx, op, class, tenant, q.Filter.ResourceID); err != nil {
 		return nil, err
+	}
+	if mode == vector.SearchHybrid && q.Alpha > 0 && q.Alpha < 1 {
+		if keywords = s.keywordSide(ctx, class, tenant, keywords); keywords == "" {
+			mode = vector.SearchVector // every term is common: the keyword side adds nothing worth its cost
+		}
 	}
 	k := q.TopK
 	if k <= 0 {

@@ -16,6 +16,7 @@ import (
 const (
 	propText         = "text"
 	propKeywords     = "keywords"
+	propTerms        = "terms"
 	propIndexVersion = "indexVersion"
 	propRecordID     = "recordId"
 	propMessageID    = "messageId"
@@ -41,7 +42,7 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	}
 	class := s.ClassName(spec.Name)
 	s.mu.Lock()
-	s.versions[class] = spec.Version
+	s.versions[class] = storedVersion(spec.Version)
 	s.mu.Unlock()
 	cls, err := s.client.Schema().ClassGetter().WithClassName(class).Do(ctx)
 	if err == nil && cls != nil {
@@ -119,6 +120,10 @@ func (s *Store) addedProperties() []*models.Property {
 			IndexFilterable: &f, ModuleConfig: s.skipVectorization()},
 		{Name: propIndexVersion, DataType: []string{"text"}, Tokenization: "field", IndexSearchable: &f,
 			IndexFilterable: &f, ModuleConfig: s.skipVectorization()},
+		// The distinct terms of keywords, filterable only: a term's
+		// document frequency is the cardinality of its bitmap (termCounts).
+		{Name: propTerms, DataType: []string{"text"}, Tokenization: "whitespace", IndexSearchable: &f,
+			IndexFilterable: &t, ModuleConfig: s.skipVectorization()},
 	}
 }
 

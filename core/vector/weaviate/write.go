@@ -52,7 +52,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 			kw = analysis.Plain.Analyze(r.Text)
 		}
 		o := &models.Object{Class: class, ID: strfmt.UUID(ObjectID(r.ID)), Tenant: tenant, Properties: map[string]any{
-			propText: r.Text, propKeywords: kw, propRecordID: r.ID, propMessageID: r.Meta.MessageID, propThreadID: r.Meta.ThreadID,
+			propText: r.Text, propKeywords: kw, propTerms: strings.Join(distinctTerms(kw), " "), propRecordID: r.ID, propMessageID: r.Meta.MessageID, propThreadID: r.Meta.ThreadID,
 			propResourceID: r.Meta.ResourceID, propRole: string(r.Meta.Role),
 			propCreatedAt: r.Meta.CreatedAt.UTC().Format(time.RFC3339Nano),
 		}}

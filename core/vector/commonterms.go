@@ -1,0 +1,41 @@
+package vector
+
+import (
+	"os"
+	"strconv"
+)
+
+// CommonTermShare is the share of the searched records above which a query
+// term is common and left out of a hybrid query's keyword side (a document
+// frequency cutoff, like Lucene's CommonTermsQuery): a term in a share s of
+// n records has a BM25 idf of ln(1 + (1-s)/s) at most (0.69 at a half, 1.39 at
+// a fifth, against 5–10 for a rare term), so it barely moves the ranking, while
+// its posting list is the longest to read. Chosen by measurement on the
+// LoCoMo dev split (BENCHMARKS.md, "Common terms in hybrid recall").
+const CommonTermShare = 0.5
+
+var commonTermShare = func() float64 {
+	if v, err := strconv.ParseFloat(os.Getenv("AGENTMEM_COMMON_SHARE"), 64); err == nil {
+		return v
+	}
+	return CommonTermShare
+}()
+
+// KeywordTerms returns the terms a hybrid query's keyword side searches:
+// those of terms (a query's distinct analyzed terms, of any representation)
+// that some record holds and that occur in at most CommonTermShare of the n
+// searched records, df(t) being the number of records holding t; the order
+// of terms is kept. An empty result means no term is worth matching (each is
+// absent or common): a hybrid query then searches by vector only, as for a
+// query without keywords. The rule applies where the query has a vector
+// side: explicit keyword search (SearchBM25) and hybrid with alpha 0 search
+// every term, as who asks for keyword search gets it.
+func KeywordTerms[T any](terms []T, df func(T) int, n int) []T {
+	kept := make([]T, 0, len(terms))
+	for _, t := range terms {
+		if d := df(t); d > 0 && float64(d) <= commonTermShare*float64(n) {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
