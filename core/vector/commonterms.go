@@ -23,17 +23,17 @@ var commonTermShare = func() float64 {
 
 // KeywordTerms returns the terms a hybrid query's keyword side searches:
 // those of terms (a query's distinct analyzed terms, of any representation)
-// that some record holds and that occur in at most CommonTermShare of the n
-// searched records, df(t) being the number of records holding t; the order
-// of terms is kept. An empty result means no term is worth matching (each is
-// absent or common): a hybrid query then searches by vector only, as for a
-// query without keywords. The rule applies where the query has a vector
-// side: explicit keyword search (SearchBM25) and hybrid with alpha 0 search
+// that occur in at most CommonTermShare of the n searched records, df(t)
+// being the number of records holding t (both may come from a sample of the
+// records); the order of terms is kept. An empty result means every term is
+// common: a hybrid query then searches by vector only, as for a query without
+// keywords. The rule applies where the query has a vector side to fall back
+// on: explicit keyword search (SearchBM25) and hybrid with alpha 0 search
 // every term, as who asks for keyword search gets it.
 func KeywordTerms[T any](terms []T, df func(T) int, n int) []T {
 	kept := make([]T, 0, len(terms))
 	for _, t := range terms {
-		if d := df(t); d > 0 && float64(d) <= commonTermShare*float64(n) {
+		if float64(df(t)) <= commonTermShare*float64(n) {
 			kept = append(kept, t)
 		}
 	}

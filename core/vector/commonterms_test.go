@@ -24,9 +24,9 @@ func TestKeywordTerms(t *testing.T) {
 		{"every term common", []string{"budget", "plan"}, map[string]int{"budget": 71, "plan": 70}, 100, []string{}},
 		{"at the share kept", []string{"x"}, map[string]int{"x": int(share * 1000)}, 1000, []string{"x"}},
 		{"one above the share dropped", []string{"x"}, map[string]int{"x": int(share*1000) + 1}, 1000, []string{}},
-		{"absent term dropped", []string{"zebra", "the", "cat"}, map[string]int{"the": 90, "cat": 2}, 100, []string{"cat"}},
+		{"absent term kept", []string{"zebra", "the", "cat"}, map[string]int{"the": 90, "cat": 2}, 100, []string{"zebra", "cat"}},
 		{"one record holding the term", []string{"only"}, map[string]int{"only": 1}, 1, []string{}},
-		{"empty resource", []string{"x"}, map[string]int{}, 0, []string{}},
+		{"empty resource", []string{"x"}, map[string]int{}, 0, []string{"x"}},
 	}
 	for _, c := range cases {
 		got := vector.KeywordTerms(c.terms, func(s string) int { return c.df[s] }, c.n)

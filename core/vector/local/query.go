@@ -325,13 +325,14 @@ func uncalibrated(ix *index) (resource string, p *partition, busy bool) {
 // scores normalize to 1), weighted, and summed per record. Only each side's
 // top candidates take part, so neither side needs a full score list. The
 // keyword side leaves out the query's common terms (vector.KeywordTerms)
-// when there is a vector side; with no term left it adds nothing, and the
-// query returns the k nearest by vector, as Weaviate's does.
+// when there is a vector side; when all its terms are common it adds
+// nothing, and the query returns the k nearest by vector (cosine scores), as
+// Weaviate's does.
 func hybrid(p *partition, q vector.Query, thread int32, k int) []scored {
 	var ts []bm25Term
 	var c bm25Norm
 	if q.Alpha < 1 && q.Text != "" {
-		if ts, c = p.bm25Terms(q); q.Alpha > 0 {
+		if ts, c = p.bm25Terms(q); q.Alpha > 0 && len(ts) > 0 {
 			if ts = vector.KeywordTerms(ts, func(t bm25Term) int { return int(p.df[t.no]) }, p.live()); len(ts) == 0 {
 				return p.nearest(unit(q.Vector), thread, k)
 			}

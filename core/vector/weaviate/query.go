@@ -24,8 +24,9 @@ import (
 // 1 - distance, the cosine similarity), SearchBM25 (score = BM25 of
 // q.Keywords on "keywords") and SearchHybrid (relativeScoreFusion with
 // q.Alpha of both; score in [0,1]; with 0 < q.Alpha < 1 its keyword side
-// leaves out the query's absent and common terms, vector.KeywordTerms, at
-// the cost of one Aggregate request; pure vector when no keyword is left). Hits scoring
+// leaves out the terms common in the tenant, vector.KeywordTerms, estimated
+// from a cached sample of its records (sample.go); pure vector when no
+// keyword is left). Hits scoring
 // below a non-zero q.MinScore are dropped.
 func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vector.Hit, error) {
 	const op = "Query"

@@ -16,7 +16,6 @@ import (
 const (
 	propText         = "text"
 	propKeywords     = "keywords"
-	propTerms        = "terms"
 	propIndexVersion = "indexVersion"
 	propRecordID     = "recordId"
 	propMessageID    = "messageId"
@@ -42,7 +41,7 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	}
 	class := s.ClassName(spec.Name)
 	s.mu.Lock()
-	s.versions[class] = storedVersion(spec.Version)
+	s.versions[class] = spec.Version
 	s.mu.Unlock()
 	cls, err := s.client.Schema().ClassGetter().WithClassName(class).Do(ctx)
 	if err == nil && cls != nil {
@@ -120,10 +119,6 @@ func (s *Store) addedProperties() []*models.Property {
 			IndexFilterable: &f, ModuleConfig: s.skipVectorization()},
 		{Name: propIndexVersion, DataType: []string{"text"}, Tokenization: "field", IndexSearchable: &f,
 			IndexFilterable: &f, ModuleConfig: s.skipVectorization()},
-		// The distinct terms of keywords, filterable only: a term's
-		// document frequency is the cardinality of its bitmap (termCounts).
-		{Name: propTerms, DataType: []string{"text"}, Tokenization: "whitespace", IndexSearchable: &f,
-			IndexFilterable: &t, ModuleConfig: s.skipVectorization()},
 	}
 }
 
@@ -245,5 +240,6 @@ func (s *Store) forgetTenant(class, tenant string) {
 	s.mu.Lock()
 	delete(s.tenants[class], tenant)
 	delete(s.tenantVersions, class+"/"+tenant)
+	delete(s.samples, class+"/"+tenant)
 	s.mu.Unlock()
 }

@@ -102,6 +102,7 @@ type Store struct {
 	tenants        map[string]map[string]bool // class -> tenants known to exist
 	versions       map[string]string          // class -> IndexSpec.Version of the last EnsureIndex
 	tenantVersions map[string]tenantState     // "class/tenant" -> its recorded version
+	samples        map[string]*termSample     // "class/tenant" -> its term sample (see sample.go)
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -141,7 +142,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, vecErr(op, "connect to "+cfg.Host, err)
 	}
 	return &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{},
-		versions: map[string]string{}, tenantVersions: map[string]tenantState{}}, nil
+		versions: map[string]string{}, tenantVersions: map[string]tenantState{}, samples: map[string]*termSample{}}, nil
 }
 
 // Client returns the underlying client (for administration and tests).

@@ -30,7 +30,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	const op = "Upsert"
 	class := s.ClassName(index)
 	var tenants, resources []string
-	seen := map[string]bool{}
+	seen, written := map[string]bool{}, map[string]int{}
 	objs := make([]*models.Object, 0, len(recs))
 	for _, r := range recs {
 		switch {
@@ -42,6 +42,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 			return vecErr(op, "record "+r.ID+" has no vector (vectorizer none)", nil)
 		}
 		tenant := TenantName(r.Meta.ResourceID)
+		written[tenant]++
 		if !seen[tenant] {
 			seen[tenant] = true
 			tenants = append(tenants, tenant)
@@ -52,7 +53,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 			kw = analysis.Plain.Analyze(r.Text)
 		}
 		o := &models.Object{Class: class, ID: strfmt.UUID(ObjectID(r.ID)), Tenant: tenant, Properties: map[string]any{
-			propText: r.Text, propKeywords: kw, propTerms: strings.Join(distinctTerms(kw), " "), propRecordID: r.ID, propMessageID: r.Meta.MessageID, propThreadID: r.Meta.ThreadID,
+			propText: r.Text, propKeywords: kw, propRecordID: r.ID, propMessageID: r.Meta.MessageID, propThreadID: r.Meta.ThreadID,
 			propResourceID: r.Meta.ResourceID, propRole: string(r.Meta.Role),
 			propCreatedAt: r.Meta.CreatedAt.UTC().Format(time.RFC3339Nano),
 		}}
@@ -82,6 +83,9 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 		if err := batchErrors(res, len(batch)); err != nil {
 			return vecErr(op, "batch", err)
 		}
+	}
+	for _, tenant := range tenants {
+		s.noteWrites(class, tenant, written[tenant])
 	}
 	return nil
 }
@@ -169,6 +173,9 @@ func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error
 		}
 		return nil
 	}
+	s.mu.Lock()
+	delete(s.samples, class+"/"+tenant) // the sample may hold deleted records
+	s.mu.Unlock()
 	if len(f.MessageIDs) == 0 {
 		return s.batchDelete(ctx, class, tenant, where(f.ResourceID, f.ThreadID, nil))
 	}
