@@ -1,25 +1,15 @@
 package vector
 
-import (
-	"os"
-	"strconv"
-)
-
 // CommonTermShare is the share of the searched records above which a query
 // term is common and left out of a hybrid query's keyword side (a document
-// frequency cutoff, like Lucene's CommonTermsQuery): a term in a share s of
-// n records has a BM25 idf of ln(1 + (1-s)/s) at most (0.69 at a half, 1.39 at
-// a fifth, against 5–10 for a rare term), so it barely moves the ranking, while
-// its posting list is the longest to read. Chosen by measurement on the
-// LoCoMo dev split (BENCHMARKS.md, "Common terms in hybrid recall").
+// frequency cutoff, like Lucene's CommonTermsQuery): a term in more than half
+// of n records has a BM25 idf below ln 2 ≈ 0.69 (the Robertson–Spärck Jones
+// weight without Lucene's 1+ would be negative), against 5–10 for a rare term,
+// so it barely moves the ranking, while its posting list is the longest to
+// read. Measured on the LoCoMo dev split (BENCHMARKS.md, "Common terms in
+// hybrid recall"): evidence recall is unchanged down to a share of 0.6 and
+// loses 0.002–0.005 at 0.5, more below.
 const CommonTermShare = 0.5
-
-var commonTermShare = func() float64 {
-	if v, err := strconv.ParseFloat(os.Getenv("AGENTMEM_COMMON_SHARE"), 64); err == nil {
-		return v
-	}
-	return CommonTermShare
-}()
 
 // KeywordTerms returns the terms a hybrid query's keyword side searches:
 // those of terms (a query's distinct analyzed terms, of any representation)
@@ -33,7 +23,7 @@ var commonTermShare = func() float64 {
 func KeywordTerms[T any](terms []T, df func(T) int, n int) []T {
 	kept := make([]T, 0, len(terms))
 	for _, t := range terms {
-		if float64(df(t)) <= commonTermShare*float64(n) {
+		if float64(df(t)) <= CommonTermShare*float64(n) {
 			kept = append(kept, t)
 		}
 	}

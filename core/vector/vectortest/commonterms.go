@@ -9,7 +9,8 @@ import (
 // testCommonTerms: a hybrid query's keyword side leaves out a term most of
 // the resource's records hold (vector.KeywordTerms), so a query of that
 // term alone ranks by vector; a rare term beside it still finds its record;
-// keyword search (SearchBM25, hybrid alpha 0) keeps every term.
+// keyword search (SearchBM25, hybrid alpha 0) keeps every term. Writes and
+// deletes move a term across the cutoff at once.
 func testCommonTerms(h *H) {
 	if !h.Supports(vector.SearchHybrid) || !h.Supports(vector.SearchBM25) {
 		h.T.Skip("store does not support hybrid and bm25")
@@ -34,4 +35,12 @@ func testCommonTerms(h *H) {
 	if got := q("weather", vector.SearchHybrid, 0); len(got) != 1 || got[0][0] != 'w' {
 		h.T.Fatalf("hybrid alpha 0 of the common term: %v, want a w record", got)
 	}
+	var more []vector.Record
+	for i := range 10 {
+		more = append(more, Rec(fmt.Sprint("s", i), "t2", "r", fmt.Sprintf("zebra stripes number%d", i)))
+	}
+	h.Upsert(more...)
+	want(h, "hybrid, zebra in 11 of 18 records", q("zebra", vector.SearchHybrid, 0.2), []string{"o#0"})
+	h.Delete(vector.Filter{ResourceID: "r", ThreadID: "t2"})
+	want(h, "hybrid, zebra in 1 of 8 records again", q("zebra", vector.SearchHybrid, 0.2), []string{"z#0"})
 }

@@ -37,7 +37,10 @@
 // one of this store. Its cost is speed: keyword search then reads every
 // posting list of the query terms in full (the pre-1.29 WAND), so hybrid
 // queries over terms that most records share are far slower than vector
-// queries (see BENCHMARKS.md, issue 12). A server with the fix can switch
+// queries (see BENCHMARKS.md, issue 12). Hybrid queries therefore leave
+// terms held by more than half of the tenant's records out of their keyword
+// side (vector.KeywordTerms), judged on a cached sample of the tenant's
+// records (sample.go). A server with the fix can switch
 // existing collections to BlockMax WAND with REINDEX_MAP_TO_BLOCKMAX_AT_STARTUP. The client is weaviate-go-client/v5: v4 does not compile against the
 // weaviate module version this module's graph selects.
 package weaviate
