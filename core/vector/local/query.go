@@ -25,7 +25,8 @@ type scored struct {
 // Scores: cosine similarity (SearchVector), BM25 (SearchBM25, only records
 // sharing a term with q.Text), or the relativeScoreFusion of both
 // (SearchHybrid: min-max normalized, weighted Alpha for vector and 1-Alpha for
-// BM25, in [0,1]). Hits scoring below a non-zero q.MinScore are dropped
+// BM25, in [0,1]; cosine similarity when every query term is common, see
+// hybrid). Hits scoring below a non-zero q.MinScore are dropped
 // (cosine similarity can be negative; MinScore 0 means no threshold).
 func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vector.Hit, error) {
 	const op = "Query"
