@@ -112,6 +112,14 @@ func (s *Store) noteWrites(class, tenant string, n int) {
 	s.mu.Unlock()
 }
 
+// forgetSample drops a tenant's sample, so the next hybrid query reads it
+// again.
+func (s *Store) forgetSample(class, tenant string) {
+	s.mu.Lock()
+	delete(s.samples, class+"/"+tenant)
+	s.mu.Unlock()
+}
+
 // distinctTerms returns the distinct whitespace-separated terms of keywords,
 // in order (what the keywords property's whitespace tokenization makes).
 func distinctTerms(keywords string) []string {

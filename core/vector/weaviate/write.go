@@ -173,9 +173,7 @@ func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error
 		}
 		return nil
 	}
-	s.mu.Lock()
-	delete(s.samples, class+"/"+tenant) // the sample may hold deleted records
-	s.mu.Unlock()
+	s.forgetSample(class, tenant) // it may hold deleted records
 	if len(f.MessageIDs) == 0 {
 		return s.batchDelete(ctx, class, tenant, where(f.ResourceID, f.ThreadID, nil))
 	}
