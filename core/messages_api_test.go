@@ -3,6 +3,7 @@ package core_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
@@ -118,5 +119,40 @@ func TestUpdateMessagesSameIDTwice(t *testing.T) {
 	got, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
 	if len(got.Messages) != 1 || got.Messages[0].Role != core.RoleAssistant || got.Messages[0].Text() != "edited" {
 		t.Fatalf("got %+v", got.Messages)
+	}
+}
+
+// With the default clock and ids, saved messages get ids and createdAt that
+// increase within a batch and across batches, and createdAt is the time of
+// the save.
+func TestSaveMessagesDefaultClockIncreases(t *testing.T) {
+	s := memstore.New()
+	seed(t, s, "t", "r")
+	m, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Add(-time.Millisecond)
+	var all []core.Message
+	for range 3 {
+		batch := make([]core.Message, 300)
+		for i := range batch {
+			batch[i] = core.NewMessage(core.RoleUser, "hello")
+			batch[i].ThreadID, batch[i].ResourceID = "t", "r"
+		}
+		saved, err := m.SaveMessages(ctx, batch, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, saved...)
+	}
+	after := time.Now().Add(time.Second)
+	for i, msg := range all {
+		if msg.CreatedAt.Before(before) || msg.CreatedAt.After(after) {
+			t.Fatalf("message %d created at %v, saved between %v and %v", i, msg.CreatedAt, before, after)
+		}
+		if i > 0 && (msg.ID <= all[i-1].ID || !msg.CreatedAt.After(all[i-1].CreatedAt)) {
+			t.Fatalf("message %d (%s, %v) does not follow %s, %v", i, msg.ID, msg.CreatedAt, all[i-1].ID, all[i-1].CreatedAt)
+		}
 	}
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
-// A batch large enough to be counted on several goroutines gets every
-// message counted exactly once, each with its own count.
+// A batch large enough to be counted on several goroutines (~128 KB of
+// text, twice parallelCountBytes) gets every message counted exactly once,
+// each with its own count.
 func TestSaveMessagesCountsLargeBatch(t *testing.T) {
 	s := memstore.New()
 	m := newMem(t, s, core.Config{})
