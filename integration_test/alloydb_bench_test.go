@@ -38,11 +38,11 @@ func BenchmarkPostgresSaveUpstream(b *testing.B) {
 	for _, batch := range []int{1, 100} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
 			h := upstreamHistory(b, openPG(b, nil), "history")
-			msgs := make([]llms.ChatMessage, batch)
-			for i := range msgs {
-				msgs[i] = llms.HumanChatMessage{Content: "a message of ordinary length for the throughput test"}
-			}
+			msgs := make([]llms.ChatMessage, batch) // the caller's buffer, refilled for each save as agentmem's is
 			save := func() {
+				for i := range msgs {
+					msgs[i] = llms.HumanChatMessage{Content: "a message of ordinary length for the throughput test"}
+				}
 				var err error
 				if batch == 1 {
 					err = h.AddMessage(bg, msgs[0])

@@ -42,11 +42,11 @@ func BenchmarkPostgresSaveCPU(b *testing.B) {
 		b.Run(fmt.Sprintf("langchaingo/batch=%d", batch), func(b *testing.B) {
 			s := openPGWith(b, func(cfg *pgxpool.Config) { cfg.MaxConns = 1 })
 			h := upstreamHistory(b, s, "history")
-			msgs := make([]llms.ChatMessage, batch)
-			for i := range msgs {
-				msgs[i] = llms.HumanChatMessage{Content: "a message of ordinary length for the throughput test"}
-			}
+			msgs := make([]llms.ChatMessage, batch) // refilled for each save, as above
 			measureCPU(b, s.Pool(), batch, func() error {
+				for i := range msgs {
+					msgs[i] = llms.HumanChatMessage{Content: "a message of ordinary length for the throughput test"}
+				}
 				if batch == 1 {
 					return h.AddMessage(bg, msgs[0])
 				}
