@@ -19,7 +19,8 @@ const parallelCountBytes = 64 << 10
 // batch over the available cores. The Tokenizer contract makes Count safe for
 // concurrent use.
 func (m *Memory) countAll(msgs []Message) {
-	workers := min(runtime.GOMAXPROCS(0), countedBytes(msgs, parallelCountBytes*runtime.GOMAXPROCS(0))/(parallelCountBytes/2))
+	procs := runtime.GOMAXPROCS(0)
+	workers := min(procs, len(msgs), countedBytes(msgs, parallelCountBytes*procs)/(parallelCountBytes/2))
 	if workers < 2 {
 		for i := range msgs {
 			m.countTokens(&msgs[i])

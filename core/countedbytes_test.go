@@ -1,0 +1,19 @@
+package core
+
+import "testing"
+
+// countedBytes sums the text CountMessageTokens reads (text, reasoning, a
+// tool call's name, arguments, result and error) and stops after the
+// message that reaches the limit.
+func TestCountedBytes(t *testing.T) {
+	tool := Message{Content: Content{Parts: []Part{
+		{Type: PartReasoning, Reasoning: "de"},
+		{Type: PartToolInvocation, ToolInvocation: &ToolInvocation{ToolName: "f", Args: []byte(`{}`), Result: []byte(`1`), ErrorText: "x"}},
+	}}}
+	msgs := []Message{NewMessage(RoleUser, "abc"), tool, NewMessage(RoleUser, "ghij")}
+	for _, c := range []struct{ limit, want int }{{1 << 20, 3 + 2 + 1 + 2 + 1 + 1 + 4}, {3, 3}, {4, 10}} {
+		if n := countedBytes(msgs, c.limit); n != c.want {
+			t.Errorf("countedBytes(limit %d) = %d, want %d", c.limit, n, c.want)
+		}
+	}
+}
