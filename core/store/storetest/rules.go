@@ -253,6 +253,10 @@ func testBoundaryPullBack(t *testing.T, s *core.CheckedStore) {
 	if b := stored(t, s, "A"); b.Excludes(T(3), "late") || !b.Excludes(T(1), "m1") {
 		t.Fatalf("pulled-back boundary %+v hides the late message or shows m1", b)
 	}
+	// A batch of new messages pulls it back to just before its earliest.
+	mustSave(t, s, msg("m7", "A", "r", "seven", T(7)), msg("later", "A", "r", "later question", T(2)))
+	want.CreatedAt = T(2).Add(-time.Microsecond)
+	sameBoundaryLoose(t, "pulled back by a batch", stored(t, s, "A"), want)
 }
 
 // testBoundaryClamp: a candidate never covers a message with a Seq above
