@@ -43,7 +43,8 @@ func (m *Memory) countAll(msgs []Message) {
 }
 
 // countedBytes is about how many bytes CountMessageTokens reads in msgs,
-// summed until it reaches limit.
+// summed until it reaches limit. It lists the same fields; one it misses
+// only changes which batches are split, never a count.
 func countedBytes(msgs []Message, limit int) int {
 	n := 0
 	for i := range msgs {
