@@ -183,5 +183,7 @@ func (s *Store) execOn(ctx context.Context, c *pgx.Conn, sql string, vals [][]by
 	if err != nil {
 		return &pgconn.Result{Err: err}
 	}
-	return c.PgConn().ExecPrepared(ctx, sd.Name, vals, formats, formats).Read()
+	// ExecStatement, unlike ExecPrepared, sends no Describe: the prepared
+	// statement's description already has the result's columns.
+	return c.PgConn().ExecStatement(ctx, sd, vals, formats, formats).Read()
 }
