@@ -163,6 +163,8 @@ func (b *bench) run(ctx context.Context) error {
 func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 	base := time.Now().Add(-time.Duration(b.n) * time.Second).UTC()
 	var batchMs []float64
+	var clientFaults, serverFaults []int64
+	faults := newFaultCounter(ctx, b)
 	start := time.Now()
 	for i := 0; i < b.n; i += batchSize {
 		batch := make([]core.Message, 0, batchSize)
@@ -176,11 +178,16 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 			m.CreatedAt = base.Add(time.Duration(j) * time.Second)
 			batch = append(batch, m)
 		}
+		c0, s0 := faults.counts()
 		t0 := time.Now()
 		if _, err := mem.SaveMessages(ctx, batch, nil); err != nil {
 			return err
 		}
 		batchMs = append(batchMs, ms(time.Since(t0)))
+		if len(batchMs) <= 10 || len(batchMs) == 100 {
+			c1, s1 := faults.counts()
+			clientFaults, serverFaults = append(clientFaults, c1-c0), append(serverFaults, s1-s0)
+		}
 	}
 	secs := time.Since(start).Seconds()
 	b.emit("save_msgs_per_s", int(float64(b.n)/secs))
@@ -189,6 +196,13 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 	// The first ten batches one by one: the first save of a fresh process
 	// should be no slower than the tenth (issue 17).
 	b.emit("batches_1_10_ms", window(batchMs, 0, 10), "batch_10_ms", at(batchMs, 9))
+	// Minor page faults of batches 1-10 and 100 (the server's: null when its
+	// backends cannot be read).
+	var server any = serverFaults
+	if faults.pids == nil {
+		server = nil
+	}
+	b.emit("faults_batches_1_10_100", clientFaults, "server_faults_batches_1_10_100", server)
 	return nil
 }
 

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// faultCounter counts minor page faults: this process's, and on
+// PostgreSQL those of the database's backends when their /proc entries are
+// readable (a server on this machine, read as its owner or root). A first
+// touch of memory costs ~12 µs on the project's machine, so the first
+// batches of a fresh process and backend are largely their faults
+// (BENCHMARKS.md, "The first batches are page faults").
+type faultCounter struct {
+	pids []int // the backends; nil when unknown or unreadable
+}
+
+// newFaultCounter finds the backends of the store's database; it counts
+// this process's faults only on SQLite or when a backend cannot be read.
+func newFaultCounter(ctx context.Context, b *bench) *faultCounter {
+	fc := &faultCounter{}
+	if b.pg == nil {
+		return fc
+	}
+	rows, err := b.pg.Pool().Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+	if err != nil {
+		return fc
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid int
+		if rows.Scan(&pid) != nil {
+			return fc
+		}
+		fc.pids = append(fc.pids, pid)
+	}
+	for _, pid := range fc.pids {
+		if _, ok := procFaults(pid); !ok {
+			fc.pids = nil
+			break
+		}
+	}
+	return fc
+}
+
+// counts returns the faults so far of this process and of the backends
+// (-1 when the backends are not counted).
+func (fc *faultCounter) counts() (client, server int64) {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	server = -1
+	if fc.pids != nil {
+		server = 0
+		for _, pid := range fc.pids {
+			n, _ := procFaults(pid)
+			server += n
+		}
+	}
+	return int64(ru.Minflt), server
+}
+
+// procFaults reads the minor faults of a process from /proc/pid/stat.
+func procFaults(pid int) (int64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	// After the command: state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt.
+	f := strings.Fields(s[i+1:])
+	if len(f) < 8 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(f[7], 10, 64)
+	return n, err == nil
+}
