@@ -3,6 +3,7 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -212,16 +213,7 @@ func (b *saveBatch) saveOne(ctx context.Context, s *Store, res *saveResult) (boo
 	w.int4(int32(m.Tokens))
 	w.text(m.TokenEncoding)
 	w.timestamptz(b.at)
-	rows, types, err := s.execBinary(ctx, s.q.saveOneMessage, w.values())
-	if err != nil || len(rows.Rows) == 0 {
-		return false, err
-	}
-	var seq int64
-	if err := scanRow(types, rows.FieldDescriptions, rows.Rows[0], &seq); err != nil {
-		return false, err
-	}
-	*res = saveResult{seqs: []int64{seq}}
-	return true, nil
+	return b.saveNewRows(ctx, s, s.q.saveOneMessage, w, res)
 }
 
 // saveOneMessageSQL is saveNewMessagesSQL for one message, without arrays
@@ -246,7 +238,7 @@ const saveOneMessageSQL = `WITH thr AS (
 )
 INSERT INTO {{schema}}.messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
 SELECT $1, thr.id, $3, $4::text, $5::text, $6::text, $7, $8::int, $9::text FROM thr
-RETURNING seq`
+RETURNING id, seq`
 
 // oneThread reports whether every message of a non-empty batch has the
 // first one's thread and resource.
@@ -277,12 +269,25 @@ func (b *saveBatch) saveNew(ctx context.Context, s *Store, res *saveResult) (boo
 	w.text(b.msgs[0].ThreadID)
 	w.text(b.msgs[0].ResourceID)
 	b.rest(w)
-	rows, types, err := s.execBinary(ctx, s.q.saveNewMessages, w.values())
-	if err != nil || len(rows.Rows) == 0 {
-		return false, err
-	}
-	var seqs []int64
-	if err := scanRow(types, rows.FieldDescriptions, rows.Rows[0], &seqs); err != nil {
+	return b.saveNewRows(ctx, s, s.q.saveNewMessages, w, res)
+}
+
+// saveNewRows runs saveOneMessageSQL or saveNewMessagesSQL and reads the id
+// and seq each answers for a message. It reports false when nothing was
+// written (no rows) or the rows are not the batch's ids in batch order;
+// save_messages then reports what is stored.
+func (b *saveBatch) saveNewRows(ctx context.Context, s *Store, sql string, w *paramWriter, res *saveResult) (bool, error) {
+	seqs := make([]int64, 0, len(b.msgs))
+	inOrder := true
+	err := s.execEach(ctx, sql, w.values(), func(v [][]byte) {
+		i := len(seqs)
+		if !inOrder || i == len(b.msgs) || len(v) != 2 || string(v[0]) != b.msgs[i].ID || len(v[1]) != 8 {
+			inOrder = false
+			return
+		}
+		seqs = append(seqs, int64(binary.BigEndian.Uint64(v[1])))
+	})
+	if err != nil || !inOrder || len(seqs) != len(b.msgs) {
 		return false, err
 	}
 	*res = saveResult{seqs: seqs}
@@ -401,38 +406,39 @@ const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq F
 	$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[], $10::timestamptz)`
 
 // saveNewMessagesSQL saves a batch of distinct ids into one thread as one
-// statement (save_new_messages' statement, migrations/0005, sent as is, as
-// saveOneMessageSQL is): the thread's UPDATE takes its row lock and matches
-// nothing when the thread is missing or another resource's, the INSERT reads
-// the row it returns, and a stored id fails the INSERT on messages_pkey,
-// which undoes the UPDATE. It answers the seqs in batch order (RETURNING
-// follows the scan of the arrays; should a plan ever reorder the rows there
-// is no answer, and save_messages reports each row it finds stored), or no
-// row when nothing was written. As in saveOneMessageSQL, a batch with a
-// message at or before the thread's boundary matches no thread and is saved
-// by save_messages, which pulls the boundary back: the fast paths never
-// change a boundary. Called through the function, the same statement
-// cost ~30% more server time for 100 messages, and the function's look-up
-// of every id before the INSERT, whose unique check walks the same index to
-// the same leaf pages, ~20% more (BENCHMARKS.md, "Saves without
-// save_new_messages' function call"); save_new_messages stays in the schema
-// for the binaries that still call it. Its one lookup is the
-// thread's primary key, planned as in saveOneMessageSQL.
+// statement (migrations/0005's save_new_messages as a statement of its own,
+// as saveOneMessageSQL is, answering rows): the thread's UPDATE takes its
+// row lock and matches nothing when the thread is missing or another
+// resource's, the INSERT reads the row it returns, and a stored id fails the
+// INSERT on messages_pkey, which undoes the UPDATE. As in saveOneMessageSQL, a batch
+// with a message at or before the thread's boundary matches no thread and is
+// saved by save_messages, which pulls the boundary back: the fast paths
+// never change a boundary.
+//
+// It answers each message's id and seq in batch order (RETURNING follows
+// the scan of the arrays; should a plan ever reorder the rows, saveNewRows
+// sees it and save_messages reports each row it finds stored), or no row
+// when nothing was written. Aggregating that answer on the server into one
+// row of seqs checked against $1 (the INSERT in a CTE) cost ~15% more of the
+// server's time for 100 messages. Called through the function, the statement
+// cost ~30% more, and the function's look-up of every id before the INSERT,
+// whose unique check walks the same index to the same leaf pages, ~20% more
+// (BENCHMARKS.md, "Saves without save_new_messages' function call");
+// save_new_messages stays in the schema for the binaries that still call
+// it. Its one lookup is the thread's primary key, planned as in
+// saveOneMessageSQL.
 const saveNewMessagesSQL = `WITH thr AS (
 	UPDATE {{schema}}.threads t SET updated_at = $10::timestamptz
 	WHERE t.id = $2::text AND t.resource_id = $3::text
 		AND (jsonb_typeof(t.boundary) = 'object'
 			AND (t.boundary->>'createdAt')::timestamptz >= (SELECT min(c) FROM unnest($7::timestamptz[]) AS c)) IS NOT TRUE
 	RETURNING t.id
-),
-ins AS (
-	INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
-	SELECT u.id, thr.id, $3::text, u.role, u.type, u.content, u.created, u.tokens, u.enc
-	FROM thr, unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[])
-		AS u(id, role, type, content, created, tokens, enc)
-	RETURNING m.id, m.seq
 )
-SELECT array_agg(i.seq) FROM ins i HAVING array_agg(i.id) = $1::text[]`
+INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+SELECT u.id, thr.id, $3::text, u.role, u.type, u.content, u.created, u.tokens, u.enc
+FROM thr, unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[])
+	AS u(id, role, type, content, created, tokens, enc)
+RETURNING m.id, m.seq`
 
 // ListMessages selects messages of one thread and the Include windows in a
 // single statement: the listed page (keyset cursor, date range, LIMIT

@@ -171,3 +171,59 @@ func TestSaveNewStatementsWriteAllOrNothing(t *testing.T) {
 		t.Fatalf("thread updated at %v, was %v (%v)", after.UpdatedAt, before.UpdatedAt, err)
 	}
 }
+
+// TestSaveNewRowsChecksOrder: the one-statement saves count as done only
+// when they answer every id of the batch in batch order, each with a seq;
+// any other answer sends the batch to save_messages. The statements here
+// take the save's parameters and answer crafted rows without writing.
+func TestSaveNewRowsChecksOrder(t *testing.T) {
+	s := openFresh(t)
+	var batch []core.Message
+	for _, id := range []string{"a", "b", "c"} {
+		m := core.NewMessage(core.RoleUser, "text of "+id)
+		m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = id, "t", "r", now()
+		batch = append(batch, m)
+	}
+	// Every parameter is used, so that the server knows its type.
+	const params = `$2::text IS NOT NULL AND $3::text IS NOT NULL AND $4::text[] IS NOT NULL AND $5::text[] IS NOT NULL
+		AND $6::text[] IS NOT NULL AND $7::timestamptz[] IS NOT NULL AND $8::int[] IS NOT NULL AND $9::text[] IS NOT NULL
+		AND $10::timestamptz IS NOT NULL`
+	answer := func(rows string) string {
+		return `SELECT id, seq FROM (` + rows + `) AS r(id, seq) WHERE ` + params
+	}
+	cases := []struct {
+		name string
+		sql  string
+		want []int64 // nil: not done
+	}{
+		{"in order", answer(`SELECT id, n * 10 FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n) ORDER BY n`), []int64{10, 20, 30}},
+		{"reversed", answer(`SELECT id, n FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n) ORDER BY n DESC`), nil},
+		{"one missing", answer(`SELECT id, n FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n) WHERE n < 3`), nil},
+		{"one more", answer(`SELECT id, n FROM unnest($1::text[] || '{d}') WITH ORDINALITY AS u(id, n)`), nil},
+		{"no row", answer(`SELECT id, n FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n) WHERE false`), nil},
+		{"other ids", answer(`SELECT upper(id), n FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n)`), nil},
+		{"seq of another type", answer(`SELECT id, n::int FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n)`), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := newSaveBatch("SaveMessages", batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.release()
+			w := b.params()
+			defer w.release()
+			w.text("t")
+			w.text("r")
+			b.rest(w)
+			var res saveResult
+			done, err := b.saveNewRows(bg(), s, c.sql, w, &res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done != (c.want != nil) || !slices.Equal(res.seqs, c.want) {
+				t.Fatalf("done %v with seqs %v, want seqs %v", done, res.seqs, c.want)
+			}
+		})
+	}
+}
