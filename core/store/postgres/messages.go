@@ -410,10 +410,10 @@ const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq F
 // as saveOneMessageSQL is, answering rows): the thread's UPDATE takes its
 // row lock and matches nothing when the thread is missing or another
 // resource's, the INSERT reads the row it returns, and a stored id fails the
-// INSERT on messages_pkey, which undoes the UPDATE. As in saveOneMessageSQL, a batch
-// with a message at or before the thread's boundary matches no thread and is
-// saved by save_messages, which pulls the boundary back: the fast paths
-// never change a boundary.
+// INSERT on messages_pkey, which undoes the UPDATE. As in saveOneMessageSQL,
+// a batch with a message at or before the thread's boundary matches no
+// thread and is saved by save_messages, which pulls the boundary back: the
+// fast paths never change a boundary.
 //
 // It answers each message's id and seq in batch order (RETURNING follows
 // the scan of the arrays; should a plan ever reorder the rows, saveNewRows
