@@ -134,14 +134,16 @@ WITH u AS (
 )
 SELECT (SELECT boundary FROM u), (SELECT resource_id FROM {{schema}}.threads WHERE id = $1)`
 
-// encodeBoundary renders a boundary as stored JSONB.
-func encodeBoundary(b store.Boundary) ([]byte, error) {
-	return json.Marshal(storedBoundary{
+// encodeBoundary renders a boundary as stored JSONB, a jsonb parameter
+// (jsonArg).
+func encodeBoundary(b store.Boundary) (string, error) {
+	j, err := json.Marshal(storedBoundary{
 		CreatedAt:         b.CreatedAt.UTC().Format(boundaryTimeLayout),
 		MessageIDs:        b.MessageIDs,
 		MaxTokens:         b.MaxTokens,
 		AtMaxRemoveTokens: b.AtMaxRemoveTokens,
 	})
+	return jsonArg(j), err
 }
 
 // decodeBoundary reads threads.boundary; SQL NULL gives nil.

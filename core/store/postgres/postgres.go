@@ -26,6 +26,13 @@
 // containing NUL characters cannot be stored (ErrInvalidMessage /
 // ErrInvalidArgument); core.CheckedStore refuses NUL everywhere.
 //
+// The pool may use any of pgx's query exec modes. With the default
+// (QueryExecModeCacheStatement) the store's statements are prepared once per
+// connection; with another mode, such as default_query_exec_mode=exec in the
+// connection string (as for a transaction-pooling proxy), nothing is
+// prepared and every statement is sent unnamed. The conformance suite runs
+// under the default, QueryExecModeExec and QueryExecModeSimpleProtocol.
+//
 // Errors are *memerr.Error values. Driver and connection failures match
 // errors.Is(err, memerr.ErrStorage) and keep the pgx error reachable through
 // errors.As.
@@ -60,7 +67,7 @@ type Store struct {
 	schema string
 	q      queries
 	// tracer is the pool's query tracer and prepares whether the pool caches
-	// prepared statements: execBinary sends statements past pgx.Conn and
+	// prepared statements: exec sends statements past pgx.Conn and
 	// honours both as pgx would.
 	tracer   pgx.QueryTracer
 	prepares bool

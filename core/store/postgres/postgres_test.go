@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentmem/agentmem/core"
@@ -109,4 +110,36 @@ func TestConformanceShared(t *testing.T) {
 		schema := freshSchema(t)
 		return openSchema(t, schema), openSchema(t, schema)
 	})
+}
+
+// TestConformanceUnprepared runs the conformance suite on pools that cache
+// no prepared statements (QueryExecModeExec and QueryExecModeSimpleProtocol,
+// as behind a transaction-pooling proxy): saves then go as unnamed
+// statements, and pgx does not know the parameters' types.
+func TestConformanceUnprepared(t *testing.T) {
+	dsn := testDSN(t)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
+		t.Run(mode.String(), func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) core.Store {
+				cfg, err := pgxpool.ParseConfig(dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.ConnConfig.DefaultQueryExecMode = mode
+				pool, err := pgxpool.NewWithConfig(bg(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(pool.Close)
+				s, err := New(bg(), pool, WithSchema(freshSchema(t)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.prepares {
+					t.Fatalf("the store prepares statements on a pool in %v", mode)
+				}
+				return s
+			})
+		})
+	}
 }

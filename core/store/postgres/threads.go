@@ -255,13 +255,21 @@ func scanThreadWith(row pgx.Row, extra ...any) (store.Thread, error) {
 	return t, nil
 }
 
-// encodeMap encodes metadata for a jsonb column; nil stays SQL NULL.
-func encodeMap(m map[string]any) ([]byte, error) {
+// encodeMap encodes metadata as a jsonb parameter (jsonArg); nil stays SQL
+// NULL.
+func encodeMap(m map[string]any) (any, error) {
 	if m == nil {
 		return nil, nil
 	}
-	return json.Marshal(m)
+	b, err := json.Marshal(m)
+	return jsonArg(b), err
 }
+
+// jsonArg passes JSON text as a jsonb parameter. pgx sends a []byte as
+// bytea when it does not know a parameter's type (QueryExecModeExec and
+// QueryExecModeSimpleProtocol, the modes for transaction-pooling proxies),
+// which jsonb refuses; a string is JSON text in every mode.
+func jsonArg(b []byte) string { return string(b) }
 
 // decodeMap decodes a jsonb object; SQL NULL and JSON null give nil.
 func decodeMap(b []byte) (map[string]any, error) {
@@ -277,7 +285,7 @@ func decodeMap(b []byte) (map[string]any, error) {
 
 // splitMerge splits a shallow-merge patch into the object to merge and the
 // keys to delete (those with a nil value).
-func splitMerge(patch map[string]any) (set []byte, del []string, err error) {
+func splitMerge(patch map[string]any) (set string, del []string, err error) {
 	keep := make(map[string]any, len(patch))
 	del = []string{}
 	for k, v := range patch {
@@ -287,8 +295,8 @@ func splitMerge(patch map[string]any) (set []byte, del []string, err error) {
 			keep[k] = v
 		}
 	}
-	set, err = json.Marshal(keep)
-	return set, del, err
+	b, err := json.Marshal(keep)
+	return jsonArg(b), del, err
 }
 
 // timeOrZero converts a nullable timestamptz to a UTC time (zero when NULL).
