@@ -114,10 +114,31 @@ func TestConformanceShared(t *testing.T) {
 
 // TestConformanceUnprepared runs the conformance suite on pools that cache
 // no prepared statements (QueryExecModeExec and QueryExecModeSimpleProtocol,
-// as behind a transaction-pooling proxy): saves then go as unnamed
+// the modes for a transaction-pooling proxy): saves then go as unnamed
 // statements, and pgx does not know the parameters' types.
 func TestConformanceUnprepared(t *testing.T) {
-	dsn := testDSN(t)
+	runUnprepared(t, testDSN(t))
+}
+
+// TestConformanceBehindPgBouncer runs the same through PgBouncer in
+// transaction pooling mode (AGENTMEM_PGBOUNCER_DSN; scripts/test starts
+// one), where a client's consecutive transactions may run on different
+// server connections.
+func TestConformanceBehindPgBouncer(t *testing.T) {
+	testDSN(t) // schemas are dropped on the server directly
+	dsn := os.Getenv("AGENTMEM_PGBOUNCER_DSN")
+	if dsn == "" {
+		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PGBOUNCER_DSN is empty")
+		}
+		t.Skip("AGENTMEM_PGBOUNCER_DSN not set; no PgBouncer to test through")
+	}
+	runUnprepared(t, dsn)
+}
+
+// runUnprepared runs the conformance suite on dsn in each exec mode that
+// prepares nothing.
+func runUnprepared(t *testing.T, dsn string) {
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
 		t.Run(mode.String(), func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) core.Store {
