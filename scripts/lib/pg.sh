@@ -13,7 +13,9 @@
 #                  AGENTMEM_PG_DIR      the temp dir holding everything (data, socket, log)
 #   pg_stop      stop the cluster started by pg_start and remove its files
 #
-# Settings: AGENTMEM_PG_PORT picks the first port to try (default 55432);
+# Settings: AGENTMEM_PG_PORT picks the first port to try (default 25432,
+# below the kernel's ephemeral range, 32768-60999 by default, so that no
+# outgoing connection can hold the port between choosing it and binding it);
 # AGENTMEM_PG_PRELOAD sets shared_preload_libraries (e.g. pg_stat_statements,
 # which the Mastra PostgreSQL benchmark reads). The
 # cluster trusts every local connection and listens on 127.0.0.1 only; it is
@@ -69,7 +71,7 @@ pg_start() {
 		echo "pg.sh: user postgres is missing" >&2
 		return 1
 	fi
-	port=${AGENTMEM_PG_PORT:-55432}
+	port=${AGENTMEM_PG_PORT:-25432}
 	for i in $(seq 0 200); do
 		_pg_port_free "$port" && break
 		port=$((port + 1))

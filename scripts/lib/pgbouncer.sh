@@ -11,8 +11,9 @@
 #   pgbouncer_stop     stop it and remove its files
 #
 # Settings: AGENTMEM_PGBOUNCER_PORT picks the first port to try (default
-# 56432). It trusts every local connection and listens on 127.0.0.1 only; it
-# runs as user postgres when started by root (PgBouncer refuses root).
+# 26432, below the ephemeral range, as in pg.sh). It trusts every local
+# connection and listens on 127.0.0.1 only; it runs as user postgres when
+# started by root (PgBouncer refuses root).
 
 # pgbouncer_install installs PgBouncer from Debian's packages if it is missing.
 pgbouncer_install() {
@@ -34,7 +35,7 @@ pgbouncer_start() {
 		return 1
 	}
 	pgport=${BASH_REMATCH[1]}
-	port=${AGENTMEM_PGBOUNCER_PORT:-56432}
+	port=${AGENTMEM_PGBOUNCER_PORT:-26432}
 	for i in $(seq 0 200); do
 		_pg_port_free "$port" && break
 		port=$((port + 1))

@@ -26,8 +26,10 @@
 #                     from a test: bash -c 'source scripts/lib/weaviate.sh; weaviate_start_server'
 #   weaviate_stop     stop both processes and remove the temp dir
 #
-# Settings: AGENTMEM_WEAVIATE_PORT (first REST port to try, default 58080; the
-# other ports are searched upwards from fixed offsets), WEAVIATE_READY_TIMEOUT
+# Settings: AGENTMEM_WEAVIATE_PORT (first REST port to try, default 28080; the
+# other ports are searched upwards from fixed offsets, all below the kernel's
+# ephemeral range, 32768-60999 by default: a free port found there could be
+# taken by an outgoing connection before Weaviate binds it), WEAVIATE_READY_TIMEOUT
 # (seconds, default 90), AGENTMEM_EMBEDSERVER_BIN (a prebuilt embed server to
 # use instead of building internal/cmd/embedserver). Weaviate 1.35.2 always binds gRPC and its cluster data
 # port on all interfaces; everything else listens on 127.0.0.1 only. The server
@@ -190,7 +192,7 @@ weaviate_start() {
 		rm -rf "$dir"
 		return 1
 	fi
-	port=${AGENTMEM_WEAVIATE_PORT:-58080}
+	port=${AGENTMEM_WEAVIATE_PORT:-28080}
 	eport=$(_wv_pick_port $((port + 10))) &&
 		port=$(_wv_pick_port "$port" "$eport") &&
 		grpc=$(_wv_pick_port $((port - 29)) "$eport $port") &&
