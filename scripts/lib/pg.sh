@@ -60,6 +60,20 @@ _pg_port_free() {
 	! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# _pg_pick_port prints the first port from $1 on (200 tried) that nothing
+# listens on.
+_pg_pick_port() {
+	local port=$1 i
+	for i in $(seq 0 200); do
+		if _pg_port_free "$port"; then
+			printf '%s\n' "$port"
+			return 0
+		fi
+		port=$((port + 1))
+	done
+	return 1
+}
+
 # pg_start creates and starts a throwaway cluster and exports its settings.
 pg_start() {
 	local bindir dir port i
@@ -71,12 +85,7 @@ pg_start() {
 		echo "pg.sh: user postgres is missing" >&2
 		return 1
 	fi
-	port=${AGENTMEM_PG_PORT:-25432}
-	for i in $(seq 0 200); do
-		_pg_port_free "$port" && break
-		port=$((port + 1))
-	done
-	_pg_port_free "$port" || {
+	port=$(_pg_pick_port "${AGENTMEM_PG_PORT:-25432}") || {
 		echo "pg.sh: no free port" >&2
 		return 1
 	}

@@ -35,12 +35,7 @@ pgbouncer_start() {
 		return 1
 	}
 	pgport=${BASH_REMATCH[1]}
-	port=${AGENTMEM_PGBOUNCER_PORT:-26432}
-	for i in $(seq 0 200); do
-		_pg_port_free "$port" && break
-		port=$((port + 1))
-	done
-	_pg_port_free "$port" || {
+	port=$(_pg_pick_port "${AGENTMEM_PGBOUNCER_PORT:-26432}") || {
 		echo "pgbouncer.sh: no free port" >&2
 		return 1
 	}
