@@ -16,7 +16,11 @@ import (
 // threads, the generic plans of the saves of new messages find their thread
 // by its primary key.
 func TestQueryPlansUseIndexes(t *testing.T) {
-	s := openFresh(t)
+	checkQueryPlans(t, openFresh(t))
+}
+
+// checkQueryPlans is TestQueryPlansUseIndexes on the store s.
+func checkQueryPlans(t *testing.T, s *Store) {
 	const threads, per = 200, 100
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var batch []core.Message

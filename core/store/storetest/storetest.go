@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"DeleteThreadCascades", testDeleteThreadCascades},
 		{"ListThreadsPaging", testListThreadsPaging},
 		{"ListThreadsOrder", testListThreadsOrder},
+		{"ListThreadsTieOrder", testListThreadsTieOrder},
 		{"ListThreadsFilters", testListThreadsFilters},
 		{"ListThreadsValidation", testListThreadsValidation},
 		{"MessagesListDefault", testMessagesListDefault},

@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
@@ -152,6 +153,36 @@ func testListThreadsOrder(t *testing.T, s *core.CheckedStore) {
 		paged = append(paged, get(store.ThreadQuery{OrderBy: "updatedAt", PerPage: 2, Page: page})...)
 	}
 	eq(t, "pages", paged, get(store.ThreadQuery{OrderBy: "updatedAt"}))
+}
+
+// testListThreadsTieOrder: threads created at the same instant are ordered
+// by id as bytes (Go's string order, SQLite's BINARY), not by a database's
+// linguistic collation, in which "a" < "B" < "b".
+func testListThreadsTieOrder(t *testing.T, s *core.CheckedStore) {
+	ids := []string{"b", "B", "a-1", "été", "a", "Z9", "_x", "a1"}
+	for _, id := range ids {
+		if _, err := s.SaveThread(ctx(), store.Thread{ID: id, ResourceID: "r", CreatedAt: T(1), UpdatedAt: T(1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asc := slices.Clone(ids)
+	slices.Sort(asc)
+	desc := slices.Clone(asc)
+	slices.Reverse(desc)
+	for _, c := range []struct {
+		q    store.ThreadQuery
+		want []string
+	}{
+		{store.ThreadQuery{ResourceID: "r", Direction: store.Asc}, asc},
+		{store.ThreadQuery{ResourceID: "r"}, desc},
+		{store.ThreadQuery{ResourceID: "r", OrderBy: "updatedAt", Direction: store.Asc}, asc},
+	} {
+		p, err := s.ListThreads(ctx(), c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq(t, fmt.Sprintf("%s %s", c.q.OrderBy, c.q.Direction), threadIDs(p.Threads), c.want)
+	}
 }
 
 func testListThreadsFilters(t *testing.T, s *core.CheckedStore) {
