@@ -12,6 +12,7 @@ func (d Direction) Keyword() string {
 
 // OrderSQL is the ORDER BY list of a normalized ThreadQuery, for SQL
 // drivers: the order column, then the id as tie-break, both in q.Direction.
+// The id must compare as bytes (a "C" collation, SQLite's BINARY).
 func (q ThreadQuery) OrderSQL() string {
 	col := "created_at"
 	if q.OrderBy == "updatedAt" {

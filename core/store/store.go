@@ -198,7 +198,7 @@ type ThreadQuery struct {
 	Metadata  map[string]any
 	Page      int
 	PerPage   int    // 0 means 100; PerPageAll means all
-	OrderBy   string // "createdAt" (default) or "updatedAt"
+	OrderBy   string // "createdAt" (default) or "updatedAt"; ties by id, as bytes
 	Direction Direction
 }
 

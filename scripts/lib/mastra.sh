@@ -28,6 +28,10 @@
 # Settings: AGENTMEM_MASTRA_SCRIPTS is the folder holding bench.mjs (default
 # ../shared/reference/mastra-bench beside the repository);
 # AGENTMEM_MASTRA_DIR the install folder (default ~/.cache/agentmem/mastra-bench).
+# AGENTMEM_BENCH_CREATEDB is appended to the CREATE DATABASE of each
+# PostgreSQL run, e.g. "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE
+# 'en-US' LOCALE 'C'" to measure under a linguistic default collation, as
+# most installs have (the test cluster's is "C").
 
 _mastra_packages=(@mastra/core@1.71.0 @mastra/memory@1.31.0 @mastra/libsql@1.23.1 @mastra/pg@1.27.1)
 
@@ -95,7 +99,7 @@ mastra_side_by_side_pg() {
 		for r in $(seq 1 "$reps"); do
 			for side in mastra agentmem; do
 				db="bench_${side}_${n}_$r"
-				psql -qX "$AGENTMEM_PG_DSN" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" || return 1
+				psql -qX "$AGENTMEM_PG_DSN" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db ${AGENTMEM_BENCH_CREATEDB:-}" || return 1
 				if [ "$side" = mastra ]; then
 					_mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/mastra-$n.jsonl" node bench-pg.mjs "$n" "$(_mastra_pg_dsn "$db")" "$stats" || return 1
 				else
