@@ -17,6 +17,9 @@
 -- opening the store once takes about as long as building messages' primary
 -- key and thread index anew (0.25 s for 100,000 messages on the project's
 -- machine), and processes still running the previous version wait for it.
+-- A view of the application's own over one of these columns makes the
+-- migration fail ("cannot alter type of a column used by a view or rule"),
+-- with nothing changed: drop the view, open the store, create it again.
 -- Parameters compare under the column's collation (a column's implicit
 -- collation wins over a parameter's default one), so every statement keeps
 -- its index.
