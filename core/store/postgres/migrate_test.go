@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,19 +116,8 @@ func TestMigrationKeepsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
 	quoted := quoteIdent(schema)
-	stmts := []string{"CREATE SCHEMA " + quoted,
-		withSchema(`CREATE TABLE {{schema}}.schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`, quoted)}
-	for _, m := range ms {
-		if m.version < 4 {
-			stmts = append(stmts, withSchema(m.sql, quoted),
-				withSchema(fmt.Sprintf("INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (%d, '%s')", m.version, m.name), quoted))
-		}
-	}
+	stmts := migratedBelow(t, schema, 4)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
 	stmts = append(stmts,
 		withSchema(`INSERT INTO {{schema}}.threads (id, resource_id, created_at, updated_at) VALUES ('t', 'r', now(), now())`, quoted),
@@ -168,5 +158,70 @@ func TestMigrationKeepsRows(t *testing.T) {
 	var left int
 	if err := pool.QueryRow(bg(), "SELECT count(*) FROM "+quoted+".messages").Scan(&left); err != nil || left != 0 {
 		t.Fatalf("messages left after DeleteThread: %d %v", left, err)
+	}
+}
+
+// migratedBelow returns the statements that create schema as the migrations
+// before version left it.
+func migratedBelow(t *testing.T, schema string, version int64) []string {
+	t.Helper()
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := quoteIdent(schema)
+	stmts := []string{"CREATE SCHEMA " + quoted,
+		withSchema(`CREATE TABLE {{schema}}.schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`, quoted)}
+	for _, m := range ms {
+		if m.version < version {
+			stmts = append(stmts, withSchema(m.sql, quoted),
+				withSchema(fmt.Sprintf("INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (%d, '%s')", m.version, m.name), quoted))
+		}
+	}
+	return stmts
+}
+
+// TestMigrationFailureChangesNothing: a view of the application's own over
+// an id column makes migration 0007 fail; Open reports it as a storage error
+// naming the migration, and the schema stays as it was (version 6;
+// threads.id, which 0007 alters before messages.id, keeps its collation)
+// until the view is dropped.
+func TestMigrationFailureChangesNothing(t *testing.T) {
+	schema := freshSchema(t)
+	pool, err := pgxpool.New(bg(), testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	quoted := quoteIdent(schema)
+	stmts := append(migratedBelow(t, schema, 7), "CREATE VIEW "+quoted+".ids AS SELECT id FROM "+quoted+".messages")
+	for _, q := range stmts {
+		if _, err := pool.Exec(bg(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	state := func() (version int64, collation string) {
+		t.Helper()
+		err := pool.QueryRow(bg(), "SELECT (SELECT max(version) FROM "+quoted+".schema_migrations),"+
+			" (SELECT coalesce(collation_name, '') FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'threads' AND column_name = 'id')",
+			schema).Scan(&version, &collation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return version, collation
+	}
+	_, err = Open(bg(), testDSN(t), WithSchema(schema))
+	if !errors.Is(err, core.ErrStorage) || !strings.Contains(err.Error(), "0007_id_collation") {
+		t.Fatalf("Open with a view over messages.id = %v, want a storage error naming 0007_id_collation", err)
+	}
+	if v, c := state(); v != 6 || c == "C" {
+		t.Fatalf("after the failed migration: version %d, threads.id collation %q; want 6 and unchanged", v, c)
+	}
+	if _, err := pool.Exec(bg(), "DROP VIEW "+quoted+".ids"); err != nil {
+		t.Fatal(err)
+	}
+	openSchema(t, schema)
+	if v, c := state(); v < 7 || c != "C" {
+		t.Fatalf("after migrating: version %d, threads.id collation %q; want 7 or later and C", v, c)
 	}
 }
