@@ -110,26 +110,14 @@ func TestOpenErrors(t *testing.T) {
 // their thread; a resource known only by its observations gets a row from
 // migration 0006.
 func TestMigrationKeepsRows(t *testing.T) {
-	schema := freshSchema(t)
-	pool, err := pgxpool.New(bg(), testDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	quoted := quoteIdent(schema)
-	stmts := migratedBelow(t, schema, 4)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
-	stmts = append(stmts,
-		withSchema(`INSERT INTO {{schema}}.threads (id, resource_id, created_at, updated_at) VALUES ('t', 'r', now(), now())`, quoted),
-		withSchema(`INSERT INTO {{schema}}.messages (id, thread_id, resource_id, role, content, created_at, tokens, token_encoding)
+	schema, pool := oldSchema(t, 4,
+		`INSERT INTO {{schema}}.threads (id, resource_id, created_at, updated_at) VALUES ('t', 'r', now(), now())`,
+		`INSERT INTO {{schema}}.messages (id, thread_id, resource_id, role, content, created_at, tokens, token_encoding)
 			VALUES ('old', 't', 'r', 'assistant', '{"format": 2, "parts": [{"type": "tool-invocation", "toolInvocation":
-				{"state": "call", "toolCallId": "c1", "toolName": "f", "args": {"b": 1, "a": [1, 2]}}}]}'::jsonb, '`+at.Format(time.RFC3339Nano)+`', 7, 'o200k_base')`, quoted),
-		withSchema(`INSERT INTO {{schema}}.observations (key, observations, version, updated_at) VALUES ('resource:observed', 'o', 1, now())`, quoted))
-	for _, q := range stmts {
-		if _, err := pool.Exec(bg(), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+				{"state": "call", "toolCallId": "c1", "toolName": "f", "args": {"b": 1, "a": [1, 2]}}}]}'::jsonb, '`+at.Format(time.RFC3339Nano)+`', 7, 'o200k_base')`,
+		`INSERT INTO {{schema}}.observations (key, observations, version, updated_at) VALUES ('resource:observed', 'o', 1, now())`)
+	quoted := quoteIdent(schema)
 
 	s := openSchema(t, schema)
 	page, err := s.ListResources(bg(), core.ResourceQuery{})
@@ -161,24 +149,34 @@ func TestMigrationKeepsRows(t *testing.T) {
 	}
 }
 
-// migratedBelow returns the statements that create schema as the migrations
-// before version left it.
-func migratedBelow(t *testing.T, schema string, version int64) []string {
+// oldSchema creates a fresh schema as the migrations before version left
+// it, runs the extra statements in it ({{schema}} is its quoted name) and
+// returns its name and a pool on the test database.
+func oldSchema(t *testing.T, version int64, extra ...string) (string, *pgxpool.Pool) {
 	t.Helper()
+	schema := freshSchema(t)
+	pool, err := pgxpool.New(bg(), testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
 	ms, err := migrations()
 	if err != nil {
 		t.Fatal(err)
 	}
-	quoted := quoteIdent(schema)
-	stmts := []string{"CREATE SCHEMA " + quoted,
-		withSchema(`CREATE TABLE {{schema}}.schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`, quoted)}
+	stmts := []string{`CREATE SCHEMA {{schema}}`,
+		`CREATE TABLE {{schema}}.schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`}
 	for _, m := range ms {
 		if m.version < version {
-			stmts = append(stmts, withSchema(m.sql, quoted),
-				withSchema(fmt.Sprintf("INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (%d, '%s')", m.version, m.name), quoted))
+			stmts = append(stmts, m.sql, fmt.Sprintf("INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (%d, '%s')", m.version, m.name))
 		}
 	}
-	return stmts
+	for _, q := range append(stmts, extra...) {
+		if _, err := pool.Exec(bg(), withSchema(q, quoteIdent(schema))); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return schema, pool
 }
 
 // TestMigrationFailureChangesNothing: a view of the application's own over
@@ -187,19 +185,8 @@ func migratedBelow(t *testing.T, schema string, version int64) []string {
 // threads.id, which 0007 alters before messages.id, keeps its collation)
 // until the view is dropped.
 func TestMigrationFailureChangesNothing(t *testing.T) {
-	schema := freshSchema(t)
-	pool, err := pgxpool.New(bg(), testDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	schema, pool := oldSchema(t, 7, `CREATE VIEW {{schema}}.ids AS SELECT id FROM {{schema}}.messages`)
 	quoted := quoteIdent(schema)
-	stmts := append(migratedBelow(t, schema, 7), "CREATE VIEW "+quoted+".ids AS SELECT id FROM "+quoted+".messages")
-	for _, q := range stmts {
-		if _, err := pool.Exec(bg(), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
 	state := func() (version int64, collation string) {
 		t.Helper()
 		err := pool.QueryRow(bg(), "SELECT (SELECT max(version) FROM "+quoted+".schema_migrations),"+
@@ -210,7 +197,7 @@ func TestMigrationFailureChangesNothing(t *testing.T) {
 		}
 		return version, collation
 	}
-	_, err = Open(bg(), testDSN(t), WithSchema(schema))
+	_, err := Open(bg(), testDSN(t), WithSchema(schema))
 	if !errors.Is(err, core.ErrStorage) || !strings.Contains(err.Error(), "0007_id_collation") {
 		t.Fatalf("Open with a view over messages.id = %v, want a storage error naming 0007_id_collation", err)
 	}
