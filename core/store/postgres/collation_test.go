@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,11 @@ func collatedDatabase(t *testing.T) string {
 		return err
 	}
 	if err := admin("CREATE DATABASE " + quoteIdent(name) + " TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'"); err != nil {
-		t.Fatalf("create a database with an ICU collation (PostgreSQL 15 or later, built with ICU): %v", err)
+		// As for a missing server (testDSN): scripts/test's server can.
+		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+			t.Fatalf("create a database with an ICU collation: %v", err)
+		}
+		t.Skipf("the server cannot create a database with an ICU collation (it needs PostgreSQL 15 built with ICU, and CREATEDB): %v", err)
 	}
 	t.Cleanup(func() {
 		if err := admin("DROP DATABASE " + quoteIdent(name) + " WITH (FORCE)"); err != nil {
