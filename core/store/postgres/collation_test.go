@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/url"
 	"os"
 	"strings"
@@ -25,9 +23,7 @@ import (
 func TestLinguisticCollation(t *testing.T) {
 	dsn := collatedDatabase(t)
 	open := func(t *testing.T) *Store {
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		s, err := Open(bg(), dsn, WithSchema("agentmem_test_"+hex.EncodeToString(b[:])))
+		s, err := Open(bg(), dsn, WithSchema(randomName("agentmem_test_")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,9 +42,7 @@ func TestLinguisticCollation(t *testing.T) {
 func collatedDatabase(t *testing.T) string {
 	t.Helper()
 	dsn := testDSN(t)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "agentmem_icu_" + hex.EncodeToString(b[:])
+	name := randomName("agentmem_icu_")
 	admin := func(sql string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -58,12 +58,16 @@ func bg() context.Context { return context.Background() }
 // freshSchema returns a new random schema name, dropped when the test ends.
 func freshSchema(t testing.TB) string {
 	t.Helper()
-	dsn := testDSN(t)
+	name := randomName("agentmem_test_")
+	dropSchemaAtCleanup(t, testDSN(t), name)
+	return name
+}
+
+// randomName is prefix followed by 12 random hex digits.
+func randomName(prefix string) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	name := "agentmem_test_" + hex.EncodeToString(b[:])
-	dropSchemaAtCleanup(t, dsn, name)
-	return name
+	return prefix + hex.EncodeToString(b[:])
 }
 
 // dropSchemaAtCleanup drops the schema (if it exists) when the test ends.
