@@ -46,9 +46,31 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	if o.ResourceID == "" {
 		o.ResourceID = src.ResourceID
 	}
-	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: src.ID, PerPage: PerPageAll, Range: o.Range})
+	msgs, err := cloneSelection(ctx, s, src.ID, o)
 	if err != nil {
 		return Thread{}, nil, err
+	}
+	copies, idMap, info := m.copyMessages(msgs, o, src.ID)
+	th, err := m.createClone(ctx, s, src, o, info)
+	if err != nil {
+		return Thread{}, nil, err
+	}
+	if copies, err = cloneContents(ctx, s, src, th, copies, idMap); err != nil {
+		_ = s.DeleteThread(context.WithoutCancel(ctx), th.ID)
+		return Thread{}, nil, err
+	}
+	if st, err := m.settings(nil); err == nil {
+		m.runEffects(ctx, m.saveEffects(st, copies, nil))
+	}
+	return th, copies, nil
+}
+
+// cloneSelection lists the source's messages that o selects: in o.Range,
+// among o.MessageIDs when given, the newest o.MessageLimit.
+func cloneSelection(ctx context.Context, s *CheckedStore, threadID string, o CloneOptions) ([]Message, error) {
+	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: threadID, PerPage: PerPageAll, Range: o.Range})
+	if err != nil {
+		return nil, err
 	}
 	msgs := page.Messages
 	if len(o.MessageIDs) > 0 {
@@ -67,6 +89,30 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	if o.MessageLimit > 0 && len(msgs) > o.MessageLimit {
 		msgs = msgs[len(msgs)-o.MessageLimit:]
 	}
+	return msgs, nil
+}
+
+// copyMessages copies msgs under new ids into the clone. It returns the
+// copies, the map from source to copy ids and the clone's metadata record
+// {sourceThreadId, clonedAt, lastMessageId}.
+func (m *Memory) copyMessages(msgs []Message, o CloneOptions, sourceID string) ([]Message, map[string]string, map[string]any) {
+	info := map[string]any{"sourceThreadId": sourceID, "clonedAt": m.stamp().Format(time.RFC3339Nano)}
+	copies := make([]Message, len(msgs))
+	idMap := make(map[string]string, len(msgs))
+	for i, msg := range msgs {
+		c := msg.Clone()
+		c.ID, c.ThreadID, c.ResourceID, c.Seq = m.opts.NewID(), o.NewThreadID, o.ResourceID, 0
+		idMap[msg.ID] = c.ID
+		copies[i] = c
+		info["lastMessageId"] = msg.ID
+	}
+	return copies, idMap, info
+}
+
+// createClone creates the clone's thread with its title and metadata.
+// Insert-only: of two concurrent clones to one id exactly one creates it.
+func (m *Memory) createClone(ctx context.Context, s *CheckedStore, src Thread, o CloneOptions, info map[string]any) (Thread, error) {
+	const op = "CloneThread"
 	title := ""
 	if src.Title != "" {
 		title = "Clone of " + src.Title
@@ -81,68 +127,60 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	for k, v := range CloneMetadata(o.Metadata) {
 		meta[k] = v
 	}
-	info := map[string]any{"sourceThreadId": src.ID, "clonedAt": m.stamp().Format(time.RFC3339Nano)}
-	copies := make([]Message, len(msgs))
-	idMap := make(map[string]string, len(msgs))
-	for i, msg := range msgs {
-		c := msg.Clone()
-		c.ID, c.ThreadID, c.ResourceID, c.Seq = m.opts.NewID(), o.NewThreadID, o.ResourceID, 0
-		idMap[msg.ID] = c.ID
-		copies[i] = c
-		info["lastMessageId"] = msg.ID
-	}
 	meta["clone"] = info
 	now := m.stamp()
-	// Insert-only: of two concurrent clones to one id exactly one creates it.
 	if err := m.checkTitle(op, title); err != nil {
-		return Thread{}, nil, err
+		return Thread{}, err
 	}
 	th, err := s.CreateThread(ctx, Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})
 	if errors.Is(err, ErrThreadExists) {
-		return Thread{}, nil, Errorf(CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)
-	} else if err != nil {
-		return Thread{}, nil, err
+		return Thread{}, Errorf(CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)
 	}
-	fail := func(err error) (Thread, []Message, error) {
-		_ = s.DeleteThread(context.WithoutCancel(ctx), th.ID)
-		return Thread{}, nil, err
+	return th, err
+}
+
+// cloneContents fills the created clone th: the source's thread working
+// memory, the source resource's working memory when the clone goes to
+// another resource (unless that resource has its own: never overwritten),
+// the copies, and the observations (see cloneObservations). It returns the
+// copies as stored.
+func cloneContents(ctx context.Context, s *CheckedStore, src, th Thread, copies []Message, idMap map[string]string) ([]Message, error) {
+	moved := th.ResourceID != src.ResourceID
+	if err := cloneWorkingMemory(ctx, s, ScopeThread, src.ID, th.ID); err != nil {
+		return nil, err
 	}
-	if wm, err := s.GetWorkingMemory(ctx, ScopeThread, src.ID); err != nil {
-		return fail(err)
-	} else if wm.Version > 0 {
-		if _, err := s.PutWorkingMemory(ctx, ScopeThread, th.ID, wm.Data, 0); err != nil {
-			return fail(err)
-		}
-	}
-	if o.ResourceID != src.ResourceID {
-		// The new owner inherits the source resource's working memory unless
-		// it already has its own (never overwritten).
-		if wm, err := s.GetWorkingMemory(ctx, ScopeResource, src.ResourceID); err != nil {
-			return fail(err)
-		} else if wm.Version > 0 {
-			if _, err := s.PutWorkingMemory(ctx, ScopeResource, o.ResourceID, wm.Data, 0); err != nil && !errors.Is(err, ErrConflict) {
-				return fail(err)
-			}
+	if moved {
+		if err := cloneWorkingMemory(ctx, s, ScopeResource, src.ResourceID, th.ResourceID); err != nil && !errors.Is(err, ErrConflict) {
+			return nil, err
 		}
 	}
 	if len(copies) > 0 {
+		var err error
 		if copies, err = s.SaveMessages(ctx, copies); err != nil {
-			return fail(err)
+			return nil, err
 		}
 	}
 	if err := cloneObservations(ctx, s, ObservationKey(ScopeThread, src.ID, ""), ObservationKey(ScopeThread, th.ID, ""), idMap); err != nil {
-		return fail(err)
+		return nil, err
 	}
-	if o.ResourceID != src.ResourceID {
-		err := cloneObservations(ctx, s, ObservationKey(ScopeResource, "", src.ResourceID), ObservationKey(ScopeResource, "", o.ResourceID), idMap)
+	if moved {
+		err := cloneObservations(ctx, s, ObservationKey(ScopeResource, "", src.ResourceID), ObservationKey(ScopeResource, "", th.ResourceID), idMap)
 		if err != nil && !errors.Is(err, ErrConflict) {
-			return fail(err)
+			return nil, err
 		}
 	}
-	if st, err := m.settings(nil); err == nil {
-		m.runEffects(ctx, m.saveEffects(st, copies, nil))
+	return copies, nil
+}
+
+// cloneWorkingMemory copies the working memory of scope's from to to when
+// from has one; the write is insert-only (ErrConflict when to has one).
+func cloneWorkingMemory(ctx context.Context, s *CheckedStore, scope Scope, from, to string) error {
+	wm, err := s.GetWorkingMemory(ctx, scope, from)
+	if err != nil || wm.Version == 0 {
+		return err
 	}
-	return th, copies, nil
+	_, err = s.PutWorkingMemory(ctx, scope, to, wm.Data, 0)
+	return err
 }
 
 // cloneObservations copies the active generation of the observational-memory

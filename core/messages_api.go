@@ -102,7 +102,6 @@ type MessageUpdate struct {
 // UpdateMessages applies partial updates; unknown ids are ignored. Changed
 // content is re-tokenized and re-indexed for semantic recall.
 func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Message, error) {
-	const op = "UpdateMessages"
 	s, err := m.open(ctx, "UpdateMessages")
 	if err != nil {
 		return nil, err
@@ -122,12 +121,30 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 	if err != nil {
 		return nil, err
 	}
+	changed, stale, reindex, err := m.applyUpdates(current, ups)
+	if err != nil || len(changed) == 0 {
+		return nil, err
+	}
+	saved, err := s.SaveMessages(ctx, changed)
+	if err != nil {
+		return nil, err
+	}
+	if st.recall != nil {
+		m.unindex(ctx, stale)
+		m.runEffects(ctx, m.saveEffects(st, reindex, nil))
+	}
+	return saved, nil
+}
+
+// applyUpdates applies ups to the stored messages current, in order (several
+// updates of one id apply to one saved message). It returns each changed
+// message once; of those whose text or thread changed, the stored version
+// (stale, to unindex) and the new one (to reindex).
+func (m *Memory) applyUpdates(current []Message, ups []MessageUpdate) (changed, stale, reindex []Message, err error) {
 	byID := make(map[string]*Message, len(current))
 	for i := range current {
 		byID[current[i].ID] = &current[i]
 	}
-	var changed, reindex []Message
-	var stale []Message
 	orig := map[string]Message{}
 	var order []string
 	for _, u := range ups {
@@ -135,36 +152,10 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 		if !ok {
 			continue
 		}
-		next := cur.Clone()
-		if u.Role != nil {
-			next.Role = *u.Role
+		next, err := m.updated(*cur, u)
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		if u.ThreadID != nil {
-			next.ThreadID = *u.ThreadID
-		}
-		if c := u.Content; c != nil {
-			if c.Parts != nil {
-				next.Content.Parts = Content{Parts: c.Parts}.Clone().Parts
-			}
-			if len(c.Metadata) > 0 && next.Content.Metadata == nil {
-				next.Content.Metadata = map[string]any{}
-			}
-			for k, v := range CloneMetadata(c.Metadata) {
-				if v == nil {
-					delete(next.Content.Metadata, k)
-				} else {
-					next.Content.Metadata[k] = v
-				}
-			}
-		}
-		if err := m.validateMessage(op, &next); err != nil {
-			return nil, err
-		}
-		if u.Content != nil {
-			next.Tokens, next.TokenEncoding = 0, ""
-			m.countTokens(&next)
-		}
-		// Several updates of one id apply in order, to one saved message.
 		if _, seen := orig[u.ID]; !seen {
 			orig[u.ID] = *cur
 			order = append(order, u.ID)
@@ -179,18 +170,42 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 		}
 		changed = append(changed, next)
 	}
-	if len(changed) == 0 {
-		return nil, nil
+	return changed, stale, reindex, nil
+}
+
+// updated is cur with u applied, validated, its tokens counted anew when its
+// content changed. Metadata merges one level deep; a nil value deletes a key.
+func (m *Memory) updated(cur Message, u MessageUpdate) (Message, error) {
+	next := cur.Clone()
+	if u.Role != nil {
+		next.Role = *u.Role
 	}
-	saved, err := s.SaveMessages(ctx, changed)
-	if err != nil {
-		return nil, err
+	if u.ThreadID != nil {
+		next.ThreadID = *u.ThreadID
 	}
-	if st.recall != nil {
-		m.unindex(ctx, stale)
-		m.runEffects(ctx, m.saveEffects(st, reindex, nil))
+	if c := u.Content; c != nil {
+		if c.Parts != nil {
+			next.Content.Parts = Content{Parts: c.Parts}.Clone().Parts
+		}
+		if len(c.Metadata) > 0 && next.Content.Metadata == nil {
+			next.Content.Metadata = map[string]any{}
+		}
+		for k, v := range CloneMetadata(c.Metadata) {
+			if v == nil {
+				delete(next.Content.Metadata, k)
+			} else {
+				next.Content.Metadata[k] = v
+			}
+		}
 	}
-	return saved, nil
+	if err := m.validateMessage("UpdateMessages", &next); err != nil {
+		return Message{}, err
+	}
+	if u.Content != nil {
+		next.Tokens, next.TokenEncoding = 0, ""
+		m.countTokens(&next)
+	}
+	return next, nil
 }
 
 // DeleteMessages deletes messages and their vectors; unknown ids are fine.
