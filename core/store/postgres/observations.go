@@ -84,27 +84,10 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 	if !rec.LastObservedAt.IsZero() {
 		rec.LastObservedAt = utc(rec.LastObservedAt)
 	}
-	ids := rec.ObservedMessageIDs
-	if ids == nil {
-		ids = []string{}
-	}
 	var out store.ObservationRecord
 	err = retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if scope == store.ScopeThread {
-				var one int32
-				err := tx.QueryRow(ctx, s.q.lockThread, id).Scan(&one)
-				if errors.Is(err, pgx.ErrNoRows) {
-					return withOp(memerr.CodeThreadNotFound, op, "thread not found")
-				}
-				if err != nil {
-					return err
-				}
-			}
-			cur, err := scanObservation(tx.QueryRow(ctx, s.q.lockObservations, rec.Key))
-			if errors.Is(err, pgx.ErrNoRows) {
-				cur, err = store.ObservationRecord{Key: rec.Key}, nil
-			}
+			cur, err := s.lockRecord(ctx, tx, scope, id, rec.Key)
 			if err != nil {
 				return err
 			}
@@ -117,12 +100,7 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 			}
 			at := now()
 			if archive {
-				curIDs := cur.ObservedMessageIDs
-				if curIDs == nil {
-					curIDs = []string{}
-				}
-				if _, err := tx.Exec(ctx, s.q.archiveObservations, cur.Key, int32(cur.Generation), cur.Observations,
-					int32(cur.ObservationTokens), timeOrNil(cur.LastObservedAt), curIDs, cur.Version, cur.UpdatedAt, at); err != nil {
+				if err := s.archiveGeneration(ctx, tx, cur, at); err != nil {
 					return err
 				}
 			}
@@ -133,24 +111,67 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 					return err
 				}
 			}
-			var version *int64
-			err = tx.QueryRow(ctx, s.q.putObservations, rec.Key, rec.Observations, int32(rec.ObservationTokens), int32(rec.Generation),
-				timeOrNil(rec.LastObservedAt), ids, expectVersion, at).Scan(&version)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return memerr.Errorf(memerr.CodeConflict, op, "observations of %s were written concurrently", rec.Key)
-			}
-			if err != nil {
-				return err
-			}
-			out = rec
-			out.Version, out.UpdatedAt = *version, at
-			return nil
+			out, err = s.upsertObservations(ctx, tx, rec, expectVersion, at)
+			return err
 		})
 	})
 	if err != nil {
 		return store.ObservationRecord{}, wrap(ctx, op, err)
 	}
 	return out, nil
+}
+
+// lockRecord locks the thread of a thread key (against a concurrent
+// delete) and the record's row, and returns the record (version 0 when
+// there is none).
+func (s *Store) lockRecord(ctx context.Context, tx pgx.Tx, scope store.Scope, id, key string) (store.ObservationRecord, error) {
+	if scope == store.ScopeThread {
+		var one int32
+		err := tx.QueryRow(ctx, s.q.lockThread, id).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ObservationRecord{}, withOp(memerr.CodeThreadNotFound, "PutObservations", "thread not found")
+		}
+		if err != nil {
+			return store.ObservationRecord{}, err
+		}
+	}
+	cur, err := scanObservation(tx.QueryRow(ctx, s.q.lockObservations, key))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.ObservationRecord{Key: key}, nil
+	}
+	return cur, err
+}
+
+// archiveGeneration keeps the active generation cur, replaced at at.
+func (s *Store) archiveGeneration(ctx context.Context, tx pgx.Tx, cur store.ObservationRecord, at time.Time) error {
+	_, err := tx.Exec(ctx, s.q.archiveObservations, cur.Key, int32(cur.Generation), cur.Observations,
+		int32(cur.ObservationTokens), timeOrNil(cur.LastObservedAt), nonNil(cur.ObservedMessageIDs), cur.Version, cur.UpdatedAt, at)
+	return err
+}
+
+// upsertObservations writes rec if the stored version is still
+// expectVersion (a concurrent first writer makes it ErrConflict) and returns
+// it with its new version.
+func (s *Store) upsertObservations(ctx context.Context, tx pgx.Tx, rec store.ObservationRecord, expectVersion int64, at time.Time) (store.ObservationRecord, error) {
+	var version *int64
+	err := tx.QueryRow(ctx, s.q.putObservations, rec.Key, rec.Observations, int32(rec.ObservationTokens), int32(rec.Generation),
+		timeOrNil(rec.LastObservedAt), nonNil(rec.ObservedMessageIDs), expectVersion, at).Scan(&version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeConflict, "PutObservations", "observations of %s were written concurrently", rec.Key)
+	}
+	if err != nil {
+		return store.ObservationRecord{}, err
+	}
+	rec.Version, rec.UpdatedAt = *version, at
+	return rec, nil
+}
+
+// nonNil is ids, or an empty list for nil: the column is NOT NULL.
+func nonNil(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
 }
 
 func timeOrNil(t time.Time) *time.Time {
