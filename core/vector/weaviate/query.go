@@ -30,53 +30,98 @@ import (
 // below a non-zero q.MinScore are dropped.
 func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vector.Hit, error) {
 	const op = "Query"
-	if q.Filter.ResourceID == "" {
-		return nil, missingResource(op)
-	}
-	mode := q.Mode
-	if mode == "" {
-		mode = vector.SearchVector
-	}
-	text := gqlText(q.Text)
-	switch {
-	case mode != vector.SearchVector && mode != vector.SearchBM25 && mode != vector.SearchHybrid:
-		return nil, vecErr(op, "unknown search mode "+strconv.Quote(mode), nil)
-	case mode == vector.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
-		return nil, vecErr(op, "hybrid alpha must be within [0,1]", nil)
-	case !s.SelfEmbedding() && len(q.Vector) == 0 && (mode == vector.SearchVector || mode == vector.SearchHybrid && q.Alpha > 0):
-		return nil, vecErr(op, "query vector is required for mode "+mode+" (vectorizer none)", nil)
-	case !gqlSafe(q.Filter.ThreadID):
-		return nil, vecErr(op, "thread id contains control characters", nil)
-	}
-	keywords := gqlText(q.Keywords)
-	if q.Keywords == "" {
-		keywords = analysis.Plain.Analyze(text)
-	}
-	if mode == vector.SearchHybrid && keywords == "" {
-		mode = vector.SearchVector // no term to match: the keyword side adds nothing
-	}
-	if mode == vector.SearchBM25 && keywords == "" || s.SelfEmbedding() && mode == vector.SearchVector && strings.TrimSpace(text) == "" {
-		return nil, nil
+	p, err := s.plan(q)
+	if err != nil || p.nothing {
+		return nil, err
 	}
 	class, tenant := s.ClassName(index), TenantName(q.Filter.ResourceID)
+	if ok, err := s.queryable(ctx, index, class, tenant, q.Filter.ResourceID); !ok || err != nil {
+		return nil, err
+	}
+	if p.mode == vector.SearchHybrid && q.Alpha > 0 && q.Alpha < 1 {
+		if p.keywords = s.keywordSide(ctx, class, tenant, p.keywords); p.keywords == "" {
+			p.mode = vector.SearchVector // every term is common: the keyword side adds nothing worth its cost
+		}
+	}
+	resp, err := s.search(class, tenant, q, p).Do(ctx)
+	if err == nil {
+		err = gqlErrors(resp)
+	}
+	if err != nil && strings.Contains(err.Error(), "tenant not found") {
+		s.forgetTenant(class, tenant) // deleted meanwhile, e.g. by another process
+		return nil, nil
+	}
+	if err != nil {
+		return nil, vecErr(op, p.mode+" query on "+class, err)
+	}
+	return parseHits(resp, class, p.mode, q.MinScore)
+}
+
+// queryPlan is what a query searches with.
+type queryPlan struct {
+	mode     string
+	text     string // the query text as GraphQL takes it
+	keywords string // the keyword side's terms
+	nothing  bool   // nothing can match: no query runs
+}
+
+// plan checks q and chooses its mode and terms: a hybrid query without a
+// keyword is a vector query; a BM25 query without a keyword, or a
+// self-embedded vector query without text, matches nothing.
+func (s *Store) plan(q vector.Query) (queryPlan, error) {
+	const op = "Query"
+	if q.Filter.ResourceID == "" {
+		return queryPlan{}, missingResource(op)
+	}
+	p := queryPlan{mode: q.Mode, text: gqlText(q.Text)}
+	if p.mode == "" {
+		p.mode = vector.SearchVector
+	}
+	switch mode := p.mode; {
+	case mode != vector.SearchVector && mode != vector.SearchBM25 && mode != vector.SearchHybrid:
+		return queryPlan{}, vecErr(op, "unknown search mode "+strconv.Quote(mode), nil)
+	case mode == vector.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
+		return queryPlan{}, vecErr(op, "hybrid alpha must be within [0,1]", nil)
+	case !s.SelfEmbedding() && len(q.Vector) == 0 && (mode == vector.SearchVector || mode == vector.SearchHybrid && q.Alpha > 0):
+		return queryPlan{}, vecErr(op, "query vector is required for mode "+mode+" (vectorizer none)", nil)
+	case !gqlSafe(q.Filter.ThreadID):
+		return queryPlan{}, vecErr(op, "thread id contains control characters", nil)
+	}
+	p.keywords = gqlText(q.Keywords)
+	if q.Keywords == "" {
+		p.keywords = analysis.Plain.Analyze(p.text)
+	}
+	if p.mode == vector.SearchHybrid && p.keywords == "" {
+		p.mode = vector.SearchVector // no term to match: the keyword side adds nothing
+	}
+	p.nothing = p.mode == vector.SearchBM25 && p.keywords == "" ||
+		s.SelfEmbedding() && p.mode == vector.SearchVector && strings.TrimSpace(p.text) == ""
+	return p, nil
+}
+
+// queryable reports whether the tenant exists and its records are of this
+// version; a missing tenant has no hits, a missing class is an error.
+func (s *Store) queryable(ctx context.Context, index, class, tenant, resourceID string) (bool, error) {
+	const op = "Query"
 	ok, err := s.tenantExists(ctx, class, tenant)
 	if err != nil {
-		return nil, vecErr(op, "tenant lookup", err)
+		return false, vecErr(op, "tenant lookup", err)
 	}
 	if !ok {
 		if exists, _ := s.classExists(ctx, class); !exists {
-			return nil, vecErr(op, "index "+index+" (class "+class+") does not exist", nil)
+			return false, vecErr(op, "index "+index+" (class "+class+") does not exist", nil)
 		}
-		return nil, nil
+		return false, nil
 	}
-	if _, err := s.checkVersion(ctx, op, class, tenant, q.Filter.ResourceID); err != nil {
-		return nil, err
+	if _, err := s.checkVersion(ctx, op, class, tenant, resourceID); err != nil {
+		return false, err
 	}
-	if mode == vector.SearchHybrid && q.Alpha > 0 && q.Alpha < 1 {
-		if keywords = s.keywordSide(ctx, class, tenant, keywords); keywords == "" {
-			mode = vector.SearchVector // every term is common: the keyword side adds nothing worth its cost
-		}
-	}
+	return true, nil
+}
+
+// search builds the GraphQL Get of the plan's mode, narrowed to the thread
+// when q names one.
+func (s *Store) search(class, tenant string, q vector.Query, p queryPlan) *graphql.GetBuilder {
 	k := q.TopK
 	if k <= 0 {
 		k = DefaultTopK
@@ -90,37 +135,24 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 		get = get.WithWhere(filters.Where().WithPath([]string{propThreadID}).WithOperator(filters.Equal).WithValueText(q.Filter.ThreadID))
 	}
 	switch {
-	case mode == vector.SearchBM25:
-		get = get.WithBM25(gql.Bm25ArgBuilder().WithQuery(keywords).WithProperties(propKeywords))
-	case mode == vector.SearchHybrid:
+	case p.mode == vector.SearchBM25:
+		return get.WithBM25(gql.Bm25ArgBuilder().WithQuery(p.keywords).WithProperties(propKeywords))
+	case p.mode == vector.SearchHybrid:
 		// The keyword side matches the analyzed keywords; the vector side
 		// embeds the raw text (self-embedding) or takes the query vector.
-		h := gql.HybridArgumentBuilder().WithQuery(keywords).WithAlpha(float32(q.Alpha)).
+		h := gql.HybridArgumentBuilder().WithQuery(p.keywords).WithAlpha(float32(q.Alpha)).
 			WithProperties([]string{propKeywords}).WithFusionType(graphql.RelativeScore)
 		switch {
 		case s.SelfEmbedding():
-			h = h.WithSearches(gql.HybridSearchesArgumentBuilder().WithNearText(gql.NearTextArgBuilder().WithConcepts([]string{text})))
+			h = h.WithSearches(gql.HybridSearchesArgumentBuilder().WithNearText(gql.NearTextArgBuilder().WithConcepts([]string{p.text})))
 		case len(q.Vector) > 0:
 			h = h.WithVector(q.Vector)
 		}
-		get = get.WithHybrid(h)
+		return get.WithHybrid(h)
 	case s.SelfEmbedding():
-		get = get.WithNearText(gql.NearTextArgBuilder().WithConcepts([]string{text}))
-	default:
-		get = get.WithNearVector(gql.NearVectorArgBuilder().WithVector(q.Vector))
+		return get.WithNearText(gql.NearTextArgBuilder().WithConcepts([]string{p.text}))
 	}
-	resp, err := get.Do(ctx)
-	if err == nil {
-		err = gqlErrors(resp)
-	}
-	if err != nil && strings.Contains(err.Error(), "tenant not found") {
-		s.forgetTenant(class, tenant) // deleted meanwhile, e.g. by another process
-		return nil, nil
-	}
-	if err != nil {
-		return nil, vecErr(op, mode+" query on "+class, err)
-	}
-	return parseHits(resp, class, mode, q.MinScore)
+	return get.WithNearVector(gql.NearVectorArgBuilder().WithVector(q.Vector))
 }
 
 // gqlErrors returns the GraphQL errors of resp, which come with HTTP 200.
