@@ -126,150 +126,214 @@ func fromEino(msgs []*schema.Message, known map[string]callInfo) ([]core.Message
 	return out, nil
 }
 
+// messageFromEino converts one message. calls maps the ids of the tool calls
+// seen so far to their names and arguments; lastCalls holds the ids generated
+// for the last assistant message's id-less calls.
 func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string) (core.Message, error) {
 	var out core.Message
 	var meta msgMeta
-	switch msg.Role {
-	case schema.User:
-		out.Role = core.RoleUser
-	case schema.Assistant:
-		out.Role = core.RoleAssistant
-	case schema.System:
-		out.Role = core.RoleSystem
-	case schema.Tool:
-		out.Role = core.RoleAssistant
-		meta.Role = string(schema.Tool)
-	default:
-		return out, fmt.Errorf("unknown role %q", msg.Role)
+	role, metaRole, err := roleFromEino(msg.Role)
+	if err != nil {
+		return out, err
 	}
+	out.Role, meta.Role = role, metaRole
 	out.Content.Format = 2
 	meta.Name = msg.Name
 	meta.ResponseMeta = msg.ResponseMeta
-	if len(msg.Extra) > 0 {
-		extra := make(map[string]any, len(msg.Extra))
-		for k, v := range msg.Extra {
-			if id, ok := v.(string); ok && k == ExtraIDKey && id != "" {
-				out.ID = id
-				continue
-			}
-			extra[k] = v
-		}
-		meta.Extra = normalizeMap(extra)
-	}
+	out.ID, meta.Extra = extraFromEino(msg.Extra)
 
-	multi := len(msg.MultiContent) > 0 || len(msg.UserInputMultiContent) > 0 || len(msg.AssistantGenMultiContent) > 0
-	var layout []layoutEntry
-	if msg.ReasoningContent != "" {
-		out.Content.Parts = append(out.Content.Parts, core.Part{Type: core.PartReasoning, Reasoning: msg.ReasoningContent})
-		layout = append(layout, layoutEntry{F: "reasoning"})
+	parts, layout, err := contentFromEino(msg)
+	out.Content.Parts = parts
+	if err != nil {
+		return out, err
 	}
-	if msg.Content != "" && msg.Role != schema.Tool {
-		out.Content.Parts = append(out.Content.Parts, core.TextPart(msg.Content))
-		layout = append(layout, layoutEntry{F: "content"})
-	}
-	for _, p := range msg.MultiContent {
-		part, e, err := legacyPartToCore(p)
-		if err != nil {
-			return out, err
-		}
-		layout = append(layout, e)
-		if part != nil {
-			out.Content.Parts = append(out.Content.Parts, *part)
-		}
-	}
-	for _, p := range msg.UserInputMultiContent {
-		part, e, err := inputPartToCore(p)
-		if err != nil {
-			return out, err
-		}
-		layout = append(layout, e)
-		if part != nil {
-			out.Content.Parts = append(out.Content.Parts, *part)
-		}
-	}
-	for _, p := range msg.AssistantGenMultiContent {
-		part, e, err := outputPartToCore(p)
-		if err != nil {
-			return out, err
-		}
-		layout = append(layout, e)
-		if part != nil {
-			out.Content.Parts = append(out.Content.Parts, *part)
-		}
-	}
-	if multi {
+	if hasMultiContent(msg) {
 		meta.Layout = layout
 	}
-
-	if len(msg.ToolCalls) > 0 {
-		*lastCalls = (*lastCalls)[:0]
-	}
-	for _, tc := range msg.ToolCalls {
-		var cm callMeta
-		id := tc.ID
-		if id == "" {
-			id = message.NewToolCallID()
-			cm.NoID = true
-			*lastCalls = append(*lastCalls, id)
-		}
-		cm.Index = tc.Index
-		if tc.Type != "function" {
-			t := tc.Type
-			cm.Type = &t
-		}
-		cm.Extra = normalizeMap(tc.Extra)
-		args, orig := argsToJSON(tc.Function.Arguments)
-		cm.Arguments = orig
-		name := tc.Function.Name
-		if name == "" {
-			name, cm.NoName = message.PlaceholderToolName, true
-		}
-		if !cm.empty() {
-			if meta.Calls == nil {
-				meta.Calls = map[string]callMeta{}
-			}
-			meta.Calls[id] = cm
-		}
-		calls[id] = callInfo{name: tc.Function.Name, args: args}
-		out.Content.Parts = append(out.Content.Parts, core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-			State: core.ToolStateCall, ToolCallID: id, ToolName: name, Args: args}})
-	}
-
+	toolCallsFromEino(msg, &out, &meta, calls, lastCalls)
 	if msg.Role == schema.Tool {
-		id := msg.ToolCallID
-		var tm toolMeta
-		if id == "" {
-			tm.NoID = true
-			if len(*lastCalls) > 0 {
-				id = (*lastCalls)[0]
-				*lastCalls = (*lastCalls)[1:]
-			} else {
-				id = message.NewToolCallID()
-			}
-		}
-		call, found := calls[id]
-		name := msg.ToolName
-		if message.IsPlaceholderToolName(name) && found {
-			name = call.name
-		}
-		if name == "" {
-			name = message.PlaceholderToolName
-		}
-		if name != msg.ToolName {
-			orig := msg.ToolName
-			tm.ToolName = &orig
-		}
-		if tm != (toolMeta{}) {
-			meta.Tool = &tm
-		}
-		out.Content.Parts = append(out.Content.Parts, core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-			State: core.ToolStateResult, ToolCallID: id, ToolName: name, Args: cloneRaw(call.args), Result: resultToJSON(msg.Content)}})
+		part, tm := toolResultFromEino(msg, calls, lastCalls)
+		out.Content.Parts = append(out.Content.Parts, part)
+		meta.Tool = tm
 	}
 
 	if m := meta.toMap(); m != nil {
 		out.Content.Metadata = map[string]any{MetadataKey: m}
 	}
 	return out, nil
+}
+
+// roleFromEino maps an eino role to a format-2 role and the msgMeta.Role that
+// tells a tool message apart from the assistant message it is stored as.
+func roleFromEino(r schema.RoleType) (core.Role, string, error) {
+	switch r {
+	case schema.User:
+		return core.RoleUser, "", nil
+	case schema.Assistant:
+		return core.RoleAssistant, "", nil
+	case schema.System:
+		return core.RoleSystem, "", nil
+	case schema.Tool:
+		return core.RoleAssistant, string(schema.Tool), nil
+	default:
+		return "", "", fmt.Errorf("unknown role %q", r)
+	}
+}
+
+// extraFromEino splits Extra into the stored message id (ExtraIDKey) and the
+// remaining entries, normalised to plain JSON values for the metadata.
+func extraFromEino(in map[string]any) (string, map[string]any) {
+	if len(in) == 0 {
+		return "", nil
+	}
+	var id string
+	extra := make(map[string]any, len(in))
+	for k, v := range in {
+		if s, ok := v.(string); ok && k == ExtraIDKey && s != "" {
+			id = s
+			continue
+		}
+		extra[k] = v
+	}
+	return id, normalizeMap(extra)
+}
+
+// hasMultiContent reports whether msg has multi-content parts, whose order
+// relative to Content and ReasoningContent only a layout can keep.
+func hasMultiContent(msg *schema.Message) bool {
+	return len(msg.MultiContent) > 0 || len(msg.UserInputMultiContent) > 0 || len(msg.AssistantGenMultiContent) > 0
+}
+
+// contentFromEino converts the content pieces of msg to core parts, in field
+// order, with a layout entry per piece. On error it returns the parts so far.
+func contentFromEino(msg *schema.Message) ([]core.Part, []layoutEntry, error) {
+	var parts []core.Part
+	var layout []layoutEntry
+	if msg.ReasoningContent != "" {
+		parts = append(parts, core.Part{Type: core.PartReasoning, Reasoning: msg.ReasoningContent})
+		layout = append(layout, layoutEntry{F: "reasoning"})
+	}
+	// A tool message's Content is its result, stored in the result part.
+	if msg.Content != "" && msg.Role != schema.Tool {
+		parts = append(parts, core.TextPart(msg.Content))
+		layout = append(layout, layoutEntry{F: "content"})
+	}
+	parts, layout, err := appendPartsFromEino(parts, layout, msg.MultiContent, legacyPartToCore)
+	if err != nil {
+		return parts, layout, err
+	}
+	parts, layout, err = appendPartsFromEino(parts, layout, msg.UserInputMultiContent, inputPartToCore)
+	if err != nil {
+		return parts, layout, err
+	}
+	return appendPartsFromEino(parts, layout, msg.AssistantGenMultiContent, outputPartToCore)
+}
+
+// appendPartsFromEino converts multi-content parts with conv, appending a
+// layout entry for each and a core part for those that yield one.
+func appendPartsFromEino[P any](parts []core.Part, layout []layoutEntry, in []P, conv func(P) (*core.Part, layoutEntry, error)) ([]core.Part, []layoutEntry, error) {
+	for _, p := range in {
+		part, e, err := conv(p)
+		if err != nil {
+			return parts, layout, err
+		}
+		layout = append(layout, e)
+		if part != nil {
+			parts = append(parts, *part)
+		}
+	}
+	return parts, layout, nil
+}
+
+// toolCallsFromEino appends a call part per tool call of msg, records each
+// call in calls (for the tool results that follow) and keeps in meta what the
+// part cannot hold. An assistant message with calls resets lastCalls to the
+// ids generated for its id-less calls.
+func toolCallsFromEino(msg *schema.Message, out *core.Message, meta *msgMeta, calls map[string]callInfo, lastCalls *[]string) {
+	if len(msg.ToolCalls) > 0 {
+		*lastCalls = (*lastCalls)[:0]
+	}
+	for _, tc := range msg.ToolCalls {
+		ti, cm := toolCallFromEino(tc)
+		if cm.NoID {
+			*lastCalls = append(*lastCalls, ti.ToolCallID)
+		}
+		if !cm.empty() {
+			if meta.Calls == nil {
+				meta.Calls = map[string]callMeta{}
+			}
+			meta.Calls[ti.ToolCallID] = cm
+		}
+		calls[ti.ToolCallID] = callInfo{name: tc.Function.Name, args: ti.Args}
+		out.Content.Parts = append(out.Content.Parts, core.Part{Type: core.PartToolInvocation, ToolInvocation: ti})
+	}
+}
+
+// toolCallFromEino converts one tool call to an invocation in state "call",
+// with a generated id and a placeholder name when it has none, and returns
+// the fields format 2 cannot express.
+func toolCallFromEino(tc schema.ToolCall) (*core.ToolInvocation, callMeta) {
+	var cm callMeta
+	id := tc.ID
+	if id == "" {
+		id = message.NewToolCallID()
+		cm.NoID = true
+	}
+	cm.Index = tc.Index
+	if tc.Type != "function" {
+		t := tc.Type
+		cm.Type = &t
+	}
+	cm.Extra = normalizeMap(tc.Extra)
+	args, orig := argsToJSON(tc.Function.Arguments)
+	cm.Arguments = orig
+	name := tc.Function.Name
+	if name == "" {
+		name, cm.NoName = message.PlaceholderToolName, true
+	}
+	return &core.ToolInvocation{State: core.ToolStateCall, ToolCallID: id, ToolName: name, Args: args}, cm
+}
+
+// toolResultFromEino converts a tool message to a result part; its name and
+// arguments come from the matching call in calls. The toolMeta is nil when
+// the part reproduces the message.
+func toolResultFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string) (core.Part, *toolMeta) {
+	var tm toolMeta
+	id := msg.ToolCallID
+	if id == "" {
+		tm.NoID = true
+		id = nextResultID(lastCalls)
+	}
+	call, found := calls[id]
+	name := msg.ToolName
+	if message.IsPlaceholderToolName(name) && found {
+		name = call.name
+	}
+	if name == "" {
+		name = message.PlaceholderToolName
+	}
+	if name != msg.ToolName {
+		orig := msg.ToolName
+		tm.ToolName = &orig
+	}
+	part := core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
+		State: core.ToolStateResult, ToolCallID: id, ToolName: name, Args: cloneRaw(call.args), Result: resultToJSON(msg.Content)}}
+	if tm == (toolMeta{}) {
+		return part, nil
+	}
+	return part, &tm
+}
+
+// nextResultID is the id for an id-less tool result: id-less results answer
+// the last assistant's id-less calls in order, so each takes the next
+// generated call id; a fresh id when none is left.
+func nextResultID(lastCalls *[]string) string {
+	if len(*lastCalls) > 0 {
+		id := (*lastCalls)[0]
+		*lastCalls = (*lastCalls)[1:]
+		return id
+	}
+	return message.NewToolCallID()
 }
 
 func (c *callMeta) empty() bool {

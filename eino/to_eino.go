@@ -33,38 +33,78 @@ func MessageToEino(msg core.Message) []*schema.Message {
 	return messageToEino(&msg, map[string]bool{}, false)
 }
 
+// messageToEino converts one message; emitted records the ids of the tool
+// calls already output, and synthesize makes a tool result whose call is not
+// among them get that call first.
 func messageToEino(m *core.Message, emitted map[string]bool, synthesize bool) []*schema.Message {
 	meta := readMeta(&m.Content)
 	if meta == nil {
 		meta = &msgMeta{}
 	}
-	main := &schema.Message{Name: meta.Name}
-	switch m.Role {
-	case core.RoleUser, core.RoleSignal:
-		main.Role = schema.User
-	case core.RoleSystem:
-		main.Role = schema.System
-	default:
-		main.Role = schema.Assistant
+	main := &schema.Message{
+		Role:         roleToEino(m.Role),
+		Name:         meta.Name,
+		ResponseMeta: cloneResponseMeta(meta.ResponseMeta),
+		Extra:        extraToEino(meta.Extra, m.ID),
 	}
-	if meta.ResponseMeta != nil {
-		rm := *meta.ResponseMeta
-		main.ResponseMeta = &rm
+	content, tools := splitParts(m.Content.Parts)
+	if !applyLayout(main, meta.Layout, content) {
+		defaultContent(main, content)
 	}
-	if len(meta.Extra) > 0 || m.ID != "" {
-		main.Extra = make(map[string]any, len(meta.Extra)+1)
-		for k, v := range meta.Extra {
-			main.Extra[k] = v
-		}
-		if m.ID != "" {
-			main.Extra[ExtraIDKey] = m.ID
+	if meta.Role == string(schema.Tool) {
+		if res := firstResult(tools); res != nil {
+			return toolMessageToEino(main, res, meta.Tool, emitted, synthesize)
 		}
 	}
+	return withToolCalls(main, tools, meta.Calls, emitted)
+}
 
+// roleToEino maps a format-2 role; eino has no signal role, so signals go to
+// the model as user messages.
+func roleToEino(r core.Role) schema.RoleType {
+	switch r {
+	case core.RoleUser, core.RoleSignal:
+		return schema.User
+	case core.RoleSystem:
+		return schema.System
+	default:
+		return schema.Assistant
+	}
+}
+
+// cloneResponseMeta copies rm so the result does not share it with the
+// metadata; nil for nil.
+func cloneResponseMeta(rm *schema.ResponseMeta) *schema.ResponseMeta {
+	if rm == nil {
+		return nil
+	}
+	c := *rm
+	return &c
+}
+
+// extraToEino rebuilds Extra from the stored entries plus the message id
+// under ExtraIDKey; nil when there is neither.
+func extraToEino(stored map[string]any, id string) map[string]any {
+	if len(stored) == 0 && id == "" {
+		return nil
+	}
+	extra := make(map[string]any, len(stored)+1)
+	for k, v := range stored {
+		extra[k] = v
+	}
+	if id != "" {
+		extra[ExtraIDKey] = id
+	}
+	return extra
+}
+
+// splitParts separates the content parts (text, reasoning, file) from the
+// tool invocations; other parts are dropped.
+func splitParts(parts []core.Part) ([]*core.Part, []*core.ToolInvocation) {
 	var content []*core.Part
 	var tools []*core.ToolInvocation
-	for i := range m.Content.Parts {
-		p := &m.Content.Parts[i]
+	for i := range parts {
+		p := &parts[i]
 		switch {
 		case p.Type == core.PartToolInvocation && p.ToolInvocation != nil:
 			tools = append(tools, p.ToolInvocation)
@@ -72,44 +112,50 @@ func messageToEino(m *core.Message, emitted map[string]bool, synthesize bool) []
 			content = append(content, p)
 		}
 	}
-	if !applyLayout(main, meta.Layout, content) {
-		defaultContent(main, content)
-	}
+	return content, tools
+}
 
-	if meta.Role == string(schema.Tool) {
-		var res *core.ToolInvocation
-		for _, ti := range tools {
-			if ti.State == core.ToolStateResult {
-				res = ti
-				break
-			}
-		}
-		if res != nil {
-			var out []*schema.Message
-			if synthesize && !emitted[res.ToolCallID] {
-				out = append(out, &schema.Message{Role: schema.Assistant, ToolCalls: []schema.ToolCall{callFromCore(res, nil)}})
-			}
-			emitted[res.ToolCallID] = true
-			main.Role = schema.Tool
-			main.ToolCallID = res.ToolCallID
-			main.ToolName = res.ToolName
-			if t := meta.Tool; t != nil {
-				if t.NoID {
-					main.ToolCallID = ""
-				}
-				if t.ToolName != nil {
-					main.ToolName = *t.ToolName
-				}
-			}
-			main.Content = resultText(res)
-			return append(out, main)
+// firstResult is the first invocation in state "result", or nil.
+func firstResult(tools []*core.ToolInvocation) *core.ToolInvocation {
+	for _, ti := range tools {
+		if ti.State == core.ToolStateResult {
+			return ti
 		}
 	}
+	return nil
+}
 
+// toolMessageToEino turns main into the tool message of res, restoring the
+// fields kept in tm. When synthesize is set and the call was not emitted yet,
+// the call comes first, so the tool message follows its call.
+func toolMessageToEino(main *schema.Message, res *core.ToolInvocation, tm *toolMeta, emitted map[string]bool, synthesize bool) []*schema.Message {
+	var out []*schema.Message
+	if synthesize && !emitted[res.ToolCallID] {
+		out = append(out, &schema.Message{Role: schema.Assistant, ToolCalls: []schema.ToolCall{callFromCore(res, nil)}})
+	}
+	emitted[res.ToolCallID] = true
+	main.Role = schema.Tool
+	main.ToolCallID = res.ToolCallID
+	main.ToolName = res.ToolName
+	if tm != nil {
+		if tm.NoID {
+			main.ToolCallID = ""
+		}
+		if tm.ToolName != nil {
+			main.ToolName = *tm.ToolName
+		}
+	}
+	main.Content = resultText(res)
+	return append(out, main)
+}
+
+// withToolCalls adds a ToolCall to main per invocation (restoring the fields
+// kept in calls) and returns main followed by a tool message per result.
+func withToolCalls(main *schema.Message, tools []*core.ToolInvocation, calls map[string]callMeta, emitted map[string]bool) []*schema.Message {
 	var results []*schema.Message
 	for _, ti := range tools {
 		var cm *callMeta
-		if c, ok := meta.Calls[ti.ToolCallID]; ok {
+		if c, ok := calls[ti.ToolCallID]; ok {
 			cm = &c
 		}
 		main.ToolCalls = append(main.ToolCalls, callFromCore(ti, cm))
@@ -118,6 +164,7 @@ func messageToEino(m *core.Message, emitted map[string]bool, synthesize bool) []
 			results = append(results, &schema.Message{Role: schema.Tool, ToolCallID: ti.ToolCallID, ToolName: ti.ToolName, Content: resultText(ti)})
 		}
 	}
+	// eino reads ToolCalls on assistant messages only (schema.Message).
 	if main.Role != schema.Assistant && len(main.ToolCalls) > 0 {
 		main.Role = schema.Assistant
 	}
