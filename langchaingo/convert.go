@@ -473,105 +473,177 @@ func (c *fromCoreState) convert(out []llms.ChatMessage, m *core.Message) []llms.
 // assistant converts an assistant message, splitting it where text follows
 // tool results so that every result directly follows its call.
 func (c *fromCoreState) assistant(out []llms.ChatMessage, m *core.Message, meta map[string]any, function bool) []llms.ChatMessage {
-	var stored map[string]llms.ToolCall
-	if s, ok := metaString(meta, metaToolCalls); ok {
-		var calls []storedCall
-		if json.Unmarshal([]byte(s), &calls) == nil {
-			stored = make(map[string]llms.ToolCall, len(calls))
-			for _, sc := range calls {
-				stored[sc.ID] = sc.Call.toolCall()
-			}
-		}
-	}
-	var fn *storedFunctionCall
-	if s, ok := metaString(meta, metaFunctionCall); ok {
-		var f storedFunctionCall
-		if json.Unmarshal([]byte(s), &f) == nil {
-			fn = &f
-		}
-	}
-	_, emptyResultID := metaString(meta, metaToolCallID)
-	fnName, _ := metaString(meta, metaName)
-
-	var cur llms.AIChatMessage
-	has := false
-	var queued []llms.ChatMessage
-	flush := func() {
-		if has {
-			out = append(out, cur)
-		}
-		out = append(out, queued...)
-		cur, has, queued = llms.AIChatMessage{}, false, nil
-	}
-	addCall := func(ti *core.ToolInvocation) {
-		if fn != nil && ti.ToolCallID == fn.ID {
-			f := fn.Function
-			cur.FunctionCall = &f
-		} else if tc, ok := stored[ti.ToolCallID]; ok && sameCall(tc, ti) {
-			cur.ToolCalls = append(cur.ToolCalls, tc)
-		} else {
-			cur.ToolCalls = append(cur.ToolCalls, llms.ToolCall{ID: ti.ToolCallID, Type: "function",
-				FunctionCall: &llms.FunctionCall{Name: ti.ToolName, Arguments: jsonText(ti.Args)}})
-		}
-		c.emitted[ti.ToolCallID] = true
-		has = true
-	}
+	b := &aiBuilder{out: out, emitted: c.emitted, exact: readExactCalls(meta), function: function}
 	for i := range m.Content.Parts {
-		p := &m.Content.Parts[i]
-		switch p.Type {
-		case core.PartText:
-			if len(queued) > 0 {
-				flush()
-			}
-			if has && cur.Content != "" && p.Text != "" {
-				cur.Content += "\n"
-			}
-			cur.Content += p.Text
-			has = true
-		case core.PartReasoning:
-			if len(queued) > 0 {
-				flush()
-			}
-			cur.ReasoningContent += p.Reasoning
-			has = true
-		case core.PartToolInvocation:
-			ti := p.ToolInvocation
-			if ti == nil {
-				continue
-			}
-			if ti.State != core.ToolStateResult {
-				if len(queued) > 0 {
-					flush()
-				}
-				addCall(ti)
-				continue
-			}
-			if !c.emitted[ti.ToolCallID] {
-				if function {
-					cur.FunctionCall = &llms.FunctionCall{Name: ti.ToolName, Arguments: jsonText(ti.Args)}
-					c.emitted[ti.ToolCallID] = true
-					has = true
-				} else {
-					addCall(ti)
-				}
-			}
-			content := jsonText(ti.Result)
-			if ti.IsError && len(ti.Result) == 0 {
-				content = ti.ErrorText
-			}
-			if function {
-				queued = append(queued, llms.FunctionChatMessage{Name: fnName, Content: content})
-			} else {
-				id := ti.ToolCallID
-				if emptyResultID {
-					id = ""
-				}
-				queued = append(queued, llms.ToolChatMessage{ID: id, Content: content})
-			}
+		b.addPart(&m.Content.Parts[i])
+	}
+	b.flush()
+	return b.out
+}
+
+// exactCalls are the langchaingo details stored with an assistant message.
+type exactCalls struct {
+	stored        map[string]llms.ToolCall // exact tool calls by part id
+	fn            *storedFunctionCall      // exact legacy function call
+	emptyResultID bool                     // the tool result's id was empty
+	fnName        string                   // name of a function result
+}
+
+// readExactCalls reads the details of meta; missing or unreadable ones are
+// left zero, so the message is converted from its parts alone.
+func readExactCalls(meta map[string]any) exactCalls {
+	e := exactCalls{stored: storedToolCalls(meta), fn: storedFunction(meta)}
+	_, e.emptyResultID = metaString(meta, metaToolCallID)
+	e.fnName, _ = metaString(meta, metaName)
+	return e
+}
+
+// storedToolCalls returns the exact tool calls stored in meta by part id, or
+// nil when there are none or they cannot be decoded.
+func storedToolCalls(meta map[string]any) map[string]llms.ToolCall {
+	s, ok := metaString(meta, metaToolCalls)
+	if !ok {
+		return nil
+	}
+	var calls []storedCall
+	if json.Unmarshal([]byte(s), &calls) != nil {
+		return nil
+	}
+	stored := make(map[string]llms.ToolCall, len(calls))
+	for _, sc := range calls {
+		stored[sc.ID] = sc.Call.toolCall()
+	}
+	return stored
+}
+
+// storedFunction returns the exact legacy function call stored in meta, or
+// nil when there is none or it cannot be decoded.
+func storedFunction(meta map[string]any) *storedFunctionCall {
+	s, ok := metaString(meta, metaFunctionCall)
+	if !ok {
+		return nil
+	}
+	var f storedFunctionCall
+	if json.Unmarshal([]byte(s), &f) != nil {
+		return nil
+	}
+	return &f
+}
+
+// aiBuilder turns the parts of one assistant message into AI messages, each
+// followed by the results of its calls.
+type aiBuilder struct {
+	out      []llms.ChatMessage
+	emitted  map[string]bool // fromCoreState.emitted
+	exact    exactCalls
+	function bool // the message is a legacy function result
+
+	cur    llms.AIChatMessage // the AI message being built
+	has    bool               // cur has content to emit
+	queued []llms.ChatMessage // results to emit after cur
+}
+
+// flush emits the current AI message and its queued results.
+func (b *aiBuilder) flush() {
+	if b.has {
+		b.out = append(b.out, b.cur)
+	}
+	b.out = append(b.out, b.queued...)
+	b.cur, b.has, b.queued = llms.AIChatMessage{}, false, nil
+}
+
+// endResults starts a new AI message when results are queued, so that
+// content after a result does not end up before it.
+func (b *aiBuilder) endResults() {
+	if len(b.queued) > 0 {
+		b.flush()
+	}
+}
+
+// addPart adds one part to the message being built.
+func (b *aiBuilder) addPart(p *core.Part) {
+	switch p.Type {
+	case core.PartText:
+		b.endResults()
+		b.addText(p.Text)
+	case core.PartReasoning:
+		b.endResults()
+		b.cur.ReasoningContent += p.Reasoning
+		b.has = true
+	case core.PartToolInvocation:
+		ti := p.ToolInvocation
+		switch {
+		case ti == nil:
+		case ti.State != core.ToolStateResult:
+			b.endResults()
+			b.addCall(ti)
+		default:
+			b.addResult(ti)
 		}
 	}
-	flush()
-	return out
+}
+
+// addText appends text to the current message, text parts joined with "\n".
+func (b *aiBuilder) addText(text string) {
+	if b.has && b.cur.Content != "" && text != "" {
+		b.cur.Content += "\n"
+	}
+	b.cur.Content += text
+	b.has = true
+}
+
+// addCall adds a call to the current message, its exact stored form when
+// the part was not rewritten since.
+func (b *aiBuilder) addCall(ti *core.ToolInvocation) {
+	if fn := b.exact.fn; fn != nil && ti.ToolCallID == fn.ID {
+		f := fn.Function
+		b.cur.FunctionCall = &f
+	} else if tc, ok := b.exact.stored[ti.ToolCallID]; ok && sameCall(tc, ti) {
+		b.cur.ToolCalls = append(b.cur.ToolCalls, tc)
+	} else {
+		b.cur.ToolCalls = append(b.cur.ToolCalls, llms.ToolCall{ID: ti.ToolCallID, Type: "function",
+			FunctionCall: &llms.FunctionCall{Name: ti.ToolName, Arguments: jsonText(ti.Args)}})
+	}
+	b.emitted[ti.ToolCallID] = true
+	b.has = true
+}
+
+// addResult queues a tool result, adding its call first when the call was
+// not emitted yet so that the result follows it.
+func (b *aiBuilder) addResult(ti *core.ToolInvocation) {
+	if !b.emitted[ti.ToolCallID] {
+		b.addMissingCall(ti)
+	}
+	b.queued = append(b.queued, b.resultMessage(ti))
+}
+
+// addMissingCall adds the call of a result whose call was not emitted; a
+// legacy function result answers a FunctionCall, not a tool call.
+func (b *aiBuilder) addMissingCall(ti *core.ToolInvocation) {
+	if !b.function {
+		b.addCall(ti)
+		return
+	}
+	b.cur.FunctionCall = &llms.FunctionCall{Name: ti.ToolName, Arguments: jsonText(ti.Args)}
+	b.emitted[ti.ToolCallID] = true
+	b.has = true
+}
+
+// resultMessage is the chat message of a tool result: a FunctionChatMessage
+// for a legacy function result, a ToolChatMessage otherwise.
+func (b *aiBuilder) resultMessage(ti *core.ToolInvocation) llms.ChatMessage {
+	content := jsonText(ti.Result)
+	if ti.IsError && len(ti.Result) == 0 {
+		content = ti.ErrorText
+	}
+	if b.function {
+		return llms.FunctionChatMessage{Name: b.exact.fnName, Content: content}
+	}
+	id := ti.ToolCallID
+	if b.exact.emptyResultID {
+		id = ""
+	}
+	return llms.ToolChatMessage{ID: id, Content: content}
 }
 
 // sameCall reports whether a stored exact call still describes the part (the
