@@ -213,6 +213,7 @@ type wmResult struct {
 	Message string `json:"message,omitempty"`
 }
 
+// JSON is the tool result as the model reads it.
 func (r wmResult) JSON() json.RawMessage {
 	b, _ := json.Marshal(r)
 	return b

@@ -66,6 +66,7 @@ func compileWorkingMemorySchema(raw json.RawMessage) (*wmSchema, error) {
 // self-contained, nothing is read from files or the network.
 type noSchemaLoader struct{}
 
+// Load refuses every url: a schema must not reference another document.
 func (noSchemaLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external schema reference %q is not supported", url)
 }

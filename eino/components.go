@@ -23,6 +23,7 @@ func Embedder(e embedding.Embedder) core.Embedder { return embedder{e} }
 
 type embedder struct{ e embedding.Embedder }
 
+// Embed implements core.Embedder: it embeds texts with the eino embedder, as float32 vectors.
 func (e embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	vecs, err := e.e.EmbedStrings(ctx, texts)
 	if err != nil {
@@ -45,6 +46,7 @@ func Model(cm model.BaseChatModel) core.Model { return chatModel{cm} }
 
 type chatModel struct{ cm model.BaseChatModel }
 
+// Generate implements core.Model: it asks the chat model once and returns the reply text.
 func (c chatModel) Generate(ctx context.Context, system, prompt string) (string, error) {
 	var msgs []*schema.Message
 	if system != "" {
@@ -86,6 +88,7 @@ func Tools(ts []core.Tool) []tool.BaseTool {
 
 type memTool struct{ t core.Tool }
 
+// Info implements tool.BaseTool: it describes the memory tool, its JSON Schema as parameters.
 func (m memTool) Info(context.Context) (*schema.ToolInfo, error) {
 	info := &schema.ToolInfo{Name: m.t.Name, Desc: m.t.Description}
 	if len(m.t.Parameters) > 0 {
@@ -98,6 +101,7 @@ func (m memTool) Info(context.Context) (*schema.ToolInfo, error) {
 	return info, nil
 }
 
+// InvokableRun implements tool.InvokableTool: it calls the memory tool and returns its JSON result.
 func (m memTool) InvokableRun(ctx context.Context, args string, _ ...tool.Option) (string, error) {
 	if m.t.Call == nil {
 		return "", fmt.Errorf("agentmem/eino: tool %s has no implementation", m.t.Name)

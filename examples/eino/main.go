@@ -110,6 +110,7 @@ func run(ctx context.Context, db string, reset bool, message string) error {
 // prompt the load node built and answers from the conversation it is given.
 type scriptedModel struct{}
 
+// Generate implements model.BaseChatModel with a scripted reply.
 func (scriptedModel) Generate(_ context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
 	fmt.Printf("loaded prompt: %d messages\n", len(in))
 	for _, m := range in {
@@ -142,6 +143,7 @@ func (scriptedModel) Generate(_ context.Context, in []*schema.Message, _ ...mode
 	return schema.AssistantMessage(answer, nil), nil
 }
 
+// Stream implements model.BaseChatModel: Generate's reply as one chunk.
 func (s scriptedModel) Stream(ctx context.Context, in []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	out, err := s.Generate(ctx, in, opts...)
 	if err != nil {

@@ -118,6 +118,7 @@ var (
 	placeRE = regexp.MustCompile(`(?i)\bI live in ([A-Z][a-z]+)`)
 )
 
+// GenerateContent implements llms.Model with a scripted reply.
 func (offlineModel) GenerateContent(_ context.Context, msgs []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
 	var prompt strings.Builder
 	system := false
@@ -166,6 +167,7 @@ func (offlineModel) GenerateContent(_ context.Context, msgs []llms.MessageConten
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: answer}}}, nil
 }
 
+// Call implements llms.Model for a single prompt.
 func (m offlineModel) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
 }

@@ -269,6 +269,7 @@ type table struct {
 	name string
 }
 
+// Name identifies the table in imported message ids and thread metadata.
 func (t table) Name() string { return t.name }
 
 func (t table) exists(ctx context.Context) (bool, error) {

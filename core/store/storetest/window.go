@@ -19,6 +19,7 @@ import (
 // byteTok counts one token per byte of text (role names are free).
 type byteTok struct{}
 
+// Count implements core.Tokenizer: one token per byte.
 func (byteTok) Count(s string) int {
 	switch message.Role(s) {
 	case message.RoleUser, message.RoleAssistant, message.RoleSystem, message.RoleSignal:
@@ -27,6 +28,7 @@ func (byteTok) Count(s string) int {
 	return len(s)
 }
 
+// Encoding implements core.Tokenizer.
 func (byteTok) Encoding() string { return "bytes" }
 
 // listOnly hides the driver's optional capabilities, so Memory reads
