@@ -172,7 +172,7 @@ func TestCloneThreadShouldCloneResourceScopedOMWhenResourceIdChanges(t *testing.
 		t.Fatal(err)
 	}
 	noThreadRecord(th)
-	th, copies, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src", ResourceID: "r2"})
+	_, copies, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src", ResourceID: "r2"})
 	if err != nil {
 		t.Fatal(err)
 	}

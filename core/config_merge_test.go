@@ -102,10 +102,10 @@ func TestGetMergedThreadConfigDeepMergesEveryField(t *testing.T) {
 			want := fullConfig("a", 1)
 			c.want(&want)
 			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("merged:\n%s\nwant:\n%s", dump(got), dump(want))
+				t.Fatalf("merged config differs from want at %v", configDiff("Config", reflect.ValueOf(got), reflect.ValueOf(want)))
 			}
 			if !reflect.DeepEqual(base, fullConfig("a", 1)) {
-				t.Fatalf("merge changed its base:\n%s", dump(base))
+				t.Fatalf("merge changed its base at %v", configDiff("Config", reflect.ValueOf(base), reflect.ValueOf(fullConfig("a", 1))))
 			}
 		})
 	}
@@ -132,9 +132,35 @@ func TestGetMergedThreadConfigDeepMergesEveryField(t *testing.T) {
 	}
 }
 
-func dump(c core.Config) string {
-	b, _ := json.MarshalIndent(c, "", " ")
-	return string(b)
+// configDiff lists the paths at which two configs differ, each with both
+// values. Funcs (which JSON cannot show) compare by being set.
+func configDiff(path string, a, b reflect.Value) []string {
+	switch a.Kind() {
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			if a.IsNil() != b.IsNil() {
+				return []string{fmt.Sprintf("%s: nil %v, nil %v", path, a.IsNil(), b.IsNil())}
+			}
+			return nil
+		}
+		return configDiff(path, a.Elem(), b.Elem())
+	case reflect.Struct:
+		var out []string
+		for i := 0; i < a.NumField(); i++ {
+			out = append(out, configDiff(path+"."+a.Type().Field(i).Name, a.Field(i), b.Field(i))...)
+		}
+		return out
+	case reflect.Func:
+		if a.IsNil() != b.IsNil() {
+			return []string{fmt.Sprintf("%s: set %v, set %v", path, !a.IsNil(), !b.IsNil())}
+		}
+		return nil
+	}
+	// fmt reads unexported fields, which Interface refuses.
+	if sa, sb := fmt.Sprintf("%#v", a), fmt.Sprintf("%#v", b); sa != sb {
+		return []string{fmt.Sprintf("%s: %s, %s", path, sa, sb)}
+	}
+	return nil
 }
 
 // Config is resolved and copied once in New: neither the caller's Config

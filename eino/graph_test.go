@@ -300,7 +300,7 @@ func TestGraphConcurrent(t *testing.T) {
 
 	type myState struct {
 		einomem.TurnState
-		steps int
+		Steps int // the application's own state, beside the turn's
 	}
 	g := compose.NewGraph[[]*schema.Message, *schema.Message](compose.WithGenLocalState(func(context.Context) *myState { return &myState{} }))
 	must(t, g.AddChatModelNode("model", &scripted{t: t, reply: echo},

@@ -140,7 +140,7 @@ func TestNewAndDefault(t *testing.T) {
 	if got := Default().Encoding(); got != "o200k_base" {
 		t.Errorf("Default().Encoding() = %q", got)
 	}
-	if Default() != Default() {
+	if a, b := Default(), Default(); a != b {
 		t.Error("Default() should return a shared instance")
 	}
 	// Zero and nil tokenizers behave like Default instead of panicking.

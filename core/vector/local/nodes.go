@@ -148,18 +148,6 @@ func (g *graph) nodesBelow(n int32) int32 {
 	return int32(sort.Search(len(g.first), func(i int) bool { return g.first[i] >= n }))
 }
 
-// slotsBelow counts node x's slots below n.
-func (g *graph) slotsBelow(x, n int32) int {
-	c := 0
-	g.slotsOf(x, func(s int32) bool {
-		if s < n {
-			c++
-		}
-		return true
-	})
-	return c
-}
-
 // scan is search by an exact scan of the nodes other than without (-1:
 // none): the slots accept (nil: all) admits that are most similar to unit
 // q, best first, at least k of them if there are, and all slots tied with

@@ -31,7 +31,7 @@ func TestNames(t *testing.T) {
 	if a == b || len(a) != 33 || strings.Trim(a[1:], "0123456789abcdef") != "" || a[0] != 'r' {
 		t.Fatalf("tenant names %q %q", a, b)
 	}
-	if weaviate.ObjectID("m#0") != weaviate.ObjectID("m#0") || weaviate.ObjectID("m#0") == weaviate.ObjectID("m#1") {
+	if id0, again, id1 := weaviate.ObjectID("m#0"), weaviate.ObjectID("m#0"), weaviate.ObjectID("m#1"); id0 != again || id0 == id1 {
 		t.Fatal("object ids must be deterministic and distinct")
 	}
 }
