@@ -34,7 +34,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	if err != nil {
 		return nil, err
 	}
-	batch := make([]Message, 0, len(msgs))
+	batch := newBatch(len(msgs))
 	for i := range msgs {
 		msg := msgs[i].Clone()
 		msg.Tokens, msg.TokenEncoding = 0, ""
@@ -56,6 +56,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	}
 	m.countAll(batch)
 	saved, err := s.saveValidated(ctx, batch, bulk)
+	recycle(batch, saved)
 	if err != nil {
 		return nil, err
 	}

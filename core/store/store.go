@@ -68,7 +68,9 @@ type Messages interface {
 	// of the same resource, but never take over a message id of another
 	// resource (ErrResourceMismatch).
 	// The UpdatedAt of every touched thread is bumped. Returned messages carry
-	// their stored CreatedAt and Seq.
+	// their stored CreatedAt and Seq. As with io.Writer's p, SaveMessages
+	// must not modify msgs or keep the slice after it returns: core reuses
+	// it for the next batch.
 	SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error)
 	// ListMessages selects messages of one thread; see MessageQuery.
 	ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error)

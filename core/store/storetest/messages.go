@@ -3,6 +3,8 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +181,31 @@ func testMessagesUpsert(t *testing.T, s *core.CheckedStore) {
 	eq(t, "texts", texts(p.Messages), []string{"Updated"})
 	if !p.Messages[0].CreatedAt.Equal(T(1)) {
 		t.Fatalf("stored createdAt = %v", p.Messages[0].CreatedAt)
+	}
+}
+
+// testSaveLeavesInput: SaveMessages neither writes the stored CreatedAt and
+// Seq into the caller's messages nor returns them in the caller's slice
+// (core reuses its batch for the next save; see store.Messages).
+func testSaveLeavesInput(t *testing.T, s *core.CheckedStore) {
+	mustThread(t, s, "A", "r")
+	east := time.FixedZone("east", 3*3600)
+	batches := [][]message.Message{
+		{msg("m1", "A", "r", "one", T(1).In(east)), msg("m2", "A", "r", "two", T(2).In(east))},
+		{msg("m1", "A", "r", "one again", T(5).In(east)), msg("m3", "A", "r", "three", T(6).In(east))}, // an upsert and a new id
+	}
+	for i, in := range batches {
+		before := slices.Clone(in)
+		out, err := s.SaveMessages(ctx(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(in, before) {
+			t.Fatalf("batch %d: SaveMessages changed its input:\n%+v\nwas\n%+v", i, in, before)
+		}
+		if len(out) != len(in) || &out[0] == &in[0] {
+			t.Fatalf("batch %d: SaveMessages returned %d messages in the caller's slice", i, len(out))
+		}
 	}
 }
 

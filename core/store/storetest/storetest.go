@@ -54,6 +54,7 @@ func Run(t *testing.T, open Opener) {
 		{"MessagesAll", testMessagesAll},
 		{"MessagesBadThreadID", testMessagesBadThreadID},
 		{"MessagesUpsertKeepsCreatedAt", testMessagesUpsert},
+		{"SaveLeavesInput", testSaveLeavesInput},
 		{"MessagesMove", testMessagesMove},
 		{"MessagesValidationAtomic", testMessagesValidationAtomic},
 		{"MessagesOwnership", testMessagesOwnership},
