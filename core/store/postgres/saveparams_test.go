@@ -1,0 +1,53 @@
+package postgres
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// reserve sizes the write buffer for a batch's Bind at once, and what is
+// sent is the Bind alone.
+func TestReserveWritesNothing(t *testing.T) {
+	sql := "SELECT * FROM save_new_messages($1, $2, $3, $4, $5, $6, $7)"
+	var vals [][]byte // the sizes of a batch of 100's parameters
+	for i, size := range []int{4_000, 600, 600, 10_000, 1_200, 800, 1_500} {
+		vals = append(vals, bytes.Repeat([]byte{byte('a' + i)}, size))
+	}
+	bind := &pgproto3.Bind{PreparedStatement: sql, ParameterFormatCodes: []int16{1}, Parameters: vals, ResultFormatCodes: []int16{1}}
+	send := func(reserved bool) (sent []byte, allocated uint64) {
+		var out bytes.Buffer
+		f := pgproto3.NewFrontend(nil, &out)
+		once := func() {
+			out.Reset()
+			if reserved {
+				reserve(f, sql, vals)
+			}
+			f.SendBind(bind)
+			if err := f.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		once()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := 0; i < 20; i++ {
+			once()
+		}
+		runtime.ReadMemStats(&after)
+		return out.Bytes(), (after.TotalAlloc - before.TotalAlloc) / 20
+	}
+	plain, plainBytes := send(false)
+	got, reservedBytes := send(true)
+	if !bytes.Equal(got, plain) {
+		t.Fatalf("with reserve the frontend sent %d bytes, without %d", len(got), len(plain))
+	}
+	// About the Bind's size with the reserve; without it the buffer regrows
+	// from 1 KiB, allocating well over that.
+	t.Logf("Bind %d bytes: %d allocated with reserve, %d without", len(plain), reservedBytes, plainBytes)
+	if size := uint64(len(plain)); reservedBytes > size+4096 || plainBytes < size*3/2 {
+		t.Fatalf("bytes allocated per Bind of %d bytes: %d with reserve, %d without", size, reservedBytes, plainBytes)
+	}
+}
