@@ -226,7 +226,7 @@ func (s *Store) send(ctx context.Context, c *pgx.Conn, sql string, vals [][]byte
 // the ~20 KiB Bind of a batch of 100 regrew it from 1 KiB on every save:
 // ~45 KiB of garbage, a sixth of what the save allocated.
 func reserve(f *pgproto3.Frontend, sql string, vals [][]byte) {
-	n := 64 + 2*len(sql) + 4*len(vals)
+	n := 64 + len(sql) + 4*len(vals)
 	for _, v := range vals {
 		n += len(v)
 	}
