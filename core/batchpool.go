@@ -25,20 +25,20 @@ func newBatch(n int) []Message {
 // recycle returns batch to the pool once the store is done with it, unless
 // saved shares its array (a store that returns msgs itself breaks the
 // contract, but its caller still gets intact messages).
+// A pooled batch is all zero values, so only what was used is cleared.
 func recycle(batch, saved []Message) {
-	all := batch[:cap(batch)]
-	if len(all) > maxPooledBatch || len(saved) > 0 && holds(all, &saved[0]) {
+	if cap(batch) > maxPooledBatch || len(saved) > 0 && holds(batch, &saved[0]) {
 		return
 	}
-	clear(all) // drop the messages' contents for the collector
-	all = all[:0]
-	batchPool.Put(&all)
+	clear(batch) // drop the messages' contents for the collector
+	batch = batch[:0]
+	batchPool.Put(&batch)
 }
 
-// holds reports whether m is an element of all.
-func holds(all []Message, m *Message) bool {
-	for i := range all {
-		if &all[i] == m {
+// holds reports whether m is an element of batch.
+func holds(batch []Message, m *Message) bool {
+	for i := range batch {
+		if &batch[i] == m {
 			return true
 		}
 	}
