@@ -55,10 +55,10 @@ func (s *Store) ListResources(ctx context.Context, q store.ResourceQuery) (store
 	return page, nil
 }
 
-// listResourcesSQL orders by bytes (COLLATE "C"), as the other stores do,
-// whatever the database's collation.
+// listResourcesSQL walks the primary key: ids order by bytes, as in the
+// other stores, because the column is COLLATE "C" (migration 0007).
 const listResourcesSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.resources
-WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2`
+WHERE id > $1 ORDER BY id LIMIT $2`
 
 const getResourceSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.resources WHERE id = $1`
 
