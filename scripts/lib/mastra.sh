@@ -29,9 +29,9 @@
 # ../shared/reference/mastra-bench beside the repository);
 # AGENTMEM_MASTRA_DIR the install folder (default ~/.cache/agentmem/mastra-bench).
 # AGENTMEM_BENCH_CREATEDB is appended to the CREATE DATABASE of each
-# PostgreSQL run, e.g. "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE
-# 'en-US' LOCALE 'C'" to measure under a linguistic default collation, as
-# most installs have (the test cluster's is "C").
+# PostgreSQL run, e.g. "TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'
+# LOCALE_PROVIDER libc" to measure under another default collation than
+# the cluster's (scripts/lib/pg.sh: ICU's en-US).
 
 _mastra_packages=(@mastra/core@1.71.0 @mastra/memory@1.31.0 @mastra/libsql@1.23.1 @mastra/pg@1.27.1)
 

@@ -97,11 +97,23 @@ pg_start() {
 		chown -R postgres:postgres "$dir"
 	fi
 
-	if ! _pg_as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1; then
-		echo "pg.sh: initdb failed:" >&2
-		cat "$dir/initdb.log" >&2
-		rm -rf "$dir"
-		return 1
+	# Databases compare text under ICU's en-US, as most installs compare under
+	# a linguistic collation (initdb takes the system's locale); "C" would
+	# hide a query that depends on byte order. Before PostgreSQL 15 (no ICU
+	# provider in initdb) the cluster falls back to "C" and says so.
+	if ! _pg_as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 \
+		--locale=C --locale-provider=icu --icu-locale=en-US >"$dir/initdb.log" 2>&1; then
+		echo "pg.sh: initdb with the ICU en-US collation failed; the cluster's collation is C" >&2
+		rm -rf "$dir/data" && mkdir -p "$dir/data"
+		if [ "$(id -u)" = 0 ]; then
+			chown postgres:postgres "$dir/data"
+		fi
+		if ! _pg_as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1; then
+			echo "pg.sh: initdb failed:" >&2
+			cat "$dir/initdb.log" >&2
+			rm -rf "$dir"
+			return 1
+		fi
 	fi
 	# Settings live in the cluster so that a plain "pg_ctl start" restores them.
 	_pg_as_owner tee -a "$dir/data/postgresql.conf" >/dev/null <<EOF

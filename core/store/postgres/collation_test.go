@@ -19,7 +19,8 @@ import (
 // installs have a linguistic default (initdb takes the system's locale).
 // Ids must still compare as bytes (ListThreadsTieOrder), and every statement
 // must still find its index when the id columns and the parameters have
-// different collations.
+// different collations. scripts/lib/pg.sh's cluster defaults to en-US as
+// well; this test makes the case whatever server AGENTMEM_PG_DSN names.
 func TestLinguisticCollation(t *testing.T) {
 	dsn := collatedDatabase(t)
 	open := func(t *testing.T) *Store {
