@@ -184,9 +184,10 @@ func testMessagesUpsert(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-// testSaveLeavesInput: SaveMessages neither writes the stored CreatedAt and
-// Seq into the caller's messages nor returns them in the caller's slice
-// (core reuses its batch for the next save; see store.Messages).
+// testSaveLeavesInput: SaveMessages (and SaveMessagesBulk) neither writes
+// the stored CreatedAt and Seq into the caller's messages nor returns them
+// in the caller's slice (core reuses its batch for the next save; see
+// store.Messages).
 func testSaveLeavesInput(t *testing.T, s *core.CheckedStore) {
 	mustThread(t, s, "A", "r")
 	east := time.FixedZone("east", 3*3600)
@@ -194,9 +195,16 @@ func testSaveLeavesInput(t *testing.T, s *core.CheckedStore) {
 		{msg("m1", "A", "r", "one", T(1).In(east)), msg("m2", "A", "r", "two", T(2).In(east))},
 		{msg("m1", "A", "r", "one again", T(5).In(east)), msg("m3", "A", "r", "three", T(6).In(east))}, // an upsert and a new id
 	}
-	for i, in := range batches {
+	bulk := [][]message.Message{ // SaveMessagesBulk has SaveMessages' contract
+		{msg("m4", "A", "r", "four", T(7).In(east)), msg("m5", "A", "r", "five", T(8).In(east))},
+	}
+	for i, in := range append(batches, bulk...) {
+		save := s.SaveMessages
+		if i >= len(batches) {
+			save = s.SaveMessagesBulk
+		}
 		before := slices.Clone(in)
-		out, err := s.SaveMessages(ctx(), in)
+		out, err := save(ctx(), in)
 		if err != nil {
 			t.Fatal(err)
 		}
