@@ -230,7 +230,10 @@ func reserve(f *pgproto3.Frontend, sql string, vals [][]byte) {
 	for _, v := range vals {
 		n += len(v)
 	}
-	if n > 1024 {
+	// Above 1 MiB the regrowth is a small share of the message, and a call
+	// that fails before writing (an ended context) leaves the room in the
+	// connection's buffer until a larger message is flushed.
+	if n > 1024 && n <= 1<<20 {
 		f.Send(bufferRoom(n))
 	}
 }
