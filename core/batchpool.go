@@ -5,9 +5,10 @@ import "sync"
 // batchPool recycles SaveMessages' working copy of a batch: for a batch of
 // 100 messages it is 26 KiB, a sixth of what a PostgreSQL save allocated,
 // and the garbage collector's share of a save's CPU follows the bytes
-// allocated. The store gives the saved messages back in a slice of its
-// own and keeps none of msgs (store.Messages), so the copy is free once
-// SaveMessages returns.
+// allocated. Only a store that promises to keep none of msgs
+// (store.BatchReleaser) has its batches recycled: the saved messages come
+// back in a slice of its own, so the copy is free once SaveMessages
+// returns.
 var batchPool sync.Pool // of *[]Message, empty
 
 // maxPooledBatch bounds the batches kept: a rare import of a million
@@ -22,12 +23,13 @@ func newBatch(n int) []Message {
 	return make([]Message, 0, n)
 }
 
-// recycle returns batch to the pool once the store is done with it, unless
-// saved shares its array (a store that returns msgs itself breaks the
-// contract, but its caller still gets intact messages).
-// A pooled batch is all zero values, so only what was used is cleared.
-func recycle(batch, saved []Message) {
-	if cap(batch) > maxPooledBatch || len(saved) > 0 && holds(batch, &saved[0]) {
+// recycle returns batch to the pool once the store is done with it: when
+// the store releases its batches, and saved does not share batch's array
+// (a store that returns msgs itself breaks its promise, but its caller
+// still gets intact messages). A pooled batch is all zero values, so only
+// what was used is cleared.
+func (c *CheckedStore) recycle(batch, saved []Message) {
+	if !c.releases || cap(batch) > maxPooledBatch || len(saved) > 0 && holds(batch, &saved[0]) {
 		return
 	}
 	clear(batch) // drop the messages' contents for the collector

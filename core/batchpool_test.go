@@ -6,19 +6,24 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
-// SaveMessages reuses its working copy of a batch for the next one; what it
-// returned must stay as it was, also with a store that (against the
-// store.Messages contract) returns the batch it was given.
+// SaveMessages reuses its working copy of a batch for the next one when the
+// store promises to keep none of it (store.BatchReleaser). What it returned
+// must stay as it was, also with a store that breaks that promise by
+// returning the batch it was given, and a decorator that keeps every batch
+// it saves must find them intact.
 func TestSavedBatchesStayIntact(t *testing.T) {
+	recorder := &batchRecorder{Store: memstore.New()}
 	for _, tc := range []struct {
 		name  string
 		store core.Store
 	}{
 		{"copying store", memstore.New()},
 		{"store returning its input", &inputReturner{fullStore: memstore.New()}},
+		{"decorator keeping its input", recorder},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMem(t, tc.store, core.Config{})
@@ -37,20 +42,31 @@ func TestSavedBatchesStayIntact(t *testing.T) {
 				}
 				results = append(results, saved)
 			}
-			for b, saved := range results {
-				for i, msg := range saved {
-					if want := fmt.Sprintf("b%d-%d", b, i); msg.ID != want || msg.Text() != fmt.Sprintf("text %d-%d", b, i) {
-						t.Fatalf("result %d[%d] = %q %q after later saves, want %q", b, i, msg.ID, msg.Text(), want)
-					}
-				}
-			}
+			checkBatches(t, "result", results)
 		})
+	}
+	checkBatches(t, "recorded batch", recorder.kept)
+}
+
+// checkBatches fails unless batches[b][i] is the message b-i that
+// TestSavedBatchesStayIntact saved.
+func checkBatches(t *testing.T, what string, batches [][]core.Message) {
+	t.Helper()
+	for b, saved := range batches {
+		for i, msg := range saved {
+			if want := fmt.Sprintf("b%d-%d", b, i); msg.ID != want || msg.Text() != fmt.Sprintf("text %d-%d", b, i) {
+				t.Fatalf("%s %d[%d] = %q %q after later saves, want %q", what, b, i, msg.ID, msg.Text(), want)
+			}
+		}
 	}
 }
 
 // inputReturner gives SaveMessages' input back as its result, with the
-// stored CreatedAt and Seq written into it.
+// stored CreatedAt and Seq written into it, while promising to keep
+// nothing of it.
 type inputReturner struct{ fullStore }
+
+func (s *inputReturner) ReleasesBatches() store.Messages { return s }
 
 func (s *inputReturner) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
 	out, err := s.fullStore.SaveMessages(ctx, msgs)
@@ -59,4 +75,17 @@ func (s *inputReturner) SaveMessages(ctx context.Context, msgs []core.Message) (
 	}
 	copy(msgs, out)
 	return msgs, nil
+}
+
+// batchRecorder keeps every batch it is asked to save, as a test double or
+// a logging decorator might; it inherits memstore's ReleasesBatches, but not
+// its promise.
+type batchRecorder struct {
+	*memstore.Store
+	kept [][]core.Message
+}
+
+func (s *batchRecorder) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+	s.kept = append(s.kept, msgs)
+	return s.Store.SaveMessages(ctx, msgs)
 }

@@ -30,6 +30,9 @@ type CheckedStore struct {
 	queue   store.IndexQueue
 	window  store.WindowReader
 	bulk    store.BulkSaver
+	// releases: the driver keeps nothing of a saved batch, whose memory
+	// SaveMessages then reuses (store.BatchReleaser).
+	releases bool
 }
 
 // Check wraps s; a *CheckedStore is returned as it is.
@@ -45,6 +48,7 @@ func Check(s Store) *CheckedStore {
 	c.queue, _ = s.(store.IndexQueue)
 	c.window, _ = s.(store.WindowReader)
 	c.bulk, _ = s.(store.BulkSaver)
+	c.releases = store.Releases(s)
 	return c
 }
 

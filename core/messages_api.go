@@ -56,7 +56,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	}
 	m.countAll(batch)
 	saved, err := s.saveValidated(ctx, batch, bulk)
-	recycle(batch, saved)
+	s.recycle(batch, saved)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,10 @@ type resourceRow struct {
 	wm store.WorkingMemory
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store         = (*Store)(nil)
+	_ store.BatchReleaser = (*Store)(nil)
+)
 
 // New returns an empty store.
 func New() *Store {

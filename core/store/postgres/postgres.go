@@ -79,7 +79,10 @@ type Store struct {
 	closeOnce sync.Once
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store         = (*Store)(nil)
+	_ store.BatchReleaser = (*Store)(nil)
+)
 
 // Option configures Open and New.
 type Option func(*config)

@@ -61,8 +61,9 @@ type Store struct {
 }
 
 var (
-	_ store.Store     = (*Store)(nil)
-	_ store.BulkSaver = (*Store)(nil)
+	_ store.Store         = (*Store)(nil)
+	_ store.BulkSaver     = (*Store)(nil)
+	_ store.BatchReleaser = (*Store)(nil)
 )
 
 // Open opens (creating if needed) the database at path and migrates its
