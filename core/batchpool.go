@@ -15,26 +15,29 @@ var batchPool sync.Pool // of *[]Message, empty
 // messages is not held for the process's life.
 const maxPooledBatch = 4096
 
-// newBatch returns an empty batch with room for n messages.
-func newBatch(n int) []Message {
+// newBatch returns an empty batch with room for n messages, in the box that
+// recycle returns to the pool (putting a fresh box each time cost an
+// allocation a save).
+func newBatch(n int) *[]Message {
 	if p, _ := batchPool.Get().(*[]Message); p != nil && cap(*p) >= n {
-		return *p
+		return p
 	}
-	return make([]Message, 0, n)
+	batch := make([]Message, 0, n)
+	return &batch
 }
 
-// recycle returns batch to the pool once the store is done with it: when
-// the store releases its batches, and saved does not share batch's array
-// (a store that returns msgs itself breaks its promise, but its caller
-// still gets intact messages). A pooled batch is all zero values, so only
-// what was used is cleared.
-func (c *CheckedStore) recycle(batch, saved []Message) {
+// recycle returns batch, taken from box, to the pool once the store is
+// done with it: when the store releases its batches, and saved does not
+// share batch's array (a store that returns msgs itself breaks its promise,
+// but its caller still gets intact messages). A pooled batch is all zero
+// values, so only what was used is cleared.
+func (c *CheckedStore) recycle(box *[]Message, batch, saved []Message) {
 	if !c.releases || cap(batch) > maxPooledBatch || len(saved) > 0 && holds(batch, &saved[0]) {
 		return
 	}
 	clear(batch) // drop the messages' contents for the collector
-	batch = batch[:0]
-	batchPool.Put(&batch)
+	*box = batch[:0]
+	batchPool.Put(box)
 }
 
 // holds reports whether m is an element of batch.

@@ -34,7 +34,8 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	if err != nil {
 		return nil, err
 	}
-	batch := newBatch(len(msgs))
+	box := newBatch(len(msgs))
+	batch := *box
 	for i := range msgs {
 		msg := msgs[i].Clone()
 		msg.Tokens, msg.TokenEncoding = 0, ""
@@ -56,7 +57,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	}
 	m.countAll(batch)
 	saved, err := s.saveValidated(ctx, batch, bulk)
-	s.recycle(batch, saved)
+	s.recycle(box, batch, saved)
 	if err != nil {
 		return nil, err
 	}
