@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -193,9 +192,10 @@ func (s *Store) exec(ctx context.Context, sql string, vals [][]byte, read func(*
 		ctx = s.tracer.TraceQueryStart(ctx, c, pgx.TraceQueryStartData{SQL: sql})
 	}
 	var tag pgconn.CommandTag
-	rr, err := s.send(ctx, c, sql, vals)
+	rr, room, err := s.send(ctx, c, sql, vals)
 	if err == nil {
 		tag, err = read(c, rr)
+		room.release(c.PgConn())
 	}
 	if s.tracer != nil {
 		s.tracer.TraceQueryEnd(ctx, c, pgx.TraceQueryEndData{CommandTag: tag, Err: err})
@@ -203,58 +203,20 @@ func (s *Store) exec(ctx context.Context, sql string, vals [][]byte, read func(*
 	return err
 }
 
-// send starts sql with binary parameters and results.
-func (s *Store) send(ctx context.Context, c *pgx.Conn, sql string, vals [][]byte) (*pgconn.ResultReader, error) {
+// send starts sql with binary parameters and results, in room reserved
+// for its messages; the caller releases the room once the result is read.
+func (s *Store) send(ctx context.Context, c *pgx.Conn, sql string, vals [][]byte) (*pgconn.ResultReader, *room, error) {
 	formats := []int16{pgx.BinaryFormatCode}
 	if !s.prepares {
-		reserve(c.PgConn().Frontend(), sql, vals)
-		return c.PgConn().ExecParams(ctx, sql, vals, nil, formats, formats), nil
+		r := reserve(c.PgConn().Frontend(), sql, vals)
+		return c.PgConn().ExecParams(ctx, sql, vals, nil, formats, formats), r, nil
 	}
 	sd, err := c.Prepare(ctx, sql, sql)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// ExecStatement, unlike ExecPrepared, sends no Describe: the prepared
 	// statement's description already has the result's columns.
-	reserve(c.PgConn().Frontend(), sql, vals)
-	return c.PgConn().ExecStatement(ctx, sd, vals, formats, formats), nil
+	r := reserve(c.PgConn().Frontend(), sql, vals)
+	return c.PgConn().ExecStatement(ctx, sd, vals, formats, formats), r, nil
 }
-
-// reserve makes room in the connection's write buffer for the messages that
-// run sql with vals (the statement's name is its text) before pgconn writes
-// them. pgproto3 shrinks that buffer to 1 KiB whenever it flushes more, so
-// the ~20 KiB Bind of a batch of 100 regrew it from 1 KiB on every save,
-// allocating ~46 KiB: a third of what the save allocated.
-func reserve(f *pgproto3.Frontend, sql string, vals [][]byte) {
-	n := 64 + len(sql) + 4*len(vals)
-	for _, v := range vals {
-		n += len(v)
-	}
-	// Above 1 MiB the regrowth is a small share of the message, and a call
-	// that fails before writing (an ended context) leaves the room in the
-	// connection's buffer until a larger message is flushed.
-	if n > 1024 && n <= 1<<20 {
-		f.Send(bufferRoom(n))
-	}
-}
-
-// bufferRoom is a frontend message that writes nothing and leaves room for
-// n more bytes in the buffer it is encoded into. (A pgproto3 trace, when
-// one is on, shows it as an Unknown message of length 0.)
-type bufferRoom int
-
-// Encode implements pgproto3.Message.
-func (n bufferRoom) Encode(dst []byte) ([]byte, error) {
-	if cap(dst)-len(dst) >= int(n) {
-		return dst, nil
-	}
-	grown := make([]byte, len(dst), len(dst)+int(n))
-	copy(grown, dst)
-	return grown, nil
-}
-
-// Decode implements pgproto3.Message; the message is never received.
-func (bufferRoom) Decode([]byte) error { return nil }
-
-// Frontend marks bufferRoom as a pgproto3.FrontendMessage.
-func (bufferRoom) Frontend() {}
