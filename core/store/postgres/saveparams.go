@@ -188,6 +188,7 @@ func (s *Store) exec(ctx context.Context, sql string, vals [][]byte, read func(*
 	}
 	defer conn.Release()
 	c := conn.Conn()
+	s.primeHeap(ctx, c, vals)
 	if s.tracer != nil {
 		ctx = s.tracer.TraceQueryStart(ctx, c, pgx.TraceQueryStartData{SQL: sql})
 	}

@@ -1,0 +1,76 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// A backend's C library (glibc) gives the free memory at the top of its heap
+// back to the kernel once more than M_TRIM_THRESHOLD is free there (128 KiB
+// at first), and raises that threshold only when it frees a chunk it had
+// mapped on its own (one of at least M_MMAP_THRESHOLD, at first 128 KiB),
+// to twice that chunk's size. A batch statement frees ~7 times its
+// parameters' size at the top of the heap when it ends (~144 KiB for 100
+// messages), so in a backend that had never freed a larger chunk every
+// batch shrank the heap and the next one grew it again: 36 pages to fault
+// in and zero per statement, a third more of the server's CPU for a batch
+// of 100 (BENCHMARKS.md, "Eighth session"). Whether a backend had freed one
+// depended on what it had run before; in a database with an ICU default
+// collation about every second new connection had not.
+//
+// primeHeap has the backend free a chunk of 4 times the parameters' size
+// (at least 1 MiB, at most glibc's 32 MiB ceiling) before a connection's
+// first save with over 8 KiB of parameters (a batch of ~50 messages), and
+// again before a save that needs a larger chunk than it primed for. In a UTF-8 database lpad allocates four bytes for each character it
+// writes, so the chunk costs a quarter of its size in written pages. The
+// backend then keeps up to twice the chunk of freed heap for its next
+// statements (2 MiB after batches of 100), as does any backend that once
+// sorted or hashed a large set in memory.
+
+// primeFrom is the size of a statement's parameters from which primeHeap
+// runs first: below it, a statement frees too little to be trimmed.
+const primeFrom = 8 << 10
+
+// The chunk primeHeap has the backend free: 4 times the parameters, within
+// these bounds.
+const (
+	minPrimeChunk = 1 << 20
+	maxPrimeChunk = 32 << 20
+)
+
+// primedKey holds, in a connection's pgconn.PgConn.CustomData, the size
+// of the chunk primeHeap had its backend free.
+const primedKey = "agentmem.primedHeap"
+
+// primeHeap primes c's backend (traced, as every statement of the store
+// is) when the statement about to run, with vals, needs a larger chunk
+// than c was primed with. It is an optimisation only: a failure is left
+// for the statement that follows to meet.
+func (s *Store) primeHeap(ctx context.Context, c *pgx.Conn, vals [][]byte) {
+	n := 0
+	for _, v := range vals {
+		n += len(v)
+	}
+	if n < primeFrom {
+		return
+	}
+	pc := c.PgConn()
+	primed, _ := pc.CustomData()[primedKey].(int)
+	chunk := min(max(4*n, minPrimeChunk), maxPrimeChunk)
+	if chunk <= primed {
+		return
+	}
+	sql := "SELECT length(lpad('', " + strconv.Itoa(chunk/4) + ", ' '))"
+	if s.tracer != nil {
+		ctx = s.tracer.TraceQueryStart(ctx, c, pgx.TraceQueryStartData{SQL: sql})
+	}
+	_, err := pc.Exec(ctx, sql).ReadAll()
+	if s.tracer != nil {
+		s.tracer.TraceQueryEnd(ctx, c, pgx.TraceQueryEndData{Err: err})
+	}
+	if err == nil {
+		pc.CustomData()[primedKey] = chunk
+	}
+}

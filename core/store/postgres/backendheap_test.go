@@ -1,0 +1,82 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/core"
+)
+
+// A connection's backend is primed before its first save with over 8 KiB
+// of parameters, with a chunk of four times their size (at least 1 MiB),
+// and again only before a save that needs a larger chunk; small saves do
+// not prime.
+func TestPrimeHeap(t *testing.T) {
+	schema := freshSchema(t)
+	dsn := testDSN(t)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	ctx, cancel := context.WithTimeout(bg(), 30*time.Second)
+	defer cancel()
+	s, err := Open(ctx, dsn+sep+"pool_max_conns=1", WithSchema(schema)) // one connection to look at
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	primed := func() int {
+		conn, err := s.pool.Acquire(bg())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Release()
+		n, _ := conn.Conn().PgConn().CustomData()[primedKey].(int)
+		return n
+	}
+	n := 0
+	save := func(count, size int) {
+		t.Helper()
+		batch := make([]core.Message, count)
+		for i := range batch {
+			n++
+			batch[i] = core.NewMessage(core.RoleUser, strings.Repeat("x", size))
+			batch[i].ID, batch[i].ThreadID, batch[i].ResourceID = fmt.Sprintf("m%06d", n), "t", "r"
+		}
+		if _, err := s.SaveMessages(bg(), batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, step := range []struct {
+		count, size int
+		want        int // the chunk primed for, after the save
+	}{
+		{1, 100, 0},                  // a message
+		{3, 100, 0},                  // a small batch
+		{1, 20_000, minPrimeChunk},   // ~20 KB of parameters
+		{100, 100, -1},               // as much again: no change
+		{2000, 1000, 0},              // ~2 MB: a larger chunk (checked below)
+		{100, 100, -1},               // no change
+		{300, 40_000, maxPrimeChunk}, // ~12 MB: the ceiling
+	} {
+		before := primed()
+		save(step.count, step.size)
+		got := primed()
+		switch {
+		case step.want > 0 && got != step.want:
+			t.Fatalf("after %d messages of %d bytes: primed for %d bytes, want %d", step.count, step.size, got, step.want)
+		case step.want == 0 && step.count == 2000 && (got <= minPrimeChunk || got >= maxPrimeChunk):
+			t.Fatalf("after %d messages of %d bytes: primed for %d bytes, want between %d and %d", step.count, step.size, got, minPrimeChunk, maxPrimeChunk)
+		case step.want == 0 && step.count < 2000 && got != 0:
+			t.Fatalf("after %d messages of %d bytes: primed for %d bytes, want none", step.count, step.size, got)
+		case step.want < 0 && got != before:
+			t.Fatalf("after %d messages of %d bytes: primed for %d bytes, was %d", step.count, step.size, got, before)
+		}
+	}
+}
