@@ -21,7 +21,7 @@ import (
 // collation about every second new connection had not.
 //
 // primeHeap has the backend free a chunk of 4 times the parameters' size
-// (at least 1 MiB, at most glibc's 32 MiB ceiling) before a connection's
+// (at least 1 MiB, at most 8 MiB) before a connection's
 // first save with over 8 KiB of parameters (a batch of ~50 messages), and
 // again before a save that needs a larger chunk than it primed for. In a UTF-8 database lpad allocates four bytes for each character it
 // writes, so the chunk costs a quarter of its size in written pages. The
@@ -34,10 +34,12 @@ import (
 const primeFrom = 8 << 10
 
 // The chunk primeHeap has the backend free: 4 times the parameters, within
-// these bounds.
+// these bounds. The ceiling bounds what a backend keeps (twice the chunk);
+// a save large enough to need more spends far longer on its rows than on
+// the heap's regrowth.
 const (
 	minPrimeChunk = 1 << 20
-	maxPrimeChunk = 32 << 20
+	maxPrimeChunk = 8 << 20
 )
 
 // primedKey holds, in a connection's pgconn.PgConn.CustomData, the size
