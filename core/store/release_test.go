@@ -14,7 +14,7 @@ type embedding struct{ *memstore.Store }
 // copy of itself.
 type byValue struct {
 	store.Messages
-	tags []string
+	_ []string // makes the type not comparable
 }
 
 func (v byValue) ReleasesBatches() store.Messages { return v }
