@@ -21,13 +21,14 @@ import (
 // collation about every second new connection had not.
 //
 // primeHeap has the backend free a chunk of 4 times the parameters' size
-// (at least 1 MiB, at most 8 MiB) before a connection's
-// first save with over 8 KiB of parameters (a batch of ~50 messages), and
-// again before a save that needs a larger chunk than it primed for. In a UTF-8 database lpad allocates four bytes for each character it
-// writes, so the chunk costs a quarter of its size in written pages. The
-// backend then keeps up to twice the chunk of freed heap for its next
-// statements (2 MiB after batches of 100), as does any backend that once
-// sorted or hashed a large set in memory.
+// (at least 1 MiB, at most 8 MiB) before a connection's first save with
+// over 8 KiB of parameters (a batch of ~50 messages), and again before a
+// save that needs a larger chunk than it primed for. In a UTF-8 database
+// lpad allocates four bytes for each character it writes, so the chunk
+// costs a quarter of its size in written pages. The backend then keeps up
+// to twice the chunk of freed heap for its next statements (2 MiB after
+// batches of 100), as does any backend that once sorted or hashed a large
+// set in memory.
 
 // primeFrom is the size of a statement's parameters from which primeHeap
 // runs first: below it, a statement frees too little to be trimmed.
