@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store/postgres"
 )
 
 // BenchmarkPostgresSaveCPU: the saves of BenchmarkPostgresSave and
@@ -22,37 +23,50 @@ import (
 // loaded machine wall time mostly measures waiting for a core; CPU time per
 // save compares the work itself.
 func BenchmarkPostgresSaveCPU(b *testing.B) {
+	one := func(cfg *pgxpool.Config) { cfg.MaxConns = 1 }
 	for _, batch := range []int{1, 100} {
 		b.Run(fmt.Sprintf("agentmem/batch=%d", batch), func(b *testing.B) {
-			s := openPGWith(b, func(cfg *pgxpool.Config) { cfg.MaxConns = 1 })
-			mem, _ := core.New(core.Options{Store: s})
-			if _, err := mem.CreateThread(bg, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
-				b.Fatal(err)
-			}
-			msgs := make([]core.Message, batch) // the caller's buffer, refilled for each save
-			measureCPU(b, s.Pool(), batch, func() error {
-				for j := range msgs {
-					msgs[j] = core.NewMessage(core.RoleUser, "a message of ordinary length for the throughput test")
-					msgs[j].ThreadID, msgs[j].ResourceID = "t", "r"
-				}
-				_, err := mem.SaveMessages(bg, msgs, nil)
-				return err
-			})
+			s := openPGWith(b, one)
+			measureCPU(b, s.Pool(), batch, agentmemSaves(b, s, batch))
 		})
 		b.Run(fmt.Sprintf("langchaingo/batch=%d", batch), func(b *testing.B) {
-			s := openPGWith(b, func(cfg *pgxpool.Config) { cfg.MaxConns = 1 })
-			h := upstreamHistory(b, s, "history")
-			msgs := make([]llms.ChatMessage, batch) // refilled for each save, as above
-			measureCPU(b, s.Pool(), batch, func() error {
-				for i := range msgs {
-					msgs[i] = llms.HumanChatMessage{Content: "a message of ordinary length for the throughput test"}
-				}
-				if batch == 1 {
-					return h.AddMessage(bg, msgs[0])
-				}
-				return h.AddMessages(bg, msgs)
-			})
+			s := openPGWith(b, one)
+			measureCPU(b, s.Pool(), batch, upstreamSaves(b, s, batch))
 		})
+	}
+}
+
+// agentmemSaves returns a save of batch new messages into one thread of s,
+// through core.Memory, from a caller's buffer refilled for each save.
+func agentmemSaves(b *testing.B, s *postgres.Store, batch int) func() error {
+	mem, _ := core.New(core.Options{Store: s})
+	if _, err := mem.CreateThread(bg, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
+		b.Fatal(err)
+	}
+	msgs := make([]core.Message, batch)
+	return func() error {
+		for j := range msgs {
+			msgs[j] = core.NewMessage(core.RoleUser, "a message of ordinary length for the throughput test")
+			msgs[j].ThreadID, msgs[j].ResourceID = "t", "r"
+		}
+		_, err := mem.SaveMessages(bg, msgs, nil)
+		return err
+	}
+}
+
+// upstreamSaves returns the same save through langchaingo's Postgres chat
+// history on s's pool (AddMessage for one message, else AddMessages).
+func upstreamSaves(b *testing.B, s *postgres.Store, batch int) func() error {
+	h := upstreamHistory(b, s, "history")
+	msgs := make([]llms.ChatMessage, batch)
+	return func() error {
+		for i := range msgs {
+			msgs[i] = llms.HumanChatMessage{Content: "a message of ordinary length for the throughput test"}
+		}
+		if batch == 1 {
+			return h.AddMessage(bg, msgs[0])
+		}
+		return h.AddMessages(bg, msgs)
 	}
 }
 
@@ -67,10 +81,7 @@ const warmSaves = 20
 // statements) and reports msgs/s and the CPU per save of this process and
 // of pool's one backend.
 func measureCPU(b *testing.B, pool *pgxpool.Pool, batch int, save func() error) {
-	var pid int
-	if err := pool.QueryRow(bg, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		b.Fatal(err)
-	}
+	pid := backendPID(b, pool)
 	for i := 0; i < warmSaves; i++ {
 		if err := save(); err != nil {
 			b.Fatal(err)

@@ -6,9 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/tmc/langchaingo/llms"
-
-	"github.com/agentmem/agentmem/core"
 )
 
 // BenchmarkPostgresSavePair: the saves of BenchmarkPostgresSaveCPU, the two
@@ -23,32 +20,7 @@ func BenchmarkPostgresSavePair(b *testing.B) {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
 			one := func(cfg *pgxpool.Config) { cfg.MaxConns = 1 }
 			ours, theirs := openPGWith(b, one), openPGWith(b, one)
-			mem, _ := core.New(core.Options{Store: ours})
-			if _, err := mem.CreateThread(bg, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
-				b.Fatal(err)
-			}
-			h := upstreamHistory(b, theirs, "history")
-			msgs := make([]core.Message, batch)
-			chat := make([]llms.ChatMessage, batch)
-			sides := [2]func() error{
-				func() error {
-					for j := range msgs {
-						msgs[j] = core.NewMessage(core.RoleUser, "a message of ordinary length for the throughput test")
-						msgs[j].ThreadID, msgs[j].ResourceID = "t", "r"
-					}
-					_, err := mem.SaveMessages(bg, msgs, nil)
-					return err
-				},
-				func() error {
-					for i := range chat {
-						chat[i] = llms.HumanChatMessage{Content: "a message of ordinary length for the throughput test"}
-					}
-					if batch == 1 {
-						return h.AddMessage(bg, chat[0])
-					}
-					return h.AddMessages(bg, chat)
-				},
-			}
+			sides := [2]func() error{agentmemSaves(b, ours, batch), upstreamSaves(b, theirs, batch)}
 			pids := [2]int{backendPID(b, ours.Pool()), backendPID(b, theirs.Pool())}
 			for i := 0; i < warmSaves; i++ {
 				for _, save := range sides {
