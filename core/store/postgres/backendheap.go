@@ -52,10 +52,7 @@ const primedKey = "agentmem.primedHeap"
 // than c was primed with. It is an optimisation only: a failure is left
 // for the statement that follows to meet.
 func (s *Store) primeHeap(ctx context.Context, c *pgx.Conn, vals [][]byte) {
-	n := 0
-	for _, v := range vals {
-		n += len(v)
-	}
+	n := valuesSize(vals)
 	if n < primeFrom {
 		return
 	}
@@ -76,4 +73,13 @@ func (s *Store) primeHeap(ctx context.Context, c *pgx.Conn, vals [][]byte) {
 	if err == nil {
 		pc.CustomData()[primedKey] = chunk
 	}
+}
+
+// valuesSize is the bytes of a statement's parameter values.
+func valuesSize(vals [][]byte) int {
+	n := 0
+	for _, v := range vals {
+		n += len(v)
+	}
+	return n
 }

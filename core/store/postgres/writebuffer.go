@@ -33,10 +33,7 @@ var rooms sync.Pool
 // them. It returns nil when the messages fit in 1 KiB or exceed 1 MiB
 // (there the regrowth is a small share of the message).
 func reserve(f *pgproto3.Frontend, sql string, vals [][]byte) *room {
-	n := 64 + len(sql) + 4*len(vals)
-	for _, v := range vals {
-		n += len(v)
-	}
+	n := 64 + len(sql) + 4*len(vals) + valuesSize(vals)
 	if n <= 1024 || n > 1<<20 {
 		return nil
 	}
