@@ -23,9 +23,11 @@ import (
 // primeHeap has the backend free a chunk of 4 times the parameters' size
 // (at least 1 MiB, at most 8 MiB) before a connection's first save with
 // over 8 KiB of parameters (a batch of ~50 messages), and again before a
-// save that needs a larger chunk than it primed for. In a UTF-8 database
-// lpad allocates four bytes for each character it writes, so the chunk
-// costs a quarter of its size in written pages. The backend then keeps up
+// save that needs a larger chunk than it primed for. lpad allocates the
+// database encoding's longest character for each character it writes (four
+// bytes in UTF-8, one in LATIN1), so primeSQL asks for the chunk divided by
+// that length, and in a UTF-8 database the chunk costs a quarter of its
+// size in written pages. The backend then keeps up
 // to twice the chunk of freed heap for its next statements (2 MiB after
 // batches of 100), as does any backend that once sorted or hashed a large
 // set in memory.
@@ -62,7 +64,7 @@ func (s *Store) primeHeap(ctx context.Context, c *pgx.Conn, vals [][]byte) {
 	if chunk <= primed {
 		return
 	}
-	sql := "SELECT length(lpad('', " + strconv.Itoa(chunk/4) + ", ' '))"
+	sql := primeSQL(chunk)
 	if s.tracer != nil {
 		ctx = s.tracer.TraceQueryStart(ctx, c, pgx.TraceQueryStartData{SQL: sql})
 	}
@@ -73,6 +75,13 @@ func (s *Store) primeHeap(ctx context.Context, c *pgx.Conn, vals [][]byte) {
 	if err == nil {
 		pc.CustomData()[primedKey] = chunk
 	}
+}
+
+// primeSQL has the backend allocate and free a chunk of the given bytes
+// (plus a header) and answers the characters it wrote.
+func primeSQL(chunk int) string {
+	return "SELECT length(lpad('', " + strconv.Itoa(chunk) +
+		" / pg_encoding_max_length(pg_char_to_encoding(getdatabaseencoding())), ' '))"
 }
 
 // valuesSize is the bytes of a statement's parameter values.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // A connection's backend is primed before its first save with over 8 KiB
@@ -78,6 +80,37 @@ func TestPrimeHeap(t *testing.T) {
 			t.Fatalf("after %d messages of %d bytes: primed for %d bytes, want none", step.count, step.size, got)
 		case step.want < 0 && got != before:
 			t.Fatalf("after %d messages of %d bytes: primed for %d bytes, was %d", step.count, step.size, got, before)
+		}
+	}
+}
+
+// The prime's lpad writes as many characters as make the chunk in the
+// database's encoding: a quarter of its bytes in UTF-8, where a character
+// may take four, and all of them in a single-byte encoding.
+func TestPrimeSQLEncoding(t *testing.T) {
+	const chunk = minPrimeChunk
+	for _, db := range []struct {
+		name, dsn string
+		chars     int
+	}{
+		{"UTF8", testDSN(t), chunk / 4},
+		{"LATIN1", createDatabase(t, "agentmem_latin1_", "ENCODING 'LATIN1' LOCALE_PROVIDER libc LOCALE 'C'", "CREATEDB"), chunk},
+	} {
+		ctx, cancel := context.WithTimeout(bg(), 30*time.Second)
+		conn, err := pgx.Connect(ctx, db.dsn)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		var chars int
+		err = conn.QueryRow(ctx, primeSQL(chunk)).Scan(&chars)
+		conn.Close(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", db.name, err)
+		}
+		if chars != db.chars {
+			t.Errorf("%s: the prime wrote %d characters for a chunk of %d bytes, want %d", db.name, chars, chunk, db.chars)
 		}
 	}
 }

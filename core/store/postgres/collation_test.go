@@ -42,8 +42,17 @@ func TestLinguisticCollation(t *testing.T) {
 // when the test ends (with the schemas in it).
 func collatedDatabase(t *testing.T) string {
 	t.Helper()
+	return createDatabase(t, "agentmem_icu_", "ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'",
+		"it needs PostgreSQL 15 built with ICU, and CREATEDB")
+}
+
+// createDatabase creates a database from template0 with the given options
+// on the test server and returns its DSN; the database is dropped when the
+// test ends. needs says what a server that cannot create it lacks.
+func createDatabase(t *testing.T, prefix, options, needs string) string {
+	t.Helper()
 	dsn := testDSN(t)
-	name := randomName("agentmem_icu_")
+	name := randomName(prefix)
 	admin := func(sql string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -55,12 +64,12 @@ func collatedDatabase(t *testing.T) string {
 		_, err = conn.Exec(ctx, sql)
 		return err
 	}
-	if err := admin("CREATE DATABASE " + quoteIdent(name) + " TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'"); err != nil {
+	if err := admin("CREATE DATABASE " + quoteIdent(name) + " TEMPLATE template0 " + options); err != nil {
 		// As for a missing server (testDSN): scripts/test's server can.
 		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatalf("create a database with an ICU collation: %v", err)
+			t.Fatalf("create a database (%s): %v", options, err)
 		}
-		t.Skipf("the server cannot create a database with an ICU collation (it needs PostgreSQL 15 built with ICU, and CREATEDB): %v", err)
+		t.Skipf("the server cannot create a database (%s; %s): %v", options, needs, err)
 	}
 	t.Cleanup(func() {
 		if err := admin("DROP DATABASE " + quoteIdent(name) + " WITH (FORCE)"); err != nil {
