@@ -63,6 +63,23 @@ func (fc *faultCounter) counts() (client, server int64) {
 	return int64(ru.Minflt), server
 }
 
+// cpu returns the CPU time so far, in µs, of this process and of the
+// backends (from /proc/pid/schedstat; 0 when they are not counted).
+func (fc *faultCounter) cpu() (client, server int64) {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	client = ru.Utime.Sec*1e6 + int64(ru.Utime.Usec) + ru.Stime.Sec*1e6 + int64(ru.Stime.Usec)
+	for _, pid := range fc.pids {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
+		f := strings.Fields(string(b))
+		if len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			server += n / 1000
+		}
+	}
+	return client, server
+}
+
 // procFaults reads the minor faults of a process from /proc/pid/stat.
 func procFaults(pid int) (int64, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

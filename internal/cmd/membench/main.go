@@ -163,7 +163,7 @@ func (b *bench) run(ctx context.Context) error {
 func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 	base := time.Now().Add(-time.Duration(b.n) * time.Second).UTC()
 	var batchMs []float64
-	var clientFaults, serverFaults []int64
+	var clientFaults, serverFaults, clientCPU, serverCPU []int64
 	faults := newFaultCounter(ctx, b)
 	start := time.Now()
 	for i := 0; i < b.n; i += batchSize {
@@ -179,9 +179,10 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 			batch = append(batch, m)
 		}
 		counted := len(batchMs) < 10 || len(batchMs) == 99 // batches 1-10 and 100
-		var c0, s0 int64
+		var c0, s0, cc0, sc0 int64
 		if counted {
 			c0, s0 = faults.counts()
+			cc0, sc0 = faults.cpu()
 		}
 		t0 := time.Now()
 		if _, err := mem.SaveMessages(ctx, batch, nil); err != nil {
@@ -190,6 +191,8 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 		batchMs = append(batchMs, ms(time.Since(t0)))
 		if counted {
 			c1, s1 := faults.counts()
+			cc1, sc1 := faults.cpu()
+			clientCPU, serverCPU = append(clientCPU, cc1-cc0), append(serverCPU, sc1-sc0)
 			clientFaults, serverFaults = append(clientFaults, c1-c0), append(serverFaults, s1-s0)
 		}
 	}
@@ -207,6 +210,13 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 		server = nil
 	}
 	b.emit("faults_batches_1_10_100", clientFaults, "server_faults_batches_1_10_100", server)
+	// Their CPU time in µs: this whole process's (the GC's and any
+	// background loading included) and the backends' (null as above).
+	server = serverCPU
+	if faults.pids == nil {
+		server = nil
+	}
+	b.emit("cpu_us_batches_1_10_100", clientCPU, "server_cpu_us_batches_1_10_100", server)
 	return nil
 }
 
