@@ -44,8 +44,9 @@ func ExampleToolGroups() {
 }
 
 // Stores keep content as MarshalStored encodes it: the parts only, without
-// the v4 "content" mirror that encoding/json adds for clients. UnmarshalStored
-// reads it back, and older shapes too (here a legacy plain string).
+// the v4 "content" mirror that encoding/json adds for clients, and one plain
+// text part as just its string. UnmarshalStored reads it back, and older
+// shapes too (here a row written with the mirror).
 func ExampleMarshalStored() {
 	m := message.NewMessage(message.RoleAssistant, "Hello Ada.")
 	stored, err := message.MarshalStored(m.Content)
@@ -55,14 +56,18 @@ func ExampleMarshalStored() {
 	client, _ := json.Marshal(m.Content)
 	fmt.Println(string(stored))
 	fmt.Println(string(client))
+	m.Content.Parts = append(m.Content.Parts, message.TextPart("Welcome back."))
+	stored, _ = message.MarshalStored(m.Content)
+	fmt.Println(string(stored))
 
 	var c message.Content
-	if err := message.UnmarshalStored([]byte(`"Hi there."`), &c); err != nil {
+	if err := message.UnmarshalStored(client, &c); err != nil {
 		panic(err)
 	}
 	fmt.Println(c.Format, c.Parts[0].Type, c.Parts[0].Text)
 	// Output:
-	// {"format":2,"parts":[{"text":"Hello Ada.","type":"text"}]}
+	// "Hello Ada."
 	// {"content":"Hello Ada.","format":2,"parts":[{"text":"Hello Ada.","type":"text"}]}
-	// 2 text Hi there.
+	// {"format":2,"parts":[{"text":"Hello Ada.","type":"text"},{"text":"Welcome back.","type":"text"}]}
+	// 2 text Hello Ada.
 }

@@ -13,6 +13,13 @@ import (
 // MarshalJSON derives the mirrors again for clients that read them. A mirror
 // that differs from the parts is not derived: UnmarshalJSON keeps it in
 // Extra, so it is stored verbatim.
+//
+// Content that is one plain text part and nothing else, most messages, is
+// stored as that text's JSON string: the object around it
+// ({"format":2,"parts":[{"text":…,"type":"text"}]}) was 45 bytes of every
+// such row. UnmarshalJSON has always read a string as one text part (the
+// content of a format 1 message), so binaries that predate the short form
+// read it too.
 func MarshalStored(c Content) ([]byte, error) {
 	return AppendStored(nil, c)
 }
@@ -21,6 +28,9 @@ func MarshalStored(c Content) ([]byte, error) {
 // messages) is written directly, without reflection or a copy.
 func AppendStored(dst []byte, c Content) ([]byte, error) {
 	if c.isStoredText() {
+		if len(c.Parts) == 1 {
+			return appendJSONString(dst, c.Parts[0].Text), nil
+		}
 		return appendStoredText(dst, c.Parts), nil
 	}
 	b, err := json.Marshal(c.storedFields())
@@ -89,7 +99,14 @@ var toolPartKey = []byte(`"toolInvocation`)
 // it, or an older row) may hold a tool invocation, without decoding it: a
 // false answer is certain, a true one may be a text quoting the key.
 func MayHoldToolParts(stored []byte) bool {
-	return bytes.Contains(stored, toolPartKey)
+	return !isStoredString(stored) && bytes.Contains(stored, toolPartKey)
+}
+
+// isStoredString reports whether stored content is a JSON string: one text
+// part (see MarshalStored).
+func isStoredString(stored []byte) bool {
+	stored = bytes.TrimLeft(stored, " \t\r\n")
+	return len(stored) > 0 && stored[0] == '"'
 }
 
 // StoredToolCallIDs reads only the tool-call ids of stored content (what

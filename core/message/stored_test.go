@@ -9,9 +9,10 @@ import (
 )
 
 // TestMarshalStoredTextShape: content of text parts only is encoded without
-// maps or reflection, to the same bytes as the general encoding, whatever
-// the text holds (every byte value, invalid UTF-8, characters encoding/json
-// escapes).
+// maps or reflection, to the same bytes as the general encoding (one part:
+// encoding/json's string of its text), whatever the text holds (every byte
+// value, invalid UTF-8, characters encoding/json escapes), and reads back as
+// the same parts.
 func TestMarshalStoredTextShape(t *testing.T) {
 	every := make([]byte, 256)
 	for i := range every {
@@ -61,6 +62,7 @@ func TestStoredToolCallIDs(t *testing.T) {
 	}{
 		{"call", mustStored(t, call.Content), []string{"c<1>&"}, true},
 		{"text", mustStored(t, text.Content), nil, false},
+		{"text quoting a call", mustStored(t, Content{Parts: []Part{TextPart(`{"parts":[{"toolInvocation":{"toolCallId":"q"}}]}`)}}), nil, false},
 		{"legacy mirror without parts", `{"format":2,"toolInvocations":[{"state":"result","toolCallId":"old"}]}`, []string{"old"}, true},
 		{"jsonb spacing", `{"parts": [{"type": "tool-invocation", "toolInvocation": {"toolCallId": "x"}}]}`, []string{"x"}, true},
 	} {
@@ -142,11 +144,35 @@ func checkStoredText(t *testing.T, c Content) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := json.Marshal(c.storedFields())
+	var want []byte
+	if len(c.Parts) == 1 {
+		want, err = json.Marshal(c.Parts[0].Text)
+	} else {
+		want, err = json.Marshal(c.storedFields())
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
 		t.Fatalf("%+v: %s, general encoding %s", c, got, want)
+	}
+	// Read back, here and by encoding/json (as binaries before the short
+	// form read it), it is what the general encoding read back is.
+	general, err := json.Marshal(c.storedFields())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back, generic, wantBack Content
+	if err := UnmarshalStored(got, &back); err != nil {
+		t.Fatalf("%s: %v", got, err)
+	}
+	if err := json.Unmarshal(got, &generic); err != nil {
+		t.Fatalf("%s: %v", got, err)
+	}
+	if err := json.Unmarshal(general, &wantBack); err != nil {
+		t.Fatalf("%s: %v", general, err)
+	}
+	if !reflect.DeepEqual(back, wantBack) || !reflect.DeepEqual(generic, wantBack) {
+		t.Fatalf("%s: read back as %+v and %+v, the general encoding as %+v", got, back, generic, wantBack)
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// decodeTextOnly decodes, in one pass over b, the most common shape of
-// content: format 2 with only text parts ({"type":"text","text":...}) and
-// optionally the v4 "content" mirror equal to the parts' text — what most
-// stored rows and exported lines are. ok is false for anything else (other
+// decodeTextOnly decodes, in one pass over b, the most common shapes of
+// content: a JSON string (one text part), or format 2 with only text parts
+// ({"type":"text","text":...}) and optionally the v4 "content" mirror equal
+// to the parts' text — what most stored rows and exported lines are. ok is false for anything else (other
 // part types or fields, metadata, null, escapes it does not take, repeated
 // keys, invalid JSON), which UnmarshalJSON then decodes in general; when ok,
 // c is what the general decoding gives.
@@ -62,6 +62,13 @@ func DecodeTextMessage(b []byte) (m Message, ok bool) {
 
 // textContent reads content of the shape decodeTextOnly takes into c.
 func (s *textScan) textContent(c *Content) bool {
+	if s.ws(); s.i < len(s.b) && s.b[s.i] == '"' { // one text part (MarshalStored's short form, format 1)
+		text, ok := s.str()
+		if ok {
+			*c = Content{Format: 2, Parts: []Part{TextPart(text)}}
+		}
+		return ok
+	}
 	var parts []Part
 	var mirror *string
 	seen := 0

@@ -64,6 +64,8 @@ var messageLines = []string{
 	`{"content":{"format":2,"parts":[{"text":"hi","type":"text"}]},"createdAt":"2025-01-01T00:00:01.5Z","id":"m-1","resourceId":"user-1","role":"user","threadId":"thread-1"}`,
 	` { "id" : "m\u002d2" , "role":"assistant","type":"v2","createdAt":"2025-01-01T03:00:00+03:00","content":{"parts":[{"type":"text","text":"a ` + "\xff" + `"}]} } `,
 	`{"id":"m","content":{"content":"a\nb","parts":[{"text":"a","type":"text"},{"text":"b","type":"text"}]}}`,
+	`{"id":"m","content":"plain text"}`,
+	`{"id":"m","content":"plain \u00e9 \ud83d"}`,
 	`{}`,
 	`{"id":"m","id":"n"}`,
 	`{"id":null}`,
@@ -71,7 +73,6 @@ var messageLines = []string{
 	`{"id":"m","tokens":3}`,
 	`{"id":"m","createdAt":"yesterday"}`,
 	`{"id":"m","createdAt":null}`,
-	`{"id":"m","content":"plain text"}`,
 	`{"id":"m","content":{"parts":[{"type":"reasoning","reasoning":"r"}]}}`,
 	`{"id":"m","content":{"parts":[{"type":"text","text":"a"}],"metadata":{"k":1}}}`,
 	`{"id":"m"} {}`,
@@ -86,7 +87,7 @@ var messageLines = []string{
 func TestDecodeTextMessage(t *testing.T) {
 	for i, in := range messageLines {
 		_, ok := DecodeTextMessage([]byte(in))
-		if want := i < 4; ok != want {
+		if want := i < 6; ok != want {
 			t.Errorf("%s: taken %v, want %v", in, ok, want)
 		}
 		checkDecodeTextMessage(t, []byte(in))
