@@ -13,14 +13,17 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// mirroredSQL selects and locks, in a range of heap blocks (a TID range
-// scan, so a batch reads only its blocks), the rows whose stored content
-// still carries a v4 mirror (rows written before contents were stored
-// without them).
-const mirroredSQL = `SELECT id, content FROM {{schema}}.messages
+// compactableSQL selects and locks, in a range of heap blocks (a TID range
+// scan, so a batch reads only its blocks), the rows whose stored content may
+// be longer than its stored shape: those that still carry a v4 mirror
+// (written before contents were stored without them) and objects of one
+// text part (written before such content was stored as its string).
+const compactableSQL = `SELECT id, content FROM {{schema}}.messages
 	WHERE ctid >= $1::text::tid AND ctid < $2::text::tid
 	AND jsonb_typeof(content::jsonb) = 'object'
-	AND content::jsonb ?| array['content', 'toolInvocations', 'reasoning', 'experimental_attachments']
+	AND (content::jsonb ?| array['content', 'toolInvocations', 'reasoning', 'experimental_attachments']
+		OR CASE WHEN jsonb_typeof(content::jsonb->'parts') = 'array'
+			THEN jsonb_array_length(content::jsonb->'parts') = 1 AND content::jsonb #>> '{parts,0,type}' = 'text' END)
 	FOR UPDATE`
 
 // blocksSQL is the size in blocks of the table named by $1 (a qualified,
@@ -31,14 +34,15 @@ const blocksSQL = `SELECT pg_relation_size($1::text::regclass) / current_setting
 // block holds about 20 short messages.
 const rowsPerBlock = 16
 
-// CompactContent rewrites messages stored with the derived v4 mirrors into
-// the stored shape (message.MarshalStored), about batch rows per transaction
+// CompactContent rewrites messages stored in an earlier, longer shape (with
+// the derived v4 mirrors, or one text part as an object) into the stored
+// shape (message.MarshalStored), about batch rows per transaction
 // (store.DefaultCompactBatch when batch <= 0; a transaction reads
 // batch/16 heap blocks, at least one), and returns how many rows it
 // rewrote. It is resumable: stopping it (or a cancelled ctx) keeps the
-// batches already committed, and running it again finds only rows still
-// carrying a mirror. Rows decode the same before and
-// after; only their size changes.
+// batches already committed, and running it again rewrites only rows still
+// in a longer shape. Rows decode the same before and after; only their
+// size changes.
 func (s *Store) CompactContent(ctx context.Context, batch int) (int, error) {
 	n, err := store.Compact(ctx, batch, s.compactBatch)
 	return n, wrap(ctx, "CompactContent", err)
@@ -56,7 +60,7 @@ func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int
 		if err := tx.QueryRow(ctx, blocksSQL, s.q.messages).Scan(&size); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, withSchema(mirroredSQL, quoted),
+		rows, err := tx.Query(ctx, withSchema(compactableSQL, quoted),
 			fmt.Sprintf("(%d,0)", after), fmt.Sprintf("(%d,0)", after+blocks))
 		if err != nil {
 			return err

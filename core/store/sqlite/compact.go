@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -11,20 +12,24 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// mirroredSQL selects, after a seq, stored content that still carries a v4
-// mirror (rows written before contents were stored without them).
-const mirroredSQL = `SELECT seq, content FROM messages WHERE seq > ? AND CASE WHEN json_valid(content) THEN
+// compactableSQL selects, after a seq, stored content that may be longer
+// than its stored shape: rows that still carry a v4 mirror (written before
+// contents were stored without them) and objects of one text part (written
+// before such content was stored as its string).
+const compactableSQL = `SELECT seq, content FROM messages WHERE seq > ? AND CASE WHEN json_valid(content) THEN
 	json_type(content, '$.content') IS NOT NULL OR json_type(content, '$.toolInvocations') IS NOT NULL OR
-	json_type(content, '$.reasoning') IS NOT NULL OR json_type(content, '$.experimental_attachments') IS NOT NULL
+	json_type(content, '$.reasoning') IS NOT NULL OR json_type(content, '$.experimental_attachments') IS NOT NULL OR
+	(json_array_length(content, '$.parts') = 1 AND json_extract(content, '$.parts[0].type') = 'text')
 	ELSE 0 END ORDER BY seq LIMIT ?`
 
-// CompactContent rewrites messages stored with the derived v4 mirrors into
-// the stored shape (message.MarshalStored), batch rows per transaction
+// CompactContent rewrites messages stored in an earlier, longer shape (with
+// the derived v4 mirrors, or one text part as an object) into the stored
+// shape (message.MarshalStored), batch rows per transaction
 // (store.DefaultCompactBatch when batch <= 0), and returns how many rows it
 // rewrote. It is resumable: stopping it (or a cancelled ctx) keeps the
-// batches already committed, and running it again finds only rows still
-// carrying a mirror. Rows decode the same before and
-// after; only their size changes.
+// batches already committed, and running it again rewrites only rows still
+// in a longer shape. Rows decode the same before and after; only their
+// size changes.
 func (s *Store) CompactContent(ctx context.Context, batch int) (int, error) {
 	return store.Compact(ctx, batch, s.compactBatch)
 }
@@ -34,7 +39,7 @@ func (s *Store) CompactContent(ctx context.Context, batch int) (int, error) {
 func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int, last int64, err error) {
 	const op = "CompactContent"
 	err = s.write(ctx, op, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, mirroredSQL, after, batch)
+		rows, err := tx.QueryContext(ctx, compactableSQL, after, batch)
 		if err != nil {
 			return err
 		}
@@ -64,12 +69,15 @@ func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int
 			if err != nil {
 				return err
 			}
+			last = r.seq
+			if bytes.Equal(b, r.content) { // a text part with more to it, say
+				continue
+			}
 			if _, err := tx.ExecContext(ctx, `UPDATE messages SET content = ? WHERE seq = ?`, string(b), r.seq); err != nil {
 				return err
 			}
-			last = r.seq
+			n++
 		}
-		n = len(found)
 		return nil
 	})
 	if err != nil {

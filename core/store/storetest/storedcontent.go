@@ -52,9 +52,10 @@ func hasMirror(t *testing.T, raw []byte) bool {
 }
 
 // TestStoredContent checks that s stores message content once (no derived
-// v4 mirror in the row), that rows an earlier version wrote with mirrors
-// still decode to the same message, and that the driver's compaction
-// rewrites them, resumably. s must be empty.
+// v4 mirror in the row, one plain text part as its string), that rows an
+// earlier version wrote (with mirrors, or one text part as an object) still
+// decode to the same message, and that the driver's compaction rewrites
+// them, resumably. s must be empty.
 func TestStoredContent(t *testing.T, s core.Store, raw Raw) {
 	cs := core.Check(s)
 	mustThread(t, cs, "t", "r")
@@ -82,15 +83,72 @@ func TestStoredContent(t *testing.T, s core.Store, raw Raw) {
 			}
 		}
 	}
+	texts := storedTexts(t, cs, raw)
 	check("before compaction")
-	if n, err := raw.Compact(); err != nil || n != 1 {
-		t.Fatalf("CompactContent = %d, %v; want 1 row", n, err)
+	if n, err := raw.Compact(); err != nil || n != 2 {
+		t.Fatalf("CompactContent = %d, %v; want 2 rows (the mirrored one, the long text one)", n, err)
 	}
 	if hasMirror(t, raw.Content("old")) {
 		t.Fatalf("old row still mirrored after compaction: %s", raw.Content("old"))
 	}
 	check("after compaction")
+	texts("after compaction", true)
 	if n, err := raw.Compact(); err != nil || n != 0 {
 		t.Fatalf("second CompactContent = %d, %v; want 0 (resumable, nothing left)", n, err)
 	}
+}
+
+// storedTexts saves a message of one plain text part, which must be stored
+// as the text's JSON string (message.MarshalStored), and one of a text part
+// with provider metadata, stored as an object, and writes a row of one text
+// part as stores wrote it before the short form. It returns a check that
+// the three decode as saved and that the old row is in the short form once
+// compacted.
+func storedTexts(t *testing.T, cs *core.CheckedStore, raw Raw) func(when string, compacted bool) {
+	t.Helper()
+	const text = `plain "text", <b>`
+	short := message.NewMessage(message.RoleUser, text)
+	short.ID, short.ThreadID, short.ResourceID, short.CreatedAt = "short", "t", "r", T(3)
+	meta := short
+	meta.ID, meta.CreatedAt = "meta", T(4)
+	meta.Content.Parts = []message.Part{message.TextPart(text)}
+	meta.Content.Parts[0].ProviderMetadata = json.RawMessage(`{"p":{"cache":true}}`)
+	longForm := short
+	longForm.ID, longForm.CreatedAt = "long", T(5)
+	mustSave(t, cs, short, meta)
+	raw.InsertOld(longForm, []byte(`{"format":2,"parts":[{"text":"plain \"text\", \u003cb\u003e","type":"text"}]}`))
+	wantShort, _ := json.Marshal(text)
+	check := func(when string, compacted bool) {
+		t.Helper()
+		if got := raw.Content("short"); string(got) != string(wantShort) {
+			t.Fatalf("%s: one text part stored as %s, want %s", when, got, wantShort)
+		}
+		if got := raw.Content("long"); compacted != (string(got) == string(wantShort)) {
+			t.Fatalf("%s (compacted %v): the old row of one text part is %s", when, compacted, got)
+		}
+		got, err := cs.GetMessages(ctx(), []string{"short", "meta", "long"})
+		if err != nil || len(got) != 3 {
+			t.Fatalf("%s: GetMessages = %d, %v", when, len(got), err)
+		}
+		for _, g := range got {
+			want := short.Content
+			if g.ID == "meta" {
+				want = meta.Content
+			}
+			if pub, wantPub := mustJSON(t, g.Content), mustJSON(t, want); pub != wantPub {
+				t.Fatalf("%s: %s decodes as %s, want %s", when, g.ID, pub, wantPub)
+			}
+		}
+	}
+	check("before compaction", false)
+	return check
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
