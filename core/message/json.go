@@ -159,6 +159,9 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
 		return nil
 	}
+	if c.decodeTextOnly(b) {
+		return nil
+	}
 	switch b[0] {
 	case '"':
 		var s string
@@ -169,9 +172,6 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 		return nil
 	case '[':
 		return c.decodeV1Parts(b)
-	}
-	if c.decodeTextOnly(b) {
-		return nil
 	}
 	return c.decodeObject(b)
 }
