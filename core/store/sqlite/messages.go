@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -46,8 +45,11 @@ func scanBare(sc scanner) (message.Message, []byte, error) {
 	return m, content, nil
 }
 
+// decodeContent decodes stored content with message.UnmarshalStored, which
+// takes the common text-only shapes in one pass (encoding/json would first
+// scan the whole value to validate it).
 func decodeContent(m *message.Message, content []byte) error {
-	if err := json.Unmarshal(content, &m.Content); err != nil {
+	if err := message.UnmarshalStored(content, &m.Content); err != nil {
 		return fmt.Errorf("decode content of message %q: %w", m.ID, err)
 	}
 	return nil
