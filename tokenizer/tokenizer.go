@@ -43,6 +43,9 @@ type encoder struct {
 	once  sync.Once
 	ranks *rankTable
 	err   error
+	// paged makes Warm page the table in once; pageSum keeps what it read.
+	paged   sync.Once
+	pageSum byte
 }
 
 // encoders holds exactly one entry per supported encoding; the map itself is
