@@ -10,10 +10,11 @@ import (
 // decodeTextOnly decodes, in one pass over b, the most common shapes of
 // content: a JSON string (one text part), or format 2 with only text parts
 // ({"type":"text","text":...}) and optionally the v4 "content" mirror equal
-// to the parts' text — what most stored rows and exported lines are. ok is false for anything else (other
-// part types or fields, metadata, null, escapes it does not take, repeated
-// keys, invalid JSON), which UnmarshalJSON then decodes in general; when ok,
-// c is what the general decoding gives.
+// to the parts' text — what most stored rows and exported lines are. ok is
+// false for anything else (other part types or fields, metadata, null,
+// escapes it does not take, repeated keys, invalid JSON), which
+// UnmarshalJSON then decodes in general; when ok, c is what the general
+// decoding gives.
 func (c *Content) decodeTextOnly(b []byte) bool {
 	s := textScan{b: b}
 	return s.textContent(c) && s.end()
