@@ -13,7 +13,7 @@ import (
 
 // TestCompact: compact rewrites a row an earlier version stored as an
 // object into the current shape, once; the message reads the same; it
-// needs --write.
+// needs --write and a positive --batch, and changes nothing without them.
 func TestCompact(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		if _, err := b.store.SaveThread(bg, core.Thread{ID: "old", ResourceID: "r", CreatedAt: at(0), UpdatedAt: at(0)}); err != nil {
@@ -22,6 +22,9 @@ func TestCompact(t *testing.T) {
 		insertOldRow(t, b, `{"format":2,"parts":[{"text":"an old row","type":"text"}]}`)
 		if r := b.agentmem(t, "", "compact"); r.code == 0 || !strings.Contains(r.stderr, "--write") {
 			t.Fatalf("compact without --write: exit %d, %s", r.code, r.stderr)
+		}
+		if r := b.agentmem(t, "", "--write", "compact", "--batch", "-1"); r.code != 2 || !strings.Contains(r.stderr, "--batch") {
+			t.Fatalf("compact --batch -1: exit %d, %s", r.code, r.stderr)
 		}
 		if r := b.agentmem(t, "", "--write", "compact").ok(t); r.stdout != "rewrote 1 messages in the current stored shape\n" {
 			t.Fatalf("compact: %q", r.stdout)
