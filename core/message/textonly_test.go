@@ -55,11 +55,19 @@ func TestDecodeTextOnly(t *testing.T) {
 		`{"parts":[{"type":"text","text":"a\q"}]}`,
 		`{"parts":[{"type":"text","text":"a`,
 		`{"format":2,"p\u0061rts":[{"type":"text","text":"a"}]}`, // keys are compared as written
+		`"a\q"`, `"a` + "\x01" + `"`, `"a`, `"a" "b"`, `"a",`,
 	}
 	for _, in := range declined {
 		var c Content
 		if c.decodeTextOnly([]byte(in)) {
 			t.Errorf("took %s as %#v", in, c)
+		}
+	}
+	// A string that is not JSON is refused, as stored content too.
+	for _, in := range []string{`"a\q"`, `"a`, `"a" "b"`} {
+		var c Content
+		if err := UnmarshalStored([]byte(in), &c); err == nil {
+			t.Errorf("UnmarshalStored(%s) = %#v, want an error", in, c)
 		}
 	}
 }
