@@ -17,14 +17,18 @@ import (
 // scan, so a batch reads only its blocks), the rows whose stored content may
 // be longer than its stored shape: those that still carry a v4 mirror
 // (written before contents were stored without them) and objects of one
-// text part (written before such content was stored as its string).
-const compactableSQL = `SELECT id, content FROM {{schema}}.messages
-	WHERE ctid >= $1::text::tid AND ctid < $2::text::tid
-	AND jsonb_typeof(content::jsonb) = 'object'
-	AND (content::jsonb ?| array['content', 'toolInvocations', 'reasoning', 'experimental_attachments']
-		OR CASE WHEN jsonb_typeof(content::jsonb->'parts') = 'array'
-			THEN jsonb_array_length(content::jsonb->'parts') = 1 AND content::jsonb #>> '{parts,0,type}' = 'text' END)
-	FOR UPDATE`
+// text part (written before such content was stored as its string). Each
+// row's content is parsed once: the LATERAL subquery (kept a subquery by
+// OFFSET 0, which the planner does not pull up) casts it, where every
+// content::jsonb in the conditions would parse it again.
+const compactableSQL = `SELECT m.id, m.content FROM {{schema}}.messages m
+	CROSS JOIN LATERAL (SELECT m.content::jsonb AS j OFFSET 0) c
+	WHERE m.ctid >= $1::text::tid AND m.ctid < $2::text::tid
+	AND jsonb_typeof(c.j) = 'object'
+	AND (c.j ?| array['content', 'toolInvocations', 'reasoning', 'experimental_attachments']
+		OR CASE WHEN jsonb_typeof(c.j->'parts') = 'array'
+			THEN jsonb_array_length(c.j->'parts') = 1 AND c.j #>> '{parts,0,type}' = 'text' END)
+	FOR UPDATE OF m`
 
 // blocksSQL is the size in blocks of the table named by $1 (a qualified,
 // quoted name, passed as a value).
