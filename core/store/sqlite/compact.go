@@ -60,6 +60,7 @@ func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		var update *sql.Stmt // prepared once a row of the batch needs it
 		for _, r := range found {
 			var c message.Content
 			if err := json.Unmarshal(r.content, &c); err != nil {
@@ -73,7 +74,13 @@ func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int
 			if bytes.Equal(b, r.content) { // a text part with more to it, say
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE messages SET content = ? WHERE seq = ?`, string(b), r.seq); err != nil {
+			if update == nil {
+				if update, err = tx.PrepareContext(ctx, `UPDATE messages SET content = ? WHERE seq = ?`); err != nil {
+					return err
+				}
+				defer update.Close()
+			}
+			if _, err := update.ExecContext(ctx, string(b), r.seq); err != nil {
 				return err
 			}
 			n++
