@@ -20,23 +20,23 @@ import (
 // depended on what it had run before; in a database with an ICU default
 // collation about every second new connection had not.
 //
-// primeHeap has the backend free a chunk of 4 times the parameters' size
-// (at least 1 MiB, at most 8 MiB) before a connection's first save with
-// over 8 KiB of parameters (a batch of ~50 messages), and again before a
-// save that needs a larger chunk than it primed for. lpad allocates the
-// database encoding's longest character for each character it writes (four
-// bytes in UTF-8, one in LATIN1), so primeSQL asks for the chunk divided by
-// that length, and in a UTF-8 database the chunk costs a quarter of its
-// size in written pages. The backend then keeps up
-// to twice the chunk of freed heap for its next statements (2 MiB after
-// batches of 100), as does any backend that once sorted or hashed a large
-// set in memory.
+// primeHeap has the backend free a chunk of 4 times the parameters' size,
+// rounded up to a power of two (at least 1 MiB, at most 8 MiB), before a
+// connection's first save with over 8 KiB of parameters (a batch of ~50
+// messages), and again before a save that needs a larger chunk than it
+// primed for. lpad allocates the database encoding's longest character for
+// each character it writes (four bytes in UTF-8, one in LATIN1), so
+// primeSQL asks for the chunk divided by that length, and in a UTF-8
+// database the chunk costs a quarter of its size in written pages. The
+// backend then keeps up to twice the chunk of freed heap for its next
+// statements (2 MiB after batches of 100), as does any backend that once
+// sorted or hashed a large set in memory.
 
 // primeFrom is the size of a statement's parameters from which primeHeap
 // runs first: below it, a statement frees too little to be trimmed.
 const primeFrom = 8 << 10
 
-// The chunk primeHeap has the backend free: 4 times the parameters, within
+// The chunk primeHeap has the backend free (see primeChunk) lies within
 // these bounds. The ceiling bounds what a backend keeps (twice the chunk);
 // a save large enough to need more spends far longer on its rows than on
 // the heap's regrowth.
@@ -60,7 +60,7 @@ func (s *Store) primeHeap(ctx context.Context, c *pgx.Conn, vals [][]byte) {
 	}
 	pc := c.PgConn()
 	primed, _ := pc.CustomData()[primedKey].(int)
-	chunk := min(max(4*n, minPrimeChunk), maxPrimeChunk)
+	chunk := primeChunk(n)
 	if chunk <= primed {
 		return
 	}
@@ -75,6 +75,20 @@ func (s *Store) primeHeap(ctx context.Context, c *pgx.Conn, vals [][]byte) {
 	if err == nil {
 		pc.CustomData()[primedKey] = chunk
 	}
+}
+
+// primeChunk is the chunk to prime for a statement with n bytes of
+// parameters: four times n rounded up to a power of two, within the
+// bounds. The rounding keeps a connection from priming again for every
+// batch a few bytes larger than its largest so far (a prime is a round
+// trip and ~2 ms of the backend's time for a batch of 1,000): it primes at
+// most four times, at 1, 2, 4 and 8 MiB.
+func primeChunk(n int) int {
+	chunk := minPrimeChunk
+	for chunk < 4*n && chunk < maxPrimeChunk {
+		chunk *= 2
+	}
+	return chunk
 }
 
 // primeSQL has the backend allocate and free a chunk of the given bytes

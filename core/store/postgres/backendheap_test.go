@@ -13,9 +13,10 @@ import (
 )
 
 // A connection's backend is primed before its first save with over 8 KiB
-// of parameters, with a chunk of four times their size (at least 1 MiB),
-// and again only before a save that needs a larger chunk; small saves do
-// not prime.
+// of parameters, with a chunk of four times their size rounded up to a
+// power of two (at least 1 MiB), and again only before a save that needs a
+// larger chunk; small saves, and saves a little larger than the largest so
+// far, do not prime.
 func TestPrimeHeap(t *testing.T) {
 	schema := freshSchema(t)
 	dsn := testDSN(t)
@@ -66,6 +67,7 @@ func TestPrimeHeap(t *testing.T) {
 		{100, 100, -1},               // as much again: no change
 		{500, 1000, between},         // ~0.5 MB: a larger chunk
 		{100, 100, -1},               // no change
+		{510, 1000, -1},              // 2% more: the same chunk
 		{100, 40_000, maxPrimeChunk}, // ~4 MB: the ceiling
 	} {
 		before := primed()
@@ -80,6 +82,25 @@ func TestPrimeHeap(t *testing.T) {
 			t.Fatalf("after %d messages of %d bytes: primed for %d bytes, want none", step.count, step.size, got)
 		case step.want < 0 && got != before:
 			t.Fatalf("after %d messages of %d bytes: primed for %d bytes, was %d", step.count, step.size, got, before)
+		}
+	}
+}
+
+// primeChunk rounds four times the parameters up to a power of two within
+// the bounds, so that a connection primes at most once per step.
+func TestPrimeChunk(t *testing.T) {
+	for _, c := range []struct{ n, want int }{
+		{primeFrom, minPrimeChunk},
+		{minPrimeChunk / 4, minPrimeChunk},
+		{minPrimeChunk/4 + 1, 2 * minPrimeChunk},
+		{268_558, 2 << 20}, // a batch of 1,000 30-word messages
+		{272_782, 2 << 20}, // and a later, slightly larger one
+		{maxPrimeChunk / 8, maxPrimeChunk / 2},
+		{maxPrimeChunk, maxPrimeChunk},
+		{1 << 30, maxPrimeChunk},
+	} {
+		if got := primeChunk(c.n); got != c.want {
+			t.Errorf("primeChunk(%d) = %d, want %d", c.n, got, c.want)
 		}
 	}
 }
