@@ -36,7 +36,7 @@ func (s *Store) SaveMessagesBulk(ctx context.Context, msgs []message.Message) ([
 	if err != nil {
 		return nil, err
 	}
-	full, err := s.bulkStatement(ctx)
+	full, err := s.writerStatement(ctx, insertNewSQL(bulkRows))
 	if err != nil {
 		return nil, err
 	}
@@ -70,21 +70,6 @@ func (s *Store) SaveMessagesBulk(ctx context.Context, msgs []message.Message) ([
 	return out, nil
 }
 
-// bulkStatement returns the insert of bulkRows rows, prepared on the writer
-// the first time (outside a transaction: the writer has one connection).
-func (s *Store) bulkStatement(ctx context.Context) (*sql.Stmt, error) {
-	s.bulkMu.Lock()
-	defer s.bulkMu.Unlock()
-	if s.bulkInsert == nil {
-		st, err := s.w.PrepareContext(ctx, insertNewSQL(bulkRows))
-		if err != nil {
-			return nil, withOp("SaveMessages", err)
-		}
-		s.bulkInsert = st
-	}
-	return s.bulkInsert, nil
-}
-
 // insertNew inserts msgs, skipping none: a stored id fails with errStored.
 // It sets each message's Seq. Consecutive messages of one thread (with one
 // resource, type and token encoding) go in statements of up to bulkRows
@@ -92,16 +77,9 @@ func (s *Store) bulkStatement(ctx context.Context) (*sql.Stmt, error) {
 func insertNew(ctx context.Context, tx *sql.Tx, full *sql.Stmt, msgs []message.Message, contents []string) error {
 	args := make([]any, 0, 4+5*bulkRows)
 	for lo := 0; lo < len(msgs); {
-		first := &msgs[lo]
-		hi := lo + 1
-		for hi < len(msgs) && hi-lo < bulkRows && sharedColumns(first, &msgs[hi]) {
-			hi++
-		}
+		hi := sharedRun(msgs, lo, bulkRows)
 		part := msgs[lo:hi]
-		args = append(args[:0], first.ThreadID, first.ResourceID, first.Type, first.TokenEncoding)
-		for i, m := range part {
-			args = append(args, m.ID, string(m.Role), contents[lo+i], m.CreatedAt.UnixMicro(), m.Tokens)
-		}
+		args = sharedArgs(args[:0], part, contents[lo:hi])
 		var res sql.Result
 		var err error
 		if len(part) == bulkRows {
@@ -120,9 +98,32 @@ func insertNew(ctx context.Context, tx *sql.Tx, full *sql.Stmt, msgs []message.M
 	return nil
 }
 
+// sharedRun returns the end of the run of messages from lo, at most limit,
+// that share a thread, resource, type and token encoding.
+func sharedRun(msgs []message.Message, lo, limit int) int {
+	first := &msgs[lo]
+	hi := lo + 1
+	for hi < len(msgs) && hi-lo < limit && sharedColumns(first, &msgs[hi]) {
+		hi++
+	}
+	return hi
+}
+
 // sharedColumns tells whether a and b can share one insert statement.
 func sharedColumns(a, b *message.Message) bool {
 	return a.ThreadID == b.ThreadID && a.ResourceID == b.ResourceID && a.Type == b.Type && a.TokenEncoding == b.TokenEncoding
+}
+
+// sharedArgs appends the arguments of sharedRows for part, a run of
+// messages sharing a thread, resource, type and token encoding.
+func sharedArgs(args []any, part []message.Message, contents []string) []any {
+	first := &part[0]
+	args = append(args, first.ThreadID, first.ResourceID, first.Type, first.TokenEncoding)
+	for i := range part {
+		m := &part[i]
+		args = append(args, m.ID, string(m.Role), contents[i], m.CreatedAt.UnixMicro(), m.Tokens)
+	}
+	return args
 }
 
 // setSeqs sets the Seq of the rows one insert wrote, or fails with
@@ -145,13 +146,20 @@ func setSeqs(res sql.Result, part []message.Message) error {
 	return nil
 }
 
-// insertNewSQL is the insert of n rows of one thread, resource, type and
-// token encoding (parameters 1 to 4) that skips stored ids; each row binds
-// its id, role, content, created_at and tokens. The rows of VALUES are
-// inserted in order ("WHERE true" parses ON CONFLICT as the upsert clause).
+// insertNewSQL is the insert of n rows in sharedRows' shape that skips
+// stored ids.
 func insertNewSQL(n int) string {
 	return `INSERT INTO messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
-		SELECT column1, ?1, ?2, column2, ?3, column3, column4, column5, ?4
-		FROM (VALUES ` + strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?), `, n), `, `) + `) WHERE true
+		` + sharedRows(n) + `
 		ON CONFLICT (id) DO NOTHING`
+}
+
+// sharedRows selects n rows of one thread, resource, type and token
+// encoding (parameters 1 to 4), each binding its id, role, content,
+// created_at and tokens, in the column order of messages. The rows of
+// VALUES are inserted in order ("WHERE true" parses a following ON CONFLICT
+// as the upsert clause).
+func sharedRows(n int) string {
+	return `SELECT column1, ?1, ?2, column2, ?3, column3, column4, column5, ?4
+		FROM (VALUES ` + strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?), `, n), `, `) + `) WHERE true`
 }

@@ -88,12 +88,23 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	if err != nil {
 		return nil, err
 	}
+	var full *sql.Stmt
+	if len(msgs) >= insertRows {
+		if full, err = s.writerStatement(ctx, upsertSQL(insertRows)); err != nil {
+			return nil, err
+		}
+	}
 	out := slices.Clone(msgs)
 	err = s.write(ctx, op, func(tx *sql.Tx) error {
 		if err := checkOwners(ctx, tx, op, msgs); err != nil {
 			return err
 		}
-		stored, err := storedOwners(ctx, tx, msgs)
+		ids := make([]string, len(msgs))
+		for i := range msgs {
+			ids[i] = msgs[i].ID
+		}
+		ids = dedup(ids)
+		stored, err := storedOwners(ctx, tx, ids)
 		if err != nil {
 			return err
 		}
@@ -112,11 +123,13 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 			default:
 				touched[prev.thread] = true
 			}
-			// A later message of the batch with the same id updates this one.
-			stored[m.ID] = owner{thread: m.ThreadID, resource: m.ResourceID}
+			if len(ids) < len(msgs) {
+				// A later message of the batch with the same id updates this one.
+				stored[m.ID] = owner{thread: m.ThreadID, resource: m.ResourceID}
+			}
 			touched[m.ThreadID] = true
 		}
-		if err := insertMessages(ctx, tx, out, contents); err != nil {
+		if err := insertMessages(ctx, tx, full, out, contents); err != nil {
 			return err
 		}
 		if err := pullBackBoundaries(ctx, tx, earliest); err != nil {
@@ -130,15 +143,34 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	return out, nil
 }
 
-// storedContents encodes the contents of msgs as stored.
+// storedContents encodes the contents of msgs as stored. The strings share
+// one buffer, sized from the texts: one allocation for the batch rather
+// than a growing buffer and a copy for every message.
 func storedContents(op string, msgs []message.Message) ([]string, error) {
-	contents := make([]string, len(msgs))
+	size := 0
 	for i := range msgs {
-		b, err := message.MarshalStored(msgs[i].Content)
+		for _, p := range msgs[i].Content.Parts {
+			size += len(p.Text) + 64 // the quotes, the escapes, a part's keys
+		}
+	}
+	var all strings.Builder
+	all.Grow(size)
+	var scratch []byte
+	ends := make([]int, len(msgs))
+	for i := range msgs {
+		var err error
+		scratch, err = message.AppendStored(scratch[:0], msgs[i].Content)
 		if err != nil {
 			return nil, memerr.Errorf(memerr.CodeInvalidMessage, op, "message %q: content is not JSON: %v", msgs[i].ID, err)
 		}
-		contents[i] = string(b)
+		all.Write(scratch)
+		ends[i] = all.Len()
+	}
+	joined := all.String()
+	contents := make([]string, len(msgs))
+	start := 0
+	for i, end := range ends {
+		contents[i], start = joined[start:end], end
 	}
 	return contents, nil
 }
@@ -169,15 +201,11 @@ func checkOwners(ctx context.Context, tx *sql.Tx, op string, msgs []message.Mess
 // owner is where a stored message lives.
 type owner struct{ thread, resource string }
 
-// storedOwners returns the thread and resource of the messages of msgs that
-// are already stored, by id.
-func storedOwners(ctx context.Context, tx *sql.Tx, msgs []message.Message) (map[string]owner, error) {
-	ids := make([]string, len(msgs))
-	for i := range msgs {
-		ids[i] = msgs[i].ID
-	}
+// storedOwners returns the thread and resource of the messages of ids (no
+// id twice) that are already stored, by id.
+func storedOwners(ctx context.Context, tx *sql.Tx, ids []string) (map[string]owner, error) {
 	out := map[string]owner{}
-	for _, c := range chunk(dedup(ids), maxIn) {
+	for _, c := range chunk(ids, maxIn) {
 		rows, err := tx.QueryContext(ctx, `SELECT id, thread_id, resource_id FROM messages WHERE id IN (`+placeholders(len(c))+`)`, anyArgs(c)...)
 		if err != nil {
 			return nil, err
@@ -198,38 +226,31 @@ func storedOwners(ctx context.Context, tx *sql.Tx, msgs []message.Message) (map[
 	return out, nil
 }
 
-// insertRows is the number of rows of one INSERT statement (9 variables
-// each, far below SQLite's limit of 32,766).
+// insertRows is the number of rows of one upsert statement (5 variables
+// each and 4 shared, far below SQLite's limit of 32,766).
 const insertRows = 100
 
 // insertMessages upserts msgs (with their encoded contents) and sets each
-// one's Seq and stored CreatedAt (an existing row keeps its own).
-func insertMessages(ctx context.Context, tx *sql.Tx, msgs []message.Message, contents []string) error {
-	var full *sql.Stmt
-	defer func() {
-		if full != nil {
-			full.Close()
-		}
-	}()
-	args := make([]any, 0, 9*insertRows)
-	for lo := 0; lo < len(msgs); lo += insertRows {
-		part := msgs[lo:min(lo+insertRows, len(msgs))]
-		args = args[:0]
-		for i, m := range part {
-			args = append(args, m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type, contents[lo+i],
-				m.CreatedAt.UTC().UnixMicro(), m.Tokens, m.TokenEncoding)
-		}
+// one's Seq and stored CreatedAt (an existing row keeps its own). Runs of
+// messages that share a thread, resource, type and token encoding go in
+// statements of up to insertRows rows that bind those values once; full
+// ones through full, the statement prepared on the writer (nil when msgs
+// has fewer than insertRows messages).
+func insertMessages(ctx context.Context, tx *sql.Tx, full *sql.Stmt, msgs []message.Message, contents []string) error {
+	if full != nil {
+		full = tx.StmtContext(ctx, full)
+	}
+	args := make([]any, 0, 4+5*insertRows)
+	for lo := 0; lo < len(msgs); {
+		hi := sharedRun(msgs, lo, insertRows)
+		part := msgs[lo:hi]
+		args = sharedArgs(args[:0], part, contents[lo:hi])
 		var rows *sql.Rows
 		var err error
-		if len(part) == insertRows {
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, upsertMessages(insertRows)); err != nil {
-					return err
-				}
-			}
+		if full != nil && len(part) == insertRows {
 			rows, err = full.QueryContext(ctx, args...)
 		} else {
-			rows, err = tx.QueryContext(ctx, upsertMessages(len(part)), args...)
+			rows, err = tx.QueryContext(ctx, upsertSQL(len(part)), args...)
 		}
 		if err != nil {
 			return err
@@ -237,15 +258,16 @@ func insertMessages(ctx context.Context, tx *sql.Tx, msgs []message.Message, con
 		if err := scanInserted(rows, part); err != nil {
 			return err
 		}
+		lo = hi
 	}
 	return nil
 }
 
-// upsertMessages is the upsert of n rows, returning each row's id, seq and
-// stored created_at.
-func upsertMessages(n int) string {
+// upsertSQL is the upsert of n rows in sharedRows' shape, returning each
+// row's id, seq and stored created_at.
+func upsertSQL(n int) string {
 	return `INSERT INTO messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
-		VALUES ` + strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?, ?, ?, ?, ?), `, n), `, `) + `
+		` + sharedRows(n) + `
 		ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, resource_id = excluded.resource_id,
 			role = excluded.role, type = excluded.type, content = excluded.content,
 			tokens = excluded.tokens, token_encoding = excluded.token_encoding

@@ -56,8 +56,8 @@ type Store struct {
 	r   *sql.DB // readers; the same as w for in-memory databases
 	now func() time.Time
 
-	bulkMu     sync.Mutex
-	bulkInsert *sql.Stmt // SaveMessagesBulk's insert, prepared on w
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // the full-size inserts, prepared on w, by SQL
 }
 
 var (
@@ -132,11 +132,12 @@ func isBusy(err error) bool {
 // Close closes the database handles.
 func (s *Store) Close() error {
 	var err error
-	s.bulkMu.Lock()
-	if s.bulkInsert != nil {
-		err = s.bulkInsert.Close()
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		err = errors.Join(err, st.Close())
 	}
-	s.bulkMu.Unlock()
+	s.stmts = nil
+	s.stmtMu.Unlock()
 	err = errors.Join(err, s.w.Close())
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())
@@ -258,4 +259,26 @@ func anyArgs(ids []string) []any {
 		out[i] = id
 	}
 	return out
+}
+
+// writerStatement returns query prepared on the writer, preparing it the
+// first time (outside a transaction: the writer has one connection). It
+// holds the statements of full-size multi-row writes, which a save would
+// otherwise compile again on every call; a transaction uses one through
+// tx.StmtContext.
+func (s *Store) writerStatement(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.w.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, withOp("SaveMessages", err)
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st, nil
 }
