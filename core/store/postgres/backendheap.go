@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"math/bits"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +22,7 @@ import (
 // collation about every second new connection had not.
 //
 // primeHeap has the backend free a chunk of 4 times the parameters' size,
-// rounded up to a power of two (at least 1 MiB, at most 8 MiB), before a
+// rounded up in steps (at least 1 MiB, at most 8 MiB; see primeChunk), before a
 // connection's first save with over 8 KiB of parameters (a batch of ~50
 // messages), and again before a save that needs a larger chunk than it
 // primed for. lpad allocates the database encoding's longest character for
@@ -78,17 +79,19 @@ func (s *Store) primeHeap(ctx context.Context, c *pgx.Conn, vals [][]byte) {
 }
 
 // primeChunk is the chunk to prime for a statement with n bytes of
-// parameters: four times n rounded up to a power of two, within the
-// bounds. The rounding keeps a connection from priming again for every
-// batch a few bytes larger than its largest so far (a prime is a round
-// trip and ~2 ms of the backend's time for a batch of 1,000): it primes at
-// most four times, at 1, 2, 4 and 8 MiB.
+// parameters: four times n, rounded up to the next eighth of a power of two
+// (1, 1.125, 1.25 … 2, 2.25, 2.5 … MiB), within the bounds. The steps keep
+// a connection from priming again for every batch a few bytes larger than
+// its largest so far (a prime is a round trip and ~2 ms of the backend's
+// time for a batch of 1,000) and cost at most an eighth more than the
+// chunk asked for.
 func primeChunk(n int) int {
-	chunk := minPrimeChunk
-	for chunk < 4*n && chunk < maxPrimeChunk {
-		chunk *= 2
+	chunk := max(4*n, minPrimeChunk)
+	if chunk >= maxPrimeChunk {
+		return maxPrimeChunk
 	}
-	return chunk
+	step := 1 << (bits.Len(uint(chunk)) - 1) / 8 // an eighth of the power of two below
+	return (chunk + step - 1) / step * step
 }
 
 // primeSQL has the backend allocate and free a chunk of the given bytes

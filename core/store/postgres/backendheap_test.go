@@ -13,10 +13,10 @@ import (
 )
 
 // A connection's backend is primed before its first save with over 8 KiB
-// of parameters, with a chunk of four times their size rounded up to a
-// power of two (at least 1 MiB), and again only before a save that needs a
-// larger chunk; small saves, and saves a little larger than the largest so
-// far, do not prime.
+// of parameters, with a chunk of four times their size rounded up in steps
+// (at least 1 MiB), and again only before a save that needs a larger chunk;
+// small saves, and saves a little larger than the largest so far, do not
+// prime.
 func TestPrimeHeap(t *testing.T) {
 	schema := freshSchema(t)
 	dsn := testDSN(t)
@@ -86,17 +86,21 @@ func TestPrimeHeap(t *testing.T) {
 	}
 }
 
-// primeChunk rounds four times the parameters up to a power of two within
-// the bounds, so that a connection primes at most once per step.
+// primeChunk rounds four times the parameters up to an eighth of a power
+// of two within the bounds, so that a connection primes again only when a
+// batch outgrows its step.
 func TestPrimeChunk(t *testing.T) {
+	const mib = 1 << 20
 	for _, c := range []struct{ n, want int }{
-		{primeFrom, minPrimeChunk},
-		{minPrimeChunk / 4, minPrimeChunk},
-		{minPrimeChunk/4 + 1, 2 * minPrimeChunk},
-		{268_558, 2 << 20}, // a batch of 1,000 30-word messages
-		{272_782, 2 << 20}, // and a later, slightly larger one
-		{maxPrimeChunk / 8, maxPrimeChunk / 2},
-		{maxPrimeChunk, maxPrimeChunk},
+		{primeFrom, mib},
+		{mib / 4, mib},
+		{mib/4 + 1, mib + mib/8},
+		{268_558, mib + mib/8}, // a batch of 1,000 30-word messages
+		{272_782, mib + mib/8}, // and a later, slightly larger one
+		{mib / 2, 2 * mib},
+		{mib/2 + 1, 2*mib + mib/4},
+		{3 * mib / 4, 3 * mib},
+		{maxPrimeChunk/4 - 1, maxPrimeChunk},
 		{1 << 30, maxPrimeChunk},
 	} {
 		if got := primeChunk(c.n); got != c.want {
