@@ -25,8 +25,9 @@ var errStored = errors.New("sqlite: a message of the batch is stored")
 // lookup of stored rows, no upsert, no RETURNING: a row's Seq follows from
 // the last inserted rowid, since AUTOINCREMENT numbers the rows of one
 // statement consecutively in the exclusive write transaction), by a
-// statement prepared once per Store. A batch that repeats an id or meets a
-// stored one (the insert skips it) is rolled back and saved by SaveMessages.
+// statement prepared once per Store (prepared.go). A batch that repeats an
+// id or meets a stored one (the insert skips it) is rolled back and saved
+// by SaveMessages.
 func (s *Store) SaveMessagesBulk(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	if !store.DistinctIDs(msgs) {
@@ -36,12 +37,8 @@ func (s *Store) SaveMessagesBulk(ctx context.Context, msgs []message.Message) ([
 	if err != nil {
 		return nil, err
 	}
-	full, err := s.writerStatement(ctx, insertNewSQL(bulkRows))
-	if err != nil {
-		return nil, err
-	}
 	out := slices.Clone(msgs)
-	err = s.write(ctx, op, func(tx *sql.Tx) error {
+	err = s.writePrepared(ctx, op, saveStatements(msgs, nil, insertNewSQL), func(tx querier) error {
 		if err := checkOwners(ctx, tx, op, msgs); err != nil {
 			return err
 		}
@@ -53,7 +50,7 @@ func (s *Store) SaveMessagesBulk(ctx context.Context, msgs []message.Message) ([
 				earliest[out[i].ThreadID] = at
 			}
 		}
-		if err := insertNew(ctx, tx, tx.StmtContext(ctx, full), out, contents); err != nil {
+		if err := insertNew(ctx, tx, out, contents); err != nil {
 			return err
 		}
 		if err := pullBackBoundaries(ctx, tx, earliest); err != nil {
@@ -74,19 +71,13 @@ func (s *Store) SaveMessagesBulk(ctx context.Context, msgs []message.Message) ([
 // It sets each message's Seq. Consecutive messages of one thread (with one
 // resource, type and token encoding) go in statements of up to bulkRows
 // rows that bind those values once.
-func insertNew(ctx context.Context, tx *sql.Tx, full *sql.Stmt, msgs []message.Message, contents []string) error {
-	args := make([]any, 0, 4+5*bulkRows)
+func insertNew(ctx context.Context, tx querier, msgs []message.Message, contents []string) error {
+	args := make([]any, 0, 4+5*min(len(msgs), bulkRows))
 	for lo := 0; lo < len(msgs); {
 		hi := sharedRun(msgs, lo, bulkRows)
 		part := msgs[lo:hi]
 		args = sharedArgs(args[:0], part, contents[lo:hi])
-		var res sql.Result
-		var err error
-		if len(part) == bulkRows {
-			res, err = full.ExecContext(ctx, args...)
-		} else {
-			res, err = tx.ExecContext(ctx, insertNewSQL(len(part)), args...)
-		}
+		res, err := tx.ExecContext(ctx, insertNewSQL.text(len(part)), args...)
 		if err != nil {
 			return err
 		}
@@ -148,11 +139,11 @@ func setSeqs(res sql.Result, part []message.Message) error {
 
 // insertNewSQL is the insert of n rows in sharedRows' shape that skips
 // stored ids.
-func insertNewSQL(n int) string {
+var insertNewSQL = newSizedSQL(bulkRows, func(n int) string {
 	return `INSERT INTO messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
 		` + sharedRows(n) + `
 		ON CONFLICT (id) DO NOTHING`
-}
+})
 
 // sharedRows selects n rows of one thread, resource, type and token
 // encoding (parameters 1 to 4), each binding its id, role, content,

@@ -79,31 +79,25 @@ func (s *Store) ReleasesBatches() store.Messages { return s }
 // SaveMessages upserts msgs in one transaction (all or none), checking that
 // every thread exists and belongs to the message's resource, and that an
 // existing message is not taken over by another resource. Rows are looked up
-// and written in multi-row statements (insertRows per statement, prepared
-// once per call): a statement's cost in the driver, not SQLite's work per
-// row, dominates single-row writes.
+// and written in multi-row statements (up to insertRows rows each, prepared
+// once per Store: see prepared.go): a statement's cost in the driver, not
+// SQLite's work per row, dominates single-row writes.
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"
 	contents, err := storedContents(op, msgs)
 	if err != nil {
 		return nil, err
 	}
-	var full *sql.Stmt
-	if len(msgs) >= insertRows {
-		if full, err = s.writerStatement(ctx, upsertSQL(insertRows)); err != nil {
-			return nil, err
-		}
+	ids := make([]string, len(msgs))
+	for i := range msgs {
+		ids[i] = msgs[i].ID
 	}
+	ids = dedup(ids)
 	out := slices.Clone(msgs)
-	err = s.write(ctx, op, func(tx *sql.Tx) error {
+	err = s.writePrepared(ctx, op, saveStatements(msgs, ids, upsertSQL), func(tx querier) error {
 		if err := checkOwners(ctx, tx, op, msgs); err != nil {
 			return err
 		}
-		ids := make([]string, len(msgs))
-		for i := range msgs {
-			ids[i] = msgs[i].ID
-		}
-		ids = dedup(ids)
 		stored, err := storedOwners(ctx, tx, ids)
 		if err != nil {
 			return err
@@ -129,7 +123,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 			}
 			touched[m.ThreadID] = true
 		}
-		if err := insertMessages(ctx, tx, full, out, contents); err != nil {
+		if err := insertMessages(ctx, tx, out, contents); err != nil {
 			return err
 		}
 		if err := pullBackBoundaries(ctx, tx, earliest); err != nil {
@@ -177,12 +171,12 @@ func storedContents(op string, msgs []message.Message) ([]string, error) {
 
 // checkOwners requires every message's thread to exist and belong to the
 // message's resource.
-func checkOwners(ctx context.Context, tx *sql.Tx, op string, msgs []message.Message) error {
+func checkOwners(ctx context.Context, tx querier, op string, msgs []message.Message) error {
 	owners := map[string]string{} // thread id -> resource id
 	for _, m := range msgs {
 		res, ok := owners[m.ThreadID]
 		if !ok {
-			err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, m.ThreadID).Scan(&res)
+			err := tx.QueryRowContext(ctx, threadOwnerSQL, m.ThreadID).Scan(&res)
 			if errors.Is(err, sql.ErrNoRows) {
 				return memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q not found", m.ThreadID)
 			}
@@ -198,15 +192,28 @@ func checkOwners(ctx context.Context, tx *sql.Tx, op string, msgs []message.Mess
 	return nil
 }
 
+// threadOwnerSQL selects a thread's resource.
+const threadOwnerSQL = `SELECT resource_id FROM threads WHERE id = ?`
+
+// storedOwnersSQL selects the thread and resource of n messages by id.
+var storedOwnersSQL = newSizedSQL(maxIn, func(n int) string {
+	return `SELECT id, thread_id, resource_id FROM messages WHERE id IN (` + placeholders(n) + `)`
+})
+
+// bumpThreadsSQL sets the updated_at of n threads.
+var bumpThreadsSQL = newSizedSQL(maxIn, func(n int) string {
+	return `UPDATE threads SET updated_at = ? WHERE id IN (` + placeholders(n) + `)`
+})
+
 // owner is where a stored message lives.
 type owner struct{ thread, resource string }
 
 // storedOwners returns the thread and resource of the messages of ids (no
 // id twice) that are already stored, by id.
-func storedOwners(ctx context.Context, tx *sql.Tx, ids []string) (map[string]owner, error) {
+func storedOwners(ctx context.Context, tx querier, ids []string) (map[string]owner, error) {
 	out := map[string]owner{}
 	for _, c := range chunk(ids, maxIn) {
-		rows, err := tx.QueryContext(ctx, `SELECT id, thread_id, resource_id FROM messages WHERE id IN (`+placeholders(len(c))+`)`, anyArgs(c)...)
+		rows, err := tx.QueryContext(ctx, storedOwnersSQL.text(len(c)), anyArgs(c)...)
 		if err != nil {
 			return nil, err
 		}
@@ -233,25 +240,13 @@ const insertRows = 100
 // insertMessages upserts msgs (with their encoded contents) and sets each
 // one's Seq and stored CreatedAt (an existing row keeps its own). Runs of
 // messages that share a thread, resource, type and token encoding go in
-// statements of up to insertRows rows that bind those values once; full
-// ones through full, the statement prepared on the writer (nil when msgs
-// has fewer than insertRows messages).
-func insertMessages(ctx context.Context, tx *sql.Tx, full *sql.Stmt, msgs []message.Message, contents []string) error {
-	if full != nil {
-		full = tx.StmtContext(ctx, full)
-	}
-	args := make([]any, 0, 4+5*insertRows)
+// statements of up to insertRows rows that bind those values once.
+func insertMessages(ctx context.Context, tx querier, msgs []message.Message, contents []string) error {
+	args := make([]any, 0, 4+5*min(len(msgs), insertRows))
 	for lo := 0; lo < len(msgs); {
 		hi := sharedRun(msgs, lo, insertRows)
 		part := msgs[lo:hi]
-		args = sharedArgs(args[:0], part, contents[lo:hi])
-		var rows *sql.Rows
-		var err error
-		if full != nil && len(part) == insertRows {
-			rows, err = full.QueryContext(ctx, args...)
-		} else {
-			rows, err = tx.QueryContext(ctx, upsertSQL(len(part)), args...)
-		}
+		rows, err := tx.QueryContext(ctx, upsertSQL.text(len(part)), sharedArgs(args[:0], part, contents[lo:hi])...)
 		if err != nil {
 			return err
 		}
@@ -265,14 +260,14 @@ func insertMessages(ctx context.Context, tx *sql.Tx, full *sql.Stmt, msgs []mess
 
 // upsertSQL is the upsert of n rows in sharedRows' shape, returning each
 // row's id, seq and stored created_at.
-func upsertSQL(n int) string {
+var upsertSQL = newSizedSQL(insertRows, func(n int) string {
 	return `INSERT INTO messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
 		` + sharedRows(n) + `
 		ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, resource_id = excluded.resource_id,
 			role = excluded.role, type = excluded.type, content = excluded.content,
 			tokens = excluded.tokens, token_encoding = excluded.token_encoding
 		RETURNING id, seq, created_at`
-}
+})
 
 // scanInserted sets Seq and CreatedAt of part from the rows an upsert
 // returned (in no guaranteed order; every row of one id has the same seq
@@ -303,9 +298,9 @@ func scanInserted(rows *sql.Rows, part []message.Message) error {
 }
 
 // bumpThreads sets updated_at of the given threads.
-func bumpThreads(ctx context.Context, tx *sql.Tx, ids []string, now int64) error {
+func bumpThreads(ctx context.Context, tx querier, ids []string, now int64) error {
 	for _, c := range chunk(ids, maxIn) {
-		if _, err := tx.ExecContext(ctx, `UPDATE threads SET updated_at = ? WHERE id IN (`+placeholders(len(c))+`)`,
+		if _, err := tx.ExecContext(ctx, bumpThreadsSQL.text(len(c)),
 			append([]any{now}, anyArgs(c)...)...); err != nil {
 			return err
 		}

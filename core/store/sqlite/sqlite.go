@@ -57,7 +57,7 @@ type Store struct {
 	now func() time.Time
 
 	stmtMu sync.Mutex
-	stmts  map[string]*sql.Stmt // the full-size inserts, prepared on w, by SQL
+	stmts  map[string]*sql.Stmt // statements of saves, prepared on w, by SQL (see prepared.go)
 }
 
 var (
@@ -259,26 +259,4 @@ func anyArgs(ids []string) []any {
 		out[i] = id
 	}
 	return out
-}
-
-// writerStatement returns query prepared on the writer, preparing it the
-// first time (outside a transaction: the writer has one connection). It
-// holds the statements of full-size multi-row writes, which a save would
-// otherwise compile again on every call; a transaction uses one through
-// tx.StmtContext.
-func (s *Store) writerStatement(ctx context.Context, query string) (*sql.Stmt, error) {
-	s.stmtMu.Lock()
-	defer s.stmtMu.Unlock()
-	if st, ok := s.stmts[query]; ok {
-		return st, nil
-	}
-	st, err := s.w.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, withOp("SaveMessages", err)
-	}
-	if s.stmts == nil {
-		s.stmts = map[string]*sql.Stmt{}
-	}
-	s.stmts[query] = st
-	return st, nil
 }

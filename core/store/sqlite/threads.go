@@ -66,10 +66,13 @@ func encodeMeta(op string, m map[string]any) (any, error) {
 	return string(b), nil
 }
 
+// getThreadSQL selects a thread by id.
+const getThreadSQL = `SELECT ` + threadCols + ` FROM threads WHERE id = ?`
+
 func getThread(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, op, id string) (store.Thread, error) {
-	t, err := scanThread(q.QueryRowContext(ctx, `SELECT `+threadCols+` FROM threads WHERE id = ?`, id))
+	t, err := scanThread(q.QueryRowContext(ctx, getThreadSQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, memerr.Errorf(memerr.CodeThreadNotFound, op, "thread %q not found", id)
 	}
@@ -300,7 +303,7 @@ func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string
 }
 
 // putBoundary stores a thread's boundary.
-func putBoundary(ctx context.Context, tx *sql.Tx, threadID string, b *store.Boundary) error {
+func putBoundary(ctx context.Context, tx querier, threadID string, b *store.Boundary) error {
 	raw, err := json.Marshal(b)
 	if err != nil {
 		return err
@@ -311,7 +314,7 @@ func putBoundary(ctx context.Context, tx *sql.Tx, threadID string, b *store.Boun
 
 // pullBackBoundaries applies store.PullBack to each thread that got new
 // messages, given the earliest CreatedAt (micros) inserted into it.
-func pullBackBoundaries(ctx context.Context, tx *sql.Tx, earliest map[string]int64) error {
+func pullBackBoundaries(ctx context.Context, tx querier, earliest map[string]int64) error {
 	for _, id := range slices.Sorted(maps.Keys(earliest)) {
 		t, err := getThread(ctx, tx, "SaveMessages", id)
 		if err != nil {

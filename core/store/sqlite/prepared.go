@@ -1,0 +1,131 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/agentmem/agentmem/core/message"
+)
+
+// Compiling a statement was a quarter of a two-message save, and a large
+// share of a batch's multi-row statements: the statements a save runs are
+// prepared on the writer once per Store and run in each transaction through
+// tx.StmtContext. Only statements of a bounded set of texts are kept: those
+// of saves of up to smallSave messages, and the full-size multi-row ones.
+
+// smallSave is the largest save whose every statement is kept prepared.
+const smallSave = 4
+
+// sizedSQL is a statement text built for a number of rows or ids, built
+// once for the sizes whose statements are kept prepared (up to smallSave,
+// and full) and on each call for the others.
+type sizedSQL struct {
+	build func(n int) string
+	full  int
+	texts map[int]string
+}
+
+func newSizedSQL(full int, build func(n int) string) *sizedSQL {
+	q := &sizedSQL{build: build, full: full, texts: map[int]string{full: build(full)}}
+	for n := 1; n <= smallSave; n++ {
+		q.texts[n] = build(n)
+	}
+	return q
+}
+
+// text returns the statement for n.
+func (q *sizedSQL) text(n int) string {
+	if t, ok := q.texts[n]; ok {
+		return t
+	}
+	return q.build(n)
+}
+
+// querier runs a write transaction's statements: a *sql.Tx, or a
+// preparedTx that runs some of them prepared.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// preparedTx is a write transaction that runs the statements of stmts
+// prepared, and compiles the others.
+type preparedTx struct {
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (p preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := p.stmts[query]; st != nil {
+		return p.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return p.tx.QueryContext(ctx, query, args...)
+}
+
+func (p preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := p.stmts[query]; st != nil {
+		return p.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return p.tx.QueryRowContext(ctx, query, args...)
+}
+
+func (p preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := p.stmts[query]; st != nil {
+		return p.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return p.tx.ExecContext(ctx, query, args...)
+}
+
+// writePrepared runs fn in a write transaction (see write) whose
+// statements of queries run prepared.
+func (s *Store) writePrepared(ctx context.Context, op string, queries []string, fn func(q querier) error) error {
+	stmts, err := s.writerStatements(ctx, queries)
+	if err != nil {
+		return withOp(op, err)
+	}
+	return s.write(ctx, op, func(tx *sql.Tx) error { return fn(preparedTx{tx: tx, stmts: stmts}) })
+}
+
+// writerStatements returns queries prepared on the writer, preparing each
+// the first time. It runs outside a transaction: the writer has one
+// connection, which a transaction holds.
+func (s *Store) writerStatements(ctx context.Context, queries []string) (map[string]*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	out := make(map[string]*sql.Stmt, len(queries))
+	for _, q := range queries {
+		st, ok := s.stmts[q]
+		if !ok {
+			var err error
+			if st, err = s.w.PrepareContext(ctx, q); err != nil {
+				return nil, err
+			}
+			if s.stmts == nil {
+				s.stmts = map[string]*sql.Stmt{}
+			}
+			s.stmts[q] = st
+		}
+		out[q] = st
+	}
+	return out, nil
+}
+
+// saveStatements lists the statements of a save of msgs worth keeping
+// prepared: all of a small save, the full-size ones of a large one, and
+// those of one text whatever the size. ids are the distinct ids the save
+// looks up (none for a bulk save); rowsSQL is its multi-row write.
+func saveStatements(msgs []message.Message, ids []string, rowsSQL *sizedSQL) []string {
+	queries := []string{threadOwnerSQL, getThreadSQL, bumpThreadsSQL.text(1)}
+	if n := len(ids); n > 0 && (n <= smallSave || n >= maxIn) {
+		queries = append(queries, storedOwnersSQL.text(min(n, maxIn)))
+	}
+	for lo := 0; lo < len(msgs); {
+		hi := sharedRun(msgs, lo, rowsSQL.full)
+		if n := hi - lo; n <= smallSave || n == rowsSQL.full {
+			queries = append(queries, rowsSQL.text(n))
+		}
+		lo = hi
+	}
+	return queries
+}
