@@ -55,7 +55,7 @@ func decodeContent(m *message.Message, content []byte) error {
 	return nil
 }
 
-func queryMessages(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]message.Message, error) {
+func queryMessages(ctx context.Context, tx querier, query string, args ...any) ([]message.Message, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -379,15 +379,16 @@ func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
 	const op = "ListMessages"
 	var page store.MessagePage
-	err := s.read(ctx, op, func(tx *sql.Tx) error {
+	query, listArgs, listed := listQuery(q)
+	err := s.readPrepared(ctx, op, listStatements(query, listed), func(tx querier) error {
 		where, args := messageFilter(q)
 		if q.IncludeTotal {
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE `+where, args...).Scan(&page.Total); err != nil {
 				return err
 			}
 		}
-		if query, args, ok := listQuery(q); ok {
-			ms, err := queryMessages(ctx, tx, query, args...)
+		if listed {
+			ms, err := queryMessages(ctx, tx, query, listArgs...)
 			if err != nil {
 				return err
 			}
@@ -414,8 +415,8 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 func (s *Store) ListWindow(ctx context.Context, q store.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
 	const op = "ListWindow"
 	var page store.WindowPage
-	err := s.read(ctx, op, func(tx *sql.Tx) error {
-		query, args, ok := listQuery(q)
+	query, args, ok := listQuery(q)
+	err := s.readPrepared(ctx, op, listStatements(query, ok), func(tx querier) error {
 		if !ok {
 			return nil
 		}
@@ -503,11 +504,20 @@ func listQuery(q store.MessageQuery) (query string, args []any, ok bool) {
 	return query, append(args, limit, offset), true
 }
 
+// listStatements is the statement of a history read to keep prepared: its
+// listing query, when it lists.
+func listStatements(query string, lists bool) []string {
+	if !lists {
+		return nil
+	}
+	return []string{query}
+}
+
 // includeWindows loads the Include windows: for each target found (within
 // q.ResourceID when set), the target, up to Before messages before it and up
 // to After messages after it, in the target's own thread; deduplicated
 // against listed and returned chronologically.
-func includeWindows(ctx context.Context, tx *sql.Tx, q store.MessageQuery, listed []message.Message) ([]message.Message, error) {
+func includeWindows(ctx context.Context, tx querier, q store.MessageQuery, listed []message.Message) ([]message.Message, error) {
 	if len(q.Include) == 0 {
 		return nil, nil
 	}

@@ -3,15 +3,70 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"sync"
 
 	"github.com/agentmem/agentmem/core/message"
 )
 
-// Compiling a statement was a quarter of a two-message save, and a large
-// share of a batch's multi-row statements: the statements a save runs are
-// prepared on the writer once per Store and run in each transaction through
-// tx.StmtContext. Only statements of a bounded set of texts are kept: those
-// of saves of up to smallSave messages, and the full-size multi-row ones.
+// Compiling a statement was a quarter of a two-message save and 15% of an
+// 8,000-token Begin: the statements of saves and of the turn's reads are
+// prepared once per Store, on the writer or the readers, and run in each
+// transaction through tx.StmtContext (which prepares a statement once per
+// connection of the pool). They are prepared outside the transaction,
+// since the writer's one connection is the transaction's. A cache keeps at
+// most maxPrepared statements: the texts come from a bounded set (saves of
+// up to smallSave messages, full-size multi-row writes, the filters of a
+// history read), and a text past the bound runs unprepared.
+
+// maxPrepared bounds the statements a stmtCache keeps.
+const maxPrepared = 64
+
+// stmtCache holds statements prepared on db, by text. It is safe for
+// concurrent use.
+type stmtCache struct {
+	db    *sql.DB
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+// get returns the cached statements of queries, preparing those not cached
+// while there is room; a query past the bound is left out.
+func (c *stmtCache) get(ctx context.Context, queries ...string) (map[string]*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]*sql.Stmt, len(queries))
+	for _, q := range queries {
+		st, ok := c.stmts[q]
+		if !ok {
+			if len(c.stmts) >= maxPrepared {
+				continue
+			}
+			var err error
+			if st, err = c.db.PrepareContext(ctx, q); err != nil {
+				return nil, err
+			}
+			if c.stmts == nil {
+				c.stmts = map[string]*sql.Stmt{}
+			}
+			c.stmts[q] = st
+		}
+		out[q] = st
+	}
+	return out, nil
+}
+
+// close closes the cached statements; get prepares them again.
+func (c *stmtCache) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var err error
+	for _, st := range c.stmts {
+		err = errors.Join(err, st.Close())
+	}
+	c.stmts = nil
+	return err
+}
 
 // smallSave is the largest save whose every statement is kept prepared.
 const smallSave = 4
@@ -49,8 +104,8 @@ type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// preparedTx is a write transaction that runs the statements of stmts
-// prepared, and compiles the others.
+// preparedTx is a transaction that runs the statements of stmts prepared,
+// and compiles the others.
 type preparedTx struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
@@ -77,38 +132,38 @@ func (p preparedTx) ExecContext(ctx context.Context, query string, args ...any) 
 	return p.tx.ExecContext(ctx, query, args...)
 }
 
+// preparedDB runs single statements outside a transaction, those of stmts
+// prepared.
+type preparedDB struct {
+	db    *sql.DB
+	stmts map[string]*sql.Stmt
+}
+
+func (p preparedDB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := p.stmts[query]; st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return p.db.QueryRowContext(ctx, query, args...)
+}
+
 // writePrepared runs fn in a write transaction (see write) whose
 // statements of queries run prepared.
 func (s *Store) writePrepared(ctx context.Context, op string, queries []string, fn func(q querier) error) error {
-	stmts, err := s.writerStatements(ctx, queries)
+	stmts, err := s.wstmts.get(ctx, queries...)
 	if err != nil {
 		return withOp(op, err)
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error { return fn(preparedTx{tx: tx, stmts: stmts}) })
 }
 
-// writerStatements returns queries prepared on the writer, preparing each
-// the first time. It runs outside a transaction: the writer has one
-// connection, which a transaction holds.
-func (s *Store) writerStatements(ctx context.Context, queries []string) (map[string]*sql.Stmt, error) {
-	s.stmtMu.Lock()
-	defer s.stmtMu.Unlock()
-	out := make(map[string]*sql.Stmt, len(queries))
-	for _, q := range queries {
-		st, ok := s.stmts[q]
-		if !ok {
-			var err error
-			if st, err = s.w.PrepareContext(ctx, q); err != nil {
-				return nil, err
-			}
-			if s.stmts == nil {
-				s.stmts = map[string]*sql.Stmt{}
-			}
-			s.stmts[q] = st
-		}
-		out[q] = st
+// readPrepared runs fn in a read transaction (see read) whose statements
+// of queries run prepared.
+func (s *Store) readPrepared(ctx context.Context, op string, queries []string, fn func(q querier) error) error {
+	stmts, err := s.rstmts.get(ctx, queries...)
+	if err != nil {
+		return withOp(op, err)
 	}
-	return out, nil
+	return s.read(ctx, op, func(tx *sql.Tx) error { return fn(preparedTx{tx: tx, stmts: stmts}) })
 }
 
 // saveStatements lists the statements of a save of msgs worth keeping

@@ -18,7 +18,6 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -56,8 +55,8 @@ type Store struct {
 	r   *sql.DB // readers; the same as w for in-memory databases
 	now func() time.Time
 
-	stmtMu sync.Mutex
-	stmts  map[string]*sql.Stmt // statements of saves, prepared on w, by SQL (see prepared.go)
+	wstmts stmtCache // statements prepared on w (see prepared.go)
+	rstmts stmtCache // statements prepared on r
 }
 
 var (
@@ -98,6 +97,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		s.r.SetMaxOpenConns(cfg.readConns)
 		s.r.SetMaxIdleConns(cfg.readConns)
 	}
+	s.wstmts.db, s.rstmts.db = s.w, s.r
 	if err := migrateRetrying(ctx, s.w, cfg.busyTimeout); err != nil {
 		s.Close()
 		return nil, memerr.WrapStorage("Open", err)
@@ -131,13 +131,7 @@ func isBusy(err error) bool {
 
 // Close closes the database handles.
 func (s *Store) Close() error {
-	var err error
-	s.stmtMu.Lock()
-	for _, st := range s.stmts {
-		err = errors.Join(err, st.Close())
-	}
-	s.stmts = nil
-	s.stmtMu.Unlock()
+	err := errors.Join(s.wstmts.close(), s.rstmts.close())
 	err = errors.Join(err, s.w.Close())
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())

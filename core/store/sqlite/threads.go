@@ -133,7 +133,11 @@ func (s *Store) putThread(ctx context.Context, op string, t store.Thread, create
 // GetThread returns the thread or memerr.ErrThreadNotFound.
 func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
 	const op = "GetThread"
-	t, err := getThread(ctx, s.r, op, id)
+	stmts, err := s.rstmts.get(ctx, getThreadSQL)
+	if err != nil {
+		return store.Thread{}, withOp(op, err)
+	}
+	t, err := getThread(ctx, preparedDB{db: s.r, stmts: stmts}, op, id)
 	return t, withOp(op, err)
 }
 
