@@ -5,13 +5,15 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentmem/agentmem/core/store"
+
 	"github.com/spf13/cobra"
 )
 
 // contentCompactor is a store that rewrites rows an earlier version stored
-// in a longer shape (the SQLite and PostgreSQL stores' CompactContent).
+// in a longer shape (the SQLite and PostgreSQL stores' CompactContentWith).
 type contentCompactor interface {
-	CompactContent(ctx context.Context, batch int) (int, error)
+	CompactContentWith(ctx context.Context, opts store.CompactOptions) (int, error)
 }
 
 func (a *app) compactCmd() *cobra.Command {
@@ -23,8 +25,9 @@ func (a *app) compactCmd() *cobra.Command {
 (with the derived v4 mirrors, or one text part as an object) in the shape
 the store writes now. Messages read the same before and after; the rows get
 smaller (the database file or table reuses the space). It works in
-transactions of --batch rows: Ctrl-C keeps the batches done, and running the
-command again rewrites only what is left.`,
+transactions of --batch rows, with a progress bar on a terminal: Ctrl-C
+keeps the batches done, and running the command again rewrites only what is
+left.`,
 		Example: `  agentmem --write compact
   agentmem --write --db postgres://localhost/app compact --batch 2000`,
 		Args: rangeArgs(0, 0),
@@ -49,7 +52,14 @@ func (a *app) compact(ctx context.Context, c *connection, batch int) error {
 	if !ok {
 		return usageErr("the store of %s keeps no older shapes to compact", a.flags.db)
 	}
-	n, err := cc.CompactContent(ctx, batch)
+	bar := a.newShareProgress("compact")
+	shown := 0
+	n, err := cc.CompactContentWith(ctx, store.CompactOptions{Batch: batch, Progress: func(p store.CompactProgress) {
+		step := int(p.Fraction * shareSteps)
+		bar.add(step - shown)
+		shown = step
+	}})
+	bar.done()
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("interrupted after rewriting %d messages; run the same command to finish: %w", n, err)
 	}

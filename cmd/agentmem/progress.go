@@ -33,6 +33,25 @@ func (a *app) newProgress(total int64, what string) *progress {
 	)}
 }
 
+// newShareProgress is a progress bar of a job that knows only the share
+// of its work done: it counts in thousandths, shown as a percentage.
+func (a *app) newShareProgress(what string) *progress {
+	f, ok := a.stderr.(*os.File)
+	if !ok || a.flags.noProgress || a.flags.json || !isTerminal(f) {
+		return &progress{}
+	}
+	return &progress{bar: progressbar.NewOptions64(shareSteps,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100_000_000),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+// shareSteps is the steps of a newShareProgress bar.
+const shareSteps = 1000
+
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0

@@ -48,19 +48,25 @@ const rowsPerBlock = 16
 // in a longer shape. Rows decode the same before and after; only their
 // size changes.
 func (s *Store) CompactContent(ctx context.Context, batch int) (int, error) {
-	n, err := store.Compact(ctx, batch, s.compactBatch)
+	return s.CompactContentWith(ctx, store.CompactOptions{Batch: batch})
+}
+
+// CompactContentWith is CompactContent with options: the batch and a
+// progress callback, which measures the scan in heap blocks.
+func (s *Store) CompactContentWith(ctx context.Context, opts store.CompactOptions) (int, error) {
+	n, err := store.CompactWith(ctx, opts, s.compactBatch)
 	return n, wrap(ctx, "CompactContent", err)
 }
 
 // compactBatch rewrites the rows of the heap blocks from after on and returns
-// the rows rewritten and the next block (0 past the table's end). A row whose
-// stored shape it already is (a mirror that differs from the parts is kept)
-// is left alone, so rewritten rows, which move to later blocks, end the scan.
-func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int, next int64, err error) {
+// the rows rewritten, the next block (0 past the table's end) and the
+// table's size in blocks. A row whose stored shape it already is (a mirror
+// that differs from the parts is kept) is left alone, so rewritten rows,
+// which move to later blocks, end the scan.
+func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int, next, size int64, err error) {
 	blocks := max(int64(batch/rowsPerBlock), 1)
 	quoted := quoteIdent(s.schema)
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var size int64
 		if err := tx.QueryRow(ctx, blocksSQL, s.q.messages).Scan(&size); err != nil {
 			return err
 		}
@@ -107,7 +113,7 @@ func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int
 		return err
 	})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	return n, next, nil
+	return n, next, size, nil
 }

@@ -31,14 +31,23 @@ const compactableSQL = `SELECT seq, content FROM messages WHERE seq > ? AND CASE
 // in a longer shape. Rows decode the same before and after; only their
 // size changes.
 func (s *Store) CompactContent(ctx context.Context, batch int) (int, error) {
-	return store.Compact(ctx, batch, s.compactBatch)
+	return s.CompactContentWith(ctx, store.CompactOptions{Batch: batch})
 }
 
-// compactBatch rewrites one batch after seq and returns the rows rewritten
-// and the last seq seen (0 when none was left).
-func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int, last int64, err error) {
+// CompactContentWith is CompactContent with options: the batch and a
+// progress callback, which measures the scan in seq.
+func (s *Store) CompactContentWith(ctx context.Context, opts store.CompactOptions) (int, error) {
+	return store.CompactWith(ctx, opts, s.compactBatch)
+}
+
+// compactBatch rewrites one batch after seq and returns the rows rewritten,
+// the last seq seen (0 when none was left) and the table's last seq.
+func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int, last, end int64, err error) {
 	const op = "CompactContent"
 	err = s.write(ctx, op, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(seq), 0) FROM messages`).Scan(&end); err != nil {
+			return err
+		}
 		rows, err := tx.QueryContext(ctx, compactableSQL, after, batch)
 		if err != nil {
 			return err
@@ -88,7 +97,7 @@ func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int
 		return nil
 	})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	return n, last, nil
+	return n, last, end, nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/storetest"
 )
 
@@ -23,6 +24,7 @@ func TestStoredContent(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-		Compact: func() (int, error) { return s.CompactContent(bg(), 1) },
+		Compact:     func() (int, error) { return s.CompactContent(bg(), 1) },
+		CompactWith: func(opts store.CompactOptions) (int, error) { return s.CompactContentWith(bg(), opts) },
 	})
 }

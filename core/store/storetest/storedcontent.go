@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // Raw is a driver's access to its rows, below the Store interface, for
@@ -18,6 +19,10 @@ type Raw struct {
 	InsertOld func(m message.Message, content []byte)
 	// Compact runs the driver's CompactContent with batches of one row.
 	Compact func() (int, error)
+	// CompactWith, when set, runs the driver's CompactContentWith with
+	// batches of one row and opts' Progress; the first compaction then
+	// goes through it and its progress reports are checked.
+	CompactWith func(opts store.CompactOptions) (int, error)
 }
 
 // mirrorFields are the v4 mirrors message.Content.MarshalJSON derives.
@@ -85,7 +90,7 @@ func TestStoredContent(t *testing.T, s core.Store, raw Raw) {
 	}
 	texts := storedTexts(t, cs, raw)
 	check("before compaction")
-	if n, err := raw.Compact(); err != nil || n != 2 {
+	if n, err := compactOnce(t, raw); err != nil || n != 2 {
 		t.Fatalf("CompactContent = %d, %v; want 2 rows (the mirrored one, the long text one)", n, err)
 	}
 	if hasMirror(t, raw.Content("old")) {
@@ -96,6 +101,38 @@ func TestStoredContent(t *testing.T, s core.Store, raw Raw) {
 	if n, err := raw.Compact(); err != nil || n != 0 {
 		t.Fatalf("second CompactContent = %d, %v; want 0 (resumable, nothing left)", n, err)
 	}
+}
+
+// compactOnce compacts through raw.CompactWith when the driver gives it,
+// checking that progress is reported after every batch, never goes back,
+// counts the rows rewritten, and reaches the whole table only at the end.
+func compactOnce(t *testing.T, raw Raw) (int, error) {
+	t.Helper()
+	if raw.CompactWith == nil {
+		return raw.Compact()
+	}
+	var reports []store.CompactProgress
+	n, err := raw.CompactWith(store.CompactOptions{Batch: 1, Progress: func(p store.CompactProgress) {
+		reports = append(reports, p)
+	}})
+	if err != nil {
+		return n, err
+	}
+	if len(reports) == 0 {
+		t.Fatalf("CompactContentWith rewrote %d rows and reported no progress", n)
+	}
+	for i, p := range reports {
+		if p.Fraction < 0 || p.Fraction > 1 || i > 0 && (p.Fraction < reports[i-1].Fraction || p.Rewritten < reports[i-1].Rewritten) {
+			t.Fatalf("progress went from %+v to %+v", reports[max(i-1, 0)], p)
+		}
+	}
+	if last := reports[len(reports)-1]; last.Fraction != 1 || last.Rewritten != n {
+		t.Fatalf("last progress %+v, want the whole table and %d rows", last, n)
+	}
+	if len(reports) > 1 && reports[0].Fraction == 1 {
+		t.Fatalf("progress %+v after the first of %d batches: the whole table already", reports[0], len(reports))
+	}
+	return n, nil
 }
 
 // storedTexts saves a message of one plain text part, which must be stored
