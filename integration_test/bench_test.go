@@ -108,6 +108,41 @@ func BenchmarkSQLiteSaveMessages(b *testing.B) {
 	}
 }
 
+// BenchmarkSQLiteSaveBatch saves batches of 1,000 new 30-word messages
+// into one thread through Memory.SaveMessages (tokenized, validated,
+// written), as membench and Mastra's bench.mjs do; -benchmem shows what a
+// batch allocates.
+func BenchmarkSQLiteSaveBatch(b *testing.B) {
+	s := openSQLite(b)
+	mem, _ := core.New(core.Options{Store: s})
+	if _, err := mem.CreateThread(bg, core.ThreadInput{ID: "t", ResourceID: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega")
+	batches := make([][]core.Message, b.N)
+	n := 0
+	for i := range batches {
+		batches[i] = make([]core.Message, 1000)
+		for j := range batches[i] {
+			text := make([]string, 30)
+			for k := range text {
+				text[k] = words[(n*7+k*13)%len(words)]
+			}
+			m := core.NewMessage(core.RoleUser, fmt.Sprintf("message %d: %s", n, strings.Join(text, " ")))
+			m.ID, m.ThreadID, m.ResourceID = fmt.Sprint("m", n), "t", "bench"
+			batches[i][j] = m
+			n++
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := mem.SaveMessages(bg, batches[i], nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkSQLiteBegin: Begin with an 8,000-token budget must be flat in
 // thread length. Turns are ~80 tokens, so even the 100-message thread fills
 // the budget and both sizes build the same window; the boundary is persisted
