@@ -16,41 +16,36 @@ import (
 // otherwise (pipes, tests, --json, --no-progress).
 type progress struct{ bar *progressbar.ProgressBar }
 
+// newProgress is a progress bar of total messages.
 func (a *app) newProgress(total int64, what string) *progress {
-	f, ok := a.stderr.(*os.File)
-	if !ok || a.flags.noProgress || a.flags.json || !isTerminal(f) {
-		return &progress{}
-	}
-	return &progress{bar: progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(f),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("msgs"),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(100_000_000),
-		progressbar.OptionClearOnFinish(),
-	)}
+	return a.newBar(total, what, progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("msgs"))
 }
 
 // newShareProgress is a progress bar of a job that knows only the share
 // of its work done: it counts in thousandths, shown as a percentage.
 func (a *app) newShareProgress(what string) *progress {
+	return a.newBar(shareSteps, what)
+}
+
+// shareSteps is the steps of a newShareProgress bar.
+const shareSteps = 1000
+
+// newBar is a progress bar of total steps with the options of every bar
+// and extra ones, or a silent one off a terminal.
+func (a *app) newBar(total int64, what string, extra ...progressbar.Option) *progress {
 	f, ok := a.stderr.(*os.File)
 	if !ok || a.flags.noProgress || a.flags.json || !isTerminal(f) {
 		return &progress{}
 	}
-	return &progress{bar: progressbar.NewOptions64(shareSteps,
+	opts := append([]progressbar.Option{
 		progressbar.OptionSetWriter(f),
 		progressbar.OptionSetDescription(what),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionThrottle(100_000_000),
 		progressbar.OptionClearOnFinish(),
-	)}
+	}, extra...)
+	return &progress{bar: progressbar.NewOptions64(total, opts...)}
 }
-
-// shareSteps is the steps of a newShareProgress bar.
-const shareSteps = 1000
 
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
