@@ -96,8 +96,8 @@ func (q *sizedSQL) text(n int) string {
 	return q.build(n)
 }
 
-// querier runs a write transaction's statements: a *sql.Tx, or a
-// preparedTx that runs some of them prepared.
+// querier runs a transaction's statements: a *sql.Tx, or a preparedTx
+// that runs some of them prepared.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
