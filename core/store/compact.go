@@ -30,9 +30,10 @@ type CompactProgress struct {
 }
 
 // Compact runs step over the whole table in seq order, batch rows at a
-// time, and returns the rows rewritten. Drivers use it for CompactContent:
-// every batch is its own transaction, so a stopped run keeps what it did and
-// a new run finds only what is left.
+// time, and returns the rows rewritten: every batch is its own transaction,
+// so a stopped run keeps what it did and a new run finds only what is left.
+// It is CompactWith without progress, kept for drivers written against it;
+// the SQLite and PostgreSQL stores use CompactWith.
 func Compact(ctx context.Context, batch int, step CompactBatch) (int, error) {
 	return CompactWith(ctx, CompactOptions{Batch: batch}, func(ctx context.Context, after int64, batch int) (int, int64, int64, error) {
 		n, last, err := step(ctx, after, batch)

@@ -64,3 +64,22 @@ func TestCompactWith(t *testing.T) {
 		})
 	}
 }
+
+// Compact, CompactWith without progress, steps through the table from the
+// start until a step says none is left, and sums the rows.
+func TestCompact(t *testing.T) {
+	var afters []int64
+	n, err := Compact(context.Background(), 0, func(_ context.Context, after int64, batch int) (int, int64, error) {
+		afters = append(afters, after)
+		if batch != DefaultCompactBatch {
+			t.Fatalf("batch %d, want the default %d", batch, DefaultCompactBatch)
+		}
+		if after == 2*DefaultCompactBatch {
+			return 1, 0, nil
+		}
+		return 2, after + DefaultCompactBatch, nil
+	})
+	if err != nil || n != 5 || len(afters) != 3 || afters[0] != 0 || afters[2] != 2*DefaultCompactBatch {
+		t.Fatalf("Compact = %d, %v after %v; want 5 rows in three batches from 0", n, err, afters)
+	}
+}
