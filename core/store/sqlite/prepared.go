@@ -167,20 +167,18 @@ func (s *Store) readPrepared(ctx context.Context, op string, queries []string, f
 }
 
 // saveStatements lists the statements of a save of msgs worth keeping
-// prepared: all of a small save, the full-size ones of a large one, and
-// those of one text whatever the size. ids are the distinct ids the save
-// looks up (none for a bulk save); rowsSQL is its multi-row write.
+// prepared: those of one text whatever the size, the multi-row ones of a
+// small save, and the full-size ones of a large one. ids are the distinct
+// ids the save looks up (none for a bulk save); rowsSQL is its multi-row
+// write. A small save split into runs (over threads, say) writes its
+// shorter runs unprepared.
 func saveStatements(msgs []message.Message, ids []string, rowsSQL *sizedSQL) []string {
 	queries := []string{threadOwnerSQL, getThreadSQL, bumpThreadsSQL.text(1)}
 	if n := len(ids); n > 0 && (n <= smallSave || n >= maxIn) {
 		queries = append(queries, storedOwnersSQL.text(min(n, maxIn)))
 	}
-	for lo := 0; lo < len(msgs); {
-		hi := sharedRun(msgs, lo, rowsSQL.full)
-		if n := hi - lo; n <= smallSave || n == rowsSQL.full {
-			queries = append(queries, rowsSQL.text(n))
-		}
-		lo = hi
+	if n := len(msgs); n > 0 && (n <= smallSave || n >= rowsSQL.full) {
+		queries = append(queries, rowsSQL.text(min(n, rowsSQL.full)))
 	}
 	return queries
 }
