@@ -187,7 +187,9 @@ _mastra_report() {
 	    | if length == 0 then null else .[(length / 2 | floor)] end;
 	  {save: med(.save_msgs_per_s; null), first: med(.first_batch_ms; null),
 	   last10: med(.p50_ms; "recall lastMessages=10"), tok: med(.p50_ms; "recall messageHistory maxTokens=8000"),
-	   begin: med(.p50_ms; "begin maxTokens=8000"), b2_10: med(.batches_2_10_ms_max; null), b10: med(.batch_10_ms; null), b100: med(.batch_100_ms; null), bytes: med(.[$bytes]; null), rss: med(.peak_rss_kb; null)}'
+	   begin: med(.p50_ms; "begin maxTokens=8000"), b2_10: med(.batches_2_10_ms_max; null), b10: med(.batch_10_ms; null), b100: med(.batch_100_ms; null), bytes: med(.[$bytes]; null), rss: med(.peak_rss_kb; null),
+	   fault: med(.page_fault_us; null), first_lf: med(.first_batch_less_faults_ms; null), b10_lf: med(.batch_10_less_faults_ms; null),
+	   b2_10_lf: med(.batches_2_10_less_faults_ms_max; null), b100_lf: med(.batch_100_less_faults_ms; null)}'
 	echo
 	echo "== side by side with Mastra ($title), medians of ${AGENTMEM_BENCH_REPS:-2} interleaved rounds =="
 	printf '%-8s %-44s %12s %12s %10s\n' N figure agentmem Mastra ratio
@@ -206,7 +208,10 @@ _mastra_report() {
 		  row("peak RSS KiB (agentmem/Mastra)"; $a.rss; $m.rss; r($a.rss; $m.rss)),
 		  row("first batch of 1,000 ms (agentmem)"; $a.first; null; ""),
 		  row("first / tenth batch (agentmem)"; $a.first; $a.b10; r($a.first; $a.b10)),
-		  row("slowest of batches 2-10 / batch 100 (agentmem)"; $a.b2_10; $a.b100; r($a.b2_10; $a.b100))' |
+		  row("slowest of batches 2-10 / batch 100 (agentmem)"; $a.b2_10; $a.b100; r($a.b2_10; $a.b100)),
+		  row("page fault us (agentmem process)"; $a.fault; null; ""),
+		  row("first / tenth, less faults (agentmem)"; $a.first_lf; $a.b10_lf; r($a.first_lf; $a.b10_lf)),
+		  row("slowest 2-10 / batch 100, less faults"; $a.b2_10_lf; $a.b100_lf; r($a.b2_10_lf; $a.b100_lf))' |
 			awk -F'\t' '{printf "%-8s %-44s %12s %12s %10s\n", $1, $2, $3, $4, $5}'
 	done
 }
