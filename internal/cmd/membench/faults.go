@@ -126,18 +126,19 @@ func faultCost() float64 {
 	return percentile(runs, 0.5)
 }
 
-// lessFaults returns a batch's time in ms less its faults (the process's
-// and the backends') at cost µs each: what the batch would take where
-// faults are cheap. Batches whose faults were not counted give nil.
-func lessFaults(batchMs []float64, i, j int, client, server []int64, cost float64) any {
+// lessFaults returns batch i's time in ms less its faults (the process's
+// and the backends', counted at j) at cost µs each: what the batch would
+// take where faults are cheap. ok is false for a batch that did not run
+// or whose faults were not counted.
+func lessFaults(batchMs []float64, i, j int, client, server []int64, cost float64) (ms float64, ok bool) {
 	if i >= len(batchMs) || j >= len(client) {
-		return nil
+		return 0, false
 	}
 	f := client[j]
 	if j < len(server) && server[j] > 0 {
 		f += server[j]
 	}
-	return round3(batchMs[i] - float64(f)*cost/1000)
+	return round3(batchMs[i] - float64(f)*cost/1000), true
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
