@@ -19,7 +19,7 @@ func TestSavedBatchesStayIntact(t *testing.T) {
 	recorder := &batchRecorder{Store: memstore.New()}
 	for _, tc := range []struct {
 		name  string
-		store core.Store
+		store store.Store
 	}{
 		{"copying store", memstore.New()},
 		{"store returning its input", &inputReturner{fullStore: memstore.New()}},

@@ -1,6 +1,10 @@
 package core
 
-import "context"
+import (
+	"context"
+
+	"github.com/agentmem/agentmem/core/store"
+)
 
 // build is what the steps of Begin build up.
 type build struct {
@@ -62,10 +66,10 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidateID("threadId", req.ThreadID); err != nil {
+	if err := store.ValidateID("threadId", req.ThreadID); err != nil {
 		return nil, err
 	}
-	if err := ValidateID("resourceId", req.ResourceID); err != nil {
+	if err := store.ValidateID("resourceId", req.ResourceID); err != nil {
 		return nil, err
 	}
 	st, err := m.settings(req.Config)

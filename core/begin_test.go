@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
 // failingList fails every ListMessages.
 type failingList struct{ fullStore }
 
-func (failingList) ListMessages(context.Context, core.MessageQuery) (core.MessagePage, error) {
-	return core.MessagePage{}, errors.New("disk on fire")
+func (failingList) ListMessages(context.Context, store.MessageQuery) (store.MessagePage, error) {
+	return store.MessagePage{}, errors.New("disk on fire")
 }
 
 // An error of Begin names the step it came from and keeps its code.

@@ -1,8 +1,10 @@
 package core
 
+import "github.com/agentmem/agentmem/core/store"
+
 // seen fills what the store needs to clamp a boundary candidate b: SeenSeq
 // and ReadAt (see store.ClampBoundary).
-func (t *Turn) seen(b Boundary, loaded []Message) Boundary {
+func (t *Turn) seen(b store.Boundary, loaded []Message) store.Boundary {
 	b.SeenSeq = seenSeq(t.thread.ID, loaded)
 	if r := t.thread.Boundary; r != nil && r.SameEpoch(b) {
 		b.ReadAt = r.CreatedAt

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -44,7 +45,7 @@ func TestBudgetProperty(t *testing.T) {
 			for _, msg := range p {
 				for _, part := range msg.Content.Parts {
 					if ti := part.ToolInvocation; ti != nil {
-						if ti.State == core.ToolStateResult {
+						if ti.State == message.ToolStateResult {
 							results[ti.ToolCallID] = true
 						} else {
 							calls[ti.ToolCallID] = true
@@ -60,8 +61,8 @@ func TestBudgetProperty(t *testing.T) {
 			var resp []core.Message
 			if r.IntN(2) == 0 {
 				id := fmt.Sprintf("c%d", turnN)
-				c := toolMsg("", "", "", id, core.ToolStateCall, time.Time{})
-				res := toolMsg("", "", "", id, core.ToolStateResult, time.Time{})
+				c := toolMsg("", "", "", id, message.ToolStateCall, time.Time{})
+				res := toolMsg("", "", "", id, message.ToolStateResult, time.Time{})
 				c.ThreadID, res.ThreadID = "", ""
 				resp = append(resp, c, res)
 			}

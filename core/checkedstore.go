@@ -36,7 +36,7 @@ type CheckedStore struct {
 }
 
 // Check wraps s; a *CheckedStore is returned as it is.
-func Check(s Store) *CheckedStore {
+func Check(s store.Store) *CheckedStore {
 	if c, ok := s.(*CheckedStore); ok {
 		return c
 	}
@@ -53,7 +53,7 @@ func Check(s Store) *CheckedStore {
 }
 
 // Unwrap returns the driver.
-func (c *CheckedStore) Unwrap() Store { return c.raw }
+func (c *CheckedStore) Unwrap() store.Store { return c.raw }
 
 // Capabilities reports which optional capabilities the driver has.
 func (c *CheckedStore) Capabilities() (creator, resources, observations, indexQueue bool) {
@@ -74,7 +74,7 @@ var _ interface {
 // enter refuses a nil or ended context.
 func enter(ctx context.Context, op string) error {
 	if ctx == nil {
-		return Errorf(CodeInvalidArgument, op, "nil context")
+		return memerr.Errorf(CodeInvalidArgument, op, "nil context")
 	}
 	if e := memerr.Context(op, ctx.Err()); e != nil {
 		return e
@@ -150,7 +150,7 @@ func missing(present bool, capability string) error {
 	if present {
 		return nil
 	}
-	return Errorf(CodeUnsupported, "", "the store does not implement store.%s", capability)
+	return memerr.Errorf(CodeUnsupported, "", "the store does not implement store.%s", capability)
 }
 
 // optionalID validates an id that may be empty.
@@ -178,7 +178,7 @@ func checkScope(op string, scope Scope, id string) error {
 	case ScopeResource:
 		return checkIDs(op, "resourceId", id)
 	}
-	return Errorf(CodeInvalidArgument, op, "scope must be %q or %q, got %q", ScopeThread, ScopeResource, scope)
+	return memerr.Errorf(CodeInvalidArgument, op, "scope must be %q or %q, got %q", ScopeThread, ScopeResource, scope)
 }
 
 // checkMessages applies validate (store.ValidateMessage or, for content
@@ -214,9 +214,9 @@ func checkIDList(op string, ids []string) error {
 }
 
 // checkBoundary validates a boundary candidate.
-func checkBoundary(op string, b Boundary) error {
+func checkBoundary(op string, b store.Boundary) error {
 	if b.CreatedAt.IsZero() || b.MaxTokens < 0 || b.AtMaxRemoveTokens < 0 || b.SeenSeq < 0 {
-		return Errorf(CodeInvalidArgument, op, "boundary needs a createdAt and non-negative limits")
+		return memerr.Errorf(CodeInvalidArgument, op, "boundary needs a createdAt and non-negative limits")
 	}
 	return checkIDList(op, b.MessageIDs)
 }
@@ -238,7 +238,7 @@ func (c *CheckedStore) CreateThread(ctx context.Context, t Thread) (Thread, erro
 		}
 		switch _, err := c.raw.GetThread(ctx, t.ID); {
 		case err == nil:
-			return Thread{}, Errorf(CodeThreadExists, op, "thread %q already exists", t.ID)
+			return Thread{}, memerr.Errorf(CodeThreadExists, op, "thread %q already exists", t.ID)
 		case !errors.Is(err, ErrThreadNotFound):
 			return Thread{}, err
 		}
@@ -253,10 +253,10 @@ func (c *CheckedStore) GetThread(ctx context.Context, id string) (Thread, error)
 }
 
 // ListThreads implements store.Threads; q is normalised first.
-func (c *CheckedStore) ListThreads(ctx context.Context, q ThreadQuery) (ThreadPage, error) {
+func (c *CheckedStore) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
 	idErr := optionalID("resourceId", q.ResourceID)
 	q, err := store.NormalizeThreadQuery(q)
-	return run(ctx, "ListThreads", func() (ThreadPage, error) { return c.raw.ListThreads(ctx, q) },
+	return run(ctx, "ListThreads", func() (store.ThreadPage, error) { return c.raw.ListThreads(ctx, q) },
 		idErr, err)
 }
 
@@ -310,18 +310,18 @@ func (c *CheckedStore) save(ctx context.Context, msgs []Message, bulk bool, chec
 }
 
 // ListMessages implements store.Messages; q is normalised first.
-func (c *CheckedStore) ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error) {
+func (c *CheckedStore) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
 	q, err := store.NormalizeMessageQuery(q)
-	return run(ctx, "ListMessages", func() (MessagePage, error) { return c.raw.ListMessages(ctx, q) },
+	return run(ctx, "ListMessages", func() (store.MessagePage, error) { return c.raw.ListMessages(ctx, q) },
 		err, optionalID("resourceId", q.ResourceID))
 }
 
 // ListWindow implements store.WindowReader; q is normalised first and
 // must list newest first without Include or IncludeTotal. Without the
 // capability it lists the page with ListMessages, every row decoded.
-func (c *CheckedStore) ListWindow(ctx context.Context, q MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
+func (c *CheckedStore) ListWindow(ctx context.Context, q store.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
 	q, err := store.NormalizeMessageQuery(q)
-	if err == nil && (q.Direction != Desc || len(q.Include) > 0 || q.IncludeTotal) {
+	if err == nil && (q.Direction != store.Desc || len(q.Include) > 0 || q.IncludeTotal) {
 		err = memerr.Errorf(memerr.CodeInvalidArgument, "ListWindow", "a window lists newest first, without include or total")
 	}
 	return run(ctx, "ListWindow", func() (store.WindowPage, error) {
@@ -358,27 +358,29 @@ func (c *CheckedStore) DeleteMessages(ctx context.Context, ids []string) error {
 }
 
 // GetWorkingMemory implements store.WorkingMemories.
-func (c *CheckedStore) GetWorkingMemory(ctx context.Context, scope Scope, id string) (WorkingMemory, error) {
+func (c *CheckedStore) GetWorkingMemory(ctx context.Context, scope Scope, id string) (store.WorkingMemory, error) {
 	const op = "GetWorkingMemory"
-	return run(ctx, op, func() (WorkingMemory, error) { return c.raw.GetWorkingMemory(ctx, scope, id) },
+	return run(ctx, op, func() (store.WorkingMemory, error) { return c.raw.GetWorkingMemory(ctx, scope, id) },
 		checkScope(op, scope, id))
 }
 
 // PutWorkingMemory implements store.WorkingMemories.
-func (c *CheckedStore) PutWorkingMemory(ctx context.Context, scope Scope, id, data string, expectVersion int64) (WorkingMemory, error) {
+func (c *CheckedStore) PutWorkingMemory(ctx context.Context, scope Scope, id, data string, expectVersion int64) (store.WorkingMemory, error) {
 	const op = "PutWorkingMemory"
 	var versionErr error
 	if expectVersion < 0 {
-		versionErr = Errorf(CodeInvalidArgument, op, "expectVersion must be >= 0")
+		versionErr = memerr.Errorf(CodeInvalidArgument, op, "expectVersion must be >= 0")
 	}
-	return run(ctx, op, func() (WorkingMemory, error) { return c.raw.PutWorkingMemory(ctx, scope, id, data, expectVersion) },
+	return run(ctx, op, func() (store.WorkingMemory, error) {
+		return c.raw.PutWorkingMemory(ctx, scope, id, data, expectVersion)
+	},
 		checkScope(op, scope, id), versionErr, store.ValidateText("working memory", data))
 }
 
 // AdvanceBoundary implements store.Boundaries.
-func (c *CheckedStore) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand Boundary) (Boundary, error) {
+func (c *CheckedStore) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand store.Boundary) (store.Boundary, error) {
 	const op = "AdvanceBoundary"
-	return run(ctx, op, func() (Boundary, error) { return c.raw.AdvanceBoundary(ctx, threadID, resourceID, cand) },
+	return run(ctx, op, func() (store.Boundary, error) { return c.raw.AdvanceBoundary(ctx, threadID, resourceID, cand) },
 		checkIDs(op, "threadId", threadID, "resourceId", resourceID), checkBoundary(op, cand))
 }
 
@@ -386,47 +388,47 @@ func (c *CheckedStore) AdvanceBoundary(ctx context.Context, threadID, resourceID
 func (c *CheckedStore) Close() error { return c.raw.Close() }
 
 // GetResource implements store.Resources.
-func (c *CheckedStore) GetResource(ctx context.Context, id string) (Resource, error) {
-	return run(ctx, "GetResource", func() (Resource, error) { return c.res.GetResource(ctx, id) },
+func (c *CheckedStore) GetResource(ctx context.Context, id string) (store.Resource, error) {
+	return run(ctx, "GetResource", func() (store.Resource, error) { return c.res.GetResource(ctx, id) },
 		missing(c.res != nil, "Resources"), store.ValidateID("resourceId", id))
 }
 
 // UpdateResource implements store.Resources.
-func (c *CheckedStore) UpdateResource(ctx context.Context, id string, metadata map[string]any) (Resource, error) {
+func (c *CheckedStore) UpdateResource(ctx context.Context, id string, metadata map[string]any) (store.Resource, error) {
 	const op = "UpdateResource"
-	return run(ctx, op, func() (Resource, error) { return c.res.UpdateResource(ctx, id, metadata) },
+	return run(ctx, op, func() (store.Resource, error) { return c.res.UpdateResource(ctx, id, metadata) },
 		missing(c.res != nil, "Resources"), store.ValidateID("resourceId", id), checkFields(op, "", metadata))
 }
 
 // ListResources implements store.ResourceLister.
-func (c *CheckedStore) ListResources(ctx context.Context, q ResourceQuery) (ResourcePage, error) {
+func (c *CheckedStore) ListResources(ctx context.Context, q store.ResourceQuery) (store.ResourcePage, error) {
 	nq, qErr := store.NormalizeResourceQuery(q)
-	return run(ctx, "ListResources", func() (ResourcePage, error) { return c.lister.ListResources(ctx, nq) },
+	return run(ctx, "ListResources", func() (store.ResourcePage, error) { return c.lister.ListResources(ctx, nq) },
 		missing(c.lister != nil, "ResourceLister"), qErr)
 }
 
 // ListResourceMessages implements store.Observations.
-func (c *CheckedStore) ListResourceMessages(ctx context.Context, q ResourceMessageQuery) ([]Message, error) {
+func (c *CheckedStore) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]Message, error) {
 	return run(ctx, "ListResourceMessages", func() ([]Message, error) { return c.obs.ListResourceMessages(ctx, q) },
 		missing(c.obs != nil, "Observations"), store.ValidateResourceMessageQuery(q))
 }
 
 // GetObservations implements store.Observations.
-func (c *CheckedStore) GetObservations(ctx context.Context, key string) (ObservationRecord, error) {
-	return run(ctx, "GetObservations", func() (ObservationRecord, error) { return c.obs.GetObservations(ctx, key) },
+func (c *CheckedStore) GetObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
+	return run(ctx, "GetObservations", func() (store.ObservationRecord, error) { return c.obs.GetObservations(ctx, key) },
 		missing(c.obs != nil, "Observations"), checkKey(key))
 }
 
 // PutObservations implements store.Observations.
-func (c *CheckedStore) PutObservations(ctx context.Context, rec ObservationRecord, expectVersion int64) (ObservationRecord, error) {
-	return run(ctx, "PutObservations", func() (ObservationRecord, error) { return c.obs.PutObservations(ctx, rec, expectVersion) },
+func (c *CheckedStore) PutObservations(ctx context.Context, rec store.ObservationRecord, expectVersion int64) (store.ObservationRecord, error) {
+	return run(ctx, "PutObservations", func() (store.ObservationRecord, error) { return c.obs.PutObservations(ctx, rec, expectVersion) },
 		missing(c.obs != nil, "Observations"), checkKey(rec.Key),
 		store.ValidateText("observations", rec.Observations), store.ValidateIDs("id", rec.ObservedMessageIDs))
 }
 
 // ListObservationGenerations implements store.Observations.
-func (c *CheckedStore) ListObservationGenerations(ctx context.Context, key string) ([]ObservationRecord, error) {
-	return run(ctx, "ListObservationGenerations", func() ([]ObservationRecord, error) { return c.obs.ListObservationGenerations(ctx, key) },
+func (c *CheckedStore) ListObservationGenerations(ctx context.Context, key string) ([]store.ObservationRecord, error) {
+	return run(ctx, "ListObservationGenerations", func() ([]store.ObservationRecord, error) { return c.obs.ListObservationGenerations(ctx, key) },
 		missing(c.obs != nil, "Observations"), checkKey(key))
 }
 

@@ -4,18 +4,22 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // CloneOptions describe a thread copy.
 type CloneOptions struct {
 	SourceThreadID string
-	NewThreadID    string         // generated when empty; must not exist
-	ResourceID     string         // default: the source's resource
-	Title          *string        // default: "Clone of <source title>" ("" for an untitled source)
-	Metadata       map[string]any // merged into the clone's metadata
-	MessageLimit   int            // keep only the newest N messages (0: all)
-	Range          DateRange      // only messages in this range
-	MessageIDs     []string       // only these messages
+	NewThreadID    string          // generated when empty; must not exist
+	ResourceID     string          // default: the source's resource
+	Title          *string         // default: "Clone of <source title>" ("" for an untitled source)
+	Metadata       map[string]any  // merged into the clone's metadata
+	MessageLimit   int             // keep only the newest N messages (0: all)
+	Range          store.DateRange // only messages in this range
+	MessageIDs     []string        // only these messages
 }
 
 // CloneThread copies a thread and its (selected) messages under new ids. The
@@ -31,12 +35,12 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	if err != nil {
 		return Thread{}, nil, err
 	}
-	if err := ValidateID("threadId", o.SourceThreadID); err != nil {
+	if err := store.ValidateID("threadId", o.SourceThreadID); err != nil {
 		return Thread{}, nil, err
 	}
 	src, err := s.GetThread(ctx, o.SourceThreadID)
 	if errors.Is(err, ErrThreadNotFound) {
-		return Thread{}, nil, Errorf(CodeThreadNotFound, op, "Source thread with id %s not found", o.SourceThreadID)
+		return Thread{}, nil, memerr.Errorf(CodeThreadNotFound, op, "Source thread with id %s not found", o.SourceThreadID)
 	} else if err != nil {
 		return Thread{}, nil, err
 	}
@@ -68,7 +72,7 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 // cloneSelection lists the source's messages that o selects: in o.Range,
 // among o.MessageIDs when given, the newest o.MessageLimit.
 func cloneSelection(ctx context.Context, s *CheckedStore, threadID string, o CloneOptions) ([]Message, error) {
-	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: threadID, PerPage: PerPageAll, Range: o.Range})
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: store.PerPageAll, Range: o.Range})
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +124,11 @@ func (m *Memory) createClone(ctx context.Context, s *CheckedStore, src Thread, o
 	if o.Title != nil {
 		title = *o.Title
 	}
-	meta := CloneMetadata(src.Metadata)
+	meta := message.CloneMetadata(src.Metadata)
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	for k, v := range CloneMetadata(o.Metadata) {
+	for k, v := range message.CloneMetadata(o.Metadata) {
 		meta[k] = v
 	}
 	meta["clone"] = info
@@ -134,7 +138,7 @@ func (m *Memory) createClone(ctx context.Context, s *CheckedStore, src Thread, o
 	}
 	th, err := s.CreateThread(ctx, Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})
 	if errors.Is(err, ErrThreadExists) {
-		return Thread{}, Errorf(CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)
+		return Thread{}, memerr.Errorf(CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)
 	}
 	return th, err
 }
@@ -160,11 +164,11 @@ func cloneContents(ctx context.Context, s *CheckedStore, src, th Thread, copies 
 			return nil, err
 		}
 	}
-	if err := cloneObservations(ctx, s, ObservationKey(ScopeThread, src.ID, ""), ObservationKey(ScopeThread, th.ID, ""), idMap); err != nil {
+	if err := cloneObservations(ctx, s, store.ObservationKey(ScopeThread, src.ID, ""), store.ObservationKey(ScopeThread, th.ID, ""), idMap); err != nil {
 		return nil, err
 	}
 	if moved {
-		err := cloneObservations(ctx, s, ObservationKey(ScopeResource, "", src.ResourceID), ObservationKey(ScopeResource, "", th.ResourceID), idMap)
+		err := cloneObservations(ctx, s, store.ObservationKey(ScopeResource, "", src.ResourceID), store.ObservationKey(ScopeResource, "", th.ResourceID), idMap)
 		if err != nil && !errors.Is(err, ErrConflict) {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -55,7 +56,7 @@ func TestCloneThread(t *testing.T) {
 		t.Fatalf("ids = %v", copies)
 	}
 	start, end := T(2), T(3)
-	_, copies, _ = m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src", Range: core.DateRange{Start: &start, End: &end}})
+	_, copies, _ = m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "src", Range: store.DateRange{Start: &start, End: &end}})
 	if len(copies) != 2 {
 		t.Fatalf("range = %v", copies)
 	}
@@ -92,7 +93,7 @@ func TestCloneThreadObservations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := core.ObservationRecord{Key: "thread:src", Observations: "- [2026-10-30] (high) user said one and two",
+	rec := store.ObservationRecord{Key: "thread:src", Observations: "- [2026-10-30] (high) user said one and two",
 		ObservationTokens: 12, LastObservedAt: saved[1].CreatedAt, ObservedMessageIDs: []string{"m1", "m2"}}
 	if _, err := s.PutObservations(ctx, rec, 0); err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func TestCloneThreadObservations(t *testing.T) {
 
 // seedObserved creates thread src of resource r with messages m1, m2 and an
 // observation record under key, observed up to m2.
-func seedObserved(t *testing.T, s *memstore.Store, m *core.Memory, key string) (core.ObservationRecord, []core.Message) {
+func seedObserved(t *testing.T, s *memstore.Store, m *core.Memory, key string) (store.ObservationRecord, []core.Message) {
 	t.Helper()
 	if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "src", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func seedObserved(t *testing.T, s *memstore.Store, m *core.Memory, key string) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := s.PutObservations(ctx, core.ObservationRecord{Key: key, Observations: "- [2026-10-30] (high) user said one",
+	rec, err := s.PutObservations(ctx, store.ObservationRecord{Key: key, Observations: "- [2026-10-30] (high) user said one",
 		ObservationTokens: 9, LastObservedAt: saved[1].CreatedAt, ObservedMessageIDs: []string{"m1", "m2"}}, 0)
 	if err != nil {
 		t.Fatal(err)

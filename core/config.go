@@ -3,6 +3,8 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // LastMessages is the count cap of remembered history. Its zero value means
@@ -70,7 +72,7 @@ type SemanticRecall struct {
 	MaxChunkChars int
 	// Threshold keeps only hits with score >= Threshold (0 keeps all).
 	Threshold   float64
-	IndexConfig IndexConfig
+	IndexConfig vector.IndexConfig
 	// Hybrid blends keyword (BM25) and vector ranking where the store supports
 	// it; Alpha 1 is pure vector, 0 pure keyword.
 	Hybrid *Hybrid
@@ -432,7 +434,7 @@ func mergeRecall(base, over *SemanticRecall) *SemanticRecall {
 	return base
 }
 
-func mergeIndexConfig(base, over IndexConfig) IndexConfig {
+func mergeIndexConfig(base, over vector.IndexConfig) vector.IndexConfig {
 	if over.Type != "" {
 		base.Type = over.Type
 	}

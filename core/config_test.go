@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -119,7 +120,7 @@ func TestRetainFullInputResolution(t *testing.T) {
 		if err := turn.Commit(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
-		res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+		res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 		if got := len(res.Messages) - 1; got != c.want {
 			t.Fatalf("instance %v call %v: stored %d, want %d", c.instance, c.call, got, c.want)
 		}

@@ -1,6 +1,10 @@
 package core
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/agentmem/agentmem/core/message"
+)
 
 // countedBytes sums the text CountMessageTokens reads (text, reasoning, a
 // tool call's name, arguments, result and error) and stops after the
@@ -8,7 +12,7 @@ import "testing"
 func TestCountedBytes(t *testing.T) {
 	tool := Message{Content: Content{Parts: []Part{
 		{Type: PartReasoning, Reasoning: "de"},
-		{Type: PartToolInvocation, ToolInvocation: &ToolInvocation{ToolName: "f", Args: []byte(`{}`), Result: []byte(`1`), ErrorText: "x"}},
+		{Type: PartToolInvocation, ToolInvocation: &message.ToolInvocation{ToolName: "f", Args: []byte(`{}`), Result: []byte(`1`), ErrorText: "x"}},
 	}}}
 	msgs := []Message{NewMessage(RoleUser, "abc"), tool, NewMessage(RoleUser, "ghij")}
 	for _, c := range []struct{ limit, want int }{{1 << 20, 3 + 2 + 1 + 2 + 1 + 1 + 4}, {3, 3}, {4, 10}} {

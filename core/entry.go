@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // open is the first step of every public entry point that takes a context:
@@ -13,7 +14,7 @@ import (
 // CodeDeadlineExceeded; then the checked store is returned.
 func (m *Memory) open(ctx context.Context, op string) (*CheckedStore, error) {
 	if ctx == nil {
-		return nil, Errorf(CodeInvalidArgument, op, "nil context")
+		return nil, memerr.Errorf(CodeInvalidArgument, op, "nil context")
 	}
 	if err := memerr.Context(op, ctx.Err()); err != nil {
 		return nil, err
@@ -28,7 +29,7 @@ func (m *Memory) openThread(ctx context.Context, op, threadID string) (*CheckedS
 	if err != nil {
 		return nil, err
 	}
-	return s, withOp(op, ValidateID("threadId", threadID))
+	return s, withOp(op, store.ValidateID("threadId", threadID))
 }
 
 // checkOptionalResource validates a resource id that may be empty ("any").
@@ -36,7 +37,7 @@ func checkOptionalResource(op, resourceID string) error {
 	if resourceID == "" {
 		return nil
 	}
-	return withOp(op, ValidateID("resourceId", resourceID))
+	return withOp(op, store.ValidateID("resourceId", resourceID))
 }
 
 // requireDeps fails when resolved settings need a dependency Memory was built
@@ -62,10 +63,10 @@ func (m *Memory) requireDeps(op string, s settings) error {
 // enterCommit refuses a nil turn or context before Commit touches anything.
 func (t *Turn) enterCommit(ctx context.Context) error {
 	if t == nil {
-		return Errorf(CodeInvalidArgument, "Commit", "nil turn (Begin failed?)")
+		return memerr.Errorf(CodeInvalidArgument, "Commit", "nil turn (Begin failed?)")
 	}
 	if ctx == nil {
-		return Errorf(CodeInvalidArgument, "Commit", "nil context")
+		return memerr.Errorf(CodeInvalidArgument, "Commit", "nil context")
 	}
 	return nil
 }
@@ -75,10 +76,10 @@ func (t *Turn) enterCommit(ctx context.Context) error {
 // would store it where its author did not mean it to go.
 func (t *Turn) responseIDs(op string, r *Message) error {
 	if r.ThreadID != "" && r.ThreadID != t.req.ThreadID {
-		return Errorf(CodeInvalidArgument, op, "response message %q has threadId %q, the turn's is %q", r.ID, r.ThreadID, t.req.ThreadID)
+		return memerr.Errorf(CodeInvalidArgument, op, "response message %q has threadId %q, the turn's is %q", r.ID, r.ThreadID, t.req.ThreadID)
 	}
 	if r.ResourceID != "" && r.ResourceID != t.req.ResourceID {
-		return Errorf(CodeInvalidArgument, op, "response message %q has resourceId %q, the turn's is %q", r.ID, r.ResourceID, t.req.ResourceID)
+		return memerr.Errorf(CodeInvalidArgument, op, "response message %q has resourceId %q, the turn's is %q", r.ID, r.ResourceID, t.req.ResourceID)
 	}
 	return nil
 }

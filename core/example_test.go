@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -59,7 +60,7 @@ func ExampleMessageHistory() {
 		fmt.Printf("turn %d: %d messages, %d tokens\n", i, len(turn.Messages()), core.PromptTokens(turn.Messages()))
 		_ = turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, "ok")})
 	}
-	all, _ := mem.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ := mem.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	fmt.Println("stored:", len(all.Messages))
 	// Output:
 	// turn 1: 1 messages, 11 tokens

@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/agentmem/agentmem/core/message"
 )
 
 // filterInput decides what a request's input may add to memory, as Mastra's
@@ -66,13 +68,13 @@ func (m *Memory) filterInput(ctx context.Context, s *CheckedStore, st settings, 
 			return tail, history, nil
 		}
 		updates := m.toolUpdates(input[b], known, calls, func(p *Part) bool {
-			return calls[p.ToolInvocation.ToolCallID] == ToolStateCall
+			return calls[p.ToolInvocation.ToolCallID] == message.ToolStateCall
 		})
 		return append(updates, tail...), withoutIDs(history, updates), nil
 	case RoleAssistant:
 		if results := trailingResults(last); len(results.Content.Parts) > 0 {
 			updates := m.toolUpdates(results, known, calls, func(p *Part) bool {
-				return calls[p.ToolInvocation.ToolCallID] != ToolStateResult
+				return calls[p.ToolInvocation.ToolCallID] != message.ToolStateResult
 			})
 			return updates, withoutIDs(history, updates), nil
 		}
@@ -119,7 +121,7 @@ func toolCallStates(known map[string]*Message) map[string]string {
 	states := map[string]string{}
 	for _, msg := range known {
 		for _, p := range msg.Content.Parts {
-			if ti := p.ToolInvocation; ti != nil && states[ti.ToolCallID] != ToolStateResult {
+			if ti := p.ToolInvocation; ti != nil && states[ti.ToolCallID] != message.ToolStateResult {
 				states[ti.ToolCallID] = ti.State
 			}
 		}
@@ -139,7 +141,7 @@ func trailingResults(msg Message) Message {
 }
 
 func isToolResult(p *Part) bool {
-	return p.ToolInvocation != nil && p.ToolInvocation.State == ToolStateResult
+	return p.ToolInvocation != nil && p.ToolInvocation.State == message.ToolStateResult
 }
 
 // toolUpdates returns the tool results of msg that keep selects, as messages
@@ -200,7 +202,7 @@ func advanceCalls(msg *Message, results []Part) []Part {
 		matched := false
 		for i := range msg.Content.Parts {
 			ti := msg.Content.Parts[i].ToolInvocation
-			if ti != nil && ti.ToolCallID == r.ToolInvocation.ToolCallID && ti.State == ToolStateCall {
+			if ti != nil && ti.ToolCallID == r.ToolInvocation.ToolCallID && ti.State == message.ToolStateCall {
 				msg.Content.Parts[i] = r
 				matched = true
 				break

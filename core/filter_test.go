@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -52,7 +53,7 @@ func TestInputIDOfOtherThreadNotDropped(t *testing.T) {
 	if err := turn.Commit(ctx, nil); !errors.Is(err, core.ErrResourceMismatch) {
 		t.Fatalf("commit of an id owned by another resource: err = %v, want ErrResourceMismatch", err)
 	}
-	got, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "other", PerPage: core.PerPageAll})
+	got, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "other", PerPage: store.PerPageAll})
 	if len(got.Messages) != 1 || got.Messages[0].Text() != "secret of r2" {
 		t.Fatalf("other resource's message changed: %v", got.Messages)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -39,17 +40,17 @@ type history struct {
 // boundary applies.
 // links are the tool-call ids of the turn's input: their stored calls are
 // decoded wherever the window reaches (see store.WindowFit.Links).
-func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st settings, rng DateRange, links []string) (history, error) {
+func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st settings, rng store.DateRange, links []string) (history, error) {
 	if !st.historyEnabled {
 		return history{}, nil
 	}
 	var h history
-	var b *Boundary
+	var b *store.Boundary
 	if st.tokenBudget() && th.Boundary != nil &&
-		th.Boundary.SameEpoch(Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
+		th.Boundary.SameEpoch(store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
 		b = th.Boundary
 	}
-	q := MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: Desc, PerPage: historyPageSize, Range: rng}
+	q := store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: store.Desc, PerPage: historyPageSize, Range: rng}
 	if b != nil && (rng.Start == nil || b.CreatedAt.After(*rng.Start)) {
 		start := b.CreatedAt
 		q.Range.Start, q.Range.StartExclusive = &start, false
@@ -96,7 +97,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st
 			break
 		}
 		last := page.Messages[len(page.Messages)-1]
-		q.Before = &Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
+		q.Before = &store.Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
 		if st.tokenBudget() && tokens > 0 {
 			// Next page: what the remaining budget needs at the average size so far.
 			avg := max(tokens/len(newestFirst), 1)
@@ -114,7 +115,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st
 // listed). The budget's fixed costs known here are the reply priming and
 // AtMaxRemoveTokens; instructions, working memory and input are not, so up
 // to their worth of rows is decoded and then dropped.
-func (m *Memory) historyPage(ctx context.Context, s *CheckedStore, st settings, q MessageQuery, used int, links []string) (store.WindowPage, error) {
+func (m *Memory) historyPage(ctx context.Context, s *CheckedStore, st settings, q store.MessageQuery, used int, links []string) (store.WindowPage, error) {
 	if !st.tokenBudget() {
 		page, err := s.ListMessages(ctx, q)
 		return store.WindowPage{MessagePage: page}, err
@@ -168,7 +169,7 @@ func capByCount(msgs []Message, max int) []Message {
 	if max < 0 || len(msgs) <= max && !splitsGroup(msgs) {
 		return msgs
 	}
-	groups := ToolGroups(msgs)
+	groups := message.ToolGroups(msgs)
 	keep := make([]bool, len(msgs))
 	count := 0
 	for g := len(groups) - 1; g >= 0; g-- {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/sqlite"
@@ -17,12 +18,12 @@ import (
 // decodeCounter counts the messages its store hands over decoded: every
 // message of ListMessages and GetMessages, the non-bare ones of ListWindow.
 type decodeCounter struct {
-	core.Store
+	store.Store
 	window  store.WindowReader // nil: the store's ListWindow is hidden
 	decoded int
 }
 
-func (d *decodeCounter) ListMessages(ctx context.Context, q core.MessageQuery) (core.MessagePage, error) {
+func (d *decodeCounter) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
 	p, err := d.Store.ListMessages(ctx, q)
 	d.decoded += len(p.Messages) + len(p.Included)
 	return p, err
@@ -37,7 +38,7 @@ func (d *decodeCounter) GetMessages(ctx context.Context, ids []string) ([]core.M
 // windowCounter is a decodeCounter that offers the store's ListWindow.
 type windowCounter struct{ *decodeCounter }
 
-func (w windowCounter) ListWindow(ctx context.Context, q core.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
+func (w windowCounter) ListWindow(ctx context.Context, q store.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
 	p, err := w.window.ListWindow(ctx, q, fit)
 	for _, bare := range p.Bare {
 		if !bare {
@@ -55,7 +56,7 @@ func TestBeginDecodesWhatItReturns(t *testing.T) {
 	const n = 20000
 	s := longThread(t, n)
 	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 8000}}
-	begin := func(st core.Store, d *decodeCounter) (decoded, returned int) {
+	begin := func(st store.Store, d *decodeCounter) (decoded, returned int) {
 		m := newMem(t, st, cfg)
 		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "long", ResourceID: "r", Config: &core.Config{ReadOnly: core.Bool(true)},
 			Input: []core.Message{userAt("q", "long", "r", "what did we say?", T(n))}})
@@ -92,7 +93,7 @@ func BenchmarkBeginWindow(b *testing.B) {
 	s := longThread(b, n)
 	for _, c := range []struct {
 		name string
-		st   core.Store
+		st   store.Store
 	}{{"ListWindow", s}, {"ListMessages", &decodeCounter{Store: s}}} {
 		b.Run(c.name, func(b *testing.B) {
 			m := newMem(b, c.st, core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 8000}, ReadOnly: core.Bool(true)})
@@ -124,9 +125,9 @@ func longThread(t testing.TB, n int) *sqlite.Store {
 		msg := userAt(fmt.Sprintf("m%05d", i), "long", "r", fmt.Sprintf("message %d: %s", i, strings.Repeat("word ", 20+i%17)), at)
 		switch i % 10 {
 		case 7:
-			msg = toolMsg(msg.ID, "long", "r", fmt.Sprintf("call-%d", i), core.ToolStateCall, at)
+			msg = toolMsg(msg.ID, "long", "r", fmt.Sprintf("call-%d", i), message.ToolStateCall, at)
 		case 8:
-			msg = toolMsg(msg.ID, "long", "r", fmt.Sprintf("call-%d", i-1), core.ToolStateResult, at)
+			msg = toolMsg(msg.ID, "long", "r", fmt.Sprintf("call-%d", i-1), message.ToolStateResult, at)
 		case 1, 3, 5:
 			msg.Role = core.RoleAssistant
 		}
@@ -143,7 +144,7 @@ func longThread(t testing.TB, n int) *sqlite.Store {
 // shortBare is a store whose ListWindow marks fewer messages than it lists.
 type shortBare struct{ *memstore.Store }
 
-func (s shortBare) ListWindow(ctx context.Context, q core.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
+func (s shortBare) ListWindow(ctx context.Context, q store.MessageQuery, fit store.WindowFit) (store.WindowPage, error) {
 	p, err := s.Store.ListWindow(ctx, q, fit)
 	p.Bare = p.Bare[:len(p.Bare)/2]
 	return p, err

@@ -1,6 +1,10 @@
 package core
 
-import "context"
+import (
+	"context"
+
+	"github.com/agentmem/agentmem/core/store"
+)
 
 // historySource is where a turn's remembered conversation comes from: the
 // sliding window of recent messages after the persisted boundary, or, with
@@ -49,7 +53,7 @@ func (w *windowHistory) load(ctx context.Context, s *CheckedStore, th Thread, in
 	for i := range input {
 		links = append(links, input[i].ToolCallIDs()...)
 	}
-	h, err := w.m.loadHistory(ctx, s, th, w.st, DateRange{}, links)
+	h, err := w.m.loadHistory(ctx, s, th, w.st, store.DateRange{}, links)
 	w.done, w.unread = h.complete, h.bare
 	return h.messages, err
 }

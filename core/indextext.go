@@ -9,6 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 )
 
@@ -63,7 +67,7 @@ func newIndexing(r *SemanticRecall) (*indexing, error) {
 	if t := r.IndexText; t != nil {
 		if t.ContextMessages != nil {
 			if *t.ContextMessages < 0 || *t.ContextMessages > 16 {
-				return nil, Errorf(CodeInvalidConfig, "New", "semanticRecall.indexText.contextMessages must be within [0, 16]")
+				return nil, memerr.Errorf(CodeInvalidConfig, "New", "semanticRecall.indexText.contextMessages must be within [0, 16]")
 			}
 			ix.context = *t.ContextMessages
 		}
@@ -153,16 +157,16 @@ func jsonText(raw json.RawMessage) string {
 // and what is embedded; its Keywords also carry the thread context before it
 // (prev: message id -> context text). On LoCoMo, context helped keyword
 // search and hurt the embedding (BENCHMARKS.md).
-func (ix *indexing) records(msgs []Message, maxChunk int, prev map[string]string) (recs []VectorRecord, embed []string) {
+func (ix *indexing) records(msgs []Message, maxChunk int, prev map[string]string) (recs []vector.Record, embed []string) {
 	for i := range msgs {
 		msg := &msgs[i]
-		for n, chunk := range ChunkText(ix.messageText(msg), maxChunk) {
+		for n, chunk := range vector.ChunkText(ix.messageText(msg), maxChunk) {
 			full := chunk
 			if c := prev[msg.ID]; c != "" {
 				full = c + "\n" + chunk
 			}
-			recs = append(recs, VectorRecord{ID: fmt.Sprintf("%s#%d", msg.ID, n), Text: chunk, Keywords: ix.an.Analyze(full),
-				Meta: VectorMeta{MessageID: msg.ID, ThreadID: msg.ThreadID, ResourceID: msg.ResourceID, Role: msg.Role, CreatedAt: msg.CreatedAt}})
+			recs = append(recs, vector.Record{ID: fmt.Sprintf("%s#%d", msg.ID, n), Text: chunk, Keywords: ix.an.Analyze(full),
+				Meta: vector.Meta{MessageID: msg.ID, ThreadID: msg.ThreadID, ResourceID: msg.ResourceID, Role: msg.Role, CreatedAt: msg.CreatedAt}})
 			embed = append(embed, chunk)
 		}
 	}
@@ -208,12 +212,12 @@ func (m *Memory) contextTexts(ctx context.Context, s *CheckedStore, msgs []Messa
 	}
 	out := make(map[string]string, len(msgs))
 	for thread, list := range byThread {
-		sort.SliceStable(list, func(i, j int) bool { return Less(&list[i], &list[j]) })
+		sort.SliceStable(list, func(i, j int) bool { return message.Less(&list[i], &list[j]) })
 		before, ok := prior.before(thread, ix.context)
 		if !ok {
 			first := list[0]
-			page, err := s.ListMessages(ctx, MessageQuery{ThreadID: thread, Direction: Desc, PerPage: ix.context,
-				Before: &Cursor{CreatedAt: first.CreatedAt, Seq: first.Seq}})
+			page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: thread, Direction: store.Desc, PerPage: ix.context,
+				Before: &store.Cursor{CreatedAt: first.CreatedAt, Seq: first.Seq}})
 			if err != nil {
 				return nil, err
 			}

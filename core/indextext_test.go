@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/agentmem/agentmem/core/message"
 )
 
 func TestMessageText(t *testing.T) {
@@ -13,7 +15,7 @@ func TestMessageText(t *testing.T) {
 	}
 	msg := Message{Role: RoleAssistant, Content: Content{Parts: []Part{
 		TextPart("Here is your order."),
-		{Type: PartToolInvocation, ToolInvocation: &ToolInvocation{State: ToolStateResult, ToolCallID: "c", ToolName: "lookupOrder",
+		{Type: PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "c", ToolName: "lookupOrder",
 			Args: json.RawMessage(`{"orderId":"A-1"}`), Result: json.RawMessage(`{"eta":"2026-10-30","carrier":"DHL","tags":["fast",2]}`)}},
 		{Type: PartFile, Data: "https://x/y.jpg", MimeType: "image/jpeg", Filename: "dog.jpg",
 			Extra: map[string]json.RawMessage{"caption": json.RawMessage(`"a dog on a beach"`)}},

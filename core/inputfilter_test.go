@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -16,18 +18,18 @@ func filterMsg(id string, role core.Role, parts ...core.Part) core.Message {
 }
 
 func resultPart(callID string) core.Part {
-	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-		State: core.ToolStateResult, ToolCallID: callID, ToolName: "tool", Args: json.RawMessage(`{}`), Result: json.RawMessage(`"done"`)}}
+	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+		State: message.ToolStateResult, ToolCallID: callID, ToolName: "tool", Args: json.RawMessage(`{}`), Result: json.RawMessage(`"done"`)}}
 }
 
 func callPart(callID string) core.Part {
-	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-		State: core.ToolStateCall, ToolCallID: callID, ToolName: "tool", Args: json.RawMessage(`{}`)}}
+	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+		State: message.ToolStateCall, ToolCallID: callID, ToolName: "tool", Args: json.RawMessage(`{}`)}}
 }
 
 // storedThread returns a memory over a thread "t" holding one stored
 // assistant message "stored" (plus extra).
-func storedThread(t *testing.T, extra ...core.Message) (*core.Memory, core.Store) {
+func storedThread(t *testing.T, extra ...core.Message) (*core.Memory, store.Store) {
 	t.Helper()
 	s := memstore.New()
 	msgs := []core.Message{filterMsg("stored", core.RoleAssistant, core.TextPart("stored"))}
@@ -39,9 +41,9 @@ func storedThread(t *testing.T, extra ...core.Message) (*core.Memory, core.Store
 	return newMem(t, s, core.Config{}), s
 }
 
-func persisted(t *testing.T, s core.Store) []core.Message {
+func persisted(t *testing.T, s store.Store) []core.Message {
 	t.Helper()
-	page, err := s.ListMessages(ctx, core.MessageQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestMemoryInputFilterKeepsOnlyTrailingToolResultsForAnAssistantContinuation
 		}
 	}
 	if len(inputs) != 1 || len(inputs[0].Content.Parts) != 1 || inputs[0].Content.Parts[0].ToolInvocation == nil ||
-		inputs[0].Content.Parts[0].ToolInvocation.State != core.ToolStateResult {
+		inputs[0].Content.Parts[0].ToolInvocation.State != message.ToolStateResult {
 		t.Fatalf("input in prompt = %+v, want only the tool result", inputs)
 	}
 	if err := turn.Commit(ctx, nil); err != nil {
@@ -74,7 +76,7 @@ func TestMemoryInputFilterKeepsOnlyTrailingToolResultsForAnAssistantContinuation
 	var results int
 	for _, msg := range persisted(t, s) {
 		for _, p := range msg.Content.Parts {
-			if p.ToolInvocation != nil && p.ToolInvocation.ToolCallID == "call" && p.ToolInvocation.State == core.ToolStateResult {
+			if p.ToolInvocation != nil && p.ToolInvocation.ToolCallID == "call" && p.ToolInvocation.State == message.ToolStateResult {
 				results++
 			}
 			if p.Type == core.PartText && p.Text == "calling" && msg.ID != "asked" {
@@ -182,7 +184,7 @@ func TestMemoryInputFilterMergesToolResultsIntoTheStoredMessage(t *testing.T) {
 		for _, msg := range turn.Messages() {
 			if msg.ID == "asked" {
 				copies++
-				if p := msg.Content.Parts; len(p) != 2 || p[0].Text != "calling" || p[1].ToolInvocation.State != core.ToolStateResult {
+				if p := msg.Content.Parts; len(p) != 2 || p[0].Text != "calling" || p[1].ToolInvocation.State != message.ToolStateResult {
 					t.Fatalf("withNext=%v: prompt copy = %+v", withNext, p)
 				}
 			}
@@ -201,7 +203,7 @@ func TestMemoryInputFilterMergesToolResultsIntoTheStoredMessage(t *testing.T) {
 		if len(stored) != want {
 			t.Fatalf("withNext=%v: %d stored messages, want %d", withNext, len(stored), want)
 		}
-		if p := stored[1].Content.Parts; stored[1].ID != "asked" || len(p) != 2 || p[1].ToolInvocation.State != core.ToolStateResult {
+		if p := stored[1].Content.Parts; stored[1].ID != "asked" || len(p) != 2 || p[1].ToolInvocation.State != message.ToolStateResult {
 			t.Fatalf("withNext=%v: stored message = %+v", withNext, stored[1])
 		}
 	}
@@ -219,7 +221,7 @@ func TestMemoryInputFilterTreatsAThreadTrimmedWhollyAsNotEmpty(t *testing.T) {
 	seed(t, s, "t", "r", stored...)
 	remove := 100
 	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 1000, AtMaxRemoveTokens: &remove}}
-	if _, err := s.AdvanceBoundary(ctx, "t", "r", core.Boundary{CreatedAt: T(1), MessageIDs: []string{"a0"}, MaxTokens: 1000, AtMaxRemoveTokens: remove}); err != nil {
+	if _, err := s.AdvanceBoundary(ctx, "t", "r", store.Boundary{CreatedAt: T(1), MessageIDs: []string{"a0"}, MaxTokens: 1000, AtMaxRemoveTokens: remove}); err != nil {
 		t.Fatal(err)
 	}
 	m := newMem(t, s, cfg)

@@ -1,6 +1,10 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/agentmem/agentmem/core/memerr"
+)
 
 // Defaults of the caps on stored text that every later prompt renders.
 const (
@@ -14,7 +18,7 @@ const (
 // checkTitle refuses a title over Options.MaxTitleBytes.
 func (m *Memory) checkTitle(op, title string) error {
 	if len(title) > m.opts.MaxTitleBytes {
-		return Errorf(CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), m.opts.MaxTitleBytes)
+		return memerr.Errorf(CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), m.opts.MaxTitleBytes)
 	}
 	return nil
 }
@@ -27,7 +31,7 @@ func (m *Memory) checkWorkingMemory(data string) (wmResult, error) {
 		return wmResult{}, nil
 	}
 	msg := fmt.Sprintf("working memory would be %d bytes, the limit is %d; nothing was stored. Keep it shorter.", len(data), m.opts.MaxWorkingMemoryBytes)
-	return wmFail(msg), Errorf(CodeTooLarge, "updateWorkingMemory", "%s", msg)
+	return wmFail(msg), memerr.Errorf(CodeTooLarge, "updateWorkingMemory", "%s", msg)
 }
 
 // wmLimitNote is appended to the tool's description so the model knows the cap.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/tokenizer"
 )
 
@@ -17,9 +19,9 @@ const DefaultMaxMessageBytes = 4 << 20
 // Options configure a Memory. Only Store is needed for history; semantic
 // recall needs Vector (and Embedder unless the store embeds itself).
 type Options struct {
-	Store    Store       // nil: every storage use fails with ErrNoStorage
-	Vector   VectorStore // semantic recall
-	Embedder Embedder    // required for recall unless Vector.SelfEmbedding()
+	Store    store.Store     // nil: every storage use fails with ErrNoStorage
+	Vector   vector.Store    // semantic recall
+	Embedder vector.Embedder // required for recall unless Vector.SelfEmbedding()
 	// EmbeddingDimension, when set, names the index without a probe; an
 	// embedding of another length fails with ErrEmbeddingDimensionMismatch.
 	EmbeddingDimension int
@@ -85,7 +87,7 @@ func New(opts Options) (*Memory, error) {
 		return nil, err
 	}
 	if opts.EmbeddingDimension < 0 {
-		return nil, Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
+		return nil, memerr.Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	opts.Config = Config{}
 	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
@@ -116,7 +118,7 @@ func New(opts Options) (*Memory, error) {
 }
 
 // Store returns the checked storage backend or ErrNoStorage.
-func (m *Memory) Store() (Store, error) {
+func (m *Memory) Store() (store.Store, error) {
 	s, err := m.checked()
 	if err != nil {
 		return nil, err
@@ -137,10 +139,10 @@ func (m *Memory) checked() (*CheckedStore, error) {
 func requireCapabilities(op string, c *CheckedStore, s settings) error {
 	_, _, obs, queue := c.Capabilities()
 	if s.recall != nil && !queue {
-		return Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
+		return memerr.Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
 	}
 	if s.om != nil && !obs {
-		return Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
+		return memerr.Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
 	}
 	return nil
 }
@@ -156,7 +158,7 @@ func (m *Memory) TokenizedMessages() int64 { return m.tokenized.Load() }
 // observation) to finish.
 func (m *Memory) Close(ctx context.Context) error {
 	if ctx == nil {
-		return Errorf(CodeInvalidArgument, "Close", "nil context")
+		return memerr.Errorf(CodeInvalidArgument, "Close", "nil context")
 	}
 	done := make(chan struct{})
 	go func() { m.bg.Wait(); close(done) }()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // SaveMessages validates and stores messages (the page's saveMessages). Every
@@ -39,10 +42,10 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	for i := range msgs {
 		msg := msgs[i].Clone()
 		msg.Tokens, msg.TokenEncoding = 0, ""
-		if err := ValidateID("threadId", msg.ThreadID); err != nil {
+		if err := store.ValidateID("threadId", msg.ThreadID); err != nil {
 			return nil, err
 		}
-		if err := ValidateID("resourceId", msg.ResourceID); err != nil {
+		if err := store.ValidateID("resourceId", msg.ResourceID); err != nil {
 			return nil, err
 		}
 		if err := m.validateMessage(op, &msg); err != nil {
@@ -114,7 +117,7 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 	}
 	ids := make([]string, 0, len(ups))
 	for _, u := range ups {
-		if err := ValidateID("id", u.ID); err != nil {
+		if err := store.ValidateID("id", u.ID); err != nil {
 			return nil, err
 		}
 		ids = append(ids, u.ID)
@@ -192,7 +195,7 @@ func (m *Memory) updated(cur Message, u MessageUpdate) (Message, error) {
 		if len(c.Metadata) > 0 && next.Content.Metadata == nil {
 			next.Content.Metadata = map[string]any{}
 		}
-		for k, v := range CloneMetadata(c.Metadata) {
+		for k, v := range message.CloneMetadata(c.Metadata) {
 			if v == nil {
 				delete(next.Content.Metadata, k)
 			} else {
@@ -217,7 +220,7 @@ func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
 		return err
 	}
 	for _, id := range ids {
-		if err := ValidateID("id", id); err != nil {
+		if err := store.ValidateID("id", id); err != nil {
 			return &Error{Code: CodeInvalidArgument, Op: "DeleteMessages", Msg: "All message IDs must be non-empty strings"}
 		}
 	}
@@ -247,8 +250,8 @@ type RecallQuery struct {
 	PerPage int
 	// Direction decides which page is selected (default: newest first); the
 	// result is always chronological.
-	Direction    Direction
-	Range        DateRange
+	Direction    store.Direction
+	Range        store.DateRange
 	IncludeTotal bool
 	// VectorSearch, when set and semantic recall is on, adds the messages
 	// around the best semantic matches.
@@ -274,7 +277,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	if err != nil {
 		return RecallResult{}, err
 	}
-	if err := ValidateID("threadId", q.ThreadID); err != nil {
+	if err := store.ValidateID("threadId", q.ThreadID); err != nil {
 		return RecallResult{}, err
 	}
 	st, err := m.settings(q.Config)
@@ -289,7 +292,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	if err != nil {
 		return RecallResult{}, err
 	}
-	var includes []Include
+	var includes []store.Include
 	if wantVector {
 		if includes, err = m.semanticIncludes(ctx, st, th, q.ResourceID, q.VectorSearch); err != nil {
 			return RecallResult{}, err
@@ -319,14 +322,14 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		// History disabled: perPage stays 0, so only the semantic hits come back.
 		perPage = st.maxMessages
 		if perPage < 0 {
-			perPage = PerPageAll
+			perPage = store.PerPageAll
 		}
 	}
 	dir := q.Direction
-	if dir == "" && perPage != PerPageAll {
-		dir = Desc
+	if dir == "" && perPage != store.PerPageAll {
+		dir = store.Desc
 	}
-	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, ResourceID: q.ResourceID, Page: q.Page,
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: q.ResourceID, Page: q.Page,
 		PerPage: perPage, Direction: dir, Range: q.Range, Include: includes, IncludeTotal: q.IncludeTotal})
 	if err != nil {
 		return RecallResult{}, err
@@ -348,10 +351,10 @@ func mergeChronological(lists ...[]Message) []Message {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Message) int {
-		if Less(&a, &b) {
+		if message.Less(&a, &b) {
 			return -1
 		}
-		if Less(&b, &a) {
+		if message.Less(&b, &a) {
 			return 1
 		}
 		return 0
@@ -363,7 +366,7 @@ func mergeChronological(lists ...[]Message) []Message {
 // the token path of Recall returns nothing the budget already trimmed.
 func afterBoundary(th Thread, st settings, msgs []Message) []Message {
 	b := th.Boundary
-	if b == nil || !b.SameEpoch(Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
+	if b == nil || !b.SameEpoch(store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
 		return msgs
 	}
 	out := msgs[:0:0]

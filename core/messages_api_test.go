@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector/local"
 )
@@ -52,7 +53,7 @@ func TestRecallTokenPathHonoursRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	start, end := T(1), T(2)
-	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", Range: core.DateRange{Start: &start, End: &end}})
+	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", Range: store.DateRange{Start: &start, End: &end}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestUpdateMessagesSameIDTwice(t *testing.T) {
 		{ID: "u1", Content: &core.ContentUpdate{Parts: []core.Part{core.TextPart("edited")}}}}); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	got, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(got.Messages) != 1 || got.Messages[0].Role != core.RoleAssistant || got.Messages[0].Text() != "edited" {
 		t.Fatalf("got %+v", got.Messages)
 	}

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // Observational memory (OM). The state of a thread (or resource) is one
@@ -83,14 +85,14 @@ type omRuntime struct {
 }
 
 // reflectedOversize reports whether rec is such an oversize reflection.
-func (r *omRuntime) reflectedOversize(rec ObservationRecord) bool {
+func (r *omRuntime) reflectedOversize(rec store.ObservationRecord) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	v, ok := r.oversize[rec.Key]
 	return ok && v == rec.Version
 }
 
-func (r *omRuntime) noteOversize(rec ObservationRecord, oversize bool) {
+func (r *omRuntime) noteOversize(rec store.ObservationRecord, oversize bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !oversize {
@@ -160,7 +162,7 @@ func (r *omRuntime) lock(ctx context.Context, key string, wait bool) (func(), er
 // omView is what a turn loads: the record, the unobserved messages of the
 // turn's thread and, in resource scope, those of the resource's other threads.
 type omView struct {
-	rec   ObservationRecord
+	rec   store.ObservationRecord
 	own   []Message
 	other []Message
 	past  bool // the thread has messages, observed or not (input echo filter)
@@ -168,12 +170,12 @@ type omView struct {
 
 // omLoad reads the record and the newest unobserved messages (up to the cap).
 func (m *Memory) omLoad(ctx context.Context, s *CheckedStore, om *omSettings, th Thread) (omView, error) {
-	key := ObservationKey(om.scope, th.ID, th.ResourceID)
+	key := store.ObservationKey(om.scope, th.ID, th.ResourceID)
 	rec, err := s.GetObservations(ctx, key)
 	if err != nil {
 		return omView{}, err
 	}
-	msgs, _, err := m.omUnobserved(ctx, s, om, th, rec, Desc)
+	msgs, _, err := m.omUnobserved(ctx, s, om, th, rec, store.Desc)
 	if err != nil {
 		return omView{}, err
 	}
@@ -191,7 +193,7 @@ func (m *Memory) omLoad(ctx context.Context, s *CheckedStore, om *omSettings, th
 	case om.scope == ScopeThread:
 		v.past = true
 	default: // a shared record says nothing about this thread
-		page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, PerPage: 1})
+		page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, PerPage: 1})
 		if err != nil {
 			return omView{}, err
 		}
@@ -204,18 +206,18 @@ func (m *Memory) omLoad(ctx context.Context, s *CheckedStore, om *omSettings, th
 // resource, chronologically: the oldest up to the cap with dir Asc, the
 // newest with Desc. Token counts are the stored ones. seen maps the ids of
 // the observed messages read in the lookback window to their CreatedAt.
-func (m *Memory) omUnobserved(ctx context.Context, s *CheckedStore, om *omSettings, th Thread, rec ObservationRecord, dir Direction) (out []Message, seen map[string]time.Time, err error) {
+func (m *Memory) omUnobserved(ctx context.Context, s *CheckedStore, om *omSettings, th Thread, rec store.ObservationRecord, dir store.Direction) (out []Message, seen map[string]time.Time, err error) {
 	// The observed messages of the lookback window are read and skipped.
 	limit := om.maxUnobserved + len(rec.ObservedMessageIDs)
 	since := rec.ObservedSince()
 	var raw []Message
 	if om.scope == ScopeResource {
-		raw, err = s.ListResourceMessages(ctx, ResourceMessageQuery{ResourceID: th.ResourceID, Since: since, Limit: limit, Direction: dir})
+		raw, err = s.ListResourceMessages(ctx, store.ResourceMessageQuery{ResourceID: th.ResourceID, Since: since, Limit: limit, Direction: dir})
 		if err != nil {
 			return nil, nil, err
 		}
 	} else {
-		q := MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: dir, PerPage: limit}
+		q := store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: dir, PerPage: limit}
 		if !since.IsZero() {
 			q.Range.Start = &since
 		}
@@ -241,7 +243,7 @@ func (m *Memory) omUnobserved(ctx context.Context, s *CheckedStore, om *omSettin
 	if len(out) > om.maxUnobserved {
 		out = out[:om.maxUnobserved]
 	}
-	if dir == Desc {
+	if dir == store.Desc {
 		slices.Reverse(out)
 	}
 	return out, seen, nil
@@ -250,7 +252,7 @@ func (m *Memory) omUnobserved(ctx context.Context, s *CheckedStore, om *omSettin
 // omSystemMessages renders the observations as system messages: the
 // preamble, one fenced message per omChunkLines lines, and the continuation
 // hint. Nothing when there are no observations.
-func (m *Memory) omSystemMessages(rec ObservationRecord) []Message {
+func (m *Memory) omSystemMessages(rec store.ObservationRecord) []Message {
 	if strings.TrimSpace(rec.Observations) == "" {
 		return nil
 	}
@@ -289,7 +291,7 @@ func (m *Memory) omAfterCommit(ctx context.Context, om *omSettings, th Thread) e
 // omEnqueue starts the background job of the record, or marks the running
 // one to go again (requests coalesce: at most one cycle in flight per key).
 func (m *Memory) omEnqueue(ctx context.Context, om *omSettings, th Thread) {
-	key := ObservationKey(om.scope, th.ID, th.ResourceID)
+	key := store.ObservationKey(om.scope, th.ID, th.ResourceID)
 	r := &m.om
 	r.mu.Lock()
 	if j := r.jobs[key]; j != nil {
@@ -338,7 +340,7 @@ func (m *Memory) omCycle(ctx context.Context, om *omSettings, th Thread) error {
 	if err != nil {
 		return err
 	}
-	key := ObservationKey(om.scope, th.ID, th.ResourceID)
+	key := store.ObservationKey(om.scope, th.ID, th.ResourceID)
 	// A synchronous Commit never waits for another turn's cycle: what it
 	// saved is observed by a later cycle.
 	unlock, err := m.om.lock(ctx, key, om.background)
@@ -366,14 +368,14 @@ func (m *Memory) omCycle(ctx context.Context, om *omSettings, th Thread) error {
 // observations and advances the cursor together. A lost compare-and-set
 // (another process observed meanwhile) discards the batch's output and starts
 // over from the stored record. It returns the newest record it knows.
-func (m *Memory) omObserve(ctx context.Context, s *CheckedStore, om *omSettings, th Thread, key string) (ObservationRecord, error) {
-	var rec ObservationRecord
+func (m *Memory) omObserve(ctx context.Context, s *CheckedStore, om *omSettings, th Thread, key string) (store.ObservationRecord, error) {
+	var rec store.ObservationRecord
 	for attempt := 0; attempt < omMaxAttempts; attempt++ {
 		var err error
 		if rec, err = s.GetObservations(ctx, key); err != nil {
 			return rec, err
 		}
-		msgs, seen, err := m.omUnobserved(ctx, s, om, th, rec, Asc)
+		msgs, seen, err := m.omUnobserved(ctx, s, om, th, rec, store.Asc)
 		if err != nil {
 			return rec, err
 		}
@@ -409,7 +411,7 @@ func (m *Memory) omObserve(ctx context.Context, s *CheckedStore, om *omSettings,
 // are those of the lookback window before it (seen gives the times of the
 // ids observed before; the batch is added to it). Only the new text is
 // tokenized.
-func (m *Memory) omAppend(rec ObservationRecord, batch []Message, text string, seen map[string]time.Time) ObservationRecord {
+func (m *Memory) omAppend(rec store.ObservationRecord, batch []Message, text string, seen map[string]time.Time) store.ObservationRecord {
 	next := rec.Clone()
 	if text != "" {
 		if next.Observations == "" {
@@ -426,7 +428,7 @@ func (m *Memory) omAppend(rec ObservationRecord, batch []Message, text string, s
 			next.LastObservedAt = msg.CreatedAt
 		}
 	}
-	cutoff := next.LastObservedAt.Add(-ObservationLookback)
+	cutoff := next.LastObservedAt.Add(-store.ObservationLookback)
 	next.ObservedMessageIDs = nil
 	for _, id := range rec.ObservedMessageIDs {
 		if at, ok := seen[id]; ok && !at.Before(cutoff) {
@@ -443,14 +445,14 @@ func (m *Memory) omAppend(rec ObservationRecord, batch []Message, text string, s
 
 // omReflect condenses the observations into a new generation while they pass
 // Reflection.ObservationTokens.
-func (m *Memory) omReflect(ctx context.Context, s *CheckedStore, om *omSettings, key string, rec ObservationRecord) error {
+func (m *Memory) omReflect(ctx context.Context, s *CheckedStore, om *omSettings, key string, rec store.ObservationRecord) error {
 	for attempt := 0; attempt < omMaxAttempts && rec.ObservationTokens > om.reflectTokens && !m.om.reflectedOversize(rec); attempt++ {
 		text, err := m.omGenerate(ctx, om, om.reflector, om.reflectorInstructions, defaultReflectorInstructions, reflectorPrompt(rec))
 		if err != nil {
 			return &Error{Code: CodeObservation, Op: "reflect", Msg: "reflector model failed", Err: err}
 		}
 		if text == "" {
-			return Errorf(CodeObservation, "reflect", "reflector returned no observations; keeping generation %d", rec.Generation)
+			return memerr.Errorf(CodeObservation, "reflect", "reflector returned no observations; keeping generation %d", rec.Generation)
 		}
 		next := rec.Clone()
 		next.Observations, next.ObservationTokens, next.Generation = text, m.tk.Count(text), rec.Generation+1
@@ -536,7 +538,7 @@ func omBatches(msgs []Message, maxTokens int) [][]Message {
 	return out
 }
 
-func observerPrompt(rec ObservationRecord, batch []Message, withThread bool) string {
+func observerPrompt(rec store.ObservationRecord, batch []Message, withThread bool) string {
 	var b strings.Builder
 	if rec.Observations != "" {
 		b.WriteString("Existing observations (for context; do not repeat them):\n<observations>\n")
@@ -552,7 +554,7 @@ func observerPrompt(rec ObservationRecord, batch []Message, withThread bool) str
 	return b.String()
 }
 
-func reflectorPrompt(rec ObservationRecord) string {
+func reflectorPrompt(rec store.ObservationRecord) string {
 	return fmt.Sprintf("Observations to condense (generation %d):\n<observations>\n%s\n</observations>", rec.Generation, escapeFence(rec.Observations))
 }
 
@@ -574,7 +576,7 @@ func transcriptLine(msg *Message, withThread bool) string {
 		case PartToolInvocation:
 			if ti := p.ToolInvocation; ti != nil {
 				b.WriteString(" [tool " + escapeFence(ti.ToolName) + "(" + escapeFence(clip(string(ti.Args), omMaxToolText)) + ")")
-				if ti.State == ToolStateResult {
+				if ti.State == message.ToolStateResult {
 					b.WriteString(" → " + escapeFence(clip(string(ti.Result)+ti.ErrorText, omMaxToolText)))
 				}
 				b.WriteString("]")
@@ -611,30 +613,30 @@ func (t *Turn) ObservationErr() error {
 // Observations returns the observational-memory record that a turn of the
 // thread would use (thread or resource scope per the merged config). In
 // thread scope the thread must exist and belong to resourceID.
-func (m *Memory) Observations(ctx context.Context, threadID, resourceID string, cfg *Config) (ObservationRecord, error) {
+func (m *Memory) Observations(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
 	s, err := m.open(ctx, "Observations")
 	if err != nil {
-		return ObservationRecord{}, err
+		return store.ObservationRecord{}, err
 	}
-	if err := ValidateID("threadId", threadID); err != nil {
-		return ObservationRecord{}, err
+	if err := store.ValidateID("threadId", threadID); err != nil {
+		return store.ObservationRecord{}, err
 	}
-	if err := ValidateID("resourceId", resourceID); err != nil {
-		return ObservationRecord{}, err
+	if err := store.ValidateID("resourceId", resourceID); err != nil {
+		return store.ObservationRecord{}, err
 	}
 	st, err := m.settings(cfg)
 	if err != nil {
-		return ObservationRecord{}, err
+		return store.ObservationRecord{}, err
 	}
 	if st.om == nil {
-		return ObservationRecord{}, Errorf(CodeInvalidConfig, "Observations", "observational memory is not enabled")
+		return store.ObservationRecord{}, memerr.Errorf(CodeInvalidConfig, "Observations", "observational memory is not enabled")
 	}
 	if st.om.scope == ScopeThread {
 		if _, err := m.ownedThread(ctx, s, "Observations", threadID, resourceID); err != nil {
-			return ObservationRecord{}, err
+			return store.ObservationRecord{}, err
 		}
 	}
-	return s.GetObservations(ctx, ObservationKey(st.om.scope, threadID, resourceID))
+	return s.GetObservations(ctx, store.ObservationKey(st.om.scope, threadID, resourceID))
 }
 
 func sumTokens(msgs []Message) int {

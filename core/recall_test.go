@@ -7,25 +7,29 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 )
 
 // modeRecorder records the mode of every query; it lists no search mode.
 type modeRecorder struct {
-	core.VectorStore
+	vector.Store
 	modes []string
 }
 
-func (r *modeRecorder) Query(c context.Context, index string, q core.VectorQuery) ([]core.VectorHit, error) {
+func (r *modeRecorder) Query(c context.Context, index string, q vector.Query) ([]vector.Hit, error) {
 	r.modes = append(r.modes, q.Mode)
-	return r.VectorStore.Query(c, index, q)
+	return r.Store.Query(c, index, q)
 }
 
 // hybridRecorder is a modeRecorder over a store that lists hybrid search.
 type hybridRecorder struct{ *modeRecorder }
 
-func (h hybridRecorder) SearchModes() []string { return []string{core.SearchVector, core.SearchHybrid} }
+func (h hybridRecorder) SearchModes() []string {
+	return []string{vector.SearchVector, vector.SearchHybrid}
+}
 
 // The default search is hybrid where the store lists it, vector otherwise;
 // Mode asks for one side.
@@ -34,14 +38,14 @@ func TestRecallSearchMode(t *testing.T) {
 		name, mode, want string
 		lists            bool
 	}{
-		{"store lists hybrid", "", core.SearchHybrid, true},
-		{"store lists nothing", "", core.SearchVector, false},
-		{"bm25 asked", core.SearchBM25, core.SearchBM25, true},
-		{"vector asked", core.SearchVector, core.SearchVector, true},
+		{"store lists hybrid", "", vector.SearchHybrid, true},
+		{"store lists nothing", "", vector.SearchVector, false},
+		{"bm25 asked", vector.SearchBM25, vector.SearchBM25, true},
+		{"vector asked", vector.SearchVector, vector.SearchVector, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rec := &modeRecorder{VectorStore: local.New()}
-			var vs core.VectorStore = rec
+			rec := &modeRecorder{Store: local.New()}
+			var vs vector.Store = rec
 			if c.lists {
 				vs = hybridRecorder{rec}
 			}
@@ -68,14 +72,14 @@ func TestRecallSearchMode(t *testing.T) {
 func TestRecallIndexesToolsAndContext(t *testing.T) {
 	s := memstore.New()
 	m, err := core.New(core.Options{Store: s, Vector: local.New(), Embedder: local.NewHashEmbedder(64),
-		Config: core.Config{SemanticRecall: &core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}, Mode: core.SearchBM25}}})
+		Config: core.Config{SemanticRecall: &core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}, Mode: vector.SearchBM25}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	seed(t, s, "t", "r")
 	tool := core.Message{ID: "tool", Role: core.RoleAssistant, ThreadID: "t", ResourceID: "r", CreatedAt: T(1),
-		Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-			State: core.ToolStateResult, ToolCallID: "c1", ToolName: "lookupOrder",
+		Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+			State: message.ToolStateResult, ToolCallID: "c1", ToolName: "lookupOrder",
 			Args: json.RawMessage(`{"orderId":"A-1"}`), Result: json.RawMessage(`{"carrier":"DHL"}`)}}}}}
 	if _, err := m.SaveMessages(ctx, []core.Message{tool, userAt("q", "t", "r", "Which museum did you like?", T(2))}, nil); err != nil {
 		t.Fatal(err)

@@ -5,13 +5,14 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // markRecalled merges the recalled messages of this thread into the
 // conversation and marks every message of a recalled window (hit and
 // range) SourceRecall, also when history already held it. It returns the
 // conversation and each recalled message's rank (0 = most relevant hit).
-func markRecalled(conv, same []Message, inc []Include) ([]Message, map[string]int) {
+func markRecalled(conv, same []Message, inc []store.Include) ([]Message, map[string]int) {
 	conv = mergeChronological(conv, same)
 	pos := make(map[string]int, len(conv))
 	for i := range conv {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // budgetMsg is a prompt message of a given source and token cost.
@@ -87,7 +88,7 @@ func TestMarkRecalled(t *testing.T) {
 	}
 	old := budgetMsg("m0", SourceMemory, 1)
 	old.CreatedAt = at(1)
-	conv, ranks := markRecalled(hist, []Message{old}, []Include{{ID: "m3", Before: 1}, {ID: "m0", After: 1}})
+	conv, ranks := markRecalled(hist, []Message{old}, []store.Include{{ID: "m3", Before: 1}, {ID: "m0", After: 1}})
 	var got []string
 	for _, m := range conv {
 		got = append(got, fmt.Sprintf("%s:%s:%d", m.ID, m.Source, ranks[m.ID]))

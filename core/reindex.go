@@ -3,6 +3,9 @@ package core
 import (
 	"context"
 	"errors"
+
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // ReindexResource rebuilds the semantic-recall vectors of every thread of a
@@ -12,7 +15,7 @@ import (
 // analyzer or IndexText, ErrIndexVersionMismatch), it first deletes them all,
 // so the rebuilt records are never mixed with stale ones.
 func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
-	if err := ValidateID("resourceId", resourceID); err != nil {
+	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return err
 	}
 	s, err := m.open(ctx, "ReindexResource")
@@ -28,7 +31,7 @@ func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 	}
 	err = m.reindexResource(ctx, s, st, resourceID)
 	if errors.Is(err, ErrIndexVersionMismatch) {
-		if err := m.deleteVectors(ctx, VectorFilter{ResourceID: resourceID}); err != nil {
+		if err := m.deleteVectors(ctx, vector.Filter{ResourceID: resourceID}); err != nil {
 			return err
 		}
 		err = m.reindexResource(ctx, s, st, resourceID)
@@ -40,7 +43,7 @@ func (m *Memory) reindexResource(ctx context.Context, s *CheckedStore, st settin
 	if err := m.retryUnindexed(ctx, s, st, resourceID); err != nil {
 		return err
 	}
-	page, err := s.ListThreads(ctx, ThreadQuery{ResourceID: resourceID, PerPage: PerPageAll})
+	page, err := s.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 	"github.com/agentmem/agentmem/core/vector/local"
@@ -14,7 +15,7 @@ import (
 
 // recallMem opens a Memory with semantic recall over s and the local vector
 // file at path, with the analyzer of lang.
-func fileRecallMem(t *testing.T, s core.Store, path, lang string) (*core.Memory, *local.Store) {
+func fileRecallMem(t *testing.T, s store.Store, path, lang string) (*core.Memory, *local.Store) {
 	t.Helper()
 	vs, err := local.Open(path)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -49,7 +51,7 @@ func persistable(msg Message) (Message, bool) {
 func unpersisted(p Part) bool {
 	switch {
 	case p.Type == PartToolInvocation && p.ToolInvocation != nil:
-		return p.ToolInvocation.State == ToolStatePartialCall || p.ToolInvocation.ToolName == WorkingMemoryToolName
+		return p.ToolInvocation.State == message.ToolStatePartialCall || p.ToolInvocation.ToolName == WorkingMemoryToolName
 	case p.Type == PartText:
 		return strings.Contains(p.Text, "<working_memory>")
 	}
@@ -67,10 +69,10 @@ func (m *Memory) validateMessage(op string, msg *Message) error {
 	switch msg.Role {
 	case RoleUser, RoleAssistant, RoleSignal, RoleSystem:
 	default:
-		return Errorf(CodeInvalidMessage, op, "message %q: invalid role %q", msg.ID, msg.Role)
+		return memerr.Errorf(CodeInvalidMessage, op, "message %q: invalid role %q", msg.ID, msg.Role)
 	}
 	if msg.ID != "" {
-		if err := ValidateID("id", msg.ID); err != nil {
+		if err := store.ValidateID("id", msg.ID); err != nil {
 			return withOp(op, err)
 		}
 	}
@@ -85,7 +87,7 @@ func (m *Memory) validateMessage(op string, msg *Message) error {
 		return &Error{Code: CodeInvalidMessage, Op: op, Msg: "message " + msg.ID + " cannot be encoded", Err: err}
 	}
 	if len(b) > m.opts.MaxMessageBytes {
-		return Errorf(CodeMessageTooLarge, op, "message %q is %d bytes, the limit is %d", msg.ID, len(b), m.opts.MaxMessageBytes)
+		return memerr.Errorf(CodeMessageTooLarge, op, "message %q is %d bytes, the limit is %d", msg.ID, len(b), m.opts.MaxMessageBytes)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/agentmem/agentmem/core/message"
 )
 
 // TestEncodedSizeBound: the bound that lets validateMessage skip encoding is
@@ -17,11 +19,11 @@ func TestEncodedSizeBound(t *testing.T) {
 		{},
 		{Parts: []Part{TextPart("")}},
 		{Parts: []Part{TextPart(worst), TextPart(worst)}},
-		{Parts: []Part{{Type: PartReasoning, Reasoning: worst, Details: []ReasoningDetail{{Type: "text", Text: worst, Signature: worst}}}}},
-		{Parts: []Part{{Type: PartToolInvocation, ToolInvocation: &ToolInvocation{State: ToolStateResult, ToolCallID: worst, ToolName: "t",
+		{Parts: []Part{{Type: PartReasoning, Reasoning: worst, Details: []message.ReasoningDetail{{Type: "text", Text: worst, Signature: worst}}}}},
+		{Parts: []Part{{Type: PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: worst, ToolName: "t",
 			Args: json.RawMessage(`{"a":"<<<<"}`), Result: json.RawMessage(`["<&>"]`), IsError: true, ErrorText: worst, Step: &step}}}},
 		{Parts: []Part{{Type: PartFile, Data: worst, MimeType: "text/plain", Filename: worst}}},
-		{Parts: []Part{{Type: PartSource, Source: &SourceRef{SourceType: "url", ID: worst, URL: worst, Title: worst, ProviderMetadata: json.RawMessage(`{"x":"<"}`)}}}},
+		{Parts: []Part{{Type: PartSource, Source: &message.SourceRef{SourceType: "url", ID: worst, URL: worst, Title: worst, ProviderMetadata: json.RawMessage(`{"x":"<"}`)}}}},
 		{Parts: []Part{{Type: "custom", Extra: map[string]json.RawMessage{"k<": json.RawMessage(`"<<<"`)}}},
 			ProviderMetadata: json.RawMessage(`{"p":"<>"}`), Extra: map[string]json.RawMessage{"x<": json.RawMessage(`"&&"`)}},
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 )
 
@@ -49,23 +51,23 @@ func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, int, e
 		return nil, 0, &Error{Code: CodeVector, Op: "embed", Msg: "embedder failed", Err: err}
 	}
 	if len(vecs) != len(texts) {
-		return nil, 0, Errorf(CodeVector, "embed", "embedder returned %d vectors for %d texts", len(vecs), len(texts))
+		return nil, 0, memerr.Errorf(CodeVector, "embed", "embedder returned %d vectors for %d texts", len(vecs), len(texts))
 	}
 	for _, v := range vecs {
 		if len(v) != dim {
-			return nil, 0, Errorf(CodeEmbeddingDimensionMismatch, "embed",
-				"embedder returned %d dimensions but the index %s expects %d", len(v), IndexName(dim), dim)
+			return nil, 0, memerr.Errorf(CodeEmbeddingDimensionMismatch, "embed",
+				"embedder returned %d dimensions but the index %s expects %d", len(v), vector.IndexName(dim), dim)
 		}
 	}
 	return vecs, dim, nil
 }
 
 func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string, error) {
-	name := IndexName(dim)
+	name := vector.IndexName(dim)
 	if _, ok := m.indexes.Load(name); ok {
 		return name, nil
 	}
-	spec := IndexSpec{Name: name, Dimension: dim, Config: st.recall.IndexConfig, Version: m.ix.version}
+	spec := vector.IndexSpec{Name: name, Dimension: dim, Config: st.recall.IndexConfig, Version: m.ix.version}
 	if err := m.opts.Vector.EnsureIndex(ctx, spec); err != nil {
 		return "", &Error{Code: CodeVector, Op: "EnsureIndex", Msg: "cannot create index " + name, Err: err}
 	}
@@ -268,13 +270,13 @@ func (m *Memory) unindex(ctx context.Context, msgs []Message) {
 		byResource[msg.ResourceID] = append(byResource[msg.ResourceID], msg.ID)
 	}
 	for res, ids := range byResource {
-		if err := m.deleteVectors(ctx, VectorFilter{ResourceID: res, MessageIDs: ids}); err != nil {
+		if err := m.deleteVectors(ctx, vector.Filter{ResourceID: res, MessageIDs: ids}); err != nil {
 			m.log.WarnContext(ctx, "agentmem: deleting vectors failed", "err", err)
 		}
 	}
 }
 
-func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
+func (m *Memory) deleteVectors(ctx context.Context, f vector.Filter) error {
 	if m.opts.Vector == nil {
 		return nil
 	}
@@ -291,8 +293,8 @@ func (m *Memory) deleteVectors(ctx context.Context, f VectorFilter) error {
 	// An index this process has not touched yet may still hold the vectors;
 	// learning its name may take the one embedder probe.
 	if dim, err := m.dimension(ctx); err == nil {
-		if _, seen := m.indexes.Load(IndexName(dim)); !seen {
-			if err := m.opts.Vector.Delete(ctx, IndexName(dim), f); err != nil {
+		if _, seen := m.indexes.Load(vector.IndexName(dim)); !seen {
+			if err := m.opts.Vector.Delete(ctx, vector.IndexName(dim), f); err != nil {
 				return &Error{Code: CodeVector, Op: "Delete", Msg: "deleting vectors failed", Err: err}
 			}
 		}
@@ -338,7 +340,7 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 // reindexThread indexes every message of a thread, newest first, a page at a
 // time, clearing the markers of each indexed page.
 func (m *Memory) reindexThread(ctx context.Context, s *CheckedStore, st settings, threadID string) error {
-	q := MessageQuery{ThreadID: threadID, PerPage: 200, Direction: Desc}
+	q := store.MessageQuery{ThreadID: threadID, PerPage: 200, Direction: store.Desc}
 	for {
 		page, err := s.ListMessages(ctx, q)
 		if err != nil {
@@ -358,26 +360,26 @@ func (m *Memory) reindexThread(ctx context.Context, s *CheckedStore, st settings
 			return nil
 		}
 		last := page.Messages[len(page.Messages)-1]
-		q.Before = &Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
+		q.Before = &store.Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
 	}
 }
 
 // semanticIncludes runs the recall query for text and returns include
 // windows, most relevant hit first.
-func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, resourceID, text string) ([]Include, error) {
+func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, resourceID, text string) ([]store.Include, error) {
 	if st.recall.Scope == ScopeResource && resourceID == "" {
 		return nil, &Error{Code: CodeMissingResourceID, Op: "Recall",
 			Msg: "Memory error: Resource-scoped semantic recall is enabled but no resourceId was provided. Either provide a resourceId or explicitly set semanticRecall.scope to 'thread'."}
 	}
-	q := VectorQuery{Text: text, Keywords: m.ix.an.Analyze(text), TopK: st.recall.TopK, MinScore: st.recall.Threshold,
-		Filter: VectorFilter{ResourceID: th.ResourceID}}
+	q := vector.Query{Text: text, Keywords: m.ix.an.Analyze(text), TopK: st.recall.TopK, MinScore: st.recall.Threshold,
+		Filter: vector.Filter{ResourceID: th.ResourceID}}
 	if st.recall.Scope == ScopeThread {
 		q.Filter.ThreadID = th.ID
 	}
 	q.Mode, q.Alpha = m.searchMode(st.recall)
 	var vecs [][]float32
 	dim, err := m.dimension(ctx)
-	if err == nil && q.Mode != SearchBM25 {
+	if err == nil && q.Mode != vector.SearchBM25 {
 		vecs, dim, err = m.embed(ctx, []string{text})
 	}
 	if err != nil {
@@ -394,7 +396,7 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 	if err != nil {
 		return nil, vectorErr("Query", "semantic recall query failed", err)
 	}
-	var out []Include
+	var out []store.Include
 	seen := map[string]bool{}
 	r := st.recall.MessageRange
 	for _, h := range hits {
@@ -402,7 +404,7 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 			continue
 		}
 		seen[h.Meta.MessageID] = true
-		out = append(out, Include{ID: h.Meta.MessageID, Before: r.Before, After: r.After})
+		out = append(out, store.Include{ID: h.Meta.MessageID, Before: r.Before, After: r.After})
 	}
 	return out, nil
 }
@@ -418,30 +420,30 @@ func (m *Memory) searchMode(r *SemanticRecall) (string, float64) {
 	case r.Mode != "":
 		return r.Mode, alpha
 	case r.Hybrid != nil:
-		return SearchHybrid, alpha
+		return vector.SearchHybrid, alpha
 	}
-	if ml, ok := m.opts.Vector.(vector.ModeLister); ok && slices.Contains(ml.SearchModes(), SearchHybrid) {
-		return SearchHybrid, alpha
+	if ml, ok := m.opts.Vector.(vector.ModeLister); ok && slices.Contains(ml.SearchModes(), vector.SearchHybrid) {
+		return vector.SearchHybrid, alpha
 	}
-	return SearchVector, alpha
+	return vector.SearchVector, alpha
 }
 
 // checkMode validates SemanticRecall.Mode.
 func checkMode(mode string) error {
 	switch mode {
-	case "", SearchVector, SearchHybrid, SearchBM25:
+	case "", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25:
 		return nil
 	}
-	return fmt.Errorf("semanticRecall.mode must be %q, %q or %q, got %q", SearchVector, SearchHybrid, SearchBM25, mode)
+	return fmt.Errorf("semanticRecall.mode must be %q, %q or %q, got %q", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25, mode)
 }
 
 // fetchIncludes loads include windows, constrained to the thread's resource,
 // without the messages already in have.
-func (m *Memory) fetchIncludes(ctx context.Context, s *CheckedStore, th Thread, inc []Include, have []Message) ([]Message, error) {
+func (m *Memory) fetchIncludes(ctx context.Context, s *CheckedStore, th Thread, inc []store.Include, have []Message) ([]Message, error) {
 	if len(inc) == 0 {
 		return nil, nil
 	}
-	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Include: inc})
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Include: inc})
 	if err != nil {
 		return nil, err
 	}
@@ -495,7 +497,7 @@ func roleLabel(r Role) string {
 // the recalled messages of this thread (merged into history by the caller)
 // and of other threads of the resource (rendered as one system message),
 // and the include windows, most relevant first.
-func (m *Memory) recallForTurn(ctx context.Context, s *CheckedStore, st settings, th Thread, history, input []Message) (same, other []Message, inc []Include, err error) {
+func (m *Memory) recallForTurn(ctx context.Context, s *CheckedStore, st settings, th Thread, history, input []Message) (same, other []Message, inc []store.Include, err error) {
 	query := ""
 	for i := len(input) - 1; i >= 0 && query == ""; i-- {
 		if input[i].Role == RoleUser {

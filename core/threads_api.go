@@ -3,6 +3,10 @@ package core
 import (
 	"context"
 	"errors"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // ThreadInput describes a thread to create.
@@ -49,7 +53,7 @@ func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, 
 	if err != nil {
 		return Thread{}, err
 	}
-	if err := ValidateID("threadId", id); err != nil {
+	if err := store.ValidateID("threadId", id); err != nil {
 		return Thread{}, err
 	}
 	if err := checkOptionalResource("GetThread", resourceID); err != nil {
@@ -60,16 +64,16 @@ func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, 
 		return Thread{}, err
 	}
 	if resourceID != "" && t.ResourceID != resourceID {
-		return Thread{}, Errorf(CodeThreadNotFound, "GetThread", "Thread %s not found", id)
+		return Thread{}, memerr.Errorf(CodeThreadNotFound, "GetThread", "Thread %s not found", id)
 	}
 	return t, nil
 }
 
 // ListThreads lists threads, newest first by default.
-func (m *Memory) ListThreads(ctx context.Context, q ThreadQuery) (ThreadPage, error) {
+func (m *Memory) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
 	s, err := m.open(ctx, "ListThreads")
 	if err != nil {
-		return ThreadPage{}, err
+		return store.ThreadPage{}, err
 	}
 	return s.ListThreads(ctx, q)
 }
@@ -89,7 +93,7 @@ func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (
 	if err != nil {
 		return Thread{}, err
 	}
-	if err := ValidateID("threadId", id); err != nil {
+	if err := store.ValidateID("threadId", id); err != nil {
 		return Thread{}, err
 	}
 	if up.Title != nil {
@@ -148,7 +152,7 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if err := ValidateID("threadId", id); err != nil {
+	if err := store.ValidateID("threadId", id); err != nil {
 		return err
 	}
 	t, err := s.GetThread(ctx, id)
@@ -161,7 +165,7 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) error {
 	if err := s.DeleteThread(ctx, id); err != nil {
 		return err
 	}
-	return m.deleteVectors(ctx, VectorFilter{ResourceID: t.ResourceID, ThreadID: id})
+	return m.deleteVectors(ctx, vector.Filter{ResourceID: t.ResourceID, ThreadID: id})
 }
 
 // ownedThread loads a thread and checks it belongs to resourceID.

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentmem/agentmem/core/store"
 )
 
 const defaultTitleInstructions = `You write the title of a conversation.
@@ -33,7 +35,7 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 	if err != nil || cur.Title != "" {
 		return
 	}
-	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, PerPage: max(st.title.MinMessages, 20)})
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, PerPage: max(st.title.MinMessages, 20)})
 	if err != nil || len(page.Messages) < st.title.MinMessages || !hasUserMessage(page.Messages) {
 		return
 	}

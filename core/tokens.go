@@ -1,6 +1,10 @@
 package core
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agentmem/agentmem/core/message"
+)
 
 // Tokenizer counts tokens of text. tokenizer.Tokenizer implements it.
 // Implementations must be safe for concurrent use and deterministic: a
@@ -38,7 +42,7 @@ func CountMessageTokens(tk Tokenizer, m *Message) int {
 		case PartToolInvocation:
 			ti := p.ToolInvocation
 			n += tk.Count(ti.ToolName) + tk.Count(string(ti.Args))
-			if ti.State == ToolStateResult {
+			if ti.State == message.ToolStateResult {
 				n += tokensPerToolResult + tk.Count(string(ti.Result)) + tk.Count(ti.ErrorText)
 			}
 		case PartFile:

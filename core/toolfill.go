@@ -19,11 +19,11 @@ func (t *Turn) stepToolResults(_ context.Context, b *build) error {
 // earlier call) thus stores it with its call's name and arguments without a
 // lookup of its own. Results whose call is in neither stay as they are.
 func fillToolResults(input, history []Message) {
-	var calls map[string]*ToolInvocation
+	var calls map[string]*message.ToolInvocation
 	for i := range input {
 		for _, p := range input[i].Content.Parts {
 			ti := p.ToolInvocation
-			if ti == nil || ti.State != ToolStateResult || !(message.IsPlaceholderToolName(ti.ToolName) || len(ti.Args) == 0) {
+			if ti == nil || ti.State != message.ToolStateResult || !(message.IsPlaceholderToolName(ti.ToolName) || len(ti.Args) == 0) {
 				continue
 			}
 			if calls == nil {
@@ -45,15 +45,15 @@ func fillToolResults(input, history []Message) {
 
 // knownCalls indexes the named tool invocations of msgs by call id, the call
 // itself winning over a result of it.
-func knownCalls(msgs []Message) map[string]*ToolInvocation {
-	out := map[string]*ToolInvocation{}
+func knownCalls(msgs []Message) map[string]*message.ToolInvocation {
+	out := map[string]*message.ToolInvocation{}
 	for i := range msgs {
 		for _, p := range msgs[i].Content.Parts {
 			ti := p.ToolInvocation
 			if ti == nil || message.IsPlaceholderToolName(ti.ToolName) {
 				continue
 			}
-			if _, seen := out[ti.ToolCallID]; !seen || ti.State == ToolStateCall {
+			if _, seen := out[ti.ToolCallID]; !seen || ti.State == message.ToolStateCall {
 				out[ti.ToolCallID] = ti
 			}
 		}

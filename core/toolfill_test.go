@@ -18,8 +18,8 @@ func TestBeginFillsToolResultsFromHistory(t *testing.T) {
 		s := memstore.New()
 		mem := newMem(t, s, core.Config{RetainFullInput: core.Bool(true)})
 		call := core.Message{Role: core.RoleAssistant, ThreadID: "t", ResourceID: "r", CreatedAt: T(1),
-			Content: core.Content{Format: 2, Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-				State: core.ToolStateCall, ToolCallID: "c1", ToolName: "weather", Args: json.RawMessage(`{"city":"Paris"}`)}}}}}
+			Content: core.Content{Format: 2, Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+				State: message.ToolStateCall, ToolCallID: "c1", ToolName: "weather", Args: json.RawMessage(`{"city":"Paris"}`)}}}}}
 		turn, err := mem.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r",
 			Input: []core.Message{core.NewMessage(core.RoleUser, "Weather?")}})
 		if err != nil {
@@ -30,13 +30,13 @@ func TestBeginFillsToolResultsFromHistory(t *testing.T) {
 		}
 		result := func(id string) core.Message {
 			return core.Message{Role: core.RoleAssistant, Content: core.Content{Format: 2, Parts: []core.Part{{Type: core.PartToolInvocation,
-				ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: id, ToolName: placeholder, Result: json.RawMessage(`"21"`)}}}}}
+				ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: id, ToolName: placeholder, Result: json.RawMessage(`"21"`)}}}}}
 		}
 		turn, err = mem.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{result("c1"), result("c9")}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []*core.ToolInvocation
+		var got []*message.ToolInvocation
 		for _, m := range turn.Messages() {
 			if m.Source == core.SourceInput {
 				got = append(got, m.Content.Parts[0].ToolInvocation)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // promptTokens is the token count of a prompt by the project's own counter.
@@ -57,7 +59,7 @@ func (t *Turn) trim(ctx context.Context, s *CheckedStore, system, conv []Message
 
 // boundaryFor is the boundary candidate for removed messages of one thread:
 // the newest removed timestamp and the ids removed at exactly that time.
-func boundaryFor(threadID string, removed []Message, st settings) (Boundary, bool) {
+func boundaryFor(threadID string, removed []Message, st settings) (store.Boundary, bool) {
 	var newest time.Time
 	var ids []string
 	for _, msg := range removed {
@@ -72,9 +74,9 @@ func boundaryFor(threadID string, removed []Message, st settings) (Boundary, boo
 		}
 	}
 	if ids == nil {
-		return Boundary{}, false
+		return store.Boundary{}, false
 	}
-	return Boundary{CreatedAt: newest, MessageIDs: ids, MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}, true
+	return store.Boundary{CreatedAt: newest, MessageIDs: ids, MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}, true
 }
 
 // pairToolCalls is the final guard before a prompt leaves memory: a tool call
@@ -85,14 +87,14 @@ func pairToolCalls(prompt []Message, filterIncomplete bool) []Message {
 	resolved := map[string]bool{}
 	for i := range prompt {
 		for _, p := range prompt[i].Content.Parts {
-			if ti := p.ToolInvocation; ti != nil && ti.State == ToolStateResult {
+			if ti := p.ToolInvocation; ti != nil && ti.State == message.ToolStateResult {
 				resolved[ti.ToolCallID] = true
 			}
 		}
 	}
 	unpaired := func(p *Part) bool {
 		ti := p.ToolInvocation
-		return ti != nil && ti.State != ToolStateResult && !resolved[ti.ToolCallID]
+		return ti != nil && ti.State != message.ToolStateResult && !resolved[ti.ToolCallID]
 	}
 	some := false
 	for i := range prompt {
@@ -114,9 +116,9 @@ func pairToolCalls(prompt []Message, filterIncomplete bool) []Message {
 				continue
 			}
 			changed = true
-			if !filterIncomplete && ti.State == ToolStateCall {
+			if !filterIncomplete && ti.State == message.ToolStateCall {
 				c := *ti
-				c.State, c.Result = ToolStateResult, json.RawMessage(`{"status":"pending"}`)
+				c.State, c.Result = message.ToolStateResult, json.RawMessage(`{"status":"pending"}`)
 				p.ToolInvocation = &c
 				parts = append(parts, p)
 			}

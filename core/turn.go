@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // TurnRequest starts a turn.
@@ -62,10 +64,10 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 			return nil, err
 		}
 		if in.ThreadID != "" && in.ThreadID != req.ThreadID {
-			return nil, Errorf(CodeInvalidArgument, op, "Received input message with wrong threadId. Input %s, expected %s", in.ThreadID, req.ThreadID)
+			return nil, memerr.Errorf(CodeInvalidArgument, op, "Received input message with wrong threadId. Input %s, expected %s", in.ThreadID, req.ThreadID)
 		}
 		if in.ResourceID != "" && in.ResourceID != req.ResourceID {
-			return nil, Errorf(CodeInvalidArgument, op, "Received input message with wrong resourceId. Input %s, expected %s", in.ResourceID, req.ResourceID)
+			return nil, memerr.Errorf(CodeInvalidArgument, op, "Received input message with wrong resourceId. Input %s, expected %s", in.ResourceID, req.ResourceID)
 		}
 		in.ThreadID, in.ResourceID, in.Source = req.ThreadID, req.ResourceID, SourceInput
 		if in.ID == "" {
@@ -95,7 +97,7 @@ func (m *Memory) turnThread(ctx context.Context, s *CheckedStore, req TurnReques
 	case err != nil:
 		return Thread{}, err
 	case th.ResourceID != req.ResourceID:
-		return Thread{}, Errorf(CodeResourceMismatch, "Begin",
+		return Thread{}, memerr.Errorf(CodeResourceMismatch, "Begin",
 			"Thread %q belongs to resource %q but resource %q was provided. A thread can only be used by the resource that owns it.", th.ID, th.ResourceID, req.ResourceID)
 	}
 	return th, nil
@@ -222,7 +224,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.committed {
-		return Errorf(CodeInvalidArgument, op, "turn already committed")
+		return memerr.Errorf(CodeInvalidArgument, op, "turn already committed")
 	}
 	m := t.m
 	resp := cloneMessages(response)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -60,8 +62,8 @@ func TestTrimProtectsTurn(t *testing.T) {
 // Scenario 59: a call and its result (different rows) are dropped together.
 func TestTrimAtomicToolGroups(t *testing.T) {
 	s := memstore.New()
-	call := toolMsg("call", "t", "r", "X", core.ToolStateCall, T(0))
-	result := toolMsg("result", "t", "r", "X", core.ToolStateResult, T(1))
+	call := toolMsg("call", "t", "r", "X", message.ToolStateCall, T(0))
+	result := toolMsg("result", "t", "r", "X", message.ToolStateResult, T(1))
 	seed(t, s, "t", "r", call, result, userAt("recent", "t", "r", text("recent", 100), T(2)))
 	callCost := core.CountMessageTokens(byteTok{}, &call)
 	resultCost := core.CountMessageTokens(byteTok{}, &result)
@@ -113,7 +115,7 @@ func TestFinitePaging(t *testing.T) {
 		t.Fatalf("ListMessages calls = %d, want 1", n)
 	}
 	for _, pp := range s.perPages {
-		if pp == core.PerPageAll {
+		if pp == store.PerPageAll {
 			t.Fatal("history load asked for every message")
 		}
 	}
@@ -124,7 +126,7 @@ func TestBoundarySameTimestamp(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r", userAt("removed", "t", "r", "r", T(0)), userAt("retained-a", "t", "r", "a", T(0)),
 		userAt("retained-b", "t", "r", "b", T(0)), userAt("newer", "t", "r", "n", T(1)))
-	if _, err := s.AdvanceBoundary(ctx, "t", "r", core.Boundary{CreatedAt: T(0), MessageIDs: []string{"removed"}, MaxTokens: 1000, AtMaxRemoveTokens: 0}); err != nil {
+	if _, err := s.AdvanceBoundary(ctx, "t", "r", store.Boundary{CreatedAt: T(0), MessageIDs: []string{"removed"}, MaxTokens: 1000, AtMaxRemoveTokens: 0}); err != nil {
 		t.Fatal(err)
 	}
 	m := newMem(t, s, budget(1000, 0))
@@ -140,7 +142,7 @@ func TestBoundarySameTimestamp(t *testing.T) {
 		t.Fatalf("other epoch honoured the boundary: %v", ids(res.Messages))
 	}
 	// Explicit paging still returns the trimmed message.
-	res, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	res, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(res.Messages) != 4 {
 		t.Fatalf("paging lost trimmed messages: %v", ids(res.Messages))
 	}
@@ -149,7 +151,7 @@ func TestBoundarySameTimestamp(t *testing.T) {
 // Scenario 64: a linked pair that does not fit the count cap is not split.
 func TestNoSplitAtCountLimit(t *testing.T) {
 	s := memstore.New()
-	seed(t, s, "t", "r", toolMsg("call", "t", "r", "X", core.ToolStateCall, T(0)), toolMsg("result", "t", "r", "X", core.ToolStateResult, T(1)))
+	seed(t, s, "t", "r", toolMsg("call", "t", "r", "X", message.ToolStateCall, T(0)), toolMsg("result", "t", "r", "X", message.ToolStateResult, T(1)))
 	m := newMem(t, s, core.Config{LastMessages: core.LastN(1), MessageHistory: &core.MessageHistory{MaxTokens: 100000}})
 	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t"})
 	if err != nil {
@@ -197,7 +199,7 @@ func TestBoundaryPersistence(t *testing.T) {
 		}
 		turn, _ = m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "x")}})
 		same(t, "next turn history", ids(conv(turn.Messages()))[:2], []string{"same-time", "newer"})
-		all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+		all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 		if len(all.Messages) != 3 {
 			t.Fatalf("storage lost messages: %v", ids(all.Messages))
 		}
@@ -227,7 +229,7 @@ func TestInputFilter(t *testing.T) {
 	if err := turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, "a2")}); err != nil {
 		t.Fatal(err)
 	}
-	all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 4 {
 		t.Fatalf("stored %d messages, want 4 (no duplicates)", len(all.Messages))
 	}
@@ -235,7 +237,7 @@ func TestInputFilter(t *testing.T) {
 	echo := all.Messages[:2]
 	turn, _ = m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: echo, Config: &core.Config{RetainFullInput: core.Bool(true)}})
 	_ = turn.Commit(ctx, nil)
-	all, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 4 {
 		t.Fatalf("stored %d messages after id echo, want 4", len(all.Messages))
 	}
@@ -244,7 +246,7 @@ func TestInputFilter(t *testing.T) {
 	turn, _ = m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{fs1, fs2, core.NewMessage(core.RoleUser, "real")},
 		Config: &core.Config{RetainFullInput: core.Bool(true)}})
 	_ = turn.Commit(ctx, nil)
-	all, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 7 {
 		t.Fatalf("retainFullInput saved %d, want 7", len(all.Messages))
 	}
@@ -256,14 +258,14 @@ func TestCommitHygiene(t *testing.T) {
 	m := newMem(t, s, core.Config{})
 	turn, _ := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "hi")}})
 	resp := core.Message{Role: core.RoleAssistant, Content: core.Content{Parts: []core.Part{
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStatePartialCall, ToolCallID: "p", ToolName: "x"}},
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: "w", ToolName: core.WorkingMemoryToolName, Args: []byte(`{"memory":"x"}`), Result: []byte(`{}`)}},
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStatePartialCall, ToolCallID: "p", ToolName: "x"}},
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "w", ToolName: core.WorkingMemoryToolName, Args: []byte(`{"memory":"x"}`), Result: []byte(`{}`)}},
 		core.TextPart("Hello <working_memory>secret</working_memory> world"),
 	}}}
 	if err := turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleSystem, "never stored"), resp}); err != nil {
 		t.Fatal(err)
 	}
-	all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 2 || len(all.Messages[1].Content.Parts) != 1 || all.Messages[1].Text() != "Hello  world" {
 		t.Fatalf("stored = %+v", all.Messages)
 	}
@@ -277,7 +279,7 @@ func TestCommitHygiene(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, "y")})
-		res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t2", PerPage: core.PerPageAll})
+		res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t2", PerPage: store.PerPageAll})
 		if err == nil && len(res.Messages) != 0 {
 			t.Fatalf("%+v saved %d messages", cfg, len(res.Messages))
 		}
@@ -287,7 +289,7 @@ func TestCommitHygiene(t *testing.T) {
 // Orphan tool calls never reach the prompt.
 func TestPairingGuard(t *testing.T) {
 	s := memstore.New()
-	seed(t, s, "t", "r", toolMsg("c1", "t", "r", "dangling", core.ToolStateCall, T(0)), userAt("u", "t", "r", "question", T(1)))
+	seed(t, s, "t", "r", toolMsg("c1", "t", "r", "dangling", message.ToolStateCall, T(0)), userAt("u", "t", "r", "question", T(1)))
 	m := newMem(t, s, core.Config{})
 	turn, _ := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "x")}})
 	for _, msg := range turn.Messages() {
@@ -330,7 +332,7 @@ func TestBadInput(t *testing.T) {
 		{"invalid role", core.Message{ID: "x", Role: "tool", ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{core.TextPart("x")}}}, core.ErrInvalidMessage},
 		{"invalid utf8", userAt("x", "t", "r", "bad \xff\xfe", T(0)), core.ErrInvalidMessage},
 		{"NUL byte", userAt("x", "t", "r", "nul \x00 here", T(0)), core.ErrInvalidMessage},
-		{"tool part without call id", core.Message{ID: "x", Role: core.RoleAssistant, ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: "call"}}}}}, core.ErrInvalidMessage},
+		{"tool part without call id", core.Message{ID: "x", Role: core.RoleAssistant, ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: "call"}}}}}, core.ErrInvalidMessage},
 		{"5 MB message", userAt("x", "t", "r", strings.Repeat("a", 5<<20), T(0)), core.ErrMessageTooLarge},
 	}
 	for _, c := range cases {
@@ -339,7 +341,7 @@ func TestBadInput(t *testing.T) {
 			t.Fatalf("%s: err = %v, want %v", c.name, err, c.want)
 		}
 	}
-	res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(res.Messages) != 0 {
 		t.Fatalf("half-written batch: %v", ids(res.Messages))
 	}
@@ -364,7 +366,7 @@ func TestThousandTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last core.Boundary
+	var last store.Boundary
 	for i := 0; i < 1000; i++ {
 		mem := m1
 		turn, err := mem.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", System: []string{"You are a helpful assistant."},
@@ -386,7 +388,7 @@ func TestThousandTurns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	all, _ := m1.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ := m1.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 2000 {
 		t.Fatalf("storage holds %d messages, want 2000", len(all.Messages))
 	}
@@ -432,7 +434,7 @@ func TestConcurrentTurns(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "shared", PerPage: core.PerPageAll})
+	res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "shared", PerPage: store.PerPageAll})
 	if len(res.Messages) != 8*20*2 {
 		t.Fatalf("shared thread holds %d messages, want %d", len(res.Messages), 8*20*2)
 	}
@@ -442,13 +444,13 @@ func TestConcurrentTurns(t *testing.T) {
 func TestInputFilterKeepsToolResults(t *testing.T) {
 	s := memstore.New()
 	m := newMem(t, s, core.Config{})
-	u1, a1 := core.NewMessage(core.RoleUser, "weather?"), toolMsg("", "", "", "c1", core.ToolStateCall, T(0))
+	u1, a1 := core.NewMessage(core.RoleUser, "weather?"), toolMsg("", "", "", "c1", message.ToolStateCall, T(0))
 	a1.CreatedAt = time.Time{}
 	turn, _ := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{u1}})
 	if err := turn.Commit(ctx, []core.Message{a1}); err != nil {
 		t.Fatal(err)
 	}
-	result := toolMsg("", "", "", "c1", core.ToolStateResult, T(0))
+	result := toolMsg("", "", "", "c1", message.ToolStateResult, T(0))
 	result.CreatedAt = time.Time{}
 	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{u1, a1, result}})
 	if err != nil {
@@ -456,7 +458,7 @@ func TestInputFilterKeepsToolResults(t *testing.T) {
 	}
 	msgs := turn.Messages()
 	last := msgs[len(msgs)-1]
-	if last.Source != core.SourceInput || last.Content.Parts[0].ToolInvocation.State != core.ToolStateResult {
+	if last.Source != core.SourceInput || last.Content.Parts[0].ToolInvocation.State != message.ToolStateResult {
 		t.Fatalf("tool result dropped: %+v", last)
 	}
 }

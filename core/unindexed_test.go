@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // flakyVectors is a self-embedding VectorStore that fails every call while
@@ -47,10 +50,10 @@ func (v *flakyVectors) has(ids ...string) bool {
 }
 
 func (v *flakyVectors) SelfEmbedding() bool { return true }
-func (v *flakyVectors) EnsureIndex(ctx context.Context, spec core.IndexSpec) error {
+func (v *flakyVectors) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	return v.fail(ctx)
 }
-func (v *flakyVectors) Upsert(ctx context.Context, index string, recs []core.VectorRecord) error {
+func (v *flakyVectors) Upsert(ctx context.Context, index string, recs []vector.Record) error {
 	if err := v.fail(ctx); err != nil {
 		return err
 	}
@@ -64,10 +67,10 @@ func (v *flakyVectors) Upsert(ctx context.Context, index string, recs []core.Vec
 	}
 	return nil
 }
-func (v *flakyVectors) Query(ctx context.Context, index string, q core.VectorQuery) ([]core.VectorHit, error) {
+func (v *flakyVectors) Query(ctx context.Context, index string, q vector.Query) ([]vector.Hit, error) {
 	return nil, v.fail(ctx)
 }
-func (v *flakyVectors) Delete(ctx context.Context, index string, f core.VectorFilter) error {
+func (v *flakyVectors) Delete(ctx context.Context, index string, f vector.Filter) error {
 	return v.fail(ctx)
 }
 
@@ -85,12 +88,12 @@ func (s *markFailStore) MarkUnindexed(ctx context.Context, ids []string) error {
 	fail := s.failMarks
 	s.mu.Unlock()
 	if fail {
-		return core.WrapStorage("MarkUnindexed", errors.New("storage hiccup"))
+		return memerr.WrapStorage("MarkUnindexed", errors.New("storage hiccup"))
 	}
 	return s.fullStore.MarkUnindexed(ctx, ids)
 }
 
-func recallMem(t *testing.T, s core.Store, v core.VectorStore) *core.Memory {
+func recallMem(t *testing.T, s store.Store, v vector.Store) *core.Memory {
 	t.Helper()
 	m, err := core.New(core.Options{Store: s, Vector: v, Tokenizer: byteTok{},
 		Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})
@@ -120,7 +123,7 @@ func wantUnindexed(t *testing.T, m *core.Memory, res string, want int) {
 	}
 }
 
-func storedMarks(t *testing.T, s core.Store, res string) []string {
+func storedMarks(t *testing.T, s store.Store, res string) []string {
 	t.Helper()
 	msgs, err := core.Check(s).ListUnindexed(ctx, res, 1000)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // WorkingMemoryTemplate is the configured shape of working memory: the
@@ -33,13 +34,13 @@ func errWMDisabled() error {
 }
 
 func errWMThreadNotFound(id string) error {
-	return Errorf(CodeThreadNotFound, "", "Thread %s not found", id)
+	return memerr.Errorf(CodeThreadNotFound, "", "Thread %s not found", id)
 }
 
 // wmTarget returns the scope and key where working memory of th lives.
 func wmTarget(wc *WorkingMemoryConfig, threadID, resourceID string) (Scope, string, error) {
 	if wc.Scope == ScopeThread {
-		if err := ValidateID("threadId", threadID); err != nil {
+		if err := store.ValidateID("threadId", threadID); err != nil {
 			return "", "", err
 		}
 		return ScopeThread, threadID, nil
@@ -47,7 +48,7 @@ func wmTarget(wc *WorkingMemoryConfig, threadID, resourceID string) (Scope, stri
 	if strings.TrimSpace(resourceID) == "" {
 		return "", "", errWMMissingResource()
 	}
-	if err := ValidateID("resourceId", resourceID); err != nil {
+	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return "", "", err
 	}
 	return ScopeResource, resourceID, nil
@@ -143,7 +144,7 @@ func checkWorkingMemoryData(op string, wc *WorkingMemoryConfig, data string) err
 		return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory must be JSON in schema mode", Err: err}
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return Errorf(CodeInvalidArgument, op, "working memory must be a JSON object in schema mode")
+		return memerr.Errorf(CodeInvalidArgument, op, "working memory must be a JSON object in schema mode")
 	}
 	if err := sch.validate.Validate(v); err != nil {
 		return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory does not match the schema", Err: err}

@@ -15,11 +15,12 @@ import (
 	"github.com/eino-contrib/jsonschema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // Embedder adapts an eino embedding.Embedder to core.Embedder (semantic
 // recall), converting float64 vectors to float32.
-func Embedder(e embedding.Embedder) core.Embedder { return embedder{e} }
+func Embedder(e embedding.Embedder) vector.Embedder { return embedder{e} }
 
 type embedder struct{ e embedding.Embedder }
 

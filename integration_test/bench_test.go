@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -16,12 +17,12 @@ var bg = context.Background()
 
 // seedThread fills a thread with n alternating user/assistant messages of
 // realistic length, counted with the real tokenizer once per distinct text.
-func seedThread(b testing.TB, s core.Store, mem *core.Memory, thread string, n int) {
+func seedThread(b testing.TB, s store.Store, mem *core.Memory, thread string, n int) {
 	seedThreadWith(b, s, mem, thread, n, 1)
 }
 
 // seedThreadWith repeats each text rep times (rep 4 gives ~80-token turns).
-func seedThreadWith(b testing.TB, s core.Store, mem *core.Memory, thread string, n, rep int) {
+func seedThreadWith(b testing.TB, s store.Store, mem *core.Memory, thread string, n, rep int) {
 	b.Helper()
 	if _, err := s.SaveThread(bg, core.Thread{ID: thread, ResourceID: "bench", CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}); err != nil {
 		b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 )
 
@@ -50,7 +51,7 @@ func TestIndexNaming(t *testing.T) {
 		emb.down.Store(false) // the next call probes again
 		save(t, mem, "t", "r", "lighthouses guide ships at night")
 		q, _ := emb.Embed(bg, []string{"lighthouses"})
-		hits, err := vs.Query(bg, c.name, core.VectorQuery{Vector: q[0], TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+		hits, err := vs.Query(bg, c.name, vector.Query{Vector: q[0], TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
 		if err != nil || len(hits) != 1 {
 			t.Fatalf("dim %d: write path did not use %s: %v %v", c.dim, c.name, hits, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
@@ -23,13 +24,13 @@ import (
 
 type omBackend struct {
 	name string
-	open func(t *testing.T) core.Store
+	open func(t *testing.T) store.Store
 }
 
 func omBackends() []omBackend {
 	return []omBackend{
-		{"memstore", func(t *testing.T) core.Store { return memstore.New() }},
-		{"sqlite", func(t *testing.T) core.Store {
+		{"memstore", func(t *testing.T) store.Store { return memstore.New() }},
+		{"sqlite", func(t *testing.T) store.Store {
 			s, err := sqlite.Open(bg, filepath.Join(t.TempDir(), "om.db"))
 			if err != nil {
 				t.Fatal(err)
@@ -37,7 +38,7 @@ func omBackends() []omBackend {
 			t.Cleanup(func() { _ = s.Close() })
 			return s
 		}},
-		{"postgres", func(t *testing.T) core.Store { return openPG(t, nil) }},
+		{"postgres", func(t *testing.T) store.Store { return openPG(t, nil) }},
 	}
 }
 
@@ -107,7 +108,7 @@ func (r *omReflector) Generate(ctx context.Context, system, prompt string) (stri
 	return fmt.Sprintf("- [2026-10-30] (high) reflection %d condensed %d lines", n, strings.Count(prompt, "\n- ")), nil
 }
 
-func omMemory(t *testing.T, s core.Store, cfg core.Config) *core.Memory {
+func omMemory(t *testing.T, s store.Store, cfg core.Config) *core.Memory {
 	t.Helper()
 	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: omBytes{}})
 	if err != nil {
@@ -152,7 +153,7 @@ func checkExactlyOnce(t *testing.T, s *core.CheckedStore, obs *omObserver, key s
 	seen := obs.observed()
 	total := 0
 	for _, th := range threads {
-		page, err := s.ListMessages(bg, core.MessageQuery{ThreadID: th, PerPage: core.PerPageAll})
+		page, err := s.ListMessages(bg, store.MessageQuery{ThreadID: th, PerPage: store.PerPageAll})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
@@ -23,16 +25,16 @@ import (
 // store embeds itself).
 type vectorBackend struct {
 	name string
-	open func(t *testing.T) (core.VectorStore, core.Embedder)
+	open func(t *testing.T) (vector.Store, vector.Embedder)
 }
 
 func vectorBackends() []vectorBackend {
 	return []vectorBackend{
-		{"local", func(t *testing.T) (core.VectorStore, core.Embedder) { return local.New(), local.NewHashEmbedder(384) }},
-		{"weaviate-self-embedding", func(t *testing.T) (core.VectorStore, core.Embedder) {
+		{"local", func(t *testing.T) (vector.Store, vector.Embedder) { return local.New(), local.NewHashEmbedder(384) }},
+		{"weaviate-self-embedding", func(t *testing.T) (vector.Store, vector.Embedder) {
 			return openWeaviate(t, fmt.Sprintf("Sem%d", rand.Int64N(1<<40))), nil
 		}},
-		{"weaviate-vectors", func(t *testing.T) (core.VectorStore, core.Embedder) {
+		{"weaviate-vectors", func(t *testing.T) (vector.Store, vector.Embedder) {
 			host, grpc := weaviateHost(t)
 			prefix := fmt.Sprintf("Vec%d", rand.Int64N(1<<40))
 			s, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: grpc, ClassPrefix: prefix})
@@ -57,7 +59,7 @@ func dropClasses(s *weaviate.Store, prefix string) {
 	}
 }
 
-func semMemory(t *testing.T, b vectorBackend, cfg core.Config) (*core.Memory, core.Store) {
+func semMemory(t *testing.T, b vectorBackend, cfg core.Config) (*core.Memory, store.Store) {
 	t.Helper()
 	vs, emb := b.open(t)
 	s := memstore.New()
@@ -276,12 +278,12 @@ func TestEmbeddingDimension(t *testing.T) {
 	if !errors.Is(err, core.ErrEmbeddingDimensionMismatch) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, name := range []string{core.IndexName(768), core.IndexName(384)} {
-		if _, err := vs.Query(bg, name, core.VectorQuery{Vector: make([]float32, 384), TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}}); err == nil {
+	for _, name := range []string{vector.IndexName(768), vector.IndexName(384)} {
+		if _, err := vs.Query(bg, name, vector.Query{Vector: make([]float32, 384), TopK: 1, Filter: vector.Filter{ResourceID: "r"}}); err == nil {
 			t.Fatalf("index %s was created despite the mismatch", name)
 		}
 	}
-	if got := recallTexts(t, mem, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll}); len(got) != 1 {
+	if got := recallTexts(t, mem, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll}); len(got) != 1 {
 		t.Fatalf("the message was not stored: %v", got)
 	}
 }

@@ -12,11 +12,12 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // Embedder adapts a langchaingo embedder to core.Embedder (semantic recall).
 // Vectors are copied, so the embedder may reuse its buffers.
-func Embedder(e embeddings.Embedder) core.Embedder { return embedder{e} }
+func Embedder(e embeddings.Embedder) vector.Embedder { return embedder{e} }
 
 type embedder struct{ e embeddings.Embedder }
 

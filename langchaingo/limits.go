@@ -203,7 +203,7 @@ func (m *ConversationBuffer) cut(chat []llms.ChatMessage, lim limits) ([]llms.Ch
 	}
 	tk := m.tokenizer()
 	budget := max(lim.tokens, 0)
-	groups := core.ToolGroups(msgs)
+	groups := message.ToolGroups(msgs)
 	keep := make([]bool, len(msgs))
 	count, tokens := 0, tokensReplyPriming
 	for g := len(groups) - 1; g >= 0; g-- {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/processors"
 )
 
@@ -21,7 +22,7 @@ func msg(id string, role core.Role, src core.Source, tokens int) core.Message {
 
 func tool(id string, src core.Source, name, callID string) core.Message {
 	m := core.Message{ID: id, Role: core.RoleAssistant, Source: src, Tokens: 10, Content: core.Content{Parts: []core.Part{
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: callID, ToolName: name, Args: []byte(`{}`), Result: []byte(`{}`)}},
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: callID, ToolName: name, Args: []byte(`{}`), Result: []byte(`{}`)}},
 	}}}
 	return m
 }

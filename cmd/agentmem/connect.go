@@ -9,8 +9,10 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/embed/openai"
+	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
@@ -25,8 +27,8 @@ type connection struct {
 	// Store is the store behind Memory, checked the same way (validation,
 	// error classification, optional capabilities).
 	Store    *core.CheckedStore
-	Vector   core.VectorStore // nil without --vector
-	Embedder core.Embedder    // nil without --vector or for self-embedding stores
+	Vector   vector.Store    // nil without --vector
+	Embedder vector.Embedder // nil without --vector or for self-embedding stores
 	// Dimension is the embedder's output dimension (0 when unknown).
 	Dimension int
 	closers   []func() error
@@ -85,7 +87,7 @@ func (c *connection) openStore(ctx context.Context, f globalFlags) error {
 	}
 	if !f.write && !strings.HasPrefix(f.db, "file:") && f.db != ":memory:" {
 		if _, err := os.Stat(f.db); err != nil {
-			return core.Errorf(core.CodeInvalidArgument, "connect",
+			return memerr.Errorf(core.CodeInvalidArgument, "connect",
 				"no SQLite database at %q (give --db or AGENTMEM_DB; a new file is created only with --write)", f.db)
 		}
 	}
@@ -107,7 +109,7 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 		}
 		s, err := local.Open(f.vector)
 		if err != nil {
-			return core.Errorf(core.CodeVector, "connect", "open local index %q: %v", f.vector, err)
+			return memerr.Errorf(core.CodeVector, "connect", "open local index %q: %v", f.vector, err)
 		}
 		c.Vector, c.closers = s, append(c.closers, s.Close)
 		return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 func (a *app) exportCmd() *cobra.Command {
@@ -124,7 +125,7 @@ func selectThreads(ctx context.Context, s *core.CheckedStore, resourceID, thread
 		}
 		threads = []core.Thread{t}
 	} else {
-		page, err := s.ListThreads(ctx, core.ThreadQuery{ResourceID: resourceID, PerPage: core.PerPageAll, Direction: core.Asc})
+		page, err := s.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll, Direction: store.Asc})
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +161,7 @@ func selectThreads(ctx context.Context, s *core.CheckedStore, resourceID, thread
 // memory or metadata but no thread, so exporting everything loses nothing.
 // A store without store.ResourceLister exports the resources of its threads.
 func addThreadlessResources(ctx context.Context, s *core.CheckedStore, byRes map[string][]core.Thread) error {
-	q := core.ResourceQuery{PerPage: core.MaxResourcePage}
+	q := store.ResourceQuery{PerPage: store.MaxResourcePage}
 	for {
 		page, err := s.ListResources(ctx, q)
 		if errors.Is(err, core.ErrUnsupported) {
@@ -206,7 +207,7 @@ func exportResource(ctx context.Context, s *core.CheckedStore, lw *lineWriter, g
 	if !withResourceData {
 		return nil
 	}
-	return exportObservations(ctx, s, lw, core.ObservationKey(core.ScopeResource, "", g.id))
+	return exportObservations(ctx, s, lw, store.ObservationKey(core.ScopeResource, "", g.id))
 }
 
 func exportThread(ctx context.Context, s *core.CheckedStore, lw *lineWriter, t core.Thread) error {
@@ -233,7 +234,7 @@ func exportThread(ctx context.Context, s *core.CheckedStore, lw *lineWriter, t c
 			return err
 		}
 	}
-	return exportObservations(ctx, s, lw, core.ObservationKey(core.ScopeThread, t.ID, t.ResourceID))
+	return exportObservations(ctx, s, lw, store.ObservationKey(core.ScopeThread, t.ID, t.ResourceID))
 }
 
 // exportObservations writes the archived generations under key, oldest

@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
@@ -218,7 +220,7 @@ func seed(t *testing.T, s *core.CheckedStore) {
 	msg := func(id, thread, res string, role core.Role, sec int, parts ...core.Part) core.Message {
 		return core.Message{ID: id, ThreadID: thread, ResourceID: res, Role: role, CreatedAt: at(sec), Content: core.Content{Format: 2, Parts: parts}}
 	}
-	tool := core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: "call-1", ToolName: "searchHotels",
+	tool := core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "call-1", ToolName: "searchHotels",
 		Args: json.RawMessage(`{"to":"2025-05-05","city":"Lisbon"}`), Result: json.RawMessage(`{"hotels":[{"price":120,"name":"Casa Azul"}]}`)}}
 	msgs := []core.Message{
 		msg("trip-1", "trip", "ada", core.RoleUser, 1, core.TextPart("Find me a hotel in Lisbon for May 3-5.")),
@@ -233,17 +235,17 @@ func seed(t *testing.T, s *core.CheckedStore) {
 	if _, err := mem.SaveMessages(bg, msgs, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AdvanceBoundary(bg, "trip", "ada", core.Boundary{CreatedAt: at(1), MessageIDs: []string{"trip-1"}, MaxTokens: 200, AtMaxRemoveTokens: 50}); err != nil {
+	if _, err := s.AdvanceBoundary(bg, "trip", "ada", store.Boundary{CreatedAt: at(1), MessageIDs: []string{"trip-1"}, MaxTokens: 200, AtMaxRemoveTokens: 50}); err != nil {
 		t.Fatal(err)
 	}
 	mustPutWM(t, s, core.ScopeResource, "ada", "# About the user\n- **Name**: Ada\n- **Location**: Porto\n")
 	mustPutWM(t, s, core.ScopeThread, "notes", "- prefers trains\n")
-	key := core.ObservationKey(core.ScopeThread, "trip", "ada")
-	rec, err := s.PutObservations(bg, core.ObservationRecord{Key: key, Observations: "* (10:00) Ada wants a hotel in Lisbon", ObservationTokens: 9, LastObservedAt: at(2), ObservedMessageIDs: []string{"trip-1", "trip-2"}}, 0)
+	key := store.ObservationKey(core.ScopeThread, "trip", "ada")
+	rec, err := s.PutObservations(bg, store.ObservationRecord{Key: key, Observations: "* (10:00) Ada wants a hotel in Lisbon", ObservationTokens: 9, LastObservedAt: at(2), ObservedMessageIDs: []string{"trip-1", "trip-2"}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutObservations(bg, core.ObservationRecord{Key: key, Observations: "* Ada booked Casa Azul in Lisbon", ObservationTokens: 8, Generation: 1, LastObservedAt: at(3)}, rec.Version); err != nil {
+	if _, err := s.PutObservations(bg, store.ObservationRecord{Key: key, Observations: "* Ada booked Casa Azul in Lisbon", ObservationTokens: 8, Generation: 1, LastObservedAt: at(3)}, rec.Version); err != nil {
 		t.Fatal(err)
 	}
 	for _, th := range threads { // saving messages bumped UpdatedAt; fix it for golden output

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // plan is what the checking pass learns about an input.
@@ -109,7 +110,7 @@ func (c *checker) record(ctx context.Context, n int, r record) error {
 }
 
 func (c *checker) validID(n int, what, id string) error {
-	if err := core.ValidateID(what, id); err != nil {
+	if err := store.ValidateID(what, id); err != nil {
 		return badInput(c.src, n, "%v", err)
 	}
 	return nil
@@ -219,7 +220,7 @@ func (c *checker) observations(n int, o *observationDoc) error {
 	if o == nil {
 		return badInput(c.src, n, "observations line without \"observations\"")
 	}
-	scope, id, err := core.ParseObservationKey(o.Key)
+	scope, id, err := store.ParseObservationKey(o.Key)
 	if err != nil {
 		return badInput(c.src, n, "%v", err)
 	}

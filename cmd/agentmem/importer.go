@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // defaultBatch is the number of messages per SaveMessages call (one
@@ -143,7 +144,7 @@ func (d *dispatcher) dispatch(ctx context.Context, n int, r record) error {
 		d.cur.wm = r.WorkingMemory
 		return nil
 	case kindObservations:
-		if scope, _, _ := core.ParseObservationKey(r.Observations.Key); scope == core.ScopeThread {
+		if scope, _, _ := store.ParseObservationKey(r.Observations.Key); scope == core.ScopeThread {
 			d.cur.obs = append(d.cur.obs, *r.Observations)
 			return nil
 		}

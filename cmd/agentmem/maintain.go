@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 func (a *app) reindexCmd() *cobra.Command {
@@ -46,11 +48,11 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 	if c.Vector == nil {
 		return core.ErrNoVectorStore
 	}
-	page, err := c.Store.ListThreads(ctx, core.ThreadQuery{ResourceID: resourceID, PerPage: core.PerPageAll, Direction: core.Asc})
+	page, err := c.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll, Direction: store.Asc})
 	if err != nil {
 		return err
 	}
-	cp, st, err := openCheckpoint(restart, "reindex", a.flags.db, a.flags.pgSchema, a.flags.vector, core.IndexName(c.Dimension), resourceID)
+	cp, st, err := openCheckpoint(restart, "reindex", a.flags.db, a.flags.pgSchema, a.flags.vector, vector.IndexName(c.Dimension), resourceID)
 	if err != nil {
 		return err
 	}
@@ -84,10 +86,10 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 		return err
 	}
 	if a.flags.json {
-		return writeJSON(a.stdout, map[string]any{"threads": len(todo), "skipped": len(page.Threads) - len(todo), "messages": indexed, "unindexed": unindexed, "index": core.IndexName(c.Dimension)})
+		return writeJSON(a.stdout, map[string]any{"threads": len(todo), "skipped": len(page.Threads) - len(todo), "messages": indexed, "unindexed": unindexed, "index": vector.IndexName(c.Dimension)})
 	}
 	_, err = fmt.Fprintf(a.stdout, "reindexed %d threads (%d messages) into %s; %d already done earlier; %d messages still unindexed\n",
-		len(todo), indexed, core.IndexName(c.Dimension), len(page.Threads)-len(todo), unindexed)
+		len(todo), indexed, vector.IndexName(c.Dimension), len(page.Threads)-len(todo), unindexed)
 	return err
 }
 
@@ -143,7 +145,7 @@ Ctrl-C stops between threads; running the command again finishes the rest.`,
 func (a *app) deleteThreads(ctx context.Context, c *connection, ids []string, resourceID string) error {
 	var threads []core.Thread
 	if resourceID != "" {
-		page, err := c.Store.ListThreads(ctx, core.ThreadQuery{ResourceID: resourceID, PerPage: core.PerPageAll, Direction: core.Asc})
+		page, err := c.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll, Direction: store.Asc})
 		if err != nil {
 			return err
 		}

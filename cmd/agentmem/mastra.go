@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // mastraSource reads Mastra's memory tables (mastra_resources,
@@ -97,7 +98,7 @@ func (m *mastraReader) run(ctx context.Context) error {
 func (m *mastraReader) resources(ctx context.Context) (map[string]resourceDoc, error) {
 	rows, err := m.db.QueryContext(ctx, m.q.resources)
 	if err != nil {
-		return nil, core.Errorf(CodeBadInput, "import", "read mastra_resources: %v", err)
+		return nil, memerr.Errorf(CodeBadInput, "import", "read mastra_resources: %v", err)
 	}
 	defer rows.Close()
 	out := map[string]resourceDoc{}
@@ -147,7 +148,7 @@ type mastraThread struct {
 func (m *mastraReader) threads(ctx context.Context) (map[string][]mastraThread, error) {
 	rows, err := m.db.QueryContext(ctx, m.q.threads)
 	if err != nil {
-		return nil, core.Errorf(CodeBadInput, "import", "read mastra_threads: %v", err)
+		return nil, memerr.Errorf(CodeBadInput, "import", "read mastra_threads: %v", err)
 	}
 	defer rows.Close()
 	out := map[string][]mastraThread{}
@@ -190,7 +191,7 @@ func (m *mastraReader) thread(ctx context.Context, t mastraThread) error {
 	}
 	rows, err := m.db.QueryContext(ctx, m.q.messages, th.ID)
 	if err != nil {
-		return core.Errorf(CodeBadInput, "import", "read mastra_messages: %v", err)
+		return memerr.Errorf(CodeBadInput, "import", "read mastra_messages: %v", err)
 	}
 	defer rows.Close()
 	for rows.Next() {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // pageSize is how many rows one store call reads while walking a thread.
@@ -20,9 +21,9 @@ func walkMessages(ctx context.Context, s *core.CheckedStore, threadID string, fn
 		ties  int        // messages at *start already delivered
 	)
 	for {
-		q := core.MessageQuery{ThreadID: threadID, PerPage: pageSize + ties}
+		q := store.MessageQuery{ThreadID: threadID, PerPage: pageSize + ties}
 		if start != nil {
-			q.Range = core.DateRange{Start: start}
+			q.Range = store.DateRange{Start: start}
 		}
 		page, err := s.ListMessages(ctx, q)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite" for SQLite and LibSQL sources
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 	lcmem "github.com/agentmem/agentmem/langchaingo"
 )
 
@@ -39,7 +40,7 @@ func withSourceDB(ctx context.Context, arg string, fn func(db *sql.DB, pg bool) 
 	}
 	defer db.Close()
 	if err := db.PingContext(ctx); err != nil {
-		return core.Errorf(CodeBadInput, "import", "cannot open %s: %v", arg, err)
+		return memerr.Errorf(CodeBadInput, "import", "cannot open %s: %v", arg, err)
 	}
 	return fn(db, pg)
 }
@@ -154,7 +155,7 @@ func (ls *langchaingoSource) source() *source {
 func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, record) error, skip func(string)) error {
 	rows, err := db.QueryContext(ctx, ls.query)
 	if err != nil {
-		return core.Errorf(CodeBadInput, "import", "read %s: %v", ls.table, err)
+		return memerr.Errorf(CodeBadInput, "import", "read %s: %v", ls.table, err)
 	}
 	defer rows.Close()
 	var (
@@ -166,7 +167,7 @@ func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, 
 	for rows.Next() {
 		r, err := ls.scan(rows)
 		if err != nil {
-			return core.Errorf(CodeBadInput, "import", "read %s row: %v", ls.table, err)
+			return memerr.Errorf(CodeBadInput, "import", "read %s row: %v", ls.table, err)
 		}
 		if !started || r.session != session {
 			started, session, last = true, r.session, time.Time{}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // Error codes of the command itself; core's codes cover everything else.
@@ -21,7 +22,7 @@ const (
 )
 
 // ErrReadOnly is returned (errors.Is) by every write command run without --write.
-var ErrReadOnly = core.NewSentinel(CodeReadOnly, "this command changes memory; add --write to allow it")
+var ErrReadOnly = memerr.NewSentinel(CodeReadOnly, "this command changes memory; add --write to allow it")
 
 // globalFlags are the flags every command shares.
 type globalFlags struct {
@@ -125,7 +126,7 @@ func (a *app) requireWrite() error {
 
 // usageErr is a CodeUsage error.
 func usageErr(format string, args ...any) error {
-	return core.Errorf(CodeUsage, "agentmem", format, args...)
+	return memerr.Errorf(CodeUsage, "agentmem", format, args...)
 }
 
 func isUsage(err error) bool {

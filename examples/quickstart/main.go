@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/core/vector/local"
 )
@@ -49,18 +51,18 @@ func run(ctx context.Context, dir string, fresh bool, out io.Writer) ([][]core.M
 			}
 		}
 	}
-	store, err := sqlite.Open(ctx, dbPath)
+	db, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
-	defer store.Close()
+	defer db.Close()
 	vectors, err := local.Open(vecPath)
 	if err != nil {
 		return nil, err
 	}
 	defer vectors.Close()
 	mem, err := core.New(core.Options{
-		Store:    store,
+		Store:    db,
 		Vector:   vectors,
 		Embedder: local.NewHashEmbedder(384), // offline stand-in for a real embedding model
 		Config: core.Config{
@@ -92,7 +94,7 @@ func run(ctx context.Context, dir string, fresh bool, out io.Writer) ([][]core.M
 			return nil, err
 		}
 	}
-	all, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: core.PerPageAll})
+	all, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: store.PerPageAll})
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func run(ctx context.Context, dir string, fresh bool, out io.Writer) ([][]core.M
 
 // announce says whether this run continues a stored thread or starts one.
 func announce(ctx context.Context, mem *core.Memory, dbPath string, out io.Writer) error {
-	stored, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: core.PerPageAll})
+	stored, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: store.PerPageAll})
 	switch {
 	case errors.Is(err, core.ErrThreadNotFound):
 		fmt.Fprintf(out, "--- new thread %q in %s\n", threadID, dbPath)
@@ -137,7 +139,7 @@ func reply(text string) []core.Message {
 
 func toolCall(id, name, args, result string) core.Message {
 	return core.Message{Role: core.RoleAssistant, Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation,
-		ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: id, ToolName: name,
+		ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: id, ToolName: name,
 			Args: json.RawMessage(args), Result: json.RawMessage(result)}}}}}
 }
 

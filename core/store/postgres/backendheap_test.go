@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -31,7 +32,7 @@ func TestPrimeHeap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	primed := func() int {
@@ -46,10 +47,10 @@ func TestPrimeHeap(t *testing.T) {
 	n := 0
 	save := func(count, size int) {
 		t.Helper()
-		batch := make([]core.Message, count)
+		batch := make([]message.Message, count)
 		for i := range batch {
 			n++
-			batch[i] = core.NewMessage(core.RoleUser, strings.Repeat("x", size))
+			batch[i] = message.NewMessage(message.RoleUser, strings.Repeat("x", size))
 			batch[i].ID, batch[i].ThreadID, batch[i].ResourceID = fmt.Sprintf("m%06d", n), "t", "r"
 		}
 		if _, err := s.SaveMessages(bg(), batch); err != nil {

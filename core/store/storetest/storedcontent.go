@@ -61,7 +61,7 @@ func hasMirror(t *testing.T, raw []byte) bool {
 // earlier version wrote (with mirrors, or one text part as an object) still
 // decode to the same message, and that the driver's compaction rewrites
 // them, resumably. s must be empty.
-func TestStoredContent(t *testing.T, s core.Store, raw Raw) {
+func TestStoredContent(t *testing.T, s store.Store, raw Raw) {
 	cs := core.Check(s)
 	mustThread(t, cs, "t", "r")
 	mustSave(t, cs, mirrored("new", 1))

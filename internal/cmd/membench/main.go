@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
@@ -103,7 +104,7 @@ func writeHeapProfile(path string) {
 type bench struct {
 	n      int
 	dbPath string
-	store  core.Store
+	store  store.Store
 	pg     *postgres.Store
 	// opened is when the process started using agentmem (after flag parsing).
 	opened time.Time

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -212,7 +213,7 @@ func browseThread(t *testing.T, ctx context.Context, base string, f *fixture) {
 	}
 	// Every stored message is on the page with its stored token count.
 	shown := run(t, ctx, chromedp.Evaluate[map[string]int](`Object.fromEntries(Array.from(document.querySelectorAll('.conversation article.msg')).map(m => [m.dataset.id, parseInt(m.querySelector('.tokens').dataset.tokens, 10)]))`))
-	p, err := f.store.ListMessages(bg, core.MessageQuery{ThreadID: f.support.ID, PerPage: core.PerPageAll})
+	p, err := f.store.ListMessages(bg, store.MessageQuery{ThreadID: f.support.ID, PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}

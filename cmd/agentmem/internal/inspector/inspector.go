@@ -28,6 +28,9 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // DefaultAddr is the address `agentmem serve` listens on by default.
@@ -38,7 +41,7 @@ const CodeNeedsToken core.Code = "INSPECTOR_NEEDS_TOKEN"
 
 // ErrNeedsToken is the sentinel of Serve's error for a non-loopback address
 // when Options.Token is empty; compare with errors.Is.
-var ErrNeedsToken = core.NewSentinel(CodeNeedsToken, "a non-loopback address needs a token")
+var ErrNeedsToken = memerr.NewSentinel(CodeNeedsToken, "a non-loopback address needs a token")
 
 // Options configure the inspector.
 type Options struct {
@@ -46,12 +49,12 @@ type Options struct {
 	// the history window and recall of the next-prompt view.
 	Memory *core.Memory
 	// Store is the storage to read; nil means Memory's store.
-	Store core.Store
+	Store store.Store
 	// Vector and Embedder serve the recall playground: the same values given
 	// to core.New. Without Vector the playground says recall is not
 	// configured; Embedder is needed unless Vector embeds by itself.
-	Vector   core.VectorStore
-	Embedder core.Embedder
+	Vector   vector.Store
+	Embedder vector.Embedder
 	// EmbeddingDimension names the index of a self-embedding vector store
 	// (as core.Options.EmbeddingDimension does).
 	EmbeddingDimension int
@@ -84,7 +87,7 @@ type server struct {
 func New(opts Options) (http.Handler, error) {
 	const op = "inspector.New"
 	if opts.Memory == nil {
-		return nil, core.Errorf(core.CodeInvalidArgument, op, "Options.Memory is required")
+		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "Options.Memory is required")
 	}
 	raw := opts.Store
 	if raw == nil {
@@ -95,7 +98,7 @@ func New(opts Options) (http.Handler, error) {
 	}
 	store := core.Check(raw) // validated calls and optional capabilities as ErrUnsupported
 	if opts.Vector != nil && !opts.Vector.SelfEmbedding() && opts.Embedder == nil {
-		return nil, core.Errorf(core.CodeInvalidArgument, op, "Options.Vector needs Options.Embedder (the store does not embed)")
+		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "Options.Vector needs Options.Embedder (the store does not embed)")
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // Token sources of the next-prompt view, in the order the bar draws them.
@@ -88,7 +89,7 @@ func (s *server) promptView(w http.ResponseWriter, r *http.Request) {
 func (s *server) parsePromptForm(r *http.Request) (core.Thread, promptForm, error) {
 	q := r.URL.Query()
 	f := promptForm{ThreadID: q.Get("id"), System: q.Get("system"), Input: q.Get("input"), Remove: -1}
-	if err := core.ValidateID("id", f.ThreadID); err != nil {
+	if err := store.ValidateID("id", f.ThreadID); err != nil {
 		return core.Thread{}, f, err
 	}
 	th, err := s.store.GetThread(r.Context(), f.ThreadID)

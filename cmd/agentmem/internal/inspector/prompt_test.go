@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 var (
@@ -114,7 +114,7 @@ type memState struct {
 
 func (f *fixture) snapshot(t *testing.T) memState {
 	t.Helper()
-	p, err := f.store.ListMessages(bg, core.MessageQuery{ThreadID: f.support.ID, IncludeTotal: true})
+	p, err := f.store.ListMessages(bg, store.MessageQuery{ThreadID: f.support.ID, IncludeTotal: true})
 	if err != nil {
 		t.Fatal(err)
 	}
