@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -144,7 +145,7 @@ func (t *Turn) stepFilterInput(ctx context.Context, b *build) error {
 	} else if st.retainFullInput {
 		// The input is kept as supplied: a stored message it echoes is in the
 		// prompt once, at its input position, not also as history.
-		b.history = withoutIDs(b.history, b.input)
+		b.history = window.WithoutIDs(b.history, b.input)
 	}
 	return nil
 }
@@ -171,24 +172,24 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 }
 
 func (t *Turn) stepRecall(ctx context.Context, b *build) error {
-	b.conv = setSource(b.history, SourceMemory)
+	b.conv = window.SetSource(b.history, SourceMemory)
 	if t.st.recall != nil {
 		same, other, inc, err := t.m.recallForTurn(ctx, b.s, t.st, t.thread, b.conv, b.input)
 		if err != nil {
 			t.recallErr = err
 			t.m.log.WarnContext(ctx, "agentmem: semantic recall failed; the turn goes on with history", "err", err)
 		}
-		b.conv, t.recalled = markRecalled(b.conv, same, inc)
+		b.conv, t.recalled = window.MarkRecalled(b.conv, same, inc)
 		b.others = append(b.others, other...)
 	}
 	if len(b.others) > 0 {
-		b.system = append(b.system, t.m.systemMessage(renderOtherThreads(mergeChronological(b.others))))
+		b.system = append(b.system, t.m.systemMessage(renderOtherThreads(window.Merge(b.others))))
 	}
 	return nil
 }
 
 func (t *Turn) stepContext(_ context.Context, b *build) error {
-	extra := setSource(cloneMessages(t.req.Context), SourceContext)
+	extra := window.SetSource(window.Clone(t.req.Context), SourceContext)
 	for i := range extra {
 		t.m.countTokens(&extra[i])
 	}
@@ -219,6 +220,12 @@ func (t *Turn) stepProcessors(ctx context.Context, b *build) (err error) {
 }
 
 func (t *Turn) stepPairTools(_ context.Context, b *build) error {
-	b.prompt = pairToolCalls(b.prompt, t.st.filterIncomplete)
+	b.prompt = window.PairToolCalls(b.prompt, t.st.filterIncomplete)
+	return nil
+}
+
+// stepToolResults is the Begin step "tool results" (see window.FillToolResults).
+func (t *Turn) stepToolResults(_ context.Context, b *build) error {
+	window.FillToolResults(b.input, b.history)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
@@ -38,7 +39,7 @@ func TestBudgetProperty(t *testing.T) {
 					protected += msg.Tokens
 				}
 			}
-			if got := core.PromptTokens(p); protected+3 <= maxTok*3/4 && got > maxTok {
+			if got := budget.PromptTokens(p); protected+3 <= maxTok*3/4 && got > maxTok {
 				t.Fatalf("trial %d turn %d: prompt %d tokens > max %d (protected %d)", trial, turnN, got, maxTok, protected)
 			}
 			calls, results := map[string]bool{}, map[string]bool{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/message"
 )
 
@@ -70,13 +71,13 @@ func (m *Memory) filterInput(ctx context.Context, s *CheckedStore, st settings, 
 		updates := m.toolUpdates(input[b], known, calls, func(p *Part) bool {
 			return calls[p.ToolInvocation.ToolCallID] == message.ToolStateCall
 		})
-		return append(updates, tail...), withoutIDs(history, updates), nil
+		return append(updates, tail...), window.WithoutIDs(history, updates), nil
 	case RoleAssistant:
 		if results := trailingResults(last); len(results.Content.Parts) > 0 {
 			updates := m.toolUpdates(results, known, calls, func(p *Part) bool {
 				return calls[p.ToolInvocation.ToolCallID] != message.ToolStateResult
 			})
-			return updates, withoutIDs(history, updates), nil
+			return updates, window.WithoutIDs(history, updates), nil
 		}
 		if _, stored := known[last.ID]; stored {
 			return nil, history, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
@@ -107,7 +108,7 @@ func seed(t *testing.T, s store.Store, thread, res string, msgs ...core.Message)
 		t.Fatal(err)
 	}
 	for i := range msgs {
-		msgs[i].Tokens = core.CountMessageTokens(byteTok{}, &msgs[i])
+		msgs[i].Tokens = budget.MessageTokens(byteTok{}, &msgs[i])
 		msgs[i].TokenEncoding = "bytes"
 	}
 	if len(msgs) > 0 {

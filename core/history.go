@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
-	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -105,7 +105,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st
 		}
 	}
 	slices.Reverse(newestFirst)
-	h.messages = capByCount(newestFirst, st.maxMessages)
+	h.messages = window.CapByCount(newestFirst, st.maxMessages)
 	return h, nil
 }
 
@@ -120,7 +120,7 @@ func (m *Memory) historyPage(ctx context.Context, s *CheckedStore, st settings, 
 		page, err := s.ListMessages(ctx, q)
 		return store.WindowPage{MessagePage: page}, err
 	}
-	fits := st.maxTokens - tokensReplyPriming
+	fits := st.maxTokens - budget.ReplyPriming
 	return s.ListWindow(ctx, q, store.WindowFit{Encoding: m.tk.Encoding(), Fits: fits, Keep: fits - st.atMaxRemove, Used: used, Links: links})
 }
 
@@ -161,41 +161,4 @@ func (m *Memory) ensureTokens(msg *Message) {
 		msg.Tokens, msg.TokenEncoding = 0, ""
 		m.countTokens(msg)
 	}
-}
-
-// capByCount keeps the newest linked groups of chronological msgs whose total
-// count fits max (max < 0: no cap). A group that does not fit stops the walk.
-func capByCount(msgs []Message, max int) []Message {
-	if max < 0 || len(msgs) <= max && !splitsGroup(msgs) {
-		return msgs
-	}
-	groups := message.ToolGroups(msgs)
-	keep := make([]bool, len(msgs))
-	count := 0
-	for g := len(groups) - 1; g >= 0; g-- {
-		if count+len(groups[g]) > max {
-			break
-		}
-		count += len(groups[g])
-		for _, i := range groups[g] {
-			keep[i] = true
-		}
-	}
-	return budget.Apply(msgs, keep)
-}
-
-// splitsGroup is false for the common case without tool calls.
-func splitsGroup(msgs []Message) bool {
-	for i := range msgs {
-		if len(msgs[i].ToolCallIDs()) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// trimToBudget keeps the newest contiguous linked groups of chronological msgs
-// whose tokens fit within limit (plus fixed overhead), for read-only recall.
-func trimToBudget(msgs []Message, limit, overhead int) []Message {
-	return budget.Apply(msgs, budget.Fit(msgs, budget.Policy{Limit: limit, Overhead: overhead}).Keep)
 }

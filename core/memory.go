@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -200,12 +201,22 @@ func (m *Memory) stamp() time.Time {
 	}
 }
 
+// Tokenizer counts tokens of text. tokenizer.Tokenizer implements it.
+// Implementations must be safe for concurrent use and deterministic: a
+// message is counted once, when it is saved, and the count is stored with
+// Encoding, so the same text must always give the same count under one
+// encoding name.
+type Tokenizer interface {
+	Count(text string) int
+	Encoding() string
+}
+
 // countTokens sets m.Tokens unless it was already counted with this encoding.
 func (m *Memory) countTokens(msg *Message) {
 	if msg.TokenEncoding == m.tk.Encoding() && msg.Tokens > 0 {
 		return
 	}
-	msg.Tokens = CountMessageTokens(m.tk, msg)
+	msg.Tokens = budget.MessageTokens(m.tk, msg)
 	msg.TokenEncoding = m.tk.Encoding()
 	m.tokenized.Add(1)
 }

@@ -2,9 +2,10 @@ package core
 
 import (
 	"context"
-	"slices"
 	"time"
 
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -58,7 +59,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	if len(batch) == 0 {
 		return nil, nil
 	}
-	m.countAll(batch)
+	budget.CountAll(batch, m.countTokens)
 	saved, err := s.saveValidated(ctx, batch, bulk)
 	s.recycle(box, batch, saved)
 	if err != nil {
@@ -70,7 +71,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 }
 
 // prepare makes a message persistable: strips what is never stored, assigns
-// id and timestamp. The caller counts the tokens of the batch (countAll).
+// id and timestamp. The caller counts the tokens of the batch (budget.CountAll).
 func (m *Memory) prepare(op string, msg Message) (Message, bool) {
 	msg, ok := persistable(msg)
 	if !ok {
@@ -303,7 +304,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		if err != nil {
 			return RecallResult{}, err
 		}
-		kept, err := fillBare(ctx, s, trimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, tokensReplyPriming), hist.bare)
+		kept, err := fillBare(ctx, s, window.TrimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, budget.ReplyPriming), hist.bare)
 		if err != nil {
 			return RecallResult{}, err
 		}
@@ -312,8 +313,8 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 			return RecallResult{}, err
 		}
 		out := kept // chronological, as loaded
-		if extra = afterBoundary(th, st, extra); len(extra) > 0 {
-			out = mergeChronological(kept, extra)
+		if extra = window.AfterBoundary(th.ID, th.Boundary, store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}, extra); len(extra) > 0 {
+			out = window.Merge(kept, extra)
 		}
 		return RecallResult{Messages: out, Total: len(out)}, nil
 	}
@@ -334,46 +335,6 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	if err != nil {
 		return RecallResult{}, err
 	}
-	return RecallResult{Messages: mergeChronological(page.Messages, page.Included), Total: page.Total,
+	return RecallResult{Messages: window.Merge(page.Messages, page.Included), Total: page.Total,
 		Page: q.Page, PerPage: perPage, HasMore: page.HasMore}, nil
-}
-
-// mergeChronological merges message lists, dropping duplicate ids, sorted by (CreatedAt, Seq).
-func mergeChronological(lists ...[]Message) []Message {
-	var out []Message
-	seen := map[string]bool{}
-	for _, l := range lists {
-		for _, msg := range l {
-			if !seen[msg.ID] {
-				seen[msg.ID] = true
-				out = append(out, msg)
-			}
-		}
-	}
-	slices.SortStableFunc(out, func(a, b Message) int {
-		if message.Less(&a, &b) {
-			return -1
-		}
-		if message.Less(&b, &a) {
-			return 1
-		}
-		return 0
-	})
-	return out
-}
-
-// afterBoundary drops messages of th that its boundary (same limits) excludes:
-// the token path of Recall returns nothing the budget already trimmed.
-func afterBoundary(th Thread, st settings, msgs []Message) []Message {
-	b := th.Boundary
-	if b == nil || !b.SameEpoch(store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
-		return msgs
-	}
-	out := msgs[:0:0]
-	for _, msg := range msgs {
-		if msg.ThreadID != th.ID || !b.Excludes(msg.CreatedAt, msg.ID) {
-			out = append(out, msg)
-		}
-	}
-	return out
 }

@@ -10,7 +10,7 @@ import (
 // Token counts supplied with input are recounted, so a wrong count cannot
 // break the budget.
 func TestSuppliedTokenCountsIgnored(t *testing.T) {
-	m := newMem(t, memstore.New(), budget(100, 0))
+	m := newMem(t, memstore.New(), tokenBudget(100, 0))
 	in := core.NewMessage(core.RoleUser, text("big", 90))
 	in.Tokens, in.TokenEncoding = 1, "bytes"
 	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{in}})

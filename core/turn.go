@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
 )
 
@@ -57,7 +59,7 @@ type Turn struct {
 
 // turnInput validates the input and stamps it with ids, thread and time.
 func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
-	input := cloneMessages(req.Input)
+	input := window.Clone(req.Input)
 	for i := range input {
 		in := &input[i]
 		if err := m.validateMessage(op, in); err != nil {
@@ -120,7 +122,7 @@ func (m *Memory) systemTokens(text string) int {
 	if ok {
 		return n
 	}
-	n = CountTextTokens(m.tk, text)
+	n = budget.TextTokens(m.tk, text)
 	m.sysMu.Lock()
 	if m.sysCache == nil || len(m.sysCache) >= 1024 {
 		m.sysCache = map[string]int{}
@@ -128,36 +130,6 @@ func (m *Memory) systemTokens(text string) int {
 	m.sysCache[text] = n
 	m.sysMu.Unlock()
 	return n
-}
-
-// withoutIDs returns msgs without the messages whose id is in drop.
-func withoutIDs(msgs, drop []Message) []Message {
-	ids := make(map[string]bool, len(drop))
-	for _, d := range drop {
-		ids[d.ID] = true
-	}
-	out := msgs[:0:0]
-	for _, msg := range msgs {
-		if !ids[msg.ID] {
-			out = append(out, msg)
-		}
-	}
-	return out
-}
-
-func setSource(msgs []Message, src Source) []Message {
-	for i := range msgs {
-		msgs[i].Source = src
-	}
-	return msgs
-}
-
-func cloneMessages(msgs []Message) []Message {
-	out := make([]Message, len(msgs))
-	for i := range msgs {
-		out[i] = msgs[i].Clone()
-	}
-	return out
 }
 
 // The accessors of a nil *Turn (Begin failed) return zero values, so a
@@ -170,7 +142,7 @@ func (t *Turn) Messages() []Message {
 	if t == nil {
 		return nil
 	}
-	return cloneMessages(t.prompt)
+	return window.Clone(t.prompt)
 }
 
 // Tools returns the memory tools of this turn (updateWorkingMemory when
@@ -198,7 +170,7 @@ func (t *Turn) Trimmed() []Message {
 	if t == nil {
 		return nil
 	}
-	return cloneMessages(t.trimmed)
+	return window.Clone(t.trimmed)
 }
 
 // RecallErr reports a semantic-recall failure of this turn (the turn went on
@@ -227,7 +199,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		return memerr.Errorf(CodeInvalidArgument, op, "turn already committed")
 	}
 	m := t.m
-	resp := cloneMessages(response)
+	resp := window.Clone(response)
 	for i := range resp {
 		r := &resp[i]
 		if r.Role == "" {
@@ -255,7 +227,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		return nil
 	}
 	var batch []Message
-	for _, msg := range append(cloneMessages(t.persist), resp...) {
+	for _, msg := range append(window.Clone(t.persist), resp...) {
 		if p, ok := m.prepare(op, msg); ok {
 			batch = append(batch, p)
 		}
@@ -265,7 +237,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		if err != nil {
 			return err
 		}
-		m.countAll(batch)
+		budget.CountAll(batch, m.countTokens)
 		saved, err := s.SaveMessages(ctx, batch)
 		if err != nil {
 			t.committed = false

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
-func budget(max, remove int) core.Config {
+func tokenBudget(max, remove int) core.Config {
 	return core.Config{MessageHistory: &core.MessageHistory{MaxTokens: max, AtMaxRemoveTokens: core.Int(remove)}}
 }
 
@@ -23,7 +24,7 @@ func budget(max, remove int) core.Config {
 func TestTrimProtectsTurn(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r", userAt("old", "t", "r", text("old", 100), T(0)), userAt("recent", "t", "r", text("recent", 100), T(1)))
-	m := newMem(t, s, budget(500, 200))
+	m := newMem(t, s, tokenBudget(500, 200))
 	in := core.NewMessage(core.RoleUser, text("input", 100))
 	ctxMsg := core.NewMessage(core.RoleUser, text("ctx", 100))
 	ctxMsg.ID = "ctx"
@@ -65,11 +66,11 @@ func TestTrimAtomicToolGroups(t *testing.T) {
 	call := toolMsg("call", "t", "r", "X", message.ToolStateCall, T(0))
 	result := toolMsg("result", "t", "r", "X", message.ToolStateResult, T(1))
 	seed(t, s, "t", "r", call, result, userAt("recent", "t", "r", text("recent", 100), T(2)))
-	callCost := core.CountMessageTokens(byteTok{}, &call)
-	resultCost := core.CountMessageTokens(byteTok{}, &result)
+	callCost := budget.MessageTokens(byteTok{}, &call)
+	resultCost := budget.MessageTokens(byteTok{}, &result)
 	// Budget just below everything: dropping the oldest group alone suffices.
 	max := callCost + resultCost + 100 + 100 + 3 - 1
-	m := newMem(t, s, budget(max, 0))
+	m := newMem(t, s, tokenBudget(max, 0))
 	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, text("in", 100))}})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestTrimAtomicToolGroups(t *testing.T) {
 func TestTrimNeverFails(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r", userAt("old", "t", "r", "old", T(0)))
-	m := newMem(t, s, budget(1, 0))
+	m := newMem(t, s, tokenBudget(1, 0))
 	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", System: []string{"long system prompt"},
 		Input: []core.Message{core.NewMessage(core.RoleUser, "hello")}})
 	if err != nil {
@@ -105,7 +106,7 @@ func TestFinitePaging(t *testing.T) {
 		msgs = append(msgs, userAt(fmt.Sprintf("m%03d", i), "t", "r", text("x", 10), T(i)))
 	}
 	seed(t, s, "t", "r", msgs...)
-	m := newMem(t, s, budget(53, 0))
+	m := newMem(t, s, tokenBudget(53, 0))
 	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", ResourceID: "r"})
 	if err != nil {
 		t.Fatal(err)
@@ -129,14 +130,14 @@ func TestBoundarySameTimestamp(t *testing.T) {
 	if _, err := s.AdvanceBoundary(ctx, "t", "r", store.Boundary{CreatedAt: T(0), MessageIDs: []string{"removed"}, MaxTokens: 1000, AtMaxRemoveTokens: 0}); err != nil {
 		t.Fatal(err)
 	}
-	m := newMem(t, s, budget(1000, 0))
+	m := newMem(t, s, tokenBudget(1000, 0))
 	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", ResourceID: "r"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	same(t, "loaded", ids(res.Messages), []string{"retained-a", "retained-b", "newer"})
 	// Other limits: another epoch, the boundary is ignored.
-	m = newMem(t, s, budget(2000, 0))
+	m = newMem(t, s, tokenBudget(2000, 0))
 	res, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", ResourceID: "r"})
 	if len(res.Messages) != 4 {
 		t.Fatalf("other epoch honoured the boundary: %v", ids(res.Messages))
@@ -178,7 +179,7 @@ func TestBoundaryPersistence(t *testing.T) {
 		if _, err := s.SaveMessages(ctx, msgs); err != nil {
 			t.Fatal(err)
 		}
-		cfg := budget(60, 0)
+		cfg := tokenBudget(60, 0)
 		cfg.ReadOnly = core.Bool(readOnly)
 		m := newMem(t, s, cfg)
 		in := core.NewMessage(core.RoleUser, text("in", 10))
@@ -374,7 +375,7 @@ func TestThousandTurns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := core.PromptTokens(turn.Messages()); n > 4000 {
+		if n := budget.PromptTokens(turn.Messages()); n > 4000 {
 			t.Fatalf("turn %d prompt has %d tokens", i, n)
 		}
 		if b := turn.Thread().Boundary; b != nil {
@@ -405,7 +406,7 @@ func TestThousandTurns(t *testing.T) {
 // 16 goroutines running turns on one thread and on different threads.
 func TestConcurrentTurns(t *testing.T) {
 	s := memstore.New()
-	m := newMem(t, s, budget(2000, 500))
+	m := newMem(t, s, tokenBudget(2000, 500))
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for g := 0; g < 16; g++ {

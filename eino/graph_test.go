@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	einomem "github.com/agentmem/agentmem/eino"
@@ -50,9 +51,9 @@ func promptTokens(t testing.TB, prompt []*schema.Message) int {
 		t.Fatal(err)
 	}
 	for i := range cm {
-		cm[i].Tokens = core.CountMessageTokens(byteTok{}, &cm[i])
+		cm[i].Tokens = budget.MessageTokens(byteTok{}, &cm[i])
 	}
-	return core.PromptTokens(cm)
+	return budget.PromptTokens(cm)
 }
 
 func stripIDs(msgs []*schema.Message) []*schema.Message {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
@@ -36,7 +37,7 @@ func seedThreadWith(b testing.TB, s store.Store, mem *core.Memory, thread string
 	for i := range texts {
 		texts[i] = strings.TrimSpace(strings.Repeat(texts[i]+" ", rep))
 		msg := core.NewMessage(core.RoleUser, texts[i])
-		counts[i] = core.CountMessageTokens(mem.Tokenizer(), &msg)
+		counts[i] = budget.MessageTokens(mem.Tokenizer(), &msg)
 	}
 	const batch = 2000
 	for lo := 0; lo < n; lo += batch {
@@ -161,7 +162,7 @@ func BenchmarkSQLiteBegin(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if core.PromptTokens(turn.Messages()) > 8000 {
+				if budget.PromptTokens(turn.Messages()) > 8000 {
 					b.Fatal("over budget")
 				}
 			}

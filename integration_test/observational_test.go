@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/sqlite"
@@ -232,7 +233,7 @@ func TestObservationalLongConversation(t *testing.T) {
 					// Instructions, preamble, fence and hint: fixed per prompt.
 					frame = system - rec.ObservationTokens
 				}
-				total := core.PromptTokens(prompt)
+				total := budget.PromptTokens(prompt)
 				if frame >= 0 && total > mt+ot+input+frame+64 {
 					t.Fatalf("turn %d: prompt %d tokens > %d + %d + %d (turn) + %d (frame)", i, total, mt, ot, input, frame)
 				}

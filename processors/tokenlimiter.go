@@ -31,7 +31,7 @@ func (l TokenLimiter) ProcessInput(ctx context.Context, in core.ProcessorInput) 
 		return nil, memerr.Errorf(core.CodeInvalidConfig, op, "limit must be positive")
 	}
 	msgs := in.Messages
-	used := core.PromptTokens(nil)
+	used := budget.PromptTokens(nil)
 	protected := make([]bool, len(msgs))
 	hasConversation := false
 	for i := range msgs {
@@ -54,7 +54,7 @@ func (l TokenLimiter) ProcessInput(ctx context.Context, in core.ProcessorInput) 
 	}
 	res := budget.Fit(msgs, budget.Policy{
 		Limit:    l.Limit,
-		Overhead: core.PromptTokens(nil),
+		Overhead: budget.PromptTokens(nil),
 		Protected: func(m *core.Message) bool {
 			return m.Role == core.RoleSystem || m.Source == core.SourceSystem || m.Source == core.SourceInput
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 )
 
 // promptMessage is one message of the prompt as prompt prints it.
@@ -79,9 +80,9 @@ func (a *app) prompt(ctx context.Context, c *connection, threadID, input string,
 	tk := c.Memory.Tokenizer()
 	out := make([]promptMessage, len(msgs))
 	for i := range msgs {
-		out[i] = promptMessage{Message: msgs[i], Source: msgs[i].Source, Tokens: core.CountMessageTokens(tk, &msgs[i])}
+		out[i] = promptMessage{Message: msgs[i], Source: msgs[i].Source, Tokens: budget.MessageTokens(tk, &msgs[i])}
 	}
-	total := core.PromptTokens(msgs)
+	total := budget.PromptTokens(msgs)
 	trimmed := len(turn.Trimmed())
 	if a.flags.json {
 		doc := map[string]any{"threadId": th.ID, "resourceId": th.ResourceID, "messages": out, "totalTokens": total, "trimmed": trimmed, "encoding": tk.Encoding()}

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
@@ -86,7 +87,7 @@ func run(ctx context.Context, dir string, fresh bool, out io.Writer) ([][]core.M
 		}
 		prompt := t.Messages()
 		prompts = append(prompts, prompt)
-		fmt.Fprintf(out, "--- turn %d: the model sees %d messages, %d tokens (budget 300)\n", i+1, len(prompt), core.PromptTokens(prompt))
+		fmt.Fprintf(out, "--- turn %d: the model sees %d messages, %d tokens (budget 300)\n", i+1, len(prompt), budget.PromptTokens(prompt))
 		for _, m := range prompt {
 			fmt.Fprintf(out, "  [%-8s %-9s] %s\n", m.Source, m.Role, summary(m))
 		}

@@ -24,9 +24,9 @@ var bg = context.Background()
 // scriptMessage is stored text that would run if the pages did not escape it.
 const scriptMessage = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> is this text safe?`
 
-// budget is the fixture's small token budget, so that turns trim history
+// fixtureBudget is the fixture's small token budget, so that turns trim history
 // and the support thread gets a persisted boundary.
-const budget = 600
+const fixtureBudget = 600
 
 // fixture is memory filled through core.Memory: a support thread with a
 // tool call, reasoning, a file, a <script> message and a boundary; a second
@@ -62,7 +62,7 @@ var stores = []struct {
 // memoryConfig is the configuration the fixture's turns run under.
 func memoryConfig() core.Config {
 	return core.Config{
-		MessageHistory: &core.MessageHistory{MaxTokens: budget},
+		MessageHistory: &core.MessageHistory{MaxTokens: fixtureBudget},
 		SemanticRecall: &core.SemanticRecall{TopK: 2, MessageRange: &core.MessageRange{Before: 1, After: 1}},
 		WorkingMemory:  &core.WorkingMemoryConfig{Enabled: true},
 	}

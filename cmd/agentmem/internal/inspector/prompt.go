@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -161,7 +162,7 @@ func (s *server) nextPrompt(ctx context.Context, th core.Thread, f promptForm) (
 		counts[v.Source]++
 		d.Messages = append(d.Messages, v)
 	}
-	d.Total = core.PromptTokens(prompt)
+	d.Total = budget.PromptTokens(prompt)
 	tokens[srcFraming] = d.Total - sum(tokens)
 	d.ReadOnlyWM = tokens[srcWorkingMemory] > 0
 	trimmed, err := s.withContent(ctx, turn.Trimmed())

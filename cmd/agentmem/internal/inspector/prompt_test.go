@@ -98,7 +98,7 @@ func TestPromptViewBudget(t *testing.T) {
 			t.Errorf("a trimming prompt view changed memory")
 		}
 		// Without a budget in the form, the one of the thread's boundary is used.
-		wantContains(t, get(h, promptURL(f.support.ID)).Body.String(), `name="budget" min="0" value="`+itoa(budget)+`"`)
+		wantContains(t, get(h, promptURL(f.support.ID)).Body.String(), `name="budget" min="0" value="`+itoa(fixtureBudget)+`"`)
 		wantStatus(t, get(h, promptURL(f.support.ID, "budget", "-1")), http.StatusBadRequest)
 		wantStatus(t, get(h, promptURL(f.support.ID, "budget", "100", "remove", "101")), http.StatusBadRequest)
 		wantStatus(t, get(h, promptURL("missing")), http.StatusNotFound)

@@ -1,4 +1,4 @@
-package core
+package window
 
 import (
 	"fmt"
@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
 // budgetMsg is a prompt message of a given source and token cost.
-func budgetMsg(id string, src Source, tokens int) Message {
-	m := NewMessage(RoleUser, id)
+func budgetMsg(id string, src message.Source, tokens int) message.Message {
+	m := message.NewMessage(message.RoleUser, id)
 	m.ID, m.Source, m.Tokens = id, src, tokens
 	return m
 }
@@ -20,8 +21,8 @@ func budgetMsg(id string, src Source, tokens int) Message {
 func at(n int) time.Time { return time.Date(2026, 1, 1, 0, 0, n, 0, time.UTC) }
 
 // dropped lists the ids the turn's budget policy drops from conv to fit target.
-func dropped(conv []Message, ranks map[string]int, target int) []string {
-	res := budget.Fit(conv, rememberedPolicy(conv, ranks, target, tokensReplyPriming))
+func dropped(conv []message.Message, ranks map[string]int, target int) []string {
+	res := budget.Fit(conv, Remembered(conv, ranks, target, budget.ReplyPriming))
 	var out []string
 	for i, keep := range res.Keep {
 		if !keep {
@@ -40,22 +41,22 @@ func wantDropped(t *testing.T, got []string, want ...string) {
 
 // Rule 1: input and context never give way, even when the prompt cannot fit.
 func TestBudgetKeepsInputAndContext(t *testing.T) {
-	conv := []Message{budgetMsg("h", SourceMemory, 10), budgetMsg("c", SourceContext, 500), budgetMsg("in", SourceInput, 500)}
+	conv := []message.Message{budgetMsg("h", message.SourceMemory, 10), budgetMsg("c", message.SourceContext, 500), budgetMsg("in", message.SourceInput, 500)}
 	wantDropped(t, dropped(conv, nil, 100), "h")
 }
 
 // Rule 2: a remembered message larger than the room for remembered messages
 // is dropped alone; the smaller history around it stays.
 func TestBudgetDropsOversizedAlone(t *testing.T) {
-	conv := []Message{budgetMsg("h1", SourceMemory, 20), budgetMsg("story", SourceMemory, 1000),
-		budgetMsg("h3", SourceMemory, 20), budgetMsg("in", SourceInput, 20)}
+	conv := []message.Message{budgetMsg("h1", message.SourceMemory, 20), budgetMsg("story", message.SourceMemory, 1000),
+		budgetMsg("h3", message.SourceMemory, 20), budgetMsg("in", message.SourceInput, 20)}
 	wantDropped(t, dropped(conv, nil, 200), "story")
 }
 
 // Rule 2 for recall: an oversized hit goes alone, the other hits stay.
 func TestBudgetDropsOversizedHitAlone(t *testing.T) {
-	conv := []Message{budgetMsg("r0", SourceRecall, 30), budgetMsg("big", SourceRecall, 900),
-		budgetMsg("r2", SourceRecall, 30), budgetMsg("in", SourceInput, 20)}
+	conv := []message.Message{budgetMsg("r0", message.SourceRecall, 30), budgetMsg("big", message.SourceRecall, 900),
+		budgetMsg("r2", message.SourceRecall, 30), budgetMsg("in", message.SourceInput, 20)}
 	ranks := map[string]int{"r0": 0, "big": 1, "r2": 2}
 	wantDropped(t, dropped(conv, ranks, 200), "big")
 }
@@ -63,18 +64,18 @@ func TestBudgetDropsOversizedHitAlone(t *testing.T) {
 // Rule 3: sliding history gives way, oldest first, before any recalled
 // message, wherever the recalled message sits.
 func TestBudgetHistoryBeforeRecall(t *testing.T) {
-	conv := []Message{budgetMsg("h1", SourceMemory, 50), budgetMsg("r", SourceRecall, 50),
-		budgetMsg("h2", SourceMemory, 50), budgetMsg("h3", SourceMemory, 50), budgetMsg("in", SourceInput, 10)}
+	conv := []message.Message{budgetMsg("h1", message.SourceMemory, 50), budgetMsg("r", message.SourceRecall, 50),
+		budgetMsg("h2", message.SourceMemory, 50), budgetMsg("h3", message.SourceMemory, 50), budgetMsg("in", message.SourceInput, 10)}
 	wantDropped(t, dropped(conv, map[string]int{"r": 0}, 120), "h1", "h2")
 }
 
 // Rule 4: recalled hits give way least relevant first, each whole with its
 // range; the most relevant hit stays.
 func TestBudgetLeastRelevantHitFirst(t *testing.T) {
-	conv := []Message{
-		budgetMsg("a-before", SourceRecall, 20), budgetMsg("a", SourceRecall, 20), // rank 1
-		budgetMsg("b", SourceRecall, 20), budgetMsg("b-after", SourceRecall, 20), // rank 0
-		budgetMsg("in", SourceInput, 10)}
+	conv := []message.Message{
+		budgetMsg("a-before", message.SourceRecall, 20), budgetMsg("a", message.SourceRecall, 20), // rank 1
+		budgetMsg("b", message.SourceRecall, 20), budgetMsg("b-after", message.SourceRecall, 20), // rank 0
+		budgetMsg("in", message.SourceInput, 10)}
 	ranks := map[string]int{"a-before": 1, "a": 1, "b": 0, "b-after": 0}
 	wantDropped(t, dropped(conv, ranks, 60), "a-before", "a")
 }
@@ -82,13 +83,13 @@ func TestBudgetLeastRelevantHitFirst(t *testing.T) {
 // markRecalled marks a hit and its range as recall, also when history
 // already held them, and ranks a message by its best hit.
 func TestMarkRecalled(t *testing.T) {
-	hist := []Message{budgetMsg("m1", SourceMemory, 1), budgetMsg("m2", SourceMemory, 1), budgetMsg("m3", SourceMemory, 1)}
+	hist := []message.Message{budgetMsg("m1", message.SourceMemory, 1), budgetMsg("m2", message.SourceMemory, 1), budgetMsg("m3", message.SourceMemory, 1)}
 	for i := range hist {
 		hist[i].CreatedAt = at(i + 2)
 	}
-	old := budgetMsg("m0", SourceMemory, 1)
+	old := budgetMsg("m0", message.SourceMemory, 1)
 	old.CreatedAt = at(1)
-	conv, ranks := markRecalled(hist, []Message{old}, []store.Include{{ID: "m3", Before: 1}, {ID: "m0", After: 1}})
+	conv, ranks := MarkRecalled(hist, []message.Message{old}, []store.Include{{ID: "m3", Before: 1}, {ID: "m0", After: 1}})
 	var got []string
 	for _, m := range conv {
 		got = append(got, fmt.Sprintf("%s:%s:%d", m.ID, m.Source, ranks[m.ID]))
@@ -101,7 +102,7 @@ func TestMarkRecalled(t *testing.T) {
 
 // Only dropped sliding history advances the boundary.
 func TestSlidingOnly(t *testing.T) {
-	got := slidingOnly([]Message{budgetMsg("h", SourceMemory, 1), budgetMsg("r", SourceRecall, 1)})
+	got := SlidingOnly([]message.Message{budgetMsg("h", message.SourceMemory, 1), budgetMsg("r", message.SourceRecall, 1)})
 	if len(got) != 1 || got[0].ID != "h" {
 		t.Fatalf("slidingOnly = %v", got)
 	}
@@ -111,7 +112,7 @@ func TestSlidingOnly(t *testing.T) {
 // older ones give way too, even smaller ones (only a unit larger than the
 // whole room is dropped alone).
 func TestBudgetHistoryContiguous(t *testing.T) {
-	conv := []Message{budgetMsg("h1", SourceMemory, 5), budgetMsg("h2", SourceMemory, 60),
-		budgetMsg("h3", SourceMemory, 50), budgetMsg("in", SourceInput, 10)}
+	conv := []message.Message{budgetMsg("h1", message.SourceMemory, 5), budgetMsg("h2", message.SourceMemory, 60),
+		budgetMsg("h3", message.SourceMemory, 50), budgetMsg("in", message.SourceInput, 10)}
 	wantDropped(t, dropped(conv, nil, 120), "h1", "h2")
 }

@@ -1,19 +1,20 @@
-package core
+package window
 
 import (
 	"maps"
 	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// markRecalled merges the recalled messages of this thread into the
+// MarkRecalled merges the recalled messages of this thread into the
 // conversation and marks every message of a recalled window (hit and
-// range) SourceRecall, also when history already held it. It returns the
+// range) message.SourceRecall, also when history already held it. It returns the
 // conversation and each recalled message's rank (0 = most relevant hit).
-func markRecalled(conv, same []Message, inc []store.Include) ([]Message, map[string]int) {
-	conv = mergeChronological(conv, same)
+func MarkRecalled(conv, same []message.Message, inc []store.Include) ([]message.Message, map[string]int) {
+	conv = Merge(conv, same)
 	pos := make(map[string]int, len(conv))
 	for i := range conv {
 		pos[conv[i].ID] = i
@@ -32,23 +33,23 @@ func markRecalled(conv, same []Message, inc []store.Include) ([]Message, map[str
 	}
 	for i := range conv {
 		if _, ok := ranks[conv[i].ID]; ok {
-			conv[i].Source = SourceRecall
+			conv[i].Source = message.SourceRecall
 		}
 	}
 	return conv, ranks
 }
 
-// rememberedPolicy is how a prompt over its token budget gives way
+// Remembered is how a prompt over its token budget gives way
 // (Turn.Trimmed lists what was dropped). What is kept, in order, while it fits
 // limit:
 //
 //  1. Always: system messages (instructions, working memory, observations,
 //     the recalled messages of other threads, all in overhead), context and
 //     input.
-//  2. Recalled messages of this thread (SourceRecall), most relevant hit
+//  2. Recalled messages of this thread (message.SourceRecall), most relevant hit
 //     first, each hit whole with its message range. A hit that was also in
 //     the history window is still a recalled message.
-//  3. Sliding history (SourceMemory), newest first, a tool call with its
+//  3. Sliding history (message.SourceMemory), newest first, a tool call with its
 //     result.
 //
 // The walk stops at the first unit that does not fit, so sliding history
@@ -56,9 +57,11 @@ func markRecalled(conv, same []Message, inc []store.Include) ([]Message, map[str
 // Before the walk, a unit larger than the whole room remembered messages
 // have (limit minus overhead and what is always kept) is dropped on its own:
 // one oversized message never empties the window. Only dropped sliding
-// history advances the thread's persisted boundary (slidingOnly).
-func rememberedPolicy(conv []Message, ranks map[string]int, limit, overhead int) budget.Policy {
-	protected := func(m *Message) bool { return m.Source != SourceMemory && m.Source != SourceRecall }
+// history advances the thread's persisted boundary (SlidingOnly).
+func Remembered(conv []message.Message, ranks map[string]int, limit, overhead int) budget.Policy {
+	protected := func(m *message.Message) bool {
+		return m.Source != message.SourceMemory && m.Source != message.SourceRecall
+	}
 	room := limit - overhead
 	for i := range conv {
 		if protected(&conv[i]) {
@@ -76,13 +79,13 @@ func rememberedPolicy(conv []Message, ranks map[string]int, limit, overhead int)
 // keepOrder returns the units to keep first: recalled hits by relevance (the
 // tool groups of one hit merged), then sliding-history groups newest first;
 // units larger than room are left out (dropped).
-func keepOrder(conv []Message, ranks map[string]int, groups [][]int, room int) [][]int {
+func keepOrder(conv []message.Message, ranks map[string]int, groups [][]int, room int) [][]int {
 	byRank := map[int][]int{}
 	var sliding [][]int
 	for _, g := range groups {
 		rank := -1
 		for _, i := range g {
-			if r, ok := ranks[conv[i].ID]; ok && conv[i].Source == SourceRecall && (rank < 0 || r < rank) {
+			if r, ok := ranks[conv[i].ID]; ok && conv[i].Source == message.SourceRecall && (rank < 0 || r < rank) {
 				rank = r
 			}
 		}
@@ -101,12 +104,12 @@ func keepOrder(conv []Message, ranks map[string]int, groups [][]int, room int) [
 	return slices.DeleteFunc(out, func(u []int) bool { return budget.Tokens(conv, u) > room })
 }
 
-// slidingOnly returns the sliding-history messages of dropped: only they
+// SlidingOnly returns the sliding-history messages of dropped: only they
 // advance the persisted boundary.
-func slidingOnly(dropped []Message) []Message {
+func SlidingOnly(dropped []message.Message) []message.Message {
 	out := dropped[:0:0]
 	for _, msg := range dropped {
-		if msg.Source == SourceMemory {
+		if msg.Source == message.SourceMemory {
 			out = append(out, msg)
 		}
 	}
