@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/agentmem/agentmem/core/internal/indexing"
 )
 
 // effectTimeout bounds one background side effect.
@@ -32,7 +34,7 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn) []sideEff
 		indexed := false
 		fx = append(fx,
 			sideEffect{name: "index", run: func(ctx context.Context) error {
-				var prior *priorMessages
+				var prior *indexing.Prior
 				if turn != nil {
 					prior = &turn.prior
 				}
@@ -102,7 +104,7 @@ func (m *Memory) retryResources(ctx context.Context, st settings, msgs []Message
 		}
 	}
 	for _, res := range resources {
-		if m.clean.isClean(res, time.Now()) {
+		if m.clean.IsClean(res, time.Now()) {
 			continue // no marker can be there: skip the read
 		}
 		if err := m.retryUnindexed(ctx, s, st, res); err != nil {

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -130,7 +131,7 @@ func (t *Turn) stepThread(ctx context.Context, b *build) (err error) {
 
 func (t *Turn) stepHistory(ctx context.Context, b *build) (err error) {
 	b.history, err = b.src.load(ctx, b.s, t.thread, b.input)
-	t.prior = priorMessages{thread: t.thread.ID, msgs: b.history, complete: b.src.complete(), bare: b.src.bare()}
+	t.prior = indexing.Prior{Thread: t.thread.ID, Messages: b.history, Complete: b.src.complete(), Bare: b.src.bare()}
 	return err
 }
 

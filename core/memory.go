@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -64,12 +65,12 @@ type Memory struct {
 	lastStamp atomic.Int64 // last assigned createdAt, unix micro
 	tokenized atomic.Int64 // messages tokenized, for instrumentation
 
-	ix       *indexing // how index records are made
+	ix       *indexing.Recipe // how index records are made
 	dimMu    sync.Mutex
-	dim      int            // probed embedding dimension
-	indexes  sync.Map       // index names ensured by this process
-	pending  pendingMarks   // unindexed messages whose marker the store refused
-	clean    cleanResources // resources whose unindexed queue was found empty
+	dim      int              // probed embedding dimension
+	indexes  sync.Map         // index names ensured by this process
+	pending  indexing.Pending // unindexed messages whose marker the store refused
+	clean    indexing.Clean   // resources whose unindexed queue was found empty
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup

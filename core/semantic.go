@@ -9,9 +9,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -67,7 +67,7 @@ func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string,
 	if _, ok := m.indexes.Load(name); ok {
 		return name, nil
 	}
-	spec := vector.IndexSpec{Name: name, Dimension: dim, Config: st.recall.IndexConfig, Version: m.ix.version}
+	spec := vector.IndexSpec{Name: name, Dimension: dim, Config: st.recall.IndexConfig, Version: m.ix.Version}
 	if err := m.opts.Vector.EnsureIndex(ctx, spec); err != nil {
 		return "", &Error{Code: CodeVector, Op: "EnsureIndex", Msg: "cannot create index " + name, Err: err}
 	}
@@ -78,12 +78,12 @@ func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string,
 // indexMessages embeds and upserts the records of msgs (see
 // indexing.records). Vector ids are "<messageID>#<n>", so indexing again is
 // idempotent.
-func (m *Memory) indexMessages(ctx context.Context, s *CheckedStore, st settings, msgs []Message, prior *priorMessages) error {
+func (m *Memory) indexMessages(ctx context.Context, s *CheckedStore, st settings, msgs []Message, prior *indexing.Prior) error {
 	prev, err := m.contextTexts(ctx, s, msgs, prior)
 	if err != nil {
 		return err
 	}
-	recs, texts := m.ix.records(msgs, st.recall.MaxChunkChars, prev)
+	recs, texts := m.ix.Records(msgs, st.recall.MaxChunkChars, prev)
 	if len(recs) == 0 {
 		return nil
 	}
@@ -120,7 +120,7 @@ func vectorErr(op, msg string, err error) error {
 // written, and the caller retries the recorded messages of the resources
 // (retryResources): the next successful write of any process, a restarted
 // one included, repairs what an outage missed.
-func (m *Memory) index(ctx context.Context, st settings, msgs []Message, prior *priorMessages) bool {
+func (m *Memory) index(ctx context.Context, st settings, msgs []Message, prior *indexing.Prior) bool {
 	if len(msgs) == 0 {
 		return false
 	}
@@ -146,7 +146,7 @@ const markTimeout = 10 * time.Second
 // unindexed. When the store fails too, the markers are kept in this process
 // (pending) and written with its next index call.
 func (m *Memory) markUnindexed(ctx context.Context, s *CheckedStore, msgs []Message) {
-	failed := m.pending.take()
+	failed := m.pending.Take()
 	if len(failed) == 0 && len(msgs) == 0 {
 		return
 	}
@@ -161,11 +161,11 @@ func (m *Memory) markUnindexed(ctx context.Context, s *CheckedStore, msgs []Mess
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	m.clean.marked(failed)
+	m.clean.Marked(failed)
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
 	defer cancel()
 	if err := s.MarkUnindexed(mctx, ids); err != nil {
-		m.pending.add(failed)
+		m.pending.Add(failed)
 		m.log.ErrorContext(ctx, "agentmem: recording unindexed messages failed; this process keeps them and records them with its next write",
 			"err", err, "messages", len(ids))
 	}
@@ -177,10 +177,10 @@ const retryBatch = 500
 // retryUnindexed indexes the oldest recorded messages of a resource (at most
 // retryBatch) and clears their markers.
 func (m *Memory) retryUnindexed(ctx context.Context, s *CheckedStore, st settings, resourceID string) error {
-	epoch := m.clean.epoch()
+	epoch := m.clean.Epoch()
 	msgs, err := s.ListUnindexed(ctx, resourceID, retryBatch)
 	if err != nil || len(msgs) == 0 {
-		m.clean.drained(resourceID, epoch, err == nil)
+		m.clean.Drained(resourceID, epoch, err == nil)
 		return err
 	}
 	if err := m.indexMessages(ctx, s, st, msgs, nil); err != nil {
@@ -191,56 +191,8 @@ func (m *Memory) retryUnindexed(ctx context.Context, s *CheckedStore, st setting
 		ids[i] = msgs[i].ID
 	}
 	err = s.ClearUnindexed(ctx, ids)
-	m.clean.drained(resourceID, epoch, err == nil && len(msgs) < retryBatch)
+	m.clean.Drained(resourceID, epoch, err == nil && len(msgs) < retryBatch)
 	return err
-}
-
-// maxPending bounds the markers kept in process while the store refuses
-// them; beyond it, Reindex is the repair.
-const maxPending = 10_000
-
-// pendingMarks holds the ids (and resources) of unindexed messages whose
-// marker the store failed to record.
-type pendingMarks struct {
-	mu  sync.Mutex
-	ids map[string]string // message id -> resource id
-}
-
-func (p *pendingMarks) add(ids map[string]string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ids == nil {
-		p.ids = map[string]string{}
-	}
-	for id, res := range ids {
-		if len(p.ids) >= maxPending {
-			return
-		}
-		p.ids[id] = res
-	}
-}
-
-// take empties the set and returns what it held.
-func (p *pendingMarks) take() map[string]string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := p.ids
-	p.ids = nil
-	return out
-}
-
-// count returns how many held ids belong to resourceID ("" = any) and are
-// not in skip.
-func (p *pendingMarks) count(resourceID string, skip map[string]bool) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for id, res := range p.ids {
-		if (resourceID == "" || res == resourceID) && !skip[id] {
-			n++
-		}
-	}
-	return n
 }
 
 // Unindexed reports how many messages of a resource ("" = every resource)
@@ -260,7 +212,7 @@ func (m *Memory) Unindexed(ctx context.Context, resourceID string) (int, error) 
 	for _, msg := range msgs {
 		seen[msg.ID] = true
 	}
-	return len(msgs) + m.pending.count(resourceID, seen), nil
+	return len(msgs) + m.pending.Count(resourceID, seen), nil
 }
 
 // unindex deletes the vectors of msgs.
@@ -371,7 +323,7 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 		return nil, &Error{Code: CodeMissingResourceID, Op: "Recall",
 			Msg: "Memory error: Resource-scoped semantic recall is enabled but no resourceId was provided. Either provide a resourceId or explicitly set semanticRecall.scope to 'thread'."}
 	}
-	q := vector.Query{Text: text, Keywords: m.ix.an.Analyze(text), TopK: st.recall.TopK, MinScore: st.recall.Threshold,
+	q := vector.Query{Text: text, Keywords: m.ix.Analyzer.Analyze(text), TopK: st.recall.TopK, MinScore: st.recall.Threshold,
 		Filter: vector.Filter{ResourceID: th.ResourceID}}
 	if st.recall.Scope == ScopeThread {
 		q.Filter.ThreadID = th.ID
@@ -501,7 +453,7 @@ func (m *Memory) recallForTurn(ctx context.Context, s *CheckedStore, st settings
 	query := ""
 	for i := len(input) - 1; i >= 0 && query == ""; i-- {
 		if input[i].Role == RoleUser {
-			query = m.ix.messageText(&input[i])
+			query = m.ix.MessageText(&input[i])
 		}
 	}
 	if query == "" {

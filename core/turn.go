@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
 )
@@ -45,8 +46,8 @@ type Turn struct {
 	req       TurnRequest
 	thread    Thread
 	prompt    []Message
-	persist   []Message     // filtered input to save on Commit
-	prior     priorMessages // the thread's messages before the turn, as loaded
+	persist   []Message      // filtered input to save on Commit
+	prior     indexing.Prior // the thread's messages before the turn, as loaded
 	tools     []Tool
 	trimmed   []Message
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)

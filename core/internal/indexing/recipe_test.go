@@ -1,4 +1,4 @@
-package core
+package indexing
 
 import (
 	"encoding/json"
@@ -6,30 +6,28 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/vector/analysis"
 )
 
 func TestMessageText(t *testing.T) {
-	ix, err := newIndexing(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := Message{Role: RoleAssistant, Content: Content{Parts: []Part{
-		TextPart("Here is your order."),
-		{Type: PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "c", ToolName: "lookupOrder",
+	ix := newRecipe(t, true)
+	msg := message.Message{Role: message.RoleAssistant, Content: message.Content{Parts: []message.Part{
+		message.TextPart("Here is your order."),
+		{Type: message.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "c", ToolName: "lookupOrder",
 			Args: json.RawMessage(`{"orderId":"A-1"}`), Result: json.RawMessage(`{"eta":"2026-10-30","carrier":"DHL","tags":["fast",2]}`)}},
-		{Type: PartFile, Data: "https://x/y.jpg", MimeType: "image/jpeg", Filename: "dog.jpg",
+		{Type: message.PartFile, Data: "https://x/y.jpg", MimeType: "image/jpeg", Filename: "dog.jpg",
 			Extra: map[string]json.RawMessage{"caption": json.RawMessage(`"a dog on a beach"`)}},
-		{Type: PartReasoning, Reasoning: "not indexed"},
+		{Type: message.PartReasoning, Reasoning: "not indexed"},
 	}}}
 	want := "Here is your order.\nlookupOrder orderId A-1 carrier DHL eta 2026-10-30 tags fast 2\ndog.jpg\na dog on a beach"
-	if got := ix.messageText(&msg); got != want {
-		t.Errorf("messageText =\n%q\nwant\n%q", got, want)
+	if got := ix.MessageText(&msg); got != want {
+		t.Errorf("MessageText =\n%q\nwant\n%q", got, want)
 	}
-	off, _ := newIndexing(&SemanticRecall{IndexText: &IndexText{NoTools: true, NoFiles: true}})
-	if got := off.messageText(&msg); got != "Here is your order." {
+	off := newRecipe(t, false)
+	if got := off.MessageText(&msg); got != "Here is your order." {
 		t.Errorf("without tools and files: %q", got)
 	}
-	if off.version == ix.version {
+	if off.Version == ix.Version {
 		t.Error("changing what is indexed keeps the index version")
 	}
 }
@@ -50,9 +48,9 @@ func TestJSONText(t *testing.T) {
 // Records keep deterministic ids "<id>#<n>", the message's own text as Text,
 // and the previous message's terms in Keywords.
 func TestRecords(t *testing.T) {
-	ix, _ := newIndexing(nil)
-	long := Message{ID: "m2", Role: RoleUser, Content: Content{Parts: []Part{TextPart(strings.Repeat("parcel ", 10))}}}
-	recs, embed := ix.records([]Message{long}, 30, map[string]string{"m2": "Which carrier ships it?"})
+	ix := newRecipe(t, true)
+	long := message.Message{ID: "m2", Role: message.RoleUser, Content: message.Content{Parts: []message.Part{message.TextPart(strings.Repeat("parcel ", 10))}}}
+	recs, embed := ix.Records([]message.Message{long}, 30, map[string]string{"m2": "Which carrier ships it?"})
 	if len(recs) != 3 || recs[0].ID != "m2#0" || recs[2].ID != "m2#2" {
 		t.Fatalf("records %+v", recs)
 	}
@@ -62,4 +60,15 @@ func TestRecords(t *testing.T) {
 	if !strings.HasPrefix(recs[1].Keywords, "carrier ship parcel") {
 		t.Errorf("Keywords %q: want the context's terms first", recs[1].Keywords)
 	}
+}
+
+// newRecipe is the default recipe (one context message), with or without
+// tools and files.
+func newRecipe(t *testing.T, toolsAndFiles bool) *Recipe {
+	t.Helper()
+	an, err := analysis.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(an, 1, toolsAndFiles, toolsAndFiles)
 }

@@ -1,4 +1,4 @@
-package core
+package indexing
 
 import (
 	"sync"
@@ -12,31 +12,31 @@ import (
 // here at most cleanFor later.
 const cleanFor = time.Minute
 
-// cleanResources remembers resources whose unindexed queue was found empty,
+// Clean remembers resources whose unindexed queue was found empty,
 // so that a save does not read the queue (one more round trip) when no
-// marker can be there. It is per process: a new process checks each
+// marker can be there. It is safe for concurrent use. It is per process: a new process checks each
 // resource once, so markers left by a process that stopped are retried.
-type cleanResources struct {
+type Clean struct {
 	marks atomic.Int64 // markers written by this process, ever
 	mu    sync.Mutex
 	until map[string]time.Time
 }
 
-// isClean reports whether res was found clean less than cleanFor ago, with
+// IsClean reports whether res was found clean less than cleanFor ago, with
 // no marker written since.
-func (c *cleanResources) isClean(res string, now time.Time) bool {
+func (c *Clean) IsClean(res string, now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return now.Before(c.until[res])
 }
 
-// epoch returns the mark count to pass to drained before reading the queue.
-func (c *cleanResources) epoch() int64 { return c.marks.Load() }
+// Epoch returns the mark count to pass to Drained before reading the queue.
+func (c *Clean) Epoch() int64 { return c.marks.Load() }
 
-// drained records, when empty, that res's queue was read empty (or
+// Drained records, when empty, that res's queue was read empty (or
 // emptied) by a check that began at epoch; a marker written since then
 // keeps res unclean.
-func (c *cleanResources) drained(res string, epoch int64, empty bool) {
+func (c *Clean) Drained(res string, epoch int64, empty bool) {
 	if !empty {
 		return
 	}
@@ -51,9 +51,9 @@ func (c *cleanResources) drained(res string, epoch int64, empty bool) {
 	c.until[res] = time.Now().Add(cleanFor)
 }
 
-// marked records that markers are being written for the resources of ids
+// Marked records that markers are being written for the resources of ids
 // (message id -> resource id).
-func (c *cleanResources) marked(ids map[string]string) {
+func (c *Clean) Marked(ids map[string]string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.marks.Add(1)
