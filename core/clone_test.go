@@ -10,7 +10,8 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
-// Scenarios 70 and 71.
+// CloneThread copies the messages with new ids, the title and the working
+// memory, and its options (limit, ids) select what is copied.
 func TestCloneThread(t *testing.T) {
 	s := memstore.New()
 	m := newMem(t, s, core.Config{})
@@ -81,7 +82,7 @@ func TestCloneThread(t *testing.T) {
 	}
 }
 
-// Scenario 73: the thread's observations follow the clone with remapped ids;
+// The thread's observations follow the clone with remapped ids;
 // the source record is untouched.
 func TestCloneThreadObservations(t *testing.T) {
 	s := memstore.New()

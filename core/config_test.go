@@ -10,7 +10,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
-// Scenario 56: invalid history config is a typed error naming the option.
+// Invalid history config is a typed error naming the option.
 func TestConfigValidation(t *testing.T) {
 	bad := []struct {
 		cfg  core.Config
@@ -52,7 +52,7 @@ func TestNoStorage(t *testing.T) {
 	}
 }
 
-// Scenario 57 and the four lastMessages states.
+// The four lastMessages states and their validation.
 func TestLastMessagesStates(t *testing.T) {
 	s := memstore.New()
 	var msgs []core.Message
@@ -101,7 +101,7 @@ func TestLastMessagesStates(t *testing.T) {
 	}
 }
 
-// Scenario 68: retainFullInput resolves per call over the instance setting.
+// RetainFullInput resolves per call over the instance setting.
 func TestRetainFullInputResolution(t *testing.T) {
 	for _, c := range []struct {
 		instance, call *bool

@@ -19,7 +19,7 @@ func tokenBudget(max, remove int) core.Config {
 	return core.Config{MessageHistory: &core.MessageHistory{MaxTokens: max, AtMaxRemoveTokens: core.Int(remove)}}
 }
 
-// Scenario 58: the trim drops remembered messages in one chunk and never
+// The trim drops remembered messages in one chunk and never
 // touches input or context; a second run trims nothing more.
 func TestTrimProtectsTurn(t *testing.T) {
 	s := memstore.New()
@@ -60,7 +60,7 @@ func TestTrimProtectsTurn(t *testing.T) {
 	}
 }
 
-// Scenario 59: a call and its result (different rows) are dropped together.
+// A call and its result (different rows) are dropped together.
 func TestTrimAtomicToolGroups(t *testing.T) {
 	s := memstore.New()
 	call := toolMsg("call", "t", "r", "X", message.ToolStateCall, T(0))
@@ -82,7 +82,7 @@ func TestTrimAtomicToolGroups(t *testing.T) {
 	}
 }
 
-// Scenario 60: protected content alone over the budget is not an error.
+// Protected content alone over the budget is not an error.
 func TestTrimNeverFails(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r", userAt("old", "t", "r", "old", T(0)))
@@ -98,7 +98,7 @@ func TestTrimNeverFails(t *testing.T) {
 	}
 }
 
-// Scenario 62: token-bounded loading reads a bounded number of pages.
+// Token-bounded loading reads a bounded number of pages.
 func TestFinitePaging(t *testing.T) {
 	s := &countingStore{Store: memstore.New()}
 	var msgs []core.Message
@@ -122,7 +122,7 @@ func TestFinitePaging(t *testing.T) {
 	}
 }
 
-// Scenarios 63 and 67: the boundary excludes only the trimmed ids at its timestamp.
+// The boundary excludes only the trimmed ids at its timestamp.
 func TestBoundarySameTimestamp(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r", userAt("removed", "t", "r", "r", T(0)), userAt("retained-a", "t", "r", "a", T(0)),
@@ -149,7 +149,7 @@ func TestBoundarySameTimestamp(t *testing.T) {
 	}
 }
 
-// Scenario 64: a linked pair that does not fit the count cap is not split.
+// A linked pair that does not fit the count cap is not split.
 func TestNoSplitAtCountLimit(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r", toolMsg("call", "t", "r", "X", message.ToolStateCall, T(0)), toolMsg("result", "t", "r", "X", message.ToolStateResult, T(1)))
@@ -163,7 +163,7 @@ func TestNoSplitAtCountLimit(t *testing.T) {
 	}
 }
 
-// Scenarios 65 and 66: the boundary is persisted (title and metadata kept),
+// The boundary is persisted (title and metadata kept),
 // the next turn loads exactly the survivors, storage keeps everything; a
 // read-only turn writes no boundary.
 func TestBoundaryPersistence(t *testing.T) {
@@ -207,7 +207,7 @@ func TestBoundaryPersistence(t *testing.T) {
 	}
 }
 
-// Scenario 68 and 75: the input filter and retainFullInput.
+// The input filter and retainFullInput.
 func TestInputFilter(t *testing.T) {
 	s := memstore.New()
 	m := newMem(t, s, core.Config{})
