@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/ids"
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -114,7 +115,7 @@ func New(opts Options) (*Memory, error) {
 		m.opts.Now = time.Now
 	}
 	if m.opts.NewID == nil {
-		m.opts.NewID = newID
+		m.opts.NewID = ids.New
 	}
 	return m, nil
 }
@@ -220,4 +221,29 @@ func (m *Memory) countTokens(msg *Message) {
 	msg.Tokens = budget.MessageTokens(m.tk, msg)
 	msg.TokenEncoding = m.tk.Encoding()
 	m.tokenized.Add(1)
+}
+
+// Model is the text-generation interface core uses for thread titles and
+// observational memory (observer and reflector). The framework adapters
+// provide implementations. Generate must be safe for concurrent use: titles
+// and observations of different threads run at the same time, in the
+// background when so configured, and ctx bounds each call.
+type Model interface {
+	Generate(ctx context.Context, system, prompt string) (string, error)
+}
+
+// warmer is a Tokenizer that can load its data ahead of the first count
+// (tokenizer.Tokenizer is one).
+type warmer interface{ Warm() }
+
+// warmTokenizer starts loading tk's data in the background, so that the
+// first save or turn of the process does not pay the whole load on its
+// critical path. The default tiktoken o200k_base has a header to check and
+// a table to page in (see tokenizer.Tokenizer.Warm); a custom Tokenizer may
+// have more. The load happens once per process whatever the number of
+// Memory values.
+func warmTokenizer(tk Tokenizer) {
+	if w, ok := tk.(warmer); ok {
+		go w.Warm()
+	}
 }

@@ -1,4 +1,6 @@
-package core
+// Package ids makes agentmem's default message ids: UUIDv7 strings that
+// increase within a process.
+package ids
 
 import (
 	"crypto/rand"
@@ -18,17 +20,16 @@ import (
 var idSource struct {
 	sync.Mutex
 	random [256 * 8]byte
-	used   int   // bytes of random handed out
+	used   int   // bytes of random handed out; 0 before the first read
 	last   int64 // milliseconds<<12 | sub-millisecond part of the last id
 }
 
-func init() { idSource.used = len(idSource.random) }
-
-// newID is the default id generator: a UUIDv7 (time-ordered) string.
-func newID() string {
+// New returns a UUIDv7 (time-ordered) string, greater than every id New
+// returned before in this process. It is safe for concurrent use.
+func New() string {
 	var u uuid.UUID
 	idSource.Lock()
-	if idSource.used == len(idSource.random) {
+	if idSource.used == 0 || idSource.used == len(idSource.random) {
 		_, _ = rand.Read(idSource.random[:]) // crypto/rand.Read never fails
 		idSource.used = 0
 	}

@@ -1,4 +1,4 @@
-package core
+package ids
 
 import (
 	"testing"
@@ -14,7 +14,7 @@ func TestNewIDIsIncreasingUUIDv7(t *testing.T) {
 	prev := ""
 	seen := make(map[string]bool)
 	for i := 0; i < 5000; i++ { // more than one buffer of random bytes
-		id := newID()
+		id := New()
 		u, err := uuid.Parse(id)
 		if err != nil || u.Version() != 7 || u.Variant() != uuid.RFC4122 || u.String() != id {
 			t.Fatalf("id %q: version %v variant %v, %v", id, u.Version(), u.Variant(), err)
