@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/analysis"
 )
 
 // LastMessages is the count cap of remembered history. Its zero value means
@@ -491,4 +494,47 @@ func mergeTitle(base, over *TitleConfig) *TitleConfig {
 	}
 	base.Background = base.Background || over.Background
 	return base
+}
+
+// IndexText configures what semantic recall indexes for a message. It is
+// instance-wide (Options.Config); per-call values are ignored, because every
+// record of an index must be made the same way. Changing it changes the index
+// version: recall then reports ErrIndexVersionMismatch until ReindexResource
+// (or Reindex) rebuilds the resource's records.
+type IndexText struct {
+	// ContextMessages is how many previous messages of the thread are
+	// indexed with a message for keyword search (the embedding and the
+	// record's Text are the message's own); nil means
+	// DefaultContextMessages. A batch is taken as contiguous in its thread.
+	ContextMessages *int
+	// NoTools leaves tool names, arguments and results out.
+	NoTools bool
+	// NoFiles leaves file names, alt text and captions out.
+	NoFiles bool
+}
+
+// DefaultContextMessages is the default IndexText.ContextMessages, chosen on
+// LoCoMo (see BENCHMARKS.md, "Retrieval quality").
+const DefaultContextMessages = 1
+
+// newIndexing resolves the indexing settings of r (nil: the defaults).
+func newIndexing(r *SemanticRecall) (*indexing.Recipe, error) {
+	if r == nil {
+		r = &SemanticRecall{}
+	}
+	an, err := analysis.New(r.Language)
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidConfig, Op: "New", Msg: "semanticRecall.language", Err: err}
+	}
+	context, tools, files := DefaultContextMessages, true, true
+	if t := r.IndexText; t != nil {
+		if t.ContextMessages != nil {
+			if *t.ContextMessages < 0 || *t.ContextMessages > 16 {
+				return nil, memerr.Errorf(CodeInvalidConfig, "New", "semanticRecall.indexText.contextMessages must be within [0, 16]")
+			}
+			context = *t.ContextMessages
+		}
+		tools, files = !t.NoTools, !t.NoFiles
+	}
+	return indexing.New(an, context, tools, files), nil
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
@@ -125,4 +126,24 @@ func encodedSizeBound(c *Content) (int, bool) {
 		n += len(k) + len(v) + field/esc
 	}
 	return 2*parts + esc*n + 8*field, true
+}
+
+// prepare makes a message persistable: strips what is never stored, assigns
+// id and timestamp. The caller counts the tokens of the batch (budget.CountAll).
+func (m *Memory) prepare(op string, msg Message) (Message, bool) {
+	msg, ok := persistable(msg)
+	if !ok {
+		return msg, false
+	}
+	if msg.ID == "" {
+		msg.ID = m.opts.NewID()
+	}
+	if msg.CreatedAt.IsZero() {
+		msg.CreatedAt = m.stamp()
+	} else {
+		msg.CreatedAt = msg.CreatedAt.UTC().Truncate(time.Microsecond)
+	}
+	msg.Content.Format = 2
+	msg.Source = ""
+	return msg, true
 }
