@@ -59,27 +59,3 @@ func (m *Memory) requireDeps(op string, s settings) error {
 	}
 	return nil
 }
-
-// enterCommit refuses a nil turn or context before Commit touches anything.
-func (t *Turn) enterCommit(ctx context.Context) error {
-	if t == nil {
-		return memerr.Errorf(CodeInvalidArgument, "Commit", "nil turn (Begin failed?)")
-	}
-	if ctx == nil {
-		return memerr.Errorf(CodeInvalidArgument, "Commit", "nil context")
-	}
-	return nil
-}
-
-// responseIDs refuses a response message that names another thread or
-// resource than the turn's, as Begin refuses such input: silently moving it
-// would store it where its author did not mean it to go.
-func (t *Turn) responseIDs(op string, r *Message) error {
-	if r.ThreadID != "" && r.ThreadID != t.req.ThreadID {
-		return memerr.Errorf(CodeInvalidArgument, op, "response message %q has threadId %q, the turn's is %q", r.ID, r.ThreadID, t.req.ThreadID)
-	}
-	if r.ResourceID != "" && r.ResourceID != t.req.ResourceID {
-		return memerr.Errorf(CodeInvalidArgument, op, "response message %q has resourceId %q, the turn's is %q", r.ID, r.ResourceID, t.req.ResourceID)
-	}
-	return nil
-}
