@@ -13,7 +13,7 @@ import (
 type historySource interface {
 	// load reads the remembered messages of th, chronological, for a turn
 	// with input.
-	load(ctx context.Context, s *CheckedStore, th Thread, input []Message) ([]Message, error)
+	load(ctx context.Context, s *store.Checked, th Thread, input []Message) ([]Message, error)
 	// hasPast reports whether the thread has messages older than those
 	// loaded (the input filter treats such a thread as non-empty).
 	hasPast() bool
@@ -48,7 +48,7 @@ type windowHistory struct {
 	unread map[string]bool
 }
 
-func (w *windowHistory) load(ctx context.Context, s *CheckedStore, th Thread, input []Message) ([]Message, error) {
+func (w *windowHistory) load(ctx context.Context, s *store.Checked, th Thread, input []Message) ([]Message, error) {
 	var links []string
 	for i := range input {
 		links = append(links, input[i].ToolCallIDs()...)
@@ -81,7 +81,7 @@ type observedHistory struct {
 	view omView
 }
 
-func (o *observedHistory) load(ctx context.Context, s *CheckedStore, th Thread, _ []Message) ([]Message, error) {
+func (o *observedHistory) load(ctx context.Context, s *store.Checked, th Thread, _ []Message) ([]Message, error) {
 	v, err := o.m.omLoad(ctx, s, o.om, th)
 	if err != nil {
 		return nil, err

@@ -56,10 +56,10 @@ type Options struct {
 
 // Memory is conversation memory over a Store. It is safe for concurrent use.
 type Memory struct {
-	opts  Options       // defaulted; Config is read only by New
-	cfg   Config        // deep copy of Options.Config, never aliased
-	st    settings      // cfg resolved once
-	store *CheckedStore // nil without Options.Store
+	opts  Options        // defaulted; Config is read only by New
+	cfg   Config         // deep copy of Options.Config, never aliased
+	st    settings       // cfg resolved once
+	store *store.Checked // nil without Options.Store
 	tk    Tokenizer
 	log   *slog.Logger
 
@@ -98,7 +98,7 @@ func New(opts Options) (*Memory, error) {
 		return nil, err
 	}
 	if opts.Store != nil {
-		m.store = Check(opts.Store)
+		m.store = store.Check(opts.Store)
 	}
 	if err := m.requireDeps("New", s); err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func (m *Memory) Store() (store.Store, error) {
 }
 
 // checked returns the checked store or ErrNoStorage.
-func (m *Memory) checked() (*CheckedStore, error) {
+func (m *Memory) checked() (*store.Checked, error) {
 	if m.store == nil {
 		return nil, ErrNoStorage.New("")
 	}
@@ -139,7 +139,7 @@ func (m *Memory) checked() (*CheckedStore, error) {
 
 // requireCapabilities fails when a configured feature needs an optional
 // store capability the driver lacks.
-func requireCapabilities(op string, c *CheckedStore, s settings) error {
+func requireCapabilities(op string, c *store.Checked, s settings) error {
 	_, _, obs, queue := c.Capabilities()
 	if s.recall != nil && !queue {
 		return memerr.Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")

@@ -169,7 +169,7 @@ type omView struct {
 }
 
 // omLoad reads the record and the newest unobserved messages (up to the cap).
-func (m *Memory) omLoad(ctx context.Context, s *CheckedStore, om *omSettings, th Thread) (omView, error) {
+func (m *Memory) omLoad(ctx context.Context, s *store.Checked, om *omSettings, th Thread) (omView, error) {
 	key := store.ObservationKey(om.scope, th.ID, th.ResourceID)
 	rec, err := s.GetObservations(ctx, key)
 	if err != nil {
@@ -206,7 +206,7 @@ func (m *Memory) omLoad(ctx context.Context, s *CheckedStore, om *omSettings, th
 // resource, chronologically: the oldest up to the cap with dir Asc, the
 // newest with Desc. Token counts are the stored ones. seen maps the ids of
 // the observed messages read in the lookback window to their CreatedAt.
-func (m *Memory) omUnobserved(ctx context.Context, s *CheckedStore, om *omSettings, th Thread, rec store.ObservationRecord, dir store.Direction) (out []Message, seen map[string]time.Time, err error) {
+func (m *Memory) omUnobserved(ctx context.Context, s *store.Checked, om *omSettings, th Thread, rec store.ObservationRecord, dir store.Direction) (out []Message, seen map[string]time.Time, err error) {
 	// The observed messages of the lookback window are read and skipped.
 	limit := om.maxUnobserved + len(rec.ObservedMessageIDs)
 	since := rec.ObservedSince()
@@ -368,7 +368,7 @@ func (m *Memory) omCycle(ctx context.Context, om *omSettings, th Thread) error {
 // observations and advances the cursor together. A lost compare-and-set
 // (another process observed meanwhile) discards the batch's output and starts
 // over from the stored record. It returns the newest record it knows.
-func (m *Memory) omObserve(ctx context.Context, s *CheckedStore, om *omSettings, th Thread, key string) (store.ObservationRecord, error) {
+func (m *Memory) omObserve(ctx context.Context, s *store.Checked, om *omSettings, th Thread, key string) (store.ObservationRecord, error) {
 	var rec store.ObservationRecord
 	for attempt := 0; attempt < omMaxAttempts; attempt++ {
 		var err error
@@ -445,7 +445,7 @@ func (m *Memory) omAppend(rec store.ObservationRecord, batch []Message, text str
 
 // omReflect condenses the observations into a new generation while they pass
 // Reflection.ObservationTokens.
-func (m *Memory) omReflect(ctx context.Context, s *CheckedStore, om *omSettings, key string, rec store.ObservationRecord) error {
+func (m *Memory) omReflect(ctx context.Context, s *store.Checked, om *omSettings, key string, rec store.ObservationRecord) error {
 	for attempt := 0; attempt < omMaxAttempts && rec.ObservationTokens > om.reflectTokens && !m.om.reflectedOversize(rec); attempt++ {
 		text, err := m.omGenerate(ctx, om, om.reflector, om.reflectorInstructions, defaultReflectorInstructions, reflectorPrompt(rec))
 		if err != nil {

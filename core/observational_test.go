@@ -268,7 +268,7 @@ func (f *failingPuts) PutObservations(ctx context.Context, rec store.Observation
 }
 
 // storedTags counts the tags in the stored observations (active and archived).
-func storedTags(t *testing.T, s *core.CheckedStore, key string) map[string]int {
+func storedTags(t *testing.T, s *store.Checked, key string) map[string]int {
 	t.Helper()
 	rec, err := s.GetObservations(ctx, key)
 	if err != nil {
@@ -308,14 +308,14 @@ func TestObservationalCrashBeforeWrite(t *testing.T) {
 	if failed != 1 {
 		t.Fatalf("%d failed observations, want 1", failed)
 	}
-	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 30)
+	checkObservedOnce(t, store.Check(s), "thread:t", "t", "r", 30)
 }
 
 // checkObservedOnce: every message of the thread is either in the stored
 // observations exactly once or still unobserved by the record, never both.
-func checkObservedOnce(t *testing.T, s *core.CheckedStore, key, thread, res string, turns int) {
+func checkObservedOnce(t *testing.T, s *store.Checked, key, thread, res string, turns int) {
 	t.Helper()
-	tags := storedTags(t, core.Check(s), key)
+	tags := storedTags(t, store.Check(s), key)
 	rec, _ := s.GetObservations(ctx, key)
 	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: thread, PerPage: store.PerPageAll})
 	if err != nil {
@@ -361,7 +361,7 @@ func TestObservationalTwoProcesses(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	tags := storedTags(t, core.Check(s), "resource:r")
+	tags := storedTags(t, store.Check(s), "resource:r")
 	rec, _ := s.GetObservations(ctx, "resource:r")
 	for w := range 2 {
 		page, _ := s.ListMessages(ctx, store.MessageQuery{ThreadID: fmt.Sprintf("t%d", w), PerPage: store.PerPageAll})
@@ -402,7 +402,7 @@ func TestObservationalLateMessage(t *testing.T) {
 	if got := obs.observed(); got["m900u"] != 1 || got["m900a"] != 1 {
 		t.Fatalf("late messages observed %d and %d times", got["m900u"], got["m900a"])
 	}
-	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 9)
+	checkObservedOnce(t, store.Check(s), "thread:t", "t", "r", 9)
 }
 
 // Background mode observes after Commit returns, coalesces requests (one
@@ -443,7 +443,7 @@ func TestObservationalBackground(t *testing.T) {
 			t.Fatalf("%s observed %d times", tag, n)
 		}
 	}
-	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 12)
+	checkObservedOnce(t, store.Check(s), "thread:t", "t", "r", 12)
 	rec, _ := s.GetObservations(ctx, "thread:t")
 	if p, _ := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll}); !rec.Observed(p.Messages[len(p.Messages)-1].CreatedAt, p.Messages[len(p.Messages)-1].ID) {
 		t.Fatal("the last turn was not observed after Close")
@@ -523,7 +523,7 @@ func TestObservationalBatchesAndWeakReflector(t *testing.T) {
 	if n := reflections.Load(); n == 0 || n > int64(rec.Generation) || n >= 30 {
 		t.Fatalf("%d reflections for generation %d in 30 turns", n, rec.Generation)
 	}
-	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 30)
+	checkObservedOnce(t, store.Check(s), "thread:t", "t", "r", 30)
 }
 
 type modelFunc func(ctx context.Context, system, prompt string) (string, error)

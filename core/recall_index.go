@@ -20,7 +20,7 @@ func (m *Memory) Analyzer() *analysis.Analyzer { return m.ix.Analyzer }
 // ix.Context messages before it in its thread: earlier messages of the batch
 // (taken as contiguous) and, for the first ones, the turn's loaded history
 // (prior) or stored messages read with one newest-first query per thread.
-func (m *Memory) contextTexts(ctx context.Context, s *CheckedStore, msgs []Message, prior *indexing.Prior) (map[string]string, error) {
+func (m *Memory) contextTexts(ctx context.Context, s *store.Checked, msgs []Message, prior *indexing.Prior) (map[string]string, error) {
 	ix := m.ix
 	if ix.Context == 0 || len(msgs) == 0 {
 		return nil, nil

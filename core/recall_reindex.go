@@ -39,7 +39,7 @@ func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 	return err
 }
 
-func (m *Memory) reindexResource(ctx context.Context, s *CheckedStore, st settings, resourceID string) error {
+func (m *Memory) reindexResource(ctx context.Context, s *store.Checked, st settings, resourceID string) error {
 	if err := m.retryUnindexed(ctx, s, st, resourceID); err != nil {
 		return err
 	}

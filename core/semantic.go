@@ -78,7 +78,7 @@ func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string,
 // indexMessages embeds and upserts the records of msgs (see
 // indexing.records). Vector ids are "<messageID>#<n>", so indexing again is
 // idempotent.
-func (m *Memory) indexMessages(ctx context.Context, s *CheckedStore, st settings, msgs []Message, prior *indexing.Prior) error {
+func (m *Memory) indexMessages(ctx context.Context, s *store.Checked, st settings, msgs []Message, prior *indexing.Prior) error {
 	prev, err := m.contextTexts(ctx, s, msgs, prior)
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ const markTimeout = 10 * time.Second
 // markUnindexed records msgs, and the markers the store refused earlier, as
 // unindexed. When the store fails too, the markers are kept in this process
 // (pending) and written with its next index call.
-func (m *Memory) markUnindexed(ctx context.Context, s *CheckedStore, msgs []Message) {
+func (m *Memory) markUnindexed(ctx context.Context, s *store.Checked, msgs []Message) {
 	failed := m.pending.Take()
 	if len(failed) == 0 && len(msgs) == 0 {
 		return
@@ -176,7 +176,7 @@ const retryBatch = 500
 
 // retryUnindexed indexes the oldest recorded messages of a resource (at most
 // retryBatch) and clears their markers.
-func (m *Memory) retryUnindexed(ctx context.Context, s *CheckedStore, st settings, resourceID string) error {
+func (m *Memory) retryUnindexed(ctx context.Context, s *store.Checked, st settings, resourceID string) error {
 	epoch := m.clean.Epoch()
 	msgs, err := s.ListUnindexed(ctx, resourceID, retryBatch)
 	if err != nil || len(msgs) == 0 {
@@ -291,7 +291,7 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 
 // reindexThread indexes every message of a thread, newest first, a page at a
 // time, clearing the markers of each indexed page.
-func (m *Memory) reindexThread(ctx context.Context, s *CheckedStore, st settings, threadID string) error {
+func (m *Memory) reindexThread(ctx context.Context, s *store.Checked, st settings, threadID string) error {
 	q := store.MessageQuery{ThreadID: threadID, PerPage: 200, Direction: store.Desc}
 	for {
 		page, err := s.ListMessages(ctx, q)
@@ -391,7 +391,7 @@ func checkMode(mode string) error {
 
 // fetchIncludes loads include windows, constrained to the thread's resource,
 // without the messages already in have.
-func (m *Memory) fetchIncludes(ctx context.Context, s *CheckedStore, th Thread, inc []store.Include, have []Message) ([]Message, error) {
+func (m *Memory) fetchIncludes(ctx context.Context, s *store.Checked, th Thread, inc []store.Include, have []Message) ([]Message, error) {
 	if len(inc) == 0 {
 		return nil, nil
 	}
@@ -449,7 +449,7 @@ func roleLabel(r Role) string {
 // the recalled messages of this thread (merged into history by the caller)
 // and of other threads of the resource (rendered as one system message),
 // and the include windows, most relevant first.
-func (m *Memory) recallForTurn(ctx context.Context, s *CheckedStore, st settings, th Thread, history, input []Message) (same, other []Message, inc []store.Include, err error) {
+func (m *Memory) recallForTurn(ctx context.Context, s *store.Checked, st settings, th Thread, history, input []Message) (same, other []Message, inc []store.Include, err error) {
 	query := ""
 	for i := len(input) - 1; i >= 0 && query == ""; i-- {
 		if input[i].Role == RoleUser {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TurnRequest starts a turn.
@@ -89,7 +90,7 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 
 // turnThread loads the thread, creating it when missing (unless read-only),
 // and enforces ownership.
-func (m *Memory) turnThread(ctx context.Context, s *CheckedStore, req TurnRequest, readOnly bool) (Thread, error) {
+func (m *Memory) turnThread(ctx context.Context, s *store.Checked, req TurnRequest, readOnly bool) (Thread, error) {
 	th, err := s.GetThread(ctx, req.ThreadID)
 	switch {
 	case errors.Is(err, ErrThreadNotFound) && readOnly:

@@ -10,7 +10,7 @@ import (
 
 // build is what the steps of Begin build up.
 type build struct {
-	s        *CheckedStore
+	s        *store.Checked
 	supplied map[string]bool // ids the caller gave (generated ones are new by construction)
 	input    []Message       // the turn's input, filtered unless RetainFullInput
 	src      historySource

@@ -13,7 +13,7 @@ import (
 // prompt is at most MaxTokens − AtMaxRemoveTokens. System, input and context
 // messages are never dropped. Dropped sliding history of this thread
 // advances the persisted boundary, so later turns start after it.
-func (t *Turn) trim(ctx context.Context, s *CheckedStore, system, conv []Message) ([]Message, error) {
+func (t *Turn) trim(ctx context.Context, s *store.Checked, system, conv []Message) ([]Message, error) {
 	st := t.st
 	if budget.PromptTokens(system, conv) <= st.maxTokens {
 		return conv, nil

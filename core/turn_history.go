@@ -40,7 +40,7 @@ type history struct {
 // boundary applies.
 // links are the tool-call ids of the turn's input: their stored calls are
 // decoded wherever the window reaches (see store.WindowFit.Links).
-func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st settings, rng store.DateRange, links []string) (history, error) {
+func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, st settings, rng store.DateRange, links []string) (history, error) {
 	if !st.historyEnabled {
 		return history{}, nil
 	}
@@ -115,7 +115,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *CheckedStore, th Thread, st
 // listed). The budget's fixed costs known here are the reply priming and
 // AtMaxRemoveTokens; instructions, working memory and input are not, so up
 // to their worth of rows is decoded and then dropped.
-func (m *Memory) historyPage(ctx context.Context, s *CheckedStore, st settings, q store.MessageQuery, used int, links []string) (store.WindowPage, error) {
+func (m *Memory) historyPage(ctx context.Context, s *store.Checked, st settings, q store.MessageQuery, used int, links []string) (store.WindowPage, error) {
 	if !st.tokenBudget() {
 		page, err := s.ListMessages(ctx, q)
 		return store.WindowPage{MessagePage: page}, err
@@ -127,7 +127,7 @@ func (m *Memory) historyPage(ctx context.Context, s *CheckedStore, st settings, 
 // fillBare returns msgs with the content of those read bare loaded (one
 // GetMessages for all). Only a message a trim keeps although the read did
 // not expect it (one larger than the room skipped before it) needs it.
-func fillBare(ctx context.Context, s *CheckedStore, msgs []Message, bare map[string]bool) ([]Message, error) {
+func fillBare(ctx context.Context, s *store.Checked, msgs []Message, bare map[string]bool) ([]Message, error) {
 	var ids []string
 	for i := range msgs {
 		if bare[msgs[i].ID] {

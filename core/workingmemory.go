@@ -154,7 +154,7 @@ func checkWorkingMemoryData(op string, wc *WorkingMemoryConfig, data string) err
 
 // replaceWorkingMemory stores data as the working memory of id (compare-and-set,
 // retried on concurrent changes).
-func (m *Memory) replaceWorkingMemory(ctx context.Context, s *CheckedStore, scope Scope, id, data string) error {
+func (m *Memory) replaceWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, id, data string) error {
 	_, err := m.casWorkingMemory(ctx, s, scope, id, nil, func(string) (string, bool, wmResult) {
 		return data, true, wmResult{Success: true}
 	})
@@ -180,7 +180,7 @@ func (m *Memory) GetWorkingMemoryTemplate(cfg *Config) (WorkingMemoryTemplate, b
 
 // wmDirect resolves config, store and target of a direct API call and checks
 // thread ownership in thread scope.
-func (m *Memory) wmDirect(ctx context.Context, op, threadID, resourceID string, cfg *Config) (*CheckedStore, Scope, string, error) {
+func (m *Memory) wmDirect(ctx context.Context, op, threadID, resourceID string, cfg *Config) (*store.Checked, Scope, string, error) {
 	s, err := m.open(ctx, op)
 	if err != nil {
 		return nil, "", "", err
@@ -230,7 +230,7 @@ var wmNoData = wmResult{Success: true, Message: "No memory data provided, existi
 // it returns ErrConflict. compute returns the new data, whether to write, and
 // the result to report. onMissing, when set, is called once if the thread of
 // a thread-scoped memory does not exist, and the update is retried.
-func (m *Memory) casWorkingMemory(ctx context.Context, s *CheckedStore, scope Scope, id string, onMissing func() error,
+func (m *Memory) casWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, id string, onMissing func() error,
 	compute func(cur string) (string, bool, wmResult)) (wmResult, error) {
 	var lastErr error
 	for attempt := 0; attempt < wmMaxAttempts; attempt++ {
@@ -299,7 +299,7 @@ func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id strin
 	}
 	t.Description += m.wmLimitNote()
 	// ensureThread recreates the turn's thread if it vanished (thread scope).
-	ensureThread := func(ctx context.Context, s *CheckedStore) error {
+	ensureThread := func(ctx context.Context, s *store.Checked) error {
 		if _, err := s.GetThread(ctx, th.ID); err == nil || !errors.Is(err, ErrThreadNotFound) {
 			return err
 		}
