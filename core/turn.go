@@ -50,7 +50,7 @@ type Turn struct {
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
 	recallErr error
 	wmErr     error // working-memory read failure
-	omErr     error
+	obsErr    error // this turn's observation failure (Turn.ObservationErr)
 	mu        sync.Mutex
 	committed bool
 }
@@ -251,7 +251,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		}
 	}
 	t.committed = true
-	if t.st.readOnly || (!t.st.historyEnabled && t.st.om == nil) {
+	if t.st.readOnly || (!t.st.historyEnabled && t.st.observation == nil) {
 		return nil
 	}
 	var batch []Message
