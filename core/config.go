@@ -238,7 +238,7 @@ type settings struct {
 	recall           *SemanticRecall // nil: off; else fully defaulted
 	wm               *WorkingMemoryConfig
 	title            *TitleConfig
-	om               *omSettings // nil: observational memory off
+	observation      *observationSettings // nil: observational memory off
 }
 
 const defaultLastMessages = 10
@@ -300,9 +300,9 @@ func (c Config) resolveOver(base settings, over *Config) (settings, error) {
 		}
 	}
 	if all || over.ObservationalMemory != nil {
-		s.om = nil
+		s.observation = nil
 		if o := c.ObservationalMemory; o != nil && !o.Disabled {
-			if s.om, err = o.resolve(); err != nil {
+			if s.observation, err = o.resolve(); err != nil {
 				return settings{}, err
 			}
 		}

@@ -33,8 +33,8 @@ type historySource interface {
 
 // newHistorySource picks the source for the turn's settings.
 func (m *Memory) newHistorySource(st settings) historySource {
-	if st.om != nil {
-		return &observedHistory{m: m, om: st.om}
+	if st.observation != nil {
+		return &observedHistory{m: m, set: st.observation}
 	}
 	return &windowHistory{m: m, st: st}
 }
@@ -77,12 +77,12 @@ func (w *windowHistory) trims() bool                       { return w.st.tokenBu
 // loaded whole (up to a safety cap) and never trimmed.
 type observedHistory struct {
 	m    *Memory
-	om   *omSettings
-	view omView
+	set  *observationSettings
+	view observationView
 }
 
 func (o *observedHistory) load(ctx context.Context, s *store.Checked, th Thread, _ []Message) ([]Message, error) {
-	v, err := o.m.omLoad(ctx, s, o.om, th)
+	v, err := o.m.loadObservations(ctx, s, o.set, th)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (o *observedHistory) load(ctx context.Context, s *store.Checked, th Thread,
 func (o *observedHistory) hasPast() bool { return o.view.past }
 
 func (o *observedHistory) frame() (system, others []Message) {
-	return o.m.omSystemMessages(o.view.rec), o.view.other
+	return o.m.observationMessages(o.view.rec), o.view.other
 }
 
 func (o *observedHistory) trims() bool           { return false }

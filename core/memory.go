@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/ids"
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -75,7 +76,7 @@ type Memory struct {
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup
-	om       omRuntime // observational-memory locks and background jobs
+	observer observe.Runtime // observational-memory locks and background jobs
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -144,7 +145,7 @@ func requireCapabilities(op string, c *store.Checked, s settings) error {
 	if s.recall != nil && !queue {
 		return memerr.Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
 	}
-	if s.om != nil && !obs {
+	if s.observation != nil && !obs {
 		return memerr.Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
 	}
 	return nil

@@ -83,13 +83,13 @@ func (r *reflectorModel) Generate(ctx context.Context, system, prompt string) (s
 	return fmt.Sprintf("- [2026-10-30] (high) reflection %d of %d lines", n, strings.Count(prompt, "\n- ")), nil
 }
 
-func omConfig(obs, ref core.Model, mt, ot int) core.Config {
+func observationConfig(obs, ref core.Model, mt, ot int) core.Config {
 	return core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{ObserverModel: obs, ReflectorModel: ref,
 		Observation: core.ObservationConfig{MessageTokens: mt}, Reflection: core.ReflectionConfig{ObservationTokens: ot}}}
 }
 
-// omTurn runs one turn of thread/res: user "m<i>u ..." and assistant "m<i>a ...".
-func omTurn(t *testing.T, m *core.Memory, thread, res string, i int) *core.Turn {
+// observedTurn runs one turn of thread/res: user "m<i>u ..." and assistant "m<i>a ...".
+func observedTurn(t *testing.T, m *core.Memory, thread, res string, i int) *core.Turn {
 	t.Helper()
 	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: thread, ResourceID: res, System: []string{"You are helpful."},
 		Input: []core.Message{core.NewMessage(core.RoleUser, fmt.Sprintf("m%du: question number %d", i, i))}})
@@ -165,7 +165,7 @@ func TestObservationalConfig(t *testing.T) {
 func TestObservationalPrefixStable(t *testing.T) {
 	s := memstore.New()
 	obs, ref := &observerModel{}, &reflectorModel{}
-	m := newMem(t, s, omConfig(obs, ref, 300, 100000))
+	m := newMem(t, s, observationConfig(obs, ref, 300, 100000))
 	var prev []string
 	var prevVersion int64 = -1
 	stable, changed := 0, 0
@@ -174,7 +174,7 @@ func TestObservationalPrefixStable(t *testing.T) {
 		if err != nil && !errors.Is(err, core.ErrThreadNotFound) {
 			t.Fatal(err)
 		}
-		turn := omTurn(t, m, "t", "r", i)
+		turn := observedTurn(t, m, "t", "r", i)
 		sys := systemTexts(turn.Messages())
 		if rec.Version == prevVersion {
 			if !slices.Equal(sys, prev) {
@@ -198,7 +198,7 @@ func TestObservationalPrefixStable(t *testing.T) {
 		}
 	}
 	if stable < 10 || changed < 3 {
-		t.Fatalf("stable %d, changed %d: the scenario did not exercise both", stable, changed)
+		t.Fatalf("stable %d, changed %d: the turns did not exercise both", stable, changed)
 	}
 	for tag, n := range obs.observed() {
 		if n != 1 {
@@ -221,7 +221,7 @@ func TestObservationalChunksAndFence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newMem(t, s, omConfig(&observerModel{}, &reflectorModel{}, 100000, 100000))
+	m := newMem(t, s, observationConfig(&observerModel{}, &reflectorModel{}, 100000, 100000))
 	begin := func() []string {
 		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", System: []string{"instructions"},
 			Input: []core.Message{core.NewMessage(core.RoleUser, "hi")}})
@@ -292,13 +292,13 @@ func storedTags(t *testing.T, s *store.Checked, key string) map[string]int {
 func TestObservationalCrashBeforeWrite(t *testing.T) {
 	s := &failingPuts{fullStore: memstore.New()}
 	obs := &observerModel{}
-	m := newMem(t, s, omConfig(obs, &reflectorModel{}, 200, 100000))
+	m := newMem(t, s, observationConfig(obs, &reflectorModel{}, 200, 100000))
 	failed := 0
 	for i := 0; i < 30; i++ {
 		if i == 5 {
 			s.fail.Store(1)
 		}
-		if turn := omTurn(t, m, "t", "r", i); turn.ObservationErr() != nil {
+		if turn := observedTurn(t, m, "t", "r", i); turn.ObservationErr() != nil {
 			failed++
 			if !errors.Is(turn.ObservationErr(), core.ErrStorage) {
 				t.Fatalf("turn %d: %v", i, turn.ObservationErr())
@@ -347,7 +347,7 @@ func checkObservedOnce(t *testing.T, s *store.Checked, key, thread, res string, 
 func TestObservationalTwoProcesses(t *testing.T) {
 	s := memstore.New()
 	obs := &observerModel{delay: 5 * time.Millisecond}
-	cfg := omConfig(obs, &reflectorModel{}, 150, 100000)
+	cfg := observationConfig(obs, &reflectorModel{}, 150, 100000)
 	cfg.ObservationalMemory.Scope = core.ScopeResource
 	a, b := newMem(t, s, cfg), newMem(t, s, cfg)
 	var wg sync.WaitGroup
@@ -356,7 +356,7 @@ func TestObservationalTwoProcesses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 15; i++ {
-				omTurn(t, m, fmt.Sprintf("t%d", w), "r", w*100+i)
+				observedTurn(t, m, fmt.Sprintf("t%d", w), "r", w*100+i)
 			}
 		}()
 	}
@@ -382,13 +382,13 @@ func TestObservationalTwoProcesses(t *testing.T) {
 func TestObservationalLateMessage(t *testing.T) {
 	s := memstore.New()
 	obs := &observerModel{}
-	m := newMem(t, s, omConfig(obs, &reflectorModel{}, 100, 100000))
+	m := newMem(t, s, observationConfig(obs, &reflectorModel{}, 100, 100000))
 	slow, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "m900u: slow question")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 4; i++ {
-		omTurn(t, m, "t", "r", i)
+		observedTurn(t, m, "t", "r", i)
 	}
 	if rec, _ := m.Observations(ctx, "t", "r", nil); rec.Version == 0 {
 		t.Fatal("nothing observed")
@@ -397,7 +397,7 @@ func TestObservationalLateMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 4; i < 8; i++ {
-		omTurn(t, m, "t", "r", i)
+		observedTurn(t, m, "t", "r", i)
 	}
 	if got := obs.observed(); got["m900u"] != 1 || got["m900a"] != 1 {
 		t.Fatalf("late messages observed %d and %d times", got["m900u"], got["m900a"])
@@ -417,11 +417,11 @@ func TestObservationalBackground(t *testing.T) {
 		}
 		return nil
 	}}
-	cfg := omConfig(obs, &reflectorModel{}, 100, 100000)
+	cfg := observationConfig(obs, &reflectorModel{}, 100, 100000)
 	cfg.ObservationalMemory.Background = true
 	m := newMem(t, s, cfg)
 	for i := 0; i < 12; i++ {
-		if turn := omTurn(t, m, "t", "r", i); turn.ObservationErr() != nil {
+		if turn := observedTurn(t, m, "t", "r", i); turn.ObservationErr() != nil {
 			t.Fatal(turn.ObservationErr())
 		}
 		if i == 2 {
@@ -454,14 +454,14 @@ func TestObservationalBackground(t *testing.T) {
 // is written, and NoHistory still saves.
 func TestObservationalReplacesHistory(t *testing.T) {
 	s := memstore.New()
-	cfg := omConfig(&observerModel{}, &reflectorModel{}, 100000, 100000)
+	cfg := observationConfig(&observerModel{}, &reflectorModel{}, 100000, 100000)
 	cfg.LastMessages = core.NoHistory
 	cfg.MessageHistory = &core.MessageHistory{MaxTokens: 50}
 	m := newMem(t, s, cfg)
 	for i := 0; i < 5; i++ {
-		omTurn(t, m, "t", "r", i)
+		observedTurn(t, m, "t", "r", i)
 	}
-	turn := omTurn(t, m, "t", "r", 5)
+	turn := observedTurn(t, m, "t", "r", 5)
 	if len(conv(turn.Messages())) != 11 || len(turn.Trimmed()) != 0 {
 		t.Fatalf("prompt has %d messages (%d trimmed), want all 11", len(conv(turn.Messages())), len(turn.Trimmed()))
 	}
@@ -470,8 +470,8 @@ func TestObservationalReplacesHistory(t *testing.T) {
 	}
 	// An echoed conversation is not saved twice once everything is observed.
 	obs := &observerModel{}
-	m2 := newMem(t, s, omConfig(obs, &reflectorModel{}, 10, 100000))
-	omTurn(t, m2, "t", "r", 6) // observes everything
+	m2 := newMem(t, s, observationConfig(obs, &reflectorModel{}, 10, 100000))
+	observedTurn(t, m2, "t", "r", 6) // observes everything
 	page, _ := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	echo := []core.Message{core.NewMessage(core.RoleUser, page.Messages[12].Text()), core.NewMessage(core.RoleAssistant, page.Messages[13].Text()),
 		core.NewMessage(core.RoleUser, "m7u: new")}
@@ -502,11 +502,11 @@ func TestObservationalBatchesAndWeakReflector(t *testing.T) {
 		reflections.Add(1)
 		return weak.Generate(ctx, system, prompt)
 	})
-	cfg := omConfig(obs, counting, 300, 200)
+	cfg := observationConfig(obs, counting, 300, 200)
 	cfg.ObservationalMemory.Observation.MaxTokensPerBatch = 80
 	m := newMem(t, s, cfg)
 	for i := 0; i < 30; i++ {
-		omTurn(t, m, "t", "r", i)
+		observedTurn(t, m, "t", "r", i)
 	}
 	obs.mu.Lock()
 	longest := 0

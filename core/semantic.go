@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/transcript"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -432,17 +433,10 @@ func renderOtherThreads(msgs []Message) string {
 			fmt.Fprintf(&b, "\nthe following messages are from %s\n", d)
 		}
 		fmt.Fprintf(&b, "Message from previous conversation at %s: %s: %s\n",
-			msg.CreatedAt.UTC().Format("3:04 PM UTC"), roleLabel(msg.Role), encodeLineBreaks(html.EscapeString(msg.Text())))
+			msg.CreatedAt.UTC().Format("3:04 PM UTC"), transcript.RoleLabel(msg.Role), transcript.EncodeLineBreaks(html.EscapeString(msg.Text())))
 	}
 	b.WriteString("<end_remembered_from_other_conversation>")
 	return b.String()
-}
-
-func roleLabel(r Role) string {
-	if r == "" {
-		return ""
-	}
-	return strings.ToUpper(string(r[:1])) + string(r[1:])
 }
 
 // recallForTurn queries with the last user message of the input and returns

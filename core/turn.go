@@ -54,7 +54,7 @@ type Turn struct {
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
 	recallErr error
 	wmErr     error // working-memory read failure
-	omErr     error
+	obsErr    error // this turn's observation failure (Turn.ObservationErr)
 	mu        sync.Mutex
 	committed bool
 }

@@ -141,7 +141,7 @@ func (t *Turn) stepFilterInput(ctx context.Context, b *build) error {
 	if t.persist, b.history, err = t.m.filterInput(ctx, b.s, st, b.history, b.src.hasPast(), b.input, b.supplied); err != nil {
 		return err
 	}
-	if !st.retainFullInput && (st.historyEnabled || st.om != nil) {
+	if !st.retainFullInput && (st.historyEnabled || st.observation != nil) {
 		b.input = t.persist
 	} else if st.retainFullInput {
 		// The input is kept as supplied: a stored message it echoes is in the

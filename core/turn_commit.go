@@ -49,7 +49,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		}
 	}
 	t.committed = true
-	if t.st.readOnly || (!t.st.historyEnabled && t.st.om == nil) {
+	if t.st.readOnly || (!t.st.historyEnabled && t.st.observation == nil) {
 		return nil
 	}
 	var batch []Message
