@@ -173,7 +173,7 @@ func jsonEqual(t *testing.T, got, want string) {
 	}
 }
 
-// Scenario 48: resource-scoped working memory is shared by the threads of a resource.
+// Resource-scoped working memory is shared by the threads of a resource.
 func TestWorkingMemoryResourceScopeShared(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s, _ store.Store) {
 		m := newWM(t, s, wmConfig(core.WorkingMemoryConfig{}))
@@ -199,7 +199,7 @@ func TestWorkingMemoryResourceScopeShared(t *testing.T) {
 	})
 }
 
-// Scenario 49: thread-scoped working memory is isolated per thread.
+// Thread-scoped working memory is isolated per thread.
 func TestWorkingMemoryThreadScopeIsolation(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s, _ store.Store) {
 		ctx := context.Background()
@@ -234,7 +234,7 @@ func TestWorkingMemoryThreadScopeIsolation(t *testing.T) {
 	})
 }
 
-// Scenario 50: the bare template never overwrites existing data.
+// The bare template never overwrites existing data.
 func TestWorkingMemoryEmptyTemplateGuard(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s, _ store.Store) {
 		ctx := context.Background()
@@ -290,7 +290,7 @@ const profileSchema = `{
   }
 }`
 
-// Scenario 51: schema mode merges updates.
+// Schema mode merges updates.
 func TestWorkingMemorySchemaMerge(t *testing.T) {
 	forEachStore(t, func(t *testing.T, s, _ store.Store) {
 		ctx := context.Background()
@@ -383,7 +383,7 @@ func TestWorkingMemorySchemaStartsFreshFromInvalidData(t *testing.T) {
 	jsonEqual(t, getWM(t, m, "t1", "R"), `{"visits":1}`)
 }
 
-// Scenario 53: concurrent updates through two Memory values (two handles on
+// Concurrent updates through two Memory values (two handles on
 // one store) are never lost silently.
 func TestWorkingMemoryConcurrentUpdates(t *testing.T) {
 	forEachStore(t, func(t *testing.T, a, b store.Store) {
@@ -413,7 +413,7 @@ func TestWorkingMemoryConcurrentUpdates(t *testing.T) {
 	})
 }
 
-// Scenario 53 (merge): N concurrent schema-mode updates of distinct keys
+// N concurrent schema-mode updates of distinct keys
 // through two Memory values all survive; each one re-reads and re-applies on
 // a version conflict.
 func TestWorkingMemoryConcurrentMergeCounter(t *testing.T) {
@@ -482,7 +482,8 @@ func TestWorkingMemoryConflictIsNotSilent(t *testing.T) {
 	}
 }
 
-// Scenario 54: errors.
+// Disabled working memory, a missing resource or thread, a foreign thread and a
+// bad config each get their typed error.
 func TestWorkingMemoryErrors(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
@@ -565,7 +566,8 @@ func TestWorkingMemoryTemplate(t *testing.T) {
 	}
 }
 
-// Scenario 55: instruction rendering.
+// A writable turn gets the instructions, the template, the data and the tool;
+// a read-only turn gets the data alone.
 func TestWorkingMemoryRendering(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
@@ -579,7 +581,7 @@ func TestWorkingMemoryRendering(t *testing.T) {
 		"<working_memory_template>\n" + strings.Trim(core.DefaultWorkingMemoryTemplate, "\n") + "\n</working_memory_template>",
 		"<working_memory_data>\nnull\n</working_memory_data>",
 		"Notes:",
-		"updateWorkingMemory",
+		"calling the " + core.WorkingMemoryToolName + " tool",
 	} {
 		if !strings.Contains(sys, want) {
 			t.Fatalf("system message lacks %q:\n%s", want, sys)
@@ -719,7 +721,7 @@ func TestWorkingMemoryInjectionStaysFenced(t *testing.T) {
 	}
 }
 
-// Scenario 37: working-memory hygiene when a turn is persisted.
+// Working-memory hygiene when a turn is persisted.
 func TestWorkingMemoryHygiene(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
