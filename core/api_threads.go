@@ -139,7 +139,7 @@ func (m *Memory) metadataWorkingMemory(op string, meta map[string]any) (rest map
 // writeMetadataWorkingMemory stores working memory that came with the thread
 // metadata, in the instance's scope.
 func (m *Memory) writeMetadataWorkingMemory(ctx context.Context, s *store.Checked, th Thread, data string) error {
-	scope, id, err := wmTarget(m.st.wm, th.ID, th.ResourceID)
+	scope, id, err := m.st.wm.target(th.ID, th.ResourceID)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ type Turn struct {
 	trimmed   []Message
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
 	recallErr error
-	wmErr     error // working-memory read failure
+	memoryErr error // working-memory read failure
 	obsErr    error // this turn's observation failure (Turn.ObservationErr)
 	mu        sync.Mutex
 	committed bool

@@ -166,7 +166,7 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 		return nil
 	}
 	var wm string
-	if wm, t.tools, t.wmErr = t.m.workingMemoryTurn(ctx, t.st, t.thread); wm != "" {
+	if wm, t.tools, t.memoryErr = t.m.workingMemoryTurn(ctx, t.st, t.thread); wm != "" {
 		b.system = append(b.system, t.m.systemMessage(wm))
 	}
 	return nil
