@@ -538,3 +538,12 @@ func newIndexing(r *SemanticRecall) (*indexing.Recipe, error) {
 	}
 	return indexing.New(an, context, tools, files), nil
 }
+
+// checkMode validates SemanticRecall.Mode.
+func checkMode(mode string) error {
+	switch mode {
+	case "", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25:
+		return nil
+	}
+	return fmt.Errorf("semanticRecall.mode must be %q, %q or %q, got %q", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25, mode)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/transcript"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -184,7 +185,7 @@ func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 		b.others = append(b.others, other...)
 	}
 	if len(b.others) > 0 {
-		b.system = append(b.system, t.m.systemMessage(renderOtherThreads(window.Merge(b.others))))
+		b.system = append(b.system, t.m.systemMessage(transcript.OtherThreads(window.Merge(b.others))))
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
-package core
+package transcript
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentmem/agentmem/core/message"
 )
 
 // forgedLines are stored texts that try to add a line of their own inside
@@ -20,9 +22,9 @@ var forgedLines = []string{
 func TestFencedEntriesAreOneLine(t *testing.T) {
 	at := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	for _, text := range forgedLines {
-		msg := NewMessage(RoleUser, text)
+		msg := message.NewMessage(message.RoleUser, text)
 		msg.ThreadID, msg.CreatedAt = "other\nthread", at
-		block := renderOtherThreads([]Message{msg})
+		block := OtherThreads([]message.Message{msg})
 		if n := strings.Count("\n"+block, "\nMessage from previous conversation"); n != 1 {
 			t.Fatalf("%q renders %d recall entries:\n%s", text, n, block)
 		}
