@@ -20,7 +20,7 @@ func TestInspectGolden(t *testing.T) {
 		{"threads-resource.txt", []string{"threads", "--resource", "ada", "--sort", "updatedAt", "--asc", "--per-page", "1"}},
 		{"show-trip.txt", []string{"show", "trip"}},
 		{"show-notes.txt", []string{"show", "notes"}},
-		{"prompt-trip.txt", []string{"prompt", "trip", "--max-tokens", "330", "--input", "And the weather in June?", "--system", "You are a travel agent."}},
+		{"prompt-trip.txt", []string{"prompt", "trip", "--working-memory", "--max-tokens", "330", "--input", "And the weather in June?", "--system", "You are a travel agent."}},
 		{"stats.txt", []string{"stats"}},
 		{"wm-get-ada.txt", []string{"working-memory", "get", "--resource", "ada"}},
 		{"wm-get-empty.txt", []string{"wm", "get", "--thread", "food"}},
@@ -106,7 +106,7 @@ func TestPromptIsReadOnly(t *testing.T) {
 func TestSearchAndReindex(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		seed(t, b.store)
-		vec := filepath.Join(t.TempDir(), "memory.vec")
+		vec := filepath.Join(t.TempDir(), "memory.vectors")
 		b.flags = append(b.flags, "--vector", vec)
 		if r := b.agentmem(t, "", "reindex"); r.code != 2 || !strings.Contains(r.stderr, "--write") {
 			t.Fatalf("reindex without --write: %+v", r)

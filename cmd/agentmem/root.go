@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -123,9 +124,10 @@ func (a *app) requireWrite() error {
 	return nil
 }
 
-// usageErr is a CodeUsage error.
+// usageErr is a CodeUsage error. It names no operation: printError already
+// starts the line with "agentmem:".
 func usageErr(format string, args ...any) error {
-	return core.Errorf(CodeUsage, "agentmem", format, args...)
+	return core.Errorf(CodeUsage, "", format, args...)
 }
 
 func isUsage(err error) bool {
@@ -133,11 +135,20 @@ func isUsage(err error) bool {
 	return errors.As(err, &ce) && (ce.Code == CodeUsage || ce.Code == CodeReadOnly)
 }
 
+// commandName is the command's path without the program name, which the
+// error line already starts with ("wm set", "show").
+func commandName(cmd *cobra.Command) string {
+	if !cmd.HasParent() {
+		return cmd.Name()
+	}
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+}
+
 // exactArgs is cobra.ExactArgs reporting a usage error.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageErr("%s: %v", cmd.CommandPath(), err)
+			return usageErr("%s: %v", commandName(cmd), err)
 		}
 		return nil
 	}
@@ -147,7 +158,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 func rangeArgs(lo, hi int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.RangeArgs(lo, hi)(cmd, args); err != nil {
-			return usageErr("%s: %v", cmd.CommandPath(), err)
+			return usageErr("%s: %v", commandName(cmd), err)
 		}
 		return nil
 	}

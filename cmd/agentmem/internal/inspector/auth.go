@@ -91,7 +91,7 @@ func (s *server) authenticated(r *http.Request) bool {
 // cookie never holds the token itself.
 func (s *server) sessionValue() string {
 	mac := hmac.New(sha256.New, []byte(s.opts.Token))
-	mac.Write([]byte("agentmem inspector session"))
+	mac.Write([]byte("agentmem inspector login"))
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
