@@ -178,7 +178,7 @@ func browseLogin(t *testing.T, ctx context.Context, base string) {
 		typeAndSubmit("form.login input[name=token]", token),
 		chromedp.WaitVisible(chromedp.CSS("#recall-form")))
 	if c := run(t, ctx, chromedp.Evaluate[string](`document.cookie`)); c != "" {
-		t.Errorf("document.cookie = %q: the session cookie must be HttpOnly", c)
+		t.Errorf("document.cookie = %q: the login cookie must be HttpOnly", c)
 	}
 	screenshot(t, ctx, "login-then-recall.png")
 }
