@@ -262,7 +262,7 @@ func browseRecall(t *testing.T, ctx context.Context, base string) {
 		typeAndSubmit("#recall-form input[name=q]", "peanut allergy"),
 		chromedp.WaitVisible(chromedp.CSS("section.hit")))
 	if first := run(t, ctx, chromedp.Text(chromedp.CSS("section.hit article.recalled .text"))); !strings.Contains(strings.ToLower(first), "peanut") {
-		t.Errorf("best vector hit %q does not mention peanuts", first)
+		t.Errorf("best hit %q does not mention peanuts", first)
 	}
 	// Switching the mode submits the form again.
 	do(t, ctx,
