@@ -1,7 +1,7 @@
 // Command agentmem inspects, searches, exports, imports and migrates agentmem
 // conversation memory stored in SQLite or PostgreSQL.
 //
-//	go install github.com/agentmem/agentmem/cmd/agentmem@latest
+//	go install ./cmd/agentmem             # from a clone of the repository
 //	agentmem threads                      # ./memory.db
 //	agentmem --db postgres://... show THREAD
 //	agentmem export > memory.jsonl

@@ -57,10 +57,11 @@ threads of messages owned by resources (users), working memory, observations
 and the semantic-recall index.
 
 Connect with --db: a SQLite file (default ./memory.db) or a postgres:// DSN;
-AGENTMEM_DB sets the default. Semantic search and reindexing also need
---vector (a local index file, or a Weaviate address http://host:port) and an
-embedder (--embedder hash, the offline default, or the URL of an
-OpenAI-compatible /v1/embeddings endpoint with --embed-model).
+AGENTMEM_DB sets the default. Semantic search and reindexing also use
+--vector (a local index file, or a Weaviate address http://host:port; without
+it, memory.vectors beside memory.db when it exists) and an embedder
+(--embedder hash, the offline default, or the URL of an OpenAI-compatible
+/v1/embeddings endpoint with --embed-model).
 
 Commands only read unless given --write. Output is aligned text; --json
 prints JSON for scripts. Long work shows a progress bar (on a terminal),
