@@ -93,6 +93,9 @@ type Config struct {
 	StartupTimeout time.Duration
 	// BatchSize is the number of objects per batch request (default 100).
 	BatchSize int
+	// TenantIdle configures the sweeper that retires the tenants this
+	// process stopped using (on by default; see TenantIdle).
+	TenantIdle TenantIdle
 }
 
 // Store is the Weaviate vector store; it is safe for concurrent use.
@@ -106,6 +109,17 @@ type Store struct {
 	versions       map[string]string          // class -> IndexSpec.Version of the last EnsureIndex
 	tenantVersions map[string]tenantState     // "class/tenant" -> its recorded version
 	samples        map[string]*termSample     // "class/tenant" -> its term sample (see sample.go)
+
+	// Tenant lifecycle (tenants.go, sweeper.go).
+	idle         TenantIdle
+	opened       time.Time
+	lastUse      map[string]time.Time // "class/tenant" -> last read or write by this process
+	adopted      map[string]bool      // classes whose active tenants the sweeper has listed
+	lastSweep    SweepResult
+	lastSweepErr error
+	stopSweeper  context.CancelFunc
+	sweeperDone  chan struct{}
+	closeOnce    sync.Once
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -128,6 +142,10 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 100
 	}
+	idle, err := cfg.TenantIdle.withDefaults()
+	if err != nil {
+		return nil, vecErr(op, err.Error(), nil)
+	}
 	wc := wv.Config{Host: cfg.Host, Scheme: cfg.Scheme, Headers: cfg.Headers, Timeout: cfg.Timeout,
 		StartupTimeout: cfg.StartupTimeout}
 	if cfg.GRPCHost != "" {
@@ -144,8 +162,16 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, vecErr(op, "connect to "+cfg.Host, err)
 	}
-	return &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{},
-		versions: map[string]string{}, tenantVersions: map[string]tenantState{}, samples: map[string]*termSample{}}, nil
+	s := &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{},
+		versions: map[string]string{}, tenantVersions: map[string]tenantState{}, samples: map[string]*termSample{},
+		idle: idle, opened: time.Now(), lastUse: map[string]time.Time{}, adopted: map[string]bool{}}
+	if idle.After > 0 {
+		// Not ctx: the sweeper outlives New and stops with Close.
+		sctx, stop := context.WithCancel(context.Background())
+		s.stopSweeper, s.sweeperDone = stop, make(chan struct{})
+		go s.sweeper(sctx, s.sweeperDone)
+	}
+	return s, nil
 }
 
 // Client returns the underlying client (for administration and tests).
