@@ -112,9 +112,7 @@ type Store struct {
 
 	// Tenant lifecycle (tenants.go, sweeper.go).
 	idle         TenantIdle
-	opened       time.Time
 	lastUse      map[string]time.Time // "class/tenant" -> last read or write by this process
-	adopted      map[string]bool      // classes whose active tenants the sweeper has listed
 	lastSweep    SweepResult
 	lastSweepErr error
 	stopSweeper  context.CancelFunc
@@ -164,7 +162,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s := &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{},
 		versions: map[string]string{}, tenantVersions: map[string]tenantState{}, samples: map[string]*termSample{},
-		idle: idle, opened: time.Now(), lastUse: map[string]time.Time{}, adopted: map[string]bool{}}
+		idle: idle, lastUse: map[string]time.Time{}}
 	if idle.After > 0 {
 		// Not ctx: the sweeper outlives New and stops with Close.
 		sctx, stop := context.WithCancel(context.Background())

@@ -109,14 +109,14 @@ func (s *Store) ensureLifecycle(ctx context.Context, cls *models.Class) error {
 	return s.client.Schema().ClassUpdater().WithClass(cur).Do(ctx)
 }
 
-// SweepIdle sets the tenants this process used last longer than
-// TenantIdle.After ago to TenantIdle.Status (the sweeper calls it every
-// TenantIdle.Every). Tenants that were active on the server when this
-// process first looked at their class count as used when the store was
-// opened. Before retiring a tenant it asks the server for the tenant's
-// newest write, so a tenant another process writes to stays active; one that
-// another process only reads may be retired and is reactivated by its next
-// read.
+// SweepIdle sets the active tenants of the classes this store ensured or
+// used, that neither this process nor any writer used for TenantIdle.After,
+// to TenantIdle.Status (the sweeper calls it every TenantIdle.Every). An
+// active tenant this process has not used counts from the pass that first
+// saw it active. Before retiring a tenant it asks the server for the
+// tenant's newest write, so a tenant another process writes to stays
+// active; one that another process only reads may be retired, at most once
+// per TenantIdle.After, and is reactivated by its next read.
 func (s *Store) SweepIdle(ctx context.Context) (SweepResult, error) {
 	const op = "SweepIdle"
 	idle := s.idle
@@ -143,34 +143,18 @@ func (s *Store) SweepIdle(ctx context.Context) (SweepResult, error) {
 
 func (s *Store) sweepClass(ctx context.Context, class string, idle TenantIdle) (SweepResult, error) {
 	var res SweepResult
-	now := time.Now()
-	cutoff := now.Add(-idle.After)
-	s.mu.Lock()
-	adopt := !s.adopted[class]
-	due := false
-	for key, at := range s.lastUse {
-		if at.Before(cutoff) && strings.HasPrefix(key, class+"/") {
-			due = true
-			break
-		}
-	}
-	s.mu.Unlock()
-	if !adopt && !due {
-		return res, nil
-	}
 	all, err := s.client.Schema().TenantsGetter().WithClassName(class).Do(ctx)
 	if err != nil {
 		return res, fmt.Errorf("list tenants: %w", err)
 	}
-	var candidates []string
-	s.mu.Lock()
-	if adopt {
-		s.adopted[class] = true
-	}
+	now := time.Now()
+	cutoff := now.Add(-idle.After)
 	listed := make(map[string]bool, len(all))
 	for _, t := range all {
 		listed[t.Name] = true
 	}
+	var candidates []string
+	s.mu.Lock()
 	for key, at := range s.lastUse {
 		if at.Before(cutoff) && strings.HasPrefix(key, class+"/") && !listed[key[len(class)+1:]] {
 			delete(s.lastUse, key) // looked up but never created, or deleted
@@ -179,14 +163,14 @@ func (s *Store) sweepClass(ctx context.Context, class string, idle TenantIdle) (
 	for _, t := range all {
 		key := class + "/" + t.Name
 		at, known := s.lastUse[key]
-		if !active(t.ActivityStatus) {
-			delete(s.lastUse, key) // retired elsewhere: the next use records it again
-			continue
-		}
-		if !known && adopt {
-			s.lastUse[key], at, known = s.opened, s.opened, true
-		}
-		if known && at.Before(cutoff) {
+		switch {
+		case !active(t.ActivityStatus):
+			delete(s.lastUse, key) // retired: the next use records it again
+		case !known:
+			// Activated by another process (or before this one started):
+			// its idle time counts from now.
+			s.lastUse[key] = now
+		case at.Before(cutoff):
 			candidates = append(candidates, t.Name)
 		}
 	}

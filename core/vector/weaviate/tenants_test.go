@@ -116,7 +116,7 @@ func TestSweepKeepsTenantsWrittenElsewhere(t *testing.T) {
 
 // prefixOf returns the class prefix of s (its class of index without the
 // index's words).
-func prefixOf(t *testing.T, s *weaviate.Store, index string) string {
+func prefixOf(t testing.TB, s *weaviate.Store, index string) string {
 	t.Helper()
 	class, suffix := s.ClassName(index), weaviate.ClassName("", index)
 	return class[:len(class)-len(suffix)]
