@@ -62,6 +62,18 @@ func BenchmarkWeaviateTenants(b *testing.B) {
 	if v, err := time.ParseDuration(os.Getenv("AGENTMEM_SCALE_IDLE")); err == nil && v > 0 {
 		idle = v
 	}
+	// The Go runtime of the server returns freed memory to the system only
+	// after a forced GC (every 2 minutes when idle) and its scavenger, so
+	// memory is measured again after the server was left alone that long.
+	settle := 150 * time.Second
+	if v, err := time.ParseDuration(os.Getenv("AGENTMEM_SCALE_SETTLE")); err == nil && v >= 0 {
+		settle = v
+	}
+	settled := func() float64 {
+		time.Sleep(settle)
+		rss, _ := serverUsage(b, pid)
+		return rss
+	}
 	const active, perResource, workers = 500, 20, 4
 	host, grpc := server(b)
 	ctx := context.Background()
@@ -127,8 +139,9 @@ func BenchmarkWeaviateTenants(b *testing.B) {
 	write(0, active)
 	beforeP50 := activeP50()
 	beforeRSS, beforeFiles := serverUsage(b, pid)
-	b.Logf("500 active: RSS %.0f MiB, %d open files (idle server: %.0f MiB, %d files); query p50 %.2f ms",
-		beforeRSS, beforeFiles, idleRSS, idleFiles, beforeP50)
+	beforeSettled := settled()
+	b.Logf("500 active: RSS %.0f MiB (%.0f MiB settled), %d open files (idle server: %.0f MiB, %d files); query p50 %.2f ms",
+		beforeRSS, beforeSettled, beforeFiles, idleRSS, idleFiles, beforeP50)
 
 	// The rest, with a sweeper retiring what was not used for idle.
 	sw, err := weaviate.New(ctx, weaviate.Config{Host: host, ClassPrefix: prefixOf(b, w, h.Index),
@@ -185,9 +198,10 @@ func BenchmarkWeaviateTenants(b *testing.B) {
 	}
 	afterP50 := p50(again)
 	afterRSS, afterFiles := serverUsage(b, pid)
+	afterSettled := settled()
 	b.StopTimer()
-	b.Logf("all %d retired: RSS %.0f MiB, %d open files; 500 active again: RSS %.0f MiB, %d open files",
-		total, allRetiredRSS, allRetiredFiles, afterRSS, afterFiles)
+	b.Logf("all %d retired: RSS %.0f MiB, %d open files; 500 active again: RSS %.0f MiB (%.0f MiB settled), %d open files",
+		total, allRetiredRSS, allRetiredFiles, afterRSS, afterSettled, afterFiles)
 	b.Logf("query p50: active %.2f ms before, %.2f ms after; first query of an inactive tenant %.2f ms",
 		beforeP50, afterP50, firstP50)
 	b.ReportMetric(float64(failed.Load()), "failed-writes")
@@ -196,6 +210,8 @@ func BenchmarkWeaviateTenants(b *testing.B) {
 	b.ReportMetric(float64(beforeFiles), "files-500-active")
 	b.ReportMetric(afterRSS, "MiB-all-500-active")
 	b.ReportMetric(float64(afterFiles), "files-all-500-active")
+	b.ReportMetric(beforeSettled, "MiB-500-active-settled")
+	b.ReportMetric(afterSettled, "MiB-all-500-active-settled")
 	b.ReportMetric(allRetiredRSS, "MiB-all-retired")
 	b.ReportMetric(float64(allRetiredFiles), "files-all-retired")
 	b.ReportMetric(beforeP50, "ms-p50-active-before")

@@ -188,16 +188,32 @@ func TestTwoStoresRetireWhileWriting(t *testing.T) {
 	t.Logf("%d tenants retired during %d writes", retired, resources*turns)
 }
 
-// TestIsolationWhileSweeping runs the isolation cases while the store's own
-// sweeper retires every tenant as soon as it can.
-func TestIsolationWhileSweeping(t *testing.T) {
+// retiring is a store that retires the tenants of its index before every
+// query, so that each query reads an inactive tenant.
+type retiring struct {
+	*weaviate.Store
+	t       *testing.T
+	retired int
+}
+
+func (r *retiring) Query(ctx context.Context, index string, q vector.Query) ([]vector.Hit, error) {
+	res, err := r.RetireIdle(ctx, r.ClassName(index), 0, "", 0)
+	if err != nil {
+		r.t.Fatalf("RetireIdle: %v", err)
+	}
+	r.retired += res.Retired
+	return r.Store.Query(ctx, index, q)
+}
+
+// TestIsolationInactive runs the isolation cases with every query reading a
+// tenant that was just set inactive.
+func TestIsolationInactive(t *testing.T) {
 	host, grpc := server(t)
-	s := openWith(t, weaviate.Config{Host: host, GRPCHost: grpc,
-		TenantIdle: weaviate.TenantIdle{After: time.Nanosecond, Every: time.Millisecond}})
-	h := vectortest.NewH(t, s, local.NewHashEmbedder(0))
-	vectortest.RunIsolation(h, 100)
-	if _, err := s.LastSweep(); err != nil {
-		t.Fatalf("sweeper: %v", err)
+	r := &retiring{Store: openWith(t, weaviate.Config{Host: host, GRPCHost: grpc}), t: t}
+	h := vectortest.NewH(t, r, local.NewHashEmbedder(0))
+	vectortest.RunIsolation(h, 60)
+	if r.retired < 60 {
+		t.Fatalf("%d tenants retired before 60 queries", r.retired)
 	}
 }
 
