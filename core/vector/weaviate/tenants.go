@@ -358,3 +358,37 @@ func (s *Store) Classes(ctx context.Context) ([]string, error) {
 func active(status string) bool {
 	return status == models.TenantActivityStatusHOT || status == models.TenantActivityStatusACTIVE || status == ""
 }
+
+// retiring reports whether err comes from a tenant being retired while it
+// is used: the server refuses new requests to a shard it is closing, and
+// when a request kept the shard open past the status update (which gives
+// up after 2s), reactivating the tenant fails until that request ends and
+// the old shard closes.
+func retiring(err error) bool {
+	if err == nil {
+		return false
+	}
+	m := err.Error()
+	return strings.Contains(m, "bucket already registered") || strings.Contains(m, "shard shutdown in progress") ||
+		strings.Contains(m, "already shut or dropped")
+}
+
+// retryRetiring runs fn until it succeeds, fails otherwise than by
+// retiring, or has tried for 10s: a read or write of a tenant another
+// process is retiring waits for it rather than failing.
+func retryRetiring(ctx context.Context, fn func() error) error {
+	wait := 50 * time.Millisecond
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := fn()
+		if !retiring(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}

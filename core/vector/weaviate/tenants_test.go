@@ -286,3 +286,14 @@ func TestTenantIdleBadInput(t *testing.T) {
 		t.Fatalf("RetireIdle to HOT: %v", err)
 	}
 }
+
+// TestIsolationWhileSweeping runs the isolation cases while the store's own
+// sweeper retires every tenant as soon as it can, so that queries meet
+// tenants being retired.
+func TestIsolationWhileSweeping(t *testing.T) {
+	host, grpc := server(t)
+	s := openWith(t, weaviate.Config{Host: host, GRPCHost: grpc,
+		TenantIdle: weaviate.TenantIdle{After: time.Nanosecond, Every: time.Millisecond}})
+	h := vectortest.NewH(t, s, local.NewHashEmbedder(0))
+	vectortest.RunIsolation(h, 100)
+}
