@@ -27,6 +27,13 @@
 // reports with a nil error, become memerr.Error values with memerr.CodeVector.
 // Deleting a whole resource drops its tenant.
 //
+// An active tenant holds about 11 open files and half a MiB of the server's
+// memory. Classes have auto tenant creation and activation on, and the
+// store's sweeper (Config.TenantIdle, stopped by Close) sets the tenants
+// nobody read or wrote for a while inactive, so a node's open files and
+// memory follow the resources in use rather than all of them; the next read
+// or write of an inactive tenant reactivates it (tenants.go).
+//
 // Server notes (v1.35.2): BM25 with BlockMax WAND, the default for new
 // collections, silently drops recently written (not yet flushed) objects from
 // limited BM25 and hybrid results (upstream weaviate/weaviate#11780: a

@@ -131,20 +131,29 @@ func (s *Store) SweepIdle(ctx context.Context) (SweepResult, error) {
 	s.mu.Unlock()
 	slices.Sort(classes)
 	var res SweepResult
+	var first error
 	for _, class := range classes {
+		// One class failing (deleted meanwhile, say) does not keep the
+		// others' tenants active.
 		r, err := s.sweepClass(ctx, class, idle)
 		res.Checked, res.Retired, res.Busy = res.Checked+r.Checked, res.Retired+r.Retired, res.Busy+r.Busy
-		if err != nil {
-			return res, vecErr(op, "class "+class, err)
+		if err != nil && first == nil {
+			first = vecErr(op, "class "+class, err)
 		}
 	}
-	return res, nil
+	return res, first
 }
 
 func (s *Store) sweepClass(ctx context.Context, class string, idle TenantIdle) (SweepResult, error) {
 	var res SweepResult
 	all, err := s.client.Schema().TenantsGetter().WithClassName(class).Do(ctx)
 	if err != nil {
+		if ok, cerr := s.client.Schema().ClassExistenceChecker().WithClassName(class).Do(ctx); cerr == nil && !ok {
+			s.mu.Lock()
+			delete(s.classes, class) // dropped by another process
+			s.mu.Unlock()
+			return res, nil
+		}
 		return res, fmt.Errorf("list tenants: %w", err)
 	}
 	now := time.Now()
@@ -176,11 +185,17 @@ func (s *Store) sweepClass(ctx context.Context, class string, idle TenantIdle) (
 	}
 	s.mu.Unlock()
 	var retire []string
+	var lookupErr error
 	for _, t := range candidates {
 		res.Checked++
 		last, err := s.lastWrite(ctx, class, t)
 		if err != nil {
-			return res, fmt.Errorf("newest write of tenant %s: %w", t, err)
+			// Deleted meanwhile, or the server is busy: keep it active
+			// until a later pass.
+			if lookupErr == nil {
+				lookupErr = fmt.Errorf("newest write of tenant %s: %w", t, err)
+			}
+			continue
 		}
 		if last.After(cutoff) {
 			res.Busy++
@@ -195,6 +210,9 @@ func (s *Store) sweepClass(ctx context.Context, class string, idle TenantIdle) (
 	}
 	n, busy, err := s.setTenantStatus(ctx, class, retire, idle.Status, idle.Batch, cutoff)
 	res.Retired, res.Busy = n, res.Busy+busy
+	if err == nil {
+		err = lookupErr
+	}
 	return res, err
 }
 

@@ -297,3 +297,27 @@ func TestIsolationWhileSweeping(t *testing.T) {
 	h := vectortest.NewH(t, s, local.NewHashEmbedder(0))
 	vectortest.RunIsolation(h, 100)
 }
+
+// TestSweepAfterClassDropped: a class dropped by another process is
+// forgotten, and the other classes are still swept.
+func TestSweepAfterClassDropped(t *testing.T) {
+	host, grpc := server(t)
+	s := openWith(t, weaviate.Config{Host: host, GRPCHost: grpc, TenantIdle: manual})
+	ctx := context.Background()
+	keep := vectortest.NewH(t, s, local.NewHashEmbedder(0))
+	keep.Upsert(vectortest.Rec("m1", "t", "ada", vectortest.Corpus[0]))
+	dropped := vector.IndexName(8)
+	if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: dropped, Dimension: 8}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Client().Schema().ClassDeleter().WithClassName(s.ClassName(dropped)).Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if res, err := s.SweepIdle(ctx); err != nil || res.Retired != 1 {
+		t.Fatalf("SweepIdle = %+v, %v; want the other class's tenant retired", res, err)
+	}
+	if res, err := s.SweepIdle(ctx); err != nil || res.Checked != 0 {
+		t.Fatalf("second SweepIdle = %+v, %v", res, err)
+	}
+}
