@@ -321,3 +321,25 @@ func TestSweepAfterClassDropped(t *testing.T) {
 		t.Fatalf("second SweepIdle = %+v, %v", res, err)
 	}
 }
+
+// TestOffloadWithoutModule: OFFLOADED needs an offload module on the server;
+// the test server has none, so retiring that way fails with a vector error
+// and leaves the tenant active and readable.
+func TestOffloadWithoutModule(t *testing.T) {
+	host, grpc := server(t)
+	s := openWith(t, weaviate.Config{Host: host, GRPCHost: grpc, TenantIdle: weaviate.TenantIdle{After: -1}})
+	h := vectortest.NewH(t, s, local.NewHashEmbedder(0))
+	h.Upsert(vectortest.Rec("m1", "t", "ada", vectortest.Corpus[0]))
+	class := s.ClassName(h.Index)
+	_, err := s.RetireIdle(context.Background(), class, 0, weaviate.TenantOffloaded, 0)
+	if !errors.Is(err, memerr.ErrVector) {
+		t.Fatalf("RetireIdle OFFLOADED without an offload module: %v", err)
+	}
+	t.Logf("%v", err)
+	if st := statuses(t, s, class)[weaviate.TenantName("ada")]; st != models.TenantActivityStatusHOT {
+		t.Fatalf("status %q", st)
+	}
+	if got := ids(h, "ada"); !got["m1#0"] {
+		t.Fatalf("read: %v", got)
+	}
+}
