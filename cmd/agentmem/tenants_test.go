@@ -26,7 +26,7 @@ func TestMaintainWeaviateTenants(t *testing.T) {
 	}
 	// Written just now: an idle time of an hour keeps it.
 	doc := jsonDoc(t, b.agentmem(t, "", "--write", "--json", "maintain", "weaviate-tenants", "--idle", "1h").ok(t))
-	if c := doc["classes"].([]any); len(c) != 1 || c[0].(map[string]any)["Retired"] != 0.0 || c[0].(map[string]any)["Busy"] != 1.0 {
+	if c := doc["classes"].([]any); len(c) != 1 || c[0].(map[string]any)["retired"] != 0.0 || c[0].(map[string]any)["busy"] != 1.0 {
 		t.Fatalf("--idle 1h: %v", doc)
 	}
 	r := b.agentmem(t, "", "--write", "maintain", "weaviate-tenants", "--idle", "0").ok(t)

@@ -69,17 +69,21 @@ func (t TenantIdle) withDefaults() (TenantIdle, error) {
 // SweepResult counts what one pass over idle tenants did.
 type SweepResult struct {
 	// Checked is the number of active tenants looked at.
-	Checked int
+	Checked int `json:"checked"`
 	// Retired is the number set to the idle status.
-	Retired int
+	Retired int `json:"retired"`
 	// Busy is the number left active because another process uses them:
 	// the server holds a write newer than the idle time, or a request was
 	// using the tenant.
-	Busy int
+	Busy int `json:"busy"`
 }
 
-// touch records a read or write of a tenant by this process.
+// touch records a read or write of a tenant by this process (not kept
+// with the sweeper off, where nothing would ever forget it).
 func (s *Store) touch(class string, tenants ...string) {
+	if s.idle.After < 0 {
+		return
+	}
 	now := time.Now()
 	s.mu.Lock()
 	for _, t := range tenants {
@@ -345,7 +349,8 @@ func (s *Store) RetireIdle(ctx context.Context, class string, idle time.Duration
 		}
 		retire = append(retire, tn.Name)
 	}
-	// Uses by this process after the listing keep their tenants active.
+	// Uses by this process after the listing keep their tenants active
+	// (recorded while the sweeper is on).
 	n, busy, err := s.setTenantStatus(ctx, class, retire, t.Status, t.Batch, now)
 	res.Retired, res.Busy = n, res.Busy+busy
 	if err != nil {
