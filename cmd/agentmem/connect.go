@@ -137,7 +137,7 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 	if err != nil {
 		return err
 	}
-	c.Vector = s
+	c.Vector, c.closers = s, append(c.closers, s.Close)
 	return nil
 }
 
