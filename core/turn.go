@@ -54,6 +54,7 @@ type Turn struct {
 	recallErr error
 	wmErr     error // working-memory read failure
 	omErr     error
+	steps     stepState // shared by the Step calls
 	mu        sync.Mutex
 	committed bool
 }
