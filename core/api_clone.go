@@ -71,7 +71,7 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 
 // cloneSelection lists the source's messages that o selects: in o.Range,
 // among o.MessageIDs when given, the newest o.MessageLimit.
-func cloneSelection(ctx context.Context, s *CheckedStore, threadID string, o CloneOptions) ([]Message, error) {
+func cloneSelection(ctx context.Context, s *store.Checked, threadID string, o CloneOptions) ([]Message, error) {
 	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: store.PerPageAll, Range: o.Range})
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (m *Memory) copyMessages(msgs []Message, o CloneOptions, sourceID string) (
 
 // createClone creates the clone's thread with its title and metadata.
 // Insert-only: of two concurrent clones to one id exactly one creates it.
-func (m *Memory) createClone(ctx context.Context, s *CheckedStore, src Thread, o CloneOptions, info map[string]any) (Thread, error) {
+func (m *Memory) createClone(ctx context.Context, s *store.Checked, src Thread, o CloneOptions, info map[string]any) (Thread, error) {
 	const op = "CloneThread"
 	title := ""
 	if src.Title != "" {
@@ -148,7 +148,7 @@ func (m *Memory) createClone(ctx context.Context, s *CheckedStore, src Thread, o
 // another resource (unless that resource has its own: never overwritten),
 // the copies, and the observations (see cloneObservations). It returns the
 // copies as stored.
-func cloneContents(ctx context.Context, s *CheckedStore, src, th Thread, copies []Message, idMap map[string]string) ([]Message, error) {
+func cloneContents(ctx context.Context, s *store.Checked, src, th Thread, copies []Message, idMap map[string]string) ([]Message, error) {
 	moved := th.ResourceID != src.ResourceID
 	if err := cloneWorkingMemory(ctx, s, ScopeThread, src.ID, th.ID); err != nil {
 		return nil, err
@@ -178,7 +178,7 @@ func cloneContents(ctx context.Context, s *CheckedStore, src, th Thread, copies 
 
 // cloneWorkingMemory copies the working memory of scope's from to to when
 // from has one; the write is insert-only (ErrConflict when to has one).
-func cloneWorkingMemory(ctx context.Context, s *CheckedStore, scope Scope, from, to string) error {
+func cloneWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, from, to string) error {
 	wm, err := s.GetWorkingMemory(ctx, scope, from)
 	if err != nil || wm.Version == 0 {
 		return err
@@ -192,7 +192,7 @@ func cloneWorkingMemory(ctx context.Context, s *CheckedStore, scope Scope, from,
 // and remapping observed message ids to the copies (ids of messages not
 // copied are dropped); archived generations stay with the source. The write
 // is insert-only: an existing record under to is ErrConflict.
-func cloneObservations(ctx context.Context, s *CheckedStore, from, to string, idMap map[string]string) error {
+func cloneObservations(ctx context.Context, s *store.Checked, from, to string, idMap map[string]string) error {
 	if _, _, obs, _ := s.Capabilities(); !obs {
 		return nil // a store without observations has none to copy
 	}

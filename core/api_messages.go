@@ -36,8 +36,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	if err != nil {
 		return nil, err
 	}
-	box := newBatch(len(msgs))
-	batch := *box
+	batch := make([]Message, 0, len(msgs))
 	for i := range msgs {
 		msg := msgs[i].Clone()
 		msg.Tokens, msg.TokenEncoding = 0, ""
@@ -58,8 +57,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 		return nil, nil
 	}
 	budget.CountAll(batch, m.countTokens)
-	saved, err := s.saveValidated(ctx, batch, bulk)
-	s.recycle(box, batch, saved)
+	saved, err := s.SaveValidated(ctx, batch, bulk)
 	if err != nil {
 		return nil, err
 	}

@@ -138,8 +138,8 @@ func (m *Memory) metadataWorkingMemory(op string, meta map[string]any) (rest map
 
 // writeMetadataWorkingMemory stores working memory that came with the thread
 // metadata, in the instance's scope.
-func (m *Memory) writeMetadataWorkingMemory(ctx context.Context, s *CheckedStore, th Thread, data string) error {
-	scope, id, err := wmTarget(m.st.wm, th.ID, th.ResourceID)
+func (m *Memory) writeMetadataWorkingMemory(ctx context.Context, s *store.Checked, th Thread, data string) error {
+	scope, id, err := m.st.wm.target(th.ID, th.ResourceID)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) error {
 }
 
 // ownedThread loads a thread and checks it belongs to resourceID.
-func (m *Memory) ownedThread(ctx context.Context, s *CheckedStore, op, threadID, resourceID string) (Thread, error) {
+func (m *Memory) ownedThread(ctx context.Context, s *store.Checked, op, threadID, resourceID string) (Thread, error) {
 	if err := checkOptionalResource(op, resourceID); err != nil {
 		return Thread{}, err
 	}

@@ -21,7 +21,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 	if err != nil {
 		return nil, err
 	}
-	scope, id, err := wmTarget(st.wm, threadID, resourceID)
+	scope, id, err := st.wm.target(threadID, resourceID)
 	if err != nil {
 		return nil, err
 	}

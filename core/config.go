@@ -238,7 +238,7 @@ type settings struct {
 	recall           *SemanticRecall // nil: off; else fully defaulted
 	wm               *WorkingMemoryConfig
 	title            *TitleConfig
-	om               *omSettings // nil: observational memory off
+	observation      *observationSettings // nil: observational memory off
 }
 
 const defaultLastMessages = 10
@@ -300,9 +300,9 @@ func (c Config) resolveOver(base settings, over *Config) (settings, error) {
 		}
 	}
 	if all || over.ObservationalMemory != nil {
-		s.om = nil
+		s.observation = nil
 		if o := c.ObservationalMemory; o != nil && !o.Disabled {
-			if s.om, err = o.resolve(); err != nil {
+			if s.observation, err = o.resolve(); err != nil {
 				return settings{}, err
 			}
 		}
@@ -537,4 +537,13 @@ func newIndexing(r *SemanticRecall) (*indexing.Recipe, error) {
 		tools, files = !t.NoTools, !t.NoFiles
 	}
 	return indexing.New(an, context, tools, files), nil
+}
+
+// checkMode validates SemanticRecall.Mode.
+func checkMode(mode string) error {
+	switch mode {
+	case "", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25:
+		return nil
+	}
+	return fmt.Errorf("semanticRecall.mode must be %q, %q or %q, got %q", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25, mode)
 }

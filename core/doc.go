@@ -87,11 +87,11 @@
 // core itself names only what a user of the turn touches: Thread, Scope,
 // Message with its Content, Part, Role and Source, and the errors.
 //
-// Memory wraps its store in a [CheckedStore], which validates and normalises
+// Memory wraps its store in a [store.Checked], which validates and normalises
 // every call, names the operation and classifies failures; a driver keeps
 // only what is atomic and database-specific. A message store proves itself
 // with one line: storetest.Run (core/store/storetest) drives it through the
-// same CheckedStore. vectortest.Run (core/vector/vectortest) drives a
+// same store.Checked. vectortest.Run (core/vector/vectortest) drives a
 // vector.Store directly, as Memory calls it: Memory checks ids, scopes and
 // dimensions before a vector store sees a call.
 package core

@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/ids"
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -58,10 +59,10 @@ type Options struct {
 
 // Memory is conversation memory over a Store. It is safe for concurrent use.
 type Memory struct {
-	opts  Options       // defaulted; Config is read only by New
-	cfg   Config        // deep copy of Options.Config, never aliased
-	st    settings      // cfg resolved once
-	store *CheckedStore // nil without Options.Store
+	opts  Options        // defaulted; Config is read only by New
+	cfg   Config         // deep copy of Options.Config, never aliased
+	st    settings       // cfg resolved once
+	store *store.Checked // nil without Options.Store
 	tk    Tokenizer
 	log   *slog.Logger
 
@@ -77,7 +78,7 @@ type Memory struct {
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup
-	om       omRuntime // observational-memory locks and background jobs
+	observer observe.Runtime // observational-memory locks and background jobs
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -103,7 +104,7 @@ func New(opts Options) (*Memory, error) {
 		return nil, err
 	}
 	if opts.Store != nil {
-		m.store = Check(opts.Store)
+		m.store = store.Check(opts.Store)
 	}
 	if err := m.requireDeps("New", s); err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func (m *Memory) Store() (store.Store, error) {
 }
 
 // checked returns the checked store or ErrNoStorage.
-func (m *Memory) checked() (*CheckedStore, error) {
+func (m *Memory) checked() (*store.Checked, error) {
 	if m.store == nil {
 		return nil, ErrNoStorage.New("")
 	}
@@ -144,12 +145,12 @@ func (m *Memory) checked() (*CheckedStore, error) {
 
 // requireCapabilities fails when a configured feature needs an optional
 // store capability the driver lacks.
-func requireCapabilities(op string, c *CheckedStore, s settings) error {
+func requireCapabilities(op string, c *store.Checked, s settings) error {
 	_, _, obs, queue := c.Capabilities()
 	if s.recall != nil && !queue {
 		return memerr.Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
 	}
-	if s.om != nil && !obs {
+	if s.observation != nil && !obs {
 		return memerr.Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
 	}
 	return nil

@@ -74,11 +74,11 @@ func (m *Memory) validateMessage(op string, msg *Message) error {
 	}
 	if msg.ID != "" {
 		if err := store.ValidateID("id", msg.ID); err != nil {
-			return withOp(op, err)
+			return memerr.WithOp(op, err)
 		}
 	}
 	if err := store.ValidateContent(msg); err != nil {
-		return withOp(op, err)
+		return memerr.WithOp(op, err)
 	}
 	if bound, ok := encodedSizeBound(&msg.Content); ok && bound <= m.opts.MaxMessageBytes {
 		return nil // certainly under the cap: encoding it only to measure is waste

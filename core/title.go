@@ -2,10 +2,10 @@ package core
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentmem/agentmem/core/internal/transcript"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -14,8 +14,6 @@ const defaultTitleInstructions = `You write the title of a conversation.
 - Always produce a title, even for a greeting.
 - At most 80 characters, a short summary of what the user wants.
 - No quotes and no colons. Reply with the title only.`
-
-var thinkRE = regexp.MustCompile(`(?s)<think>.*?</think>|<reasoning>.*?</reasoning>`)
 
 // maybeTitle generates a title after Commit when the thread has none and has
 // at least MinMessages messages. Failures are logged, never returned.
@@ -42,7 +40,7 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 	var b strings.Builder
 	for _, msg := range page.Messages {
 		if text := msg.Text(); text != "" {
-			b.WriteString(roleLabel(msg.Role) + ": " + truncate(text, 500) + "\n")
+			b.WriteString(transcript.RoleLabel(msg.Role) + ": " + truncate(text, 500) + "\n")
 		}
 	}
 	instructions := st.title.Instructions
@@ -69,7 +67,7 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 
 // cleanTitle strips reasoning blocks, quotes and colons and caps the length at 80.
 func cleanTitle(s string) string {
-	s = thinkRE.ReplaceAllString(s, "")
+	s = transcript.StripReasoning(s)
 	s = strings.TrimSpace(strings.SplitN(strings.TrimSpace(s), "\n", 2)[0])
 	s = strings.Trim(s, "\"'`“”‘’ ")
 	s = strings.ReplaceAll(s, ":", "")

@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TurnRequest starts a turn.
@@ -52,8 +53,8 @@ type Turn struct {
 	trimmed   []Message
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
 	recallErr error
-	wmErr     error // working-memory read failure
-	omErr     error
+	memoryErr error     // working-memory read failure
+	obsErr    error     // this turn's observation failure (Turn.ObservationErr)
 	steps     stepState // shared by the Step calls
 	mu        sync.Mutex
 	committed bool
@@ -90,7 +91,7 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 
 // turnThread loads the thread, creating it when missing (unless read-only),
 // and enforces ownership.
-func (m *Memory) turnThread(ctx context.Context, s *CheckedStore, req TurnRequest, readOnly bool) (Thread, error) {
+func (m *Memory) turnThread(ctx context.Context, s *store.Checked, req TurnRequest, readOnly bool) (Thread, error) {
 	th, err := s.GetThread(ctx, req.ThreadID)
 	switch {
 	case errors.Is(err, ErrThreadNotFound) && readOnly:
@@ -182,72 +183,4 @@ func (t *Turn) RecallErr() error {
 		return nil
 	}
 	return t.recallErr
-}
-
-// Commit persists the turn: the (filtered) input and the response messages in
-// one atomic save, then indexes them for semantic recall, generates a title
-// and runs observational memory (observation and reflection, inside Commit
-// or in the background; their failures are logged and never fail Commit, see
-// ObservationErr). Read-only turns and turns with history disabled (and
-// observational memory off) save nothing.
-func (t *Turn) Commit(ctx context.Context, response []Message) error {
-	const op = "Commit"
-	if err := t.enterCommit(ctx); err != nil {
-		return err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.committed {
-		return memerr.Errorf(CodeInvalidArgument, op, "turn already committed")
-	}
-	m := t.m
-	resp := window.Clone(response)
-	for i := range resp {
-		r := &resp[i]
-		if r.Role == "" {
-			r.Role = RoleAssistant
-		}
-		if err := m.validateMessage(op, r); err != nil {
-			return err
-		}
-		if err := t.responseIDs(op, r); err != nil {
-			return err
-		}
-		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
-		r.Tokens, r.TokenEncoding = 0, "" // counted once when saved
-	}
-	for _, p := range m.opts.Processors {
-		if op, ok := p.(OutputProcessor); ok {
-			var err error
-			if resp, err = op.ProcessOutput(ctx, ProcessorInput{ThreadID: t.req.ThreadID, ResourceID: t.req.ResourceID, Messages: resp, Tokenizer: m.tk}); err != nil {
-				return err
-			}
-		}
-	}
-	t.committed = true
-	if t.st.readOnly || (!t.st.historyEnabled && t.st.om == nil) {
-		return nil
-	}
-	var batch []Message
-	for _, msg := range append(window.Clone(t.persist), resp...) {
-		if p, ok := m.prepare(op, msg); ok {
-			batch = append(batch, p)
-		}
-	}
-	if len(batch) > 0 {
-		s, err := m.checked()
-		if err != nil {
-			return err
-		}
-		budget.CountAll(batch, m.countTokens)
-		saved, err := s.SaveMessages(ctx, batch)
-		if err != nil {
-			t.committed = false
-			return err
-		}
-		m.runEffects(ctx, m.saveEffects(t.st, saved, t))
-		return nil
-	}
-	m.runEffects(ctx, m.saveEffects(t.st, nil, t))
-	return nil
 }

@@ -57,10 +57,10 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn) []sideEff
 			return nil
 		}})
 	}
-	if st.om != nil {
-		// Background observation has its own coalescing queue (omEnqueue).
+	if st.observation != nil {
+		// Background observation has its own coalescing queue (scheduleObservation).
 		fx = append(fx, sideEffect{name: "observe", run: func(ctx context.Context) error {
-			turn.omErr = m.omAfterCommit(ctx, st.om, turn.thread)
+			turn.obsErr = m.observeAfterCommit(ctx, st.observation, turn.thread)
 			return nil
 		}})
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // filterInput decides what a request's input may add to memory, as Mastra's
@@ -29,7 +30,7 @@ import (
 // A kept tool result for a call of a stored message is merged into that
 // message (same id, the call's part advanced to the result), so hist comes
 // back without the stored copies that persist replaces.
-func (m *Memory) filterInput(ctx context.Context, s *CheckedStore, st settings, history []Message, past bool, input []Message, supplied map[string]bool) (persist, hist []Message, err error) {
+func (m *Memory) filterInput(ctx context.Context, s *store.Checked, st settings, history []Message, past bool, input []Message, supplied map[string]bool) (persist, hist []Message, err error) {
 	known, err := m.storedCopies(ctx, s, history, input, supplied)
 	if err != nil {
 		return nil, nil, err
@@ -88,7 +89,7 @@ func (m *Memory) filterInput(ctx context.Context, s *CheckedStore, st settings, 
 
 // storedCopies returns the stored copies, in this thread, of the history and
 // of the input messages whose caller-supplied id is stored, by id.
-func (m *Memory) storedCopies(ctx context.Context, s *CheckedStore, history, input []Message, supplied map[string]bool) (map[string]*Message, error) {
+func (m *Memory) storedCopies(ctx context.Context, s *store.Checked, history, input []Message, supplied map[string]bool) (map[string]*Message, error) {
 	known := make(map[string]*Message, len(history))
 	for i := range history {
 		known[history[i].ID] = &history[i]

@@ -141,7 +141,7 @@ func (t *Turn) fitStep(prompt, resp []Message) ([]Message, []Message) {
 	remembered := func() {
 		// With observational memory the history is what is not yet
 		// observed, which is never trimmed (as in Begin).
-		if st.om != nil {
+		if st.observation != nil {
 			return
 		}
 		all := append(append(make([]Message, 0, len(prompt)+len(resp)), prompt...), resp...)

@@ -482,7 +482,8 @@ func TestWorkingMemoryConflictIsNotSilent(t *testing.T) {
 	}
 }
 
-// Errors.
+// Disabled working memory, a missing resource or thread, a foreign thread and a
+// bad config each get their typed error.
 func TestWorkingMemoryErrors(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
@@ -565,7 +566,8 @@ func TestWorkingMemoryTemplate(t *testing.T) {
 	}
 }
 
-// Instruction rendering.
+// A writable turn gets the instructions, the template, the data and the tool;
+// a read-only turn gets the data alone.
 func TestWorkingMemoryRendering(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
@@ -579,7 +581,7 @@ func TestWorkingMemoryRendering(t *testing.T) {
 		"<working_memory_template>\n" + strings.Trim(core.DefaultWorkingMemoryTemplate, "\n") + "\n</working_memory_template>",
 		"<working_memory_data>\nnull\n</working_memory_data>",
 		"Notes:",
-		"updateWorkingMemory",
+		"calling the " + core.WorkingMemoryToolName + " tool",
 	} {
 		if !strings.Contains(sys, want) {
 			t.Fatalf("system message lacks %q:\n%s", want, sys)

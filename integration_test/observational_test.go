@@ -145,7 +145,7 @@ func omTurn(t *testing.T, m *core.Memory, thread, res string, i int) *core.Turn 
 // checkExactlyOnce: every stored message of the threads was sent to exactly
 // one successful observer call if the record says it is observed, and to
 // none if not; no tag was sent twice.
-func checkExactlyOnce(t *testing.T, s *core.CheckedStore, obs *omObserver, key string, threads ...string) (observed, unobserved int) {
+func checkExactlyOnce(t *testing.T, s *store.Checked, obs *omObserver, key string, threads ...string) (observed, unobserved int) {
 	t.Helper()
 	rec, err := s.GetObservations(bg, key)
 	if err != nil {
@@ -186,7 +186,7 @@ func checkExactlyOnce(t *testing.T, s *core.CheckedStore, obs *omObserver, key s
 func TestObservationalLongConversation(t *testing.T) {
 	for _, b := range omBackends() {
 		t.Run(b.name, func(t *testing.T) {
-			s := core.Check(b.open(t))
+			s := store.Check(b.open(t))
 			obs, ref := &omObserver{}, &omReflector{}
 			const mt, ot = 400, 300
 			m := omMemory(t, s, omCfg(obs, ref, mt, ot))
@@ -271,7 +271,7 @@ func TestObservationalLongConversation(t *testing.T) {
 func TestObservationalFailures(t *testing.T) {
 	for _, b := range omBackends() {
 		t.Run(b.name, func(t *testing.T) {
-			s := core.Check(b.open(t))
+			s := store.Check(b.open(t))
 			obs := &omObserver{hook: func(ctx context.Context, call int64) error {
 				switch call {
 				case 2:
@@ -320,7 +320,7 @@ func TestObservationalFailures(t *testing.T) {
 func TestObservationalResourceScope(t *testing.T) {
 	for _, b := range omBackends() {
 		t.Run(b.name, func(t *testing.T) {
-			s := core.Check(b.open(t))
+			s := store.Check(b.open(t))
 			obs := &omObserver{}
 			cfg := omCfg(obs, &omReflector{}, 300, 100000)
 			cfg.ObservationalMemory.Scope = core.ScopeResource

@@ -259,7 +259,7 @@ func readOverlapLog(t *testing.T, path string) []overlapLog {
 // the boundary it came from); its skips are counted, not attributed.
 func checkNothingHiddenUnseen(t *testing.T, s store.Store, logs []overlapLog) {
 	t.Helper()
-	c := core.Check(s)
+	c := store.Check(s)
 	p, err := c.ListMessages(bg, store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)

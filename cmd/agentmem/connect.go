@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/embed/openai"
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/core/vector"
@@ -26,7 +27,7 @@ type connection struct {
 	Memory *core.Memory
 	// Store is the store behind Memory, checked the same way (validation,
 	// error classification, optional capabilities).
-	Store    *core.CheckedStore
+	Store    *store.Checked
 	Vector   vector.Store    // nil without --vector
 	Embedder vector.Embedder // nil without --vector or for self-embedding stores
 	// Dimension is the embedder's output dimension (0 when unknown).
@@ -82,7 +83,7 @@ func (c *connection) openStore(ctx context.Context, f globalFlags) error {
 		if err != nil {
 			return err
 		}
-		c.Store, c.closers = core.Check(s), append(c.closers, s.Close)
+		c.Store, c.closers = store.Check(s), append(c.closers, s.Close)
 		return nil
 	}
 	if !f.write && !strings.HasPrefix(f.db, "file:") && f.db != ":memory:" {
@@ -95,7 +96,7 @@ func (c *connection) openStore(ctx context.Context, f globalFlags) error {
 	if err != nil {
 		return err
 	}
-	c.Store, c.closers = core.Check(s), append(c.closers, s.Close)
+	c.Store, c.closers = store.Check(s), append(c.closers, s.Close)
 	return nil
 }
 

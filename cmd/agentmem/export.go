@@ -91,7 +91,7 @@ func (lw *lineWriter) put(r record) error {
 }
 
 // exportTo writes the selected memory to w and returns the number of lines.
-func exportTo(ctx context.Context, s *core.CheckedStore, w io.Writer, resourceID, threadID string) (int, error) {
+func exportTo(ctx context.Context, s *store.Checked, w io.Writer, resourceID, threadID string) (int, error) {
 	groups, err := selectThreads(ctx, s, resourceID, threadID)
 	if err != nil {
 		return 0, err
@@ -116,7 +116,7 @@ type resourceThreads struct {
 
 // selectThreads returns the threads to export grouped by resource, resources
 // by id and threads by (CreatedAt, ID).
-func selectThreads(ctx context.Context, s *core.CheckedStore, resourceID, threadID string) ([]resourceThreads, error) {
+func selectThreads(ctx context.Context, s *store.Checked, resourceID, threadID string) ([]resourceThreads, error) {
 	var threads []core.Thread
 	if threadID != "" {
 		t, err := s.GetThread(ctx, threadID)
@@ -160,7 +160,7 @@ func selectThreads(ctx context.Context, s *core.CheckedStore, resourceID, thread
 // addThreadlessResources adds to byRes the resources that have working
 // memory or metadata but no thread, so exporting everything loses nothing.
 // A store without store.ResourceLister exports the resources of its threads.
-func addThreadlessResources(ctx context.Context, s *core.CheckedStore, byRes map[string][]core.Thread) error {
+func addThreadlessResources(ctx context.Context, s *store.Checked, byRes map[string][]core.Thread) error {
 	q := store.ResourceQuery{PerPage: store.MaxResourcePage}
 	for {
 		page, err := s.ListResources(ctx, q)
@@ -184,7 +184,7 @@ func addThreadlessResources(ctx context.Context, s *core.CheckedStore, byRes map
 
 // exportResource writes one resource; withResourceData adds its working
 // memory, metadata and observations (not for a single-thread export).
-func exportResource(ctx context.Context, s *core.CheckedStore, lw *lineWriter, g resourceThreads, withResourceData bool) error {
+func exportResource(ctx context.Context, s *store.Checked, lw *lineWriter, g resourceThreads, withResourceData bool) error {
 	doc := resourceDoc{ID: g.id}
 	if withResourceData {
 		res, err := s.GetResource(ctx, g.id)
@@ -210,7 +210,7 @@ func exportResource(ctx context.Context, s *core.CheckedStore, lw *lineWriter, g
 	return exportObservations(ctx, s, lw, store.ObservationKey(core.ScopeResource, "", g.id))
 }
 
-func exportThread(ctx context.Context, s *core.CheckedStore, lw *lineWriter, t core.Thread) error {
+func exportThread(ctx context.Context, s *store.Checked, lw *lineWriter, t core.Thread) error {
 	if err := lw.put(record{Kind: kindThread, Thread: &t}); err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func exportThread(ctx context.Context, s *core.CheckedStore, lw *lineWriter, t c
 
 // exportObservations writes the archived generations under key, oldest
 // first, then the active record, when it was ever written.
-func exportObservations(ctx context.Context, s *core.CheckedStore, lw *lineWriter, key string) error {
+func exportObservations(ctx context.Context, s *store.Checked, lw *lineWriter, key string) error {
 	cur, err := s.GetObservations(ctx, key)
 	if err != nil || cur.Version == 0 {
 		return err

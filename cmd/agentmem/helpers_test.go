@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 type backend struct {
 	name  string
 	flags []string
-	store *core.CheckedStore
+	store *store.Checked
 }
 
 // sqliteBackend is a fresh SQLite file.
@@ -56,7 +56,7 @@ func sqliteBackend(t *testing.T) backend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return backend{name: "sqlite", flags: []string{"--db", path}, store: core.Check(s)}
+	return backend{name: "sqlite", flags: []string{"--db", path}, store: store.Check(s)}
 }
 
 func pgDSN(t *testing.T) string { return serverEnv(t, "AGENTMEM_PG_DSN") }
@@ -91,7 +91,7 @@ func postgresBackend(t *testing.T) backend {
 		_, _ = s.Pool().Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 		s.Close()
 	})
-	return backend{name: "postgres", flags: []string{"--db", dsn, "--pg-schema", schema}, store: core.Check(s)}
+	return backend{name: "postgres", flags: []string{"--db", dsn, "--pg-schema", schema}, store: store.Check(s)}
 }
 
 // forEachBackend runs fn as a subtest per backend.
@@ -201,7 +201,7 @@ func at(s int) time.Time {
 // resources, three threads, text, reasoning, tool calls and results, a
 // persisted boundary, working memory in both scopes and observations with an
 // archived generation.
-func seed(t *testing.T, s *core.CheckedStore) {
+func seed(t *testing.T, s *store.Checked) {
 	t.Helper()
 	mem, err := core.New(core.Options{Store: s.Unwrap()})
 	if err != nil {
@@ -256,7 +256,7 @@ func seed(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func mustPutWM(t *testing.T, s *core.CheckedStore, scope core.Scope, id, data string) {
+func mustPutWM(t *testing.T, s *store.Checked, scope core.Scope, id, data string) {
 	t.Helper()
 	if _, err := s.PutWorkingMemory(bg, scope, id, data, 0); err != nil {
 		t.Fatal(err)

@@ -95,7 +95,7 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 
 // pendingThreads returns the threads not in done, their message counts and
 // the sum of those.
-func pendingThreads(ctx context.Context, s *core.CheckedStore, threads []core.Thread, done []string) ([]core.Thread, []int, int, error) {
+func pendingThreads(ctx context.Context, s *store.Checked, threads []core.Thread, done []string) ([]core.Thread, []int, int, error) {
 	var (
 		todo  []core.Thread
 		sizes []int

@@ -102,7 +102,7 @@ func (a *app) listThreads(ctx context.Context, c *connection, q store.ThreadQuer
 }
 
 // countMessages returns the number of messages of a thread.
-func countMessages(ctx context.Context, s *core.CheckedStore, threadID string) (int, error) {
+func countMessages(ctx context.Context, s *store.Checked, threadID string) (int, error) {
 	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: 0, IncludeTotal: true})
 	return page.Total, err
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -69,7 +68,7 @@ func TestSaveMessagesBatchSemantics(t *testing.T) {
 }
 
 func TestResourceAndWorkingMemoryDetails(t *testing.T) {
-	s := core.Check(openFresh(t))
+	s := store.Check(openFresh(t))
 	r, err := s.UpdateResource(bg(), "r", nil)
 	if err != nil || r.Metadata != nil || r.CreatedAt.IsZero() {
 		t.Fatalf("create without metadata: %+v %v", r, err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -28,7 +27,7 @@ func TestInjectionAsData(t *testing.T) {
 	schema := `agentmem "test"; DROP--` + freshSchema(t)[len("agentmem_test_"):]
 	dropSchemaAtCleanup(t, testDSN(t), schema)
 	raw := openSchema(t, schema)
-	s := core.Check(raw)
+	s := store.Check(raw)
 	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	for i, id := range evil {
 		res := "res " + id

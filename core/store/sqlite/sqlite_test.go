@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -265,7 +264,7 @@ func explain(t *testing.T, s *Store, query string, args ...any) string {
 }
 
 func TestFailingBatchWritesNothing(t *testing.T) {
-	s := core.Check(openTemp(t))
+	s := store.Check(openTemp(t))
 	thread(t, s, "t1", "r1")
 	thread(t, s, "t2", "r2")
 	before, _ := s.GetThread(bg(), "t1")
@@ -300,7 +299,7 @@ func TestFailingBatchWritesNothing(t *testing.T) {
 }
 
 func TestInjectionAsData(t *testing.T) {
-	s := core.Check(openTemp(t))
+	s := store.Check(openTemp(t))
 	nasty := []string{`it's "quoted"`, `x'; DROP TABLE messages; --`, `-- comment`, `日本語 🚀 ü`, `a\b%_*`, `$.x`}
 	for i, id := range nasty {
 		res := "r" + id

@@ -182,7 +182,7 @@ func (f *fixture) observedThread(t *testing.T) core.Thread {
 		runTurn(t, mem, th, []core.Message{core.NewMessage(core.RoleUser, fmt.Sprintf("Question %d: what should I cook on Friday evening?", i))},
 			core.NewMessage(core.RoleAssistant, "How about a fresh pasta with tomatoes and basil?"))
 	}
-	rec, err := core.Check(f.store).GetObservations(bg, store.ObservationKey(core.ScopeThread, th.ID, th.ResourceID))
+	rec, err := store.Check(f.store).GetObservations(bg, store.ObservationKey(core.ScopeThread, th.ID, th.ResourceID))
 	if err != nil {
 		t.Fatal(err)
 	}

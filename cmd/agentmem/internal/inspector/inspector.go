@@ -77,7 +77,7 @@ type Options struct {
 type server struct {
 	opts  Options
 	mem   *core.Memory
-	store *core.CheckedStore
+	store *store.Checked
 	pages *pages
 	csrf  string // per-process token embedded in every form
 	log   *slog.Logger
@@ -96,7 +96,7 @@ func New(opts Options) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	store := core.Check(raw) // validated calls and optional capabilities as ErrUnsupported
+	store := store.Check(raw) // validated calls and optional capabilities as ErrUnsupported
 	if opts.Vector != nil && !opts.Vector.SelfEmbedding() && opts.Embedder == nil {
 		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "Options.Vector needs Options.Embedder (the store does not embed)")
 	}

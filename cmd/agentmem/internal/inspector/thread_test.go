@@ -62,7 +62,7 @@ func TestThreadViewObservations(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		w := get(f.handler(t, Options{}), threadURL(f.cooking.ID, 0))
 		wantStatus(t, w, http.StatusOK)
-		rec, err := core.Check(f.store).GetObservations(bg, store.ObservationKey(core.ScopeThread, f.cooking.ID, f.cooking.ResourceID))
+		rec, err := store.Check(f.store).GetObservations(bg, store.ObservationKey(core.ScopeThread, f.cooking.ID, f.cooking.ResourceID))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -82,8 +82,8 @@ type ReflectionConfig struct {
 	ObservationTokens int
 }
 
-// omSettings is a validated, defaulted ObservationalMemoryConfig.
-type omSettings struct {
+// observationSettings is a validated, defaulted ObservationalMemoryConfig.
+type observationSettings struct {
 	observer, reflector   Model
 	messageTokens         int
 	maxTokensPerBatch     int
@@ -96,8 +96,8 @@ type omSettings struct {
 	reflectorInstructions string
 }
 
-func (o *ObservationalMemoryConfig) resolve() (*omSettings, error) {
-	bad := func(format string, a ...any) (*omSettings, error) {
+func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
+	bad := func(format string, a ...any) (*observationSettings, error) {
 		return nil, &Error{Code: CodeInvalidConfig, Msg: "observationalMemory." + fmt.Sprintf(format, a...)}
 	}
 	if o.Model != nil && (o.ObserverModel != nil || o.ReflectorModel != nil) {
@@ -118,7 +118,7 @@ func (o *ObservationalMemoryConfig) resolve() (*omSettings, error) {
 	case obs.BufferTokens != 0:
 		return bad("observation.bufferTokens: asynchronous buffering is not supported; leave it 0 (use Background to observe after Commit)")
 	}
-	s := &omSettings{
+	s := &observationSettings{
 		observer: o.ObserverModel, reflector: o.ReflectorModel,
 		messageTokens: obs.MessageTokens, maxTokensPerBatch: obs.MaxTokensPerBatch, reflectTokens: ref.ObservationTokens,
 		scope: o.Scope, background: o.Background, timeout: o.Timeout, maxUnobserved: o.MaxUnobservedMessages,
@@ -150,23 +150,23 @@ func (o *ObservationalMemoryConfig) resolve() (*omSettings, error) {
 }
 
 // withModels fills the observer and reflector from the fallback model and
-// fails when OM is on without any model.
+// fails when observational memory is on without any model.
 func (s settings) withModels(fallback Model) (settings, error) {
-	if s.om == nil {
+	if s.observation == nil {
 		return s, nil
 	}
-	om := *s.om
-	if om.observer == nil {
-		om.observer = fallback
+	o := *s.observation
+	if o.observer == nil {
+		o.observer = fallback
 	}
-	if om.reflector == nil {
-		om.reflector = fallback
+	if o.reflector == nil {
+		o.reflector = fallback
 	}
-	if om.observer == nil || om.reflector == nil {
+	if o.observer == nil || o.reflector == nil {
 		return settings{}, &Error{Code: CodeInvalidConfig,
 			Msg: "observationalMemory needs a model: set observationalMemory.model (or observerModel and reflectorModel) or Options.Model"}
 	}
-	s.om = &om
+	s.observation = &o
 	return s, nil
 }
 

@@ -83,13 +83,13 @@ func (r *reflectorModel) Generate(ctx context.Context, system, prompt string) (s
 	return fmt.Sprintf("- [2026-10-30] (high) reflection %d of %d lines", n, strings.Count(prompt, "\n- ")), nil
 }
 
-func omConfig(obs, ref core.Model, mt, ot int) core.Config {
+func observationConfig(obs, ref core.Model, mt, ot int) core.Config {
 	return core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{ObserverModel: obs, ReflectorModel: ref,
 		Observation: core.ObservationConfig{MessageTokens: mt}, Reflection: core.ReflectionConfig{ObservationTokens: ot}}}
 }
 
-// omTurn runs one turn of thread/res: user "m<i>u ..." and assistant "m<i>a ...".
-func omTurn(t *testing.T, m *core.Memory, thread, res string, i int) *core.Turn {
+// observedTurn runs one turn of thread/res: user "m<i>u ..." and assistant "m<i>a ...".
+func observedTurn(t *testing.T, m *core.Memory, thread, res string, i int) *core.Turn {
 	t.Helper()
 	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: thread, ResourceID: res, System: []string{"You are helpful."},
 		Input: []core.Message{core.NewMessage(core.RoleUser, fmt.Sprintf("m%du: question number %d", i, i))}})
@@ -165,7 +165,7 @@ func TestObservationalConfig(t *testing.T) {
 func TestObservationalPrefixStable(t *testing.T) {
 	s := memstore.New()
 	obs, ref := &observerModel{}, &reflectorModel{}
-	m := newMem(t, s, omConfig(obs, ref, 300, 100000))
+	m := newMem(t, s, observationConfig(obs, ref, 300, 100000))
 	var prev []string
 	var prevVersion int64 = -1
 	stable, changed := 0, 0
@@ -174,7 +174,7 @@ func TestObservationalPrefixStable(t *testing.T) {
 		if err != nil && !errors.Is(err, core.ErrThreadNotFound) {
 			t.Fatal(err)
 		}
-		turn := omTurn(t, m, "t", "r", i)
+		turn := observedTurn(t, m, "t", "r", i)
 		sys := systemTexts(turn.Messages())
 		if rec.Version == prevVersion {
 			if !slices.Equal(sys, prev) {
@@ -198,7 +198,7 @@ func TestObservationalPrefixStable(t *testing.T) {
 		}
 	}
 	if stable < 10 || changed < 3 {
-		t.Fatalf("stable %d, changed %d: the scenario did not exercise both", stable, changed)
+		t.Fatalf("stable %d, changed %d: the turns did not exercise both", stable, changed)
 	}
 	for tag, n := range obs.observed() {
 		if n != 1 {
@@ -221,7 +221,7 @@ func TestObservationalChunksAndFence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newMem(t, s, omConfig(&observerModel{}, &reflectorModel{}, 100000, 100000))
+	m := newMem(t, s, observationConfig(&observerModel{}, &reflectorModel{}, 100000, 100000))
 	begin := func() []string {
 		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", System: []string{"instructions"},
 			Input: []core.Message{core.NewMessage(core.RoleUser, "hi")}})
@@ -268,7 +268,7 @@ func (f *failingPuts) PutObservations(ctx context.Context, rec store.Observation
 }
 
 // storedTags counts the tags in the stored observations (active and archived).
-func storedTags(t *testing.T, s *core.CheckedStore, key string) map[string]int {
+func storedTags(t *testing.T, s *store.Checked, key string) map[string]int {
 	t.Helper()
 	rec, err := s.GetObservations(ctx, key)
 	if err != nil {
@@ -292,13 +292,13 @@ func storedTags(t *testing.T, s *core.CheckedStore, key string) map[string]int {
 func TestObservationalCrashBeforeWrite(t *testing.T) {
 	s := &failingPuts{fullStore: memstore.New()}
 	obs := &observerModel{}
-	m := newMem(t, s, omConfig(obs, &reflectorModel{}, 200, 100000))
+	m := newMem(t, s, observationConfig(obs, &reflectorModel{}, 200, 100000))
 	failed := 0
 	for i := 0; i < 30; i++ {
 		if i == 5 {
 			s.fail.Store(1)
 		}
-		if turn := omTurn(t, m, "t", "r", i); turn.ObservationErr() != nil {
+		if turn := observedTurn(t, m, "t", "r", i); turn.ObservationErr() != nil {
 			failed++
 			if !errors.Is(turn.ObservationErr(), core.ErrStorage) {
 				t.Fatalf("turn %d: %v", i, turn.ObservationErr())
@@ -308,14 +308,14 @@ func TestObservationalCrashBeforeWrite(t *testing.T) {
 	if failed != 1 {
 		t.Fatalf("%d failed observations, want 1", failed)
 	}
-	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 30)
+	checkObservedOnce(t, store.Check(s), "thread:t", "t", "r", 30)
 }
 
 // checkObservedOnce: every message of the thread is either in the stored
 // observations exactly once or still unobserved by the record, never both.
-func checkObservedOnce(t *testing.T, s *core.CheckedStore, key, thread, res string, turns int) {
+func checkObservedOnce(t *testing.T, s *store.Checked, key, thread, res string, turns int) {
 	t.Helper()
-	tags := storedTags(t, core.Check(s), key)
+	tags := storedTags(t, store.Check(s), key)
 	rec, _ := s.GetObservations(ctx, key)
 	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: thread, PerPage: store.PerPageAll})
 	if err != nil {
@@ -347,7 +347,7 @@ func checkObservedOnce(t *testing.T, s *core.CheckedStore, key, thread, res stri
 func TestObservationalTwoProcesses(t *testing.T) {
 	s := memstore.New()
 	obs := &observerModel{delay: 5 * time.Millisecond}
-	cfg := omConfig(obs, &reflectorModel{}, 150, 100000)
+	cfg := observationConfig(obs, &reflectorModel{}, 150, 100000)
 	cfg.ObservationalMemory.Scope = core.ScopeResource
 	a, b := newMem(t, s, cfg), newMem(t, s, cfg)
 	var wg sync.WaitGroup
@@ -356,12 +356,12 @@ func TestObservationalTwoProcesses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 15; i++ {
-				omTurn(t, m, fmt.Sprintf("t%d", w), "r", w*100+i)
+				observedTurn(t, m, fmt.Sprintf("t%d", w), "r", w*100+i)
 			}
 		}()
 	}
 	wg.Wait()
-	tags := storedTags(t, core.Check(s), "resource:r")
+	tags := storedTags(t, store.Check(s), "resource:r")
 	rec, _ := s.GetObservations(ctx, "resource:r")
 	for w := range 2 {
 		page, _ := s.ListMessages(ctx, store.MessageQuery{ThreadID: fmt.Sprintf("t%d", w), PerPage: store.PerPageAll})
@@ -382,13 +382,13 @@ func TestObservationalTwoProcesses(t *testing.T) {
 func TestObservationalLateMessage(t *testing.T) {
 	s := memstore.New()
 	obs := &observerModel{}
-	m := newMem(t, s, omConfig(obs, &reflectorModel{}, 100, 100000))
+	m := newMem(t, s, observationConfig(obs, &reflectorModel{}, 100, 100000))
 	slow, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "m900u: slow question")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 4; i++ {
-		omTurn(t, m, "t", "r", i)
+		observedTurn(t, m, "t", "r", i)
 	}
 	if rec, _ := m.Observations(ctx, "t", "r", nil); rec.Version == 0 {
 		t.Fatal("nothing observed")
@@ -397,12 +397,12 @@ func TestObservationalLateMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 4; i < 8; i++ {
-		omTurn(t, m, "t", "r", i)
+		observedTurn(t, m, "t", "r", i)
 	}
 	if got := obs.observed(); got["m900u"] != 1 || got["m900a"] != 1 {
 		t.Fatalf("late messages observed %d and %d times", got["m900u"], got["m900a"])
 	}
-	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 9)
+	checkObservedOnce(t, store.Check(s), "thread:t", "t", "r", 9)
 }
 
 // Background mode observes after Commit returns, coalesces requests (one
@@ -417,11 +417,11 @@ func TestObservationalBackground(t *testing.T) {
 		}
 		return nil
 	}}
-	cfg := omConfig(obs, &reflectorModel{}, 100, 100000)
+	cfg := observationConfig(obs, &reflectorModel{}, 100, 100000)
 	cfg.ObservationalMemory.Background = true
 	m := newMem(t, s, cfg)
 	for i := 0; i < 12; i++ {
-		if turn := omTurn(t, m, "t", "r", i); turn.ObservationErr() != nil {
+		if turn := observedTurn(t, m, "t", "r", i); turn.ObservationErr() != nil {
 			t.Fatal(turn.ObservationErr())
 		}
 		if i == 2 {
@@ -443,7 +443,7 @@ func TestObservationalBackground(t *testing.T) {
 			t.Fatalf("%s observed %d times", tag, n)
 		}
 	}
-	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 12)
+	checkObservedOnce(t, store.Check(s), "thread:t", "t", "r", 12)
 	rec, _ := s.GetObservations(ctx, "thread:t")
 	if p, _ := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll}); !rec.Observed(p.Messages[len(p.Messages)-1].CreatedAt, p.Messages[len(p.Messages)-1].ID) {
 		t.Fatal("the last turn was not observed after Close")
@@ -454,14 +454,14 @@ func TestObservationalBackground(t *testing.T) {
 // is written, and NoHistory still saves.
 func TestObservationalReplacesHistory(t *testing.T) {
 	s := memstore.New()
-	cfg := omConfig(&observerModel{}, &reflectorModel{}, 100000, 100000)
+	cfg := observationConfig(&observerModel{}, &reflectorModel{}, 100000, 100000)
 	cfg.LastMessages = core.NoHistory
 	cfg.MessageHistory = &core.MessageHistory{MaxTokens: 50}
 	m := newMem(t, s, cfg)
 	for i := 0; i < 5; i++ {
-		omTurn(t, m, "t", "r", i)
+		observedTurn(t, m, "t", "r", i)
 	}
-	turn := omTurn(t, m, "t", "r", 5)
+	turn := observedTurn(t, m, "t", "r", 5)
 	if len(conv(turn.Messages())) != 11 || len(turn.Trimmed()) != 0 {
 		t.Fatalf("prompt has %d messages (%d trimmed), want all 11", len(conv(turn.Messages())), len(turn.Trimmed()))
 	}
@@ -470,8 +470,8 @@ func TestObservationalReplacesHistory(t *testing.T) {
 	}
 	// An echoed conversation is not saved twice once everything is observed.
 	obs := &observerModel{}
-	m2 := newMem(t, s, omConfig(obs, &reflectorModel{}, 10, 100000))
-	omTurn(t, m2, "t", "r", 6) // observes everything
+	m2 := newMem(t, s, observationConfig(obs, &reflectorModel{}, 10, 100000))
+	observedTurn(t, m2, "t", "r", 6) // observes everything
 	page, _ := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	echo := []core.Message{core.NewMessage(core.RoleUser, page.Messages[12].Text()), core.NewMessage(core.RoleAssistant, page.Messages[13].Text()),
 		core.NewMessage(core.RoleUser, "m7u: new")}
@@ -502,11 +502,11 @@ func TestObservationalBatchesAndWeakReflector(t *testing.T) {
 		reflections.Add(1)
 		return weak.Generate(ctx, system, prompt)
 	})
-	cfg := omConfig(obs, counting, 300, 200)
+	cfg := observationConfig(obs, counting, 300, 200)
 	cfg.ObservationalMemory.Observation.MaxTokensPerBatch = 80
 	m := newMem(t, s, cfg)
 	for i := 0; i < 30; i++ {
-		omTurn(t, m, "t", "r", i)
+		observedTurn(t, m, "t", "r", i)
 	}
 	obs.mu.Lock()
 	longest := 0
@@ -523,7 +523,7 @@ func TestObservationalBatchesAndWeakReflector(t *testing.T) {
 	if n := reflections.Load(); n == 0 || n > int64(rec.Generation) || n >= 30 {
 		t.Fatalf("%d reflections for generation %d in 30 turns", n, rec.Generation)
 	}
-	checkObservedOnce(t, core.Check(s), "thread:t", "t", "r", 30)
+	checkObservedOnce(t, store.Check(s), "thread:t", "t", "r", 30)
 }
 
 type modelFunc func(ctx context.Context, system, prompt string) (string, error)

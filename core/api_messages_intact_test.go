@@ -10,11 +10,9 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
-// SaveMessages reuses its working copy of a batch for the next one when the
-// store promises to keep none of it (store.BatchReleaser). What it returned
-// must stay as it was, also with a store that breaks that promise by
-// returning the batch it was given, and a decorator that keeps every batch
-// it saves must find them intact.
+// What SaveMessages returned stays as it was after later saves, also with a
+// store that returns the batch it was given, and a decorator that keeps
+// every batch it saves finds them intact.
 func TestSavedBatchesStayIntact(t *testing.T) {
 	recorder := &batchRecorder{Store: memstore.New()}
 	for _, tc := range []struct {
@@ -62,11 +60,8 @@ func checkBatches(t *testing.T, what string, batches [][]core.Message) {
 }
 
 // inputReturner gives SaveMessages' input back as its result, with the
-// stored CreatedAt and Seq written into it, while promising to keep
-// nothing of it.
+// stored CreatedAt and Seq written into it.
 type inputReturner struct{ fullStore }
-
-func (s *inputReturner) ReleasesBatches() store.Messages { return s }
 
 func (s *inputReturner) SaveMessages(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
 	out, err := s.fullStore.SaveMessages(ctx, msgs)
@@ -78,8 +73,7 @@ func (s *inputReturner) SaveMessages(ctx context.Context, msgs []core.Message) (
 }
 
 // batchRecorder keeps every batch it is asked to save, as a test double or
-// a logging decorator might; it inherits memstore's ReleasesBatches, but not
-// its promise.
+// a logging decorator might.
 type batchRecorder struct {
 	*memstore.Store
 	kept [][]core.Message

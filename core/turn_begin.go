@@ -4,13 +4,14 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/transcript"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/store"
 )
 
 // build is what the steps of Begin build up.
 type build struct {
-	s        *CheckedStore
+	s        *store.Checked
 	supplied map[string]bool // ids the caller gave (generated ones are new by construction)
 	input    []Message       // the turn's input, filtered unless RetainFullInput
 	src      historySource
@@ -141,7 +142,7 @@ func (t *Turn) stepFilterInput(ctx context.Context, b *build) error {
 	if t.persist, b.history, err = t.m.filterInput(ctx, b.s, st, b.history, b.src.hasPast(), b.input, b.supplied); err != nil {
 		return err
 	}
-	if !st.retainFullInput && (st.historyEnabled || st.om != nil) {
+	if !st.retainFullInput && (st.historyEnabled || st.observation != nil) {
 		b.input = t.persist
 	} else if st.retainFullInput {
 		// The input is kept as supplied: a stored message it echoes is in the
@@ -166,7 +167,7 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 		return nil
 	}
 	var wm string
-	if wm, t.tools, t.wmErr = t.m.workingMemoryTurn(ctx, t.st, t.thread); wm != "" {
+	if wm, t.tools, t.memoryErr = t.m.workingMemoryTurn(ctx, t.st, t.thread); wm != "" {
 		b.system = append(b.system, t.m.systemMessage(wm))
 	}
 	return nil
@@ -184,7 +185,7 @@ func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 		b.others = append(b.others, other...)
 	}
 	if len(b.others) > 0 {
-		b.system = append(b.system, t.m.systemMessage(renderOtherThreads(window.Merge(b.others))))
+		b.system = append(b.system, t.m.systemMessage(transcript.OtherThreads(window.Merge(b.others))))
 	}
 	return nil
 }

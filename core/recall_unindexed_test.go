@@ -125,7 +125,7 @@ func wantUnindexed(t *testing.T, m *core.Memory, res string, want int) {
 
 func storedMarks(t *testing.T, s store.Store, res string) []string {
 	t.Helper()
-	msgs, err := core.Check(s).ListUnindexed(ctx, res, 1000)
+	msgs, err := store.Check(s).ListUnindexed(ctx, res, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
