@@ -317,3 +317,29 @@ func TestStepProcessors(t *testing.T) {
 		t.Fatalf("ProcessInput ran %d times, ProcessInputStep %d, want 1 and 2", c.begin, c.steps)
 	}
 }
+
+// With observational memory the history is what is not yet observed, which
+// a step never trims (as Begin does not): tool results are elided instead.
+func TestStepObservedHistoryStays(t *testing.T) {
+	s := memstore.New()
+	seed(t, s, "t", "r", userAt("h1", "t", "r", text("h1", 100), T(1)), userAt("h2", "t", "r", text("h2", 100), T(2)), userAt("h3", "t", "r", text("h3", 100), T(3)))
+	cfg := observationConfig(&observerModel{}, &reflectorModel{}, 100000, 100000)
+	cfg.LastMessages = core.AllMessages
+	cfg.MessageHistory = &core.MessageHistory{MaxTokens: 2500, AtMaxRemoveTokens: core.Int(0)}
+	m := newMem(t, s, cfg)
+	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "go")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var produced []core.Message
+	for i := range 3 {
+		id := fmt.Sprint("c", i)
+		produced = append(produced, callMsg(id), resultMsg(id, strings.Repeat("x", 1000)))
+	}
+	p, err := turn.Step(ctx, produced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "history", historyIDs(p), []string{"h1", "h2", "h3"})
+	same(t, "elided", elided(p), []string{"c0", "c1"})
+}
