@@ -103,6 +103,7 @@ func Run(t *testing.T, open Opener) {
 			c.fn(t, s)
 		})
 	}
+	runMove(t, open)
 }
 
 // RunShared runs the cases that need two handles on one database.
