@@ -29,7 +29,10 @@ import (
 // half-way loses nothing: calling MoveThread again with the same arguments
 // (or Reindex, or the next successful write of the new resource) finishes
 // the re-indexing. When only that last step fails, the moved thread is
-// returned together with the error.
+// returned together with the error. An index retry of the old resource
+// that is still running when the move ends can leave records of the thread
+// under the old resource; recall never returns them, because it loads the
+// messages of hits by resource.
 func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (Thread, error) {
 	const op = "MoveThread"
 	s, err := m.openThread(ctx, op, threadID)
@@ -67,17 +70,17 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 	if m.opts.Vector == nil {
 		return moved, nil
 	}
-	if from != resourceID {
-		// A write that indexed the thread under the old resource between the
-		// delete and the move left vectors there.
-		if err := m.deleteVectors(ctx, vector.Filter{ResourceID: from, ThreadID: threadID}); err != nil {
-			return moved, err
-		}
-	}
 	if err := m.Reindex(ctx, threadID); err != nil {
 		return moved, err
 	}
 	moveStep(ctx, "reindexed")
+	if from != resourceID {
+		// A write or an index retry of the old resource that indexed the
+		// thread's messages while the move ran left records there.
+		if err := m.deleteVectors(ctx, vector.Filter{ResourceID: from, ThreadID: threadID}); err != nil {
+			return moved, err
+		}
+	}
 	return moved, nil
 }
 
