@@ -94,7 +94,7 @@ func recordIDs(recs map[string]int) string {
 // new resource exactly once and none under the old (SQLite store, local
 // vector file, a real subprocess killed at the step).
 func TestMoveThreadResumesAfterKill(t *testing.T) {
-	for _, step := range []string{"marked", "old-vectors-deleted", "moved"} {
+	for _, step := range []string{"recorded", "marked", "old-vectors-deleted", "moved"} {
 		for _, resume := range []string{"again", "next-write"} {
 			t.Run(step+"/"+resume, func(t *testing.T) { testMoveKilledAt(t, step, resume) })
 		}
@@ -174,8 +174,11 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	switch resume {
 	case "again":
 		th, err := m.MoveThread(ctx, "A", "user")
-		if err != nil || th.ResourceID != "user" {
+		if err != nil || th.ResourceID != "user" || th.Metadata["move"] != nil {
 			t.Fatalf("resumed MoveThread = %+v, %v", th, err)
+		}
+		if stored, _ := m.GetThread(ctx, "A", "user"); stored.Metadata["move"] != nil {
+			t.Fatalf("the move record is left: %v", stored.Metadata)
 		}
 	case "next-write":
 		// The move is not run again: the next successful write of the

@@ -67,7 +67,7 @@ func TestMoveThreadMovesThreadMessagesAndVectorsPreservingCreatedAt(t *testing.T
 		if err != nil {
 			t.Fatal(err)
 		}
-		if th.ResourceID != "user" || !th.CreatedAt.Equal(before.CreatedAt) || th.Title != "thread A" {
+		if th.ResourceID != "user" || !th.CreatedAt.Equal(before.CreatedAt) || th.Title != "thread A" || th.Metadata["move"] != nil {
 			t.Fatalf("moved = %+v, before %+v", th, before)
 		}
 		if _, err := m.GetThread(ctx, "A", "guest"); !errors.Is(err, core.ErrThreadNotFound) {

@@ -82,7 +82,7 @@ stops cleanly on Ctrl-C and resumes when run again.`,
 		c.GroupID = "inspect"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.compactCmd(), a.reindexCmd(), a.deleteThreadCmd()} {
+	for _, c := range []*cobra.Command{a.compactCmd(), a.reindexCmd(), a.deleteThreadCmd(), a.moveThreadCmd()} {
 		c.GroupID = "maintain"
 		root.AddCommand(c)
 	}
