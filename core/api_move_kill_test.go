@@ -18,7 +18,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector/local"
 )
 
-// Environment of the helper process that is killed mid-move.
+// Environment of the mover process that is killed mid-move.
 const (
 	moveEnvDB   = "AGENTMEM_MOVE_TEST_DB"
 	moveEnvVec  = "AGENTMEM_MOVE_TEST_VECTORS"
@@ -35,10 +35,10 @@ func openMoveSQLite(t *testing.T, path string) *sqlite.Store {
 	return s
 }
 
-// TestMoveThreadHelperProcess is the process the kill test starts: it moves
+// TestMoveThreadMoverProcess is the process the kill test starts: it moves
 // thread A to "user" and stops for good at the step named in the
 // environment, where the parent kills it. Run directly, it does nothing.
-func TestMoveThreadHelperProcess(t *testing.T) {
+func TestMoveThreadMoverProcess(t *testing.T) {
 	step := os.Getenv(moveEnvStep)
 	if step == "" {
 		return
@@ -136,7 +136,7 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	s.Close()
 
 	// The moving process is killed after step.
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMoveThreadHelperProcess$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMoveThreadMoverProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), moveEnvDB+"="+dbPath, moveEnvVec+"="+vecPath, moveEnvStep+"="+step)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -159,7 +159,7 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	}
 	_ = cmd.Wait()
 	if !reached {
-		t.Fatalf("the helper process never reached %s; stderr:\n%s", step, stderr.String())
+		t.Fatalf("the mover process never reached %s; stderr:\n%s", step, stderr.String())
 	}
 
 	// Resume in this process.
