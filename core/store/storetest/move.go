@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -225,4 +227,58 @@ func testMoveThreadConcurrent(t *testing.T, s *store.Checked) {
 
 func msgs1(id, thread, resource string) []message.Message {
 	return []message.Message{msg(id, thread, resource, "later", T(9))}
+}
+
+// runSharedMove runs the ThreadMover cases that need two handles.
+func runSharedMove(t *testing.T, open PairOpener) {
+	t.Run("MoveThreadRacesSaveWithoutSplitOwnership", func(t *testing.T) {
+		ra, rb := open(t)
+		a, b := store.Check(ra), store.Check(rb)
+		t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+		if !a.CanMoveThreads() {
+			t.Fatal("the store does not implement store.ThreadMover")
+		}
+		testSharedMoveRace(t, a, b)
+	})
+}
+
+// A save into a thread under its old owner races the move of the thread:
+// either the save lands first and its message moves too, or it is refused
+// (ErrResourceMismatch); the thread and its messages never disagree.
+func testSharedMoveRace(t *testing.T, a, b *store.Checked) {
+	for i := range 20 {
+		th := fmt.Sprintf("T%d", i)
+		mustThread(t, a, th, "guest")
+		mustSave(t, a, msg(th+"-0", th, "guest", "first", T(0)))
+		var wg sync.WaitGroup
+		var moveErr, saveErr error
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, moveErr = a.MoveThread(ctx(), th, "user")
+		}()
+		go func() {
+			defer wg.Done()
+			_, saveErr = b.SaveMessages(ctx(), []message.Message{msg(th+"-1", th, "guest", "racing", T(1))})
+		}()
+		wg.Wait()
+		if moveErr != nil {
+			t.Fatalf("MoveThread(%s): %v", th, moveErr)
+		}
+		if saveErr != nil && !errors.Is(saveErr, memerr.ErrResourceMismatch) {
+			t.Fatalf("racing save: %v", saveErr)
+		}
+		want := []string{"user"}
+		if saveErr == nil {
+			want = append(want, "user")
+		}
+		eq(t, "owners of "+th, owners(t, a, th), want)
+		marked, err := a.ListUnindexed(ctx(), "user", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(ids(marked), th+"-0") {
+			t.Fatalf("%s-0 is not marked unindexed under the new owner", th)
+		}
+	}
 }

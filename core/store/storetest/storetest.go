@@ -129,6 +129,7 @@ func RunShared(t *testing.T, open PairOpener) {
 			c.fn(t, a, b)
 		})
 	}
+	runSharedMove(t, open)
 }
 
 // base is the fixed time T(0) of the suite; T(n) is n seconds later.
