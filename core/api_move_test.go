@@ -169,3 +169,35 @@ func TestMoveThreadLeavesResourceWorkingMemoryAndMovesThreadWorkingMemory(t *tes
 		}
 	})
 }
+
+// Without a vector store the move records the old owner for a later call
+// with one; a clone does not inherit that record.
+func TestMoveThreadWithoutVectorStoreKeepsTheRecordForLater(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		m := newMem(t, s, core.Config{})
+		if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "A", ResourceID: "guest"}); err != nil {
+			t.Fatal(err)
+		}
+		th, err := m.MoveThread(ctx, "A", "user")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, _ := th.Metadata["move"].(map[string]any)
+		if th.ResourceID != "user" || fmt.Sprint(rec["fromResourceIds"]) != "[guest]" {
+			t.Fatalf("moved without vectors = %+v", th)
+		}
+		c, _, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "A"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Metadata["move"] != nil {
+			t.Fatalf("the clone inherited the move record: %v", c.Metadata)
+		}
+		// A Memory with a vector store finishes the move and drops the record.
+		m2, _ := moveMem(t, s, core.ScopeResource)
+		th, err = m2.MoveThread(ctx, "A", "user")
+		if err != nil || th.Metadata["move"] != nil {
+			t.Fatalf("finishing the move = %+v, %v", th, err)
+		}
+	})
+}
