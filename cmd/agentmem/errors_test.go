@@ -57,7 +57,7 @@ func TestUsageErrors(t *testing.T) {
 		name := strings.Join(path, " ")
 		args := append(append([]string{"--write"}, path...), "--no-such-flag")
 		checkErrorLine(t, name+" --no-such-flag", b.agentmem(t, "", args...), 2)
-		if name == "delete-thread" { // takes any number of threads
+		if name == "delete-thread" || name == "move-thread" { // take any number of threads
 			continue
 		}
 		// Every other command takes fewer than nine arguments.

@@ -84,7 +84,7 @@ stops cleanly on Ctrl-C and resumes when run again.`,
 		c.GroupID = "inspect"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.compactCmd(), a.reindexCmd(), a.deleteThreadCmd(), a.maintainCmd()} {
+	for _, c := range []*cobra.Command{a.compactCmd(), a.reindexCmd(), a.deleteThreadCmd(), a.moveThreadCmd(), a.maintainCmd()} {
 		c.GroupID = "maintain"
 		root.AddCommand(c)
 	}

@@ -103,6 +103,7 @@ func Run(t *testing.T, open Opener) {
 			c.fn(t, s)
 		})
 	}
+	runMove(t, open)
 }
 
 // RunShared runs the cases that need two handles on one database.
@@ -128,6 +129,7 @@ func RunShared(t *testing.T, open PairOpener) {
 			c.fn(t, a, b)
 		})
 	}
+	runSharedMove(t, open)
 }
 
 // base is the fixed time T(0) of the suite; T(n) is n seconds later.

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector"
 )
 
@@ -25,7 +24,7 @@ func bulkStore(t *testing.T, n int) (*Store, [][]float32) {
 	vecs := randomVectors(rand.New(rand.NewPCG(7, 9)), n, 96)
 	recs := make([]vector.Record, n)
 	for i, v := range vecs {
-		recs[i] = core.VectorRecord{ID: fmt.Sprint(i), Vector: v, Meta: core.VectorMeta{ResourceID: "r", ThreadID: "t", MessageID: fmt.Sprint(i)}}
+		recs[i] = vector.Record{ID: fmt.Sprint(i), Vector: v, Meta: vector.Meta{ResourceID: "r", ThreadID: "t", MessageID: fmt.Sprint(i)}}
 	}
 	if err := s.Upsert(ctx, "ix", recs); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,141 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// CloneInfo is the record CloneThread writes under a clone's
+// metadata["clone"] (Mastra's ThreadCloneMetadata).
+type CloneInfo struct {
+	SourceThreadID string
+	ClonedAt       time.Time // zero when the record has no readable time
+	LastMessageID  string    // the last copied source message; "" when none was copied
+}
+
+// CloneInfoOf returns the clone record of t, and false when t is not a
+// clone (Mastra's getCloneMetadata).
+func CloneInfoOf(t Thread) (CloneInfo, bool) {
+	rec, ok := t.Metadata["clone"].(map[string]any)
+	if !ok {
+		return CloneInfo{}, false
+	}
+	src, _ := rec["sourceThreadId"].(string)
+	if src == "" {
+		return CloneInfo{}, false
+	}
+	info := CloneInfo{SourceThreadID: src}
+	info.LastMessageID, _ = rec["lastMessageId"].(string)
+	if at, ok := rec["clonedAt"].(string); ok {
+		info.ClonedAt, _ = time.Parse(time.RFC3339Nano, at)
+	}
+	return info, true
+}
+
+// IsClone reports whether t was made by CloneThread (Mastra's isClone).
+func IsClone(t Thread) bool {
+	_, ok := CloneInfoOf(t)
+	return ok
+}
+
+// CloneSource returns the thread a clone was made from (Mastra's
+// getSourceThread). found is false when threadID is unknown, is not a
+// clone, or its source was deleted.
+func (m *Memory) CloneSource(ctx context.Context, threadID string) (src Thread, found bool, err error) {
+	const op = "CloneSource"
+	s, err := m.openThread(ctx, op, threadID)
+	if err != nil {
+		return Thread{}, false, err
+	}
+	th, ok, err := lookupThread(ctx, s, threadID)
+	if err != nil || !ok {
+		return Thread{}, false, err
+	}
+	info, ok := CloneInfoOf(th)
+	if !ok || store.ValidateID("threadId", info.SourceThreadID) != nil {
+		return Thread{}, false, nil
+	}
+	return lookupThread(ctx, s, info.SourceThreadID)
+}
+
+// ListClones lists the threads cloned directly from sourceThreadID (not the
+// clones of its clones) among the threads of resourceID, or of the source's
+// resource when resourceID is "" (Mastra's listClones), newest first. An
+// unknown source without resourceID has no clones.
+func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID string) ([]Thread, error) {
+	const op = "ListClones"
+	s, err := m.openThread(ctx, op, sourceThreadID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOptionalResource(op, resourceID); err != nil {
+		return nil, err
+	}
+	if resourceID == "" {
+		src, ok, err := lookupThread(ctx, s, sourceThreadID)
+		if err != nil || !ok {
+			return []Thread{}, err
+		}
+		resourceID = src.ResourceID
+	}
+	page, err := s.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll})
+	if err != nil {
+		return nil, err
+	}
+	out := []Thread{}
+	for _, th := range page.Threads {
+		if info, ok := CloneInfoOf(th); ok && info.SourceThreadID == sourceThreadID {
+			out = append(out, th)
+		}
+	}
+	return out, nil
+}
+
+// CloneHistory returns the chain of clones that leads to threadID, from
+// the original thread to threadID itself (Mastra's getCloneHistory): an
+// original gives itself alone, an unknown id an empty list. The chain stops
+// at a deleted source, and at a thread seen before (metadata edited into a
+// cycle).
+func (m *Memory) CloneHistory(ctx context.Context, threadID string) ([]Thread, error) {
+	const op = "CloneHistory"
+	s, err := m.openThread(ctx, op, threadID)
+	if err != nil {
+		return nil, err
+	}
+	var chain []Thread
+	seen := map[string]bool{}
+	for id := threadID; id != "" && !seen[id]; {
+		seen[id] = true
+		th, ok, err := lookupThread(ctx, s, id)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		chain = append(chain, th)
+		info, _ := CloneInfoOf(th)
+		id = info.SourceThreadID
+		if id != "" && store.ValidateID("threadId", id) != nil {
+			break // a hand-edited record that names no valid thread
+		}
+	}
+	out := make([]Thread, len(chain))
+	for i, th := range chain {
+		out[len(chain)-1-i] = th
+	}
+	return out, nil
+}
+
+// lookupThread reads a thread; found is false when it does not exist.
+func lookupThread(ctx context.Context, s *store.Checked, id string) (Thread, bool, error) {
+	th, err := s.GetThread(ctx, id)
+	if errors.Is(err, memerr.ErrThreadNotFound) {
+		return Thread{}, false, nil
+	}
+	return th, err == nil, err
+}
