@@ -112,8 +112,8 @@ func benchCorpusRecall(b *testing.B, mem *core.Memory, vs vector.Store, c benchC
 	if err != nil || len(hits) == 0 {
 		b.Fatalf("index empty after insert: %v", err)
 	}
-	// The local store's graph is built as searches need it; build it before
-	// timing, as Weaviate's is built as it writes.
+	// The local store builds its graph as it writes, as Weaviate does;
+	// BuildGraphs returns at once unless a graph is still missing.
 	if gb, ok := vs.(interface {
 		BuildGraphs(context.Context, string) error
 	}); ok {

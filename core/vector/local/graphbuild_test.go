@@ -11,12 +11,13 @@ import (
 )
 
 // bulkStore returns a store whose partition "r" of index "ix" holds n random
-// vectors, and whose missing graphs are always built in the background. At
-// 96 dimensions the vector chunks after the first are outside the heap.
+// vectors, and whose missing graphs are always built in the background (as
+// an opened file's are; writes do not build them). At 96 dimensions the
+// vector chunks after the first are outside the heap.
 func bulkStore(t *testing.T, n int) (*Store, [][]float32) {
 	t.Helper()
 	s := NewWithOptions(Options{ApproximateFrom: 1})
-	s.inlineMax = 0
+	s.inlineMax, s.indexOnWrite = 0, false
 	ctx := context.Background()
 	if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: "ix", Dimension: 96}); err != nil {
 		t.Fatal(err)
@@ -109,5 +110,48 @@ func TestBuildGraphs(t *testing.T) {
 		if err := s.BuildGraphs(ctx, "ix"); err == nil {
 			t.Error("BuildGraphs after Close succeeded")
 		}
+	}
+}
+
+// TestUpsertIndexes: a bulk load leaves no exact-scan stretch behind it.
+// When an Upsert returns, the written resource's graph covers every record
+// but at most graphLag and is calibrated, whether the load came in one write
+// (built outside the lock) or in batches (extended by the writes).
+func TestUpsertIndexes(t *testing.T) {
+	ctx := context.Background()
+	vecs := randomVectors(rand.New(rand.NewPCG(3, 4)), 3000, 96)
+	rec := func(i int) vector.Record {
+		return vector.Record{ID: fmt.Sprint(i), Vector: vecs[i], Meta: vector.Meta{ResourceID: "r", ThreadID: "t", MessageID: fmt.Sprint(i)}}
+	}
+	for _, batch := range []int{3000, 700, 100} {
+		s := NewWithOptions(Options{ApproximateFrom: 1000})
+		if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: "ix", Dimension: 96}); err != nil {
+			t.Fatal(err)
+		}
+		for lo := 0; lo < len(vecs); lo += batch {
+			var recs []vector.Record
+			for i := lo; i < min(lo+batch, len(vecs)); i++ {
+				recs = append(recs, rec(i))
+			}
+			if err := s.Upsert(ctx, "ix", recs); err != nil {
+				t.Fatal(err)
+			}
+			s.mu.RLock()
+			p := s.indexes["ix"].parts["r"]
+			lag, beam, building := len(p.slots), 0, p.building
+			if p.graph != nil {
+				lag, beam = len(p.slots)-int(p.graph.n), p.graph.beam
+			}
+			s.mu.RUnlock()
+			if min(lo+batch, len(vecs)) >= 1000 && (lag > graphLag || beam == 0 || building) {
+				t.Fatalf("batch %d: after writing %d records the graph lags %d records (beam %d, building %v)",
+					batch, lo+batch, lag, beam, building)
+			}
+		}
+		hits, err := s.Query(ctx, "ix", vector.Query{Vector: vecs[1234], TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
+		if err != nil || len(hits) != 1 || hits[0].ID != "1234" {
+			t.Fatalf("batch %d: search = %v %v", batch, hits, err)
+		}
+		s.Close()
 	}
 }

@@ -248,10 +248,11 @@ func (s *Store) finishBuild(name, resource string, p *partition, b *build, compl
 // BuildGraphs brings the approximate index (HNSW graph) of every resource of
 // index name up to date and calibrated (its search width, see graph.calibrate)
 // and returns when it is, waiting for builds under way.
-// Searches build graphs on their own (large ones in the background, scanning
-// exactly meanwhile); call it after a bulk load so that the first searches
-// already use the graph. Searches and writes go on while it runs; ctx is
-// checked between resources.
+// Writes keep graphs up to date (see indexWritten) and searches build the
+// ones an opened file lacks in the background, scanning exactly meanwhile;
+// call it after opening a file so that the first searches already use the
+// graph. Searches and writes go on while it runs; ctx is checked between
+// resources.
 func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 	const op = "BuildGraphs"
 	for {
@@ -291,6 +292,56 @@ func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 		s.mu.Unlock()
 		s.finishBuild(name, resource, p, b, b.run(s.done))
 	}
+}
+
+// indexWritten brings the graphs of the resources an Upsert wrote up to date
+// before it returns, so that a bulk load (messages saved in batches, a
+// reindex, an import) leaves no stretch of exact scans behind it. A
+// calibrated graph lagging more than graphLag records is extended under the
+// write lock, inlineMax records at a time so that searches and writes
+// interleave (a write that tips a resource over graphLag pays for those
+// records instead of the next search); a missing or uncalibrated graph is
+// built and calibrated outside the lock, as BuildGraphs does. An extended
+// graph keeps its calibration until a search recalibrates it
+// (Store.calibrate) in the background.
+func (s *Store) indexWritten(name string, resources []string) {
+	for _, r := range resources {
+		s.mu.Lock()
+		p := s.partLocked(name, r)
+		if p == nil || !p.graphStale() || p.building {
+			s.mu.Unlock()
+			continue
+		}
+		if g := p.graph; g == nil || g.beam == 0 {
+			b := startBuild(p)
+			s.mu.Unlock()
+			s.finishBuild(name, r, p, b, b.run(s.done))
+			continue
+		}
+		for {
+			g := p.graph
+			g.add(int32(min(int(g.n)+max(s.inlineMax, 1), len(p.slots))))
+			more := int(g.n) < len(p.slots)
+			s.mu.Unlock()
+			if !more {
+				break
+			}
+			s.mu.Lock()
+			if s.partLocked(name, r) != p || p.building || p.graph != g {
+				s.mu.Unlock()
+				break
+			}
+		}
+	}
+}
+
+// partLocked returns the partition of resource in index name, nil when
+// there is none or the store is closed; the caller holds the lock.
+func (s *Store) partLocked(name, resource string) *partition {
+	if ix := s.indexes[name]; ix != nil && !s.closed {
+		return ix.parts[resource]
+	}
+	return nil
 }
 
 // staleGraph returns a partition of ix whose graph lags (busy: a build of it

@@ -12,11 +12,13 @@
 // Vectors are held as int8 codes with a scale each (quant.go). A resource
 // with fewer than Options.ApproximateFrom records is searched exactly; from
 // there on through an HNSW graph (graph.go) with one node per distinct
-// vector (copies of a vector share a node, nodes.go), built by the first
-// search that needs it and extended by later searches, never by writes. A
-// graph with more than a few thousand records to add (a bulk import, a file
-// saved without its graph) is built in the background while searches scan
-// exactly. Each graph calibrates its search width to its data (recall@10 ≥
+// vector (copies of a vector share a node, nodes.go). A write that leaves
+// a resource's graph missing or lagging by more than a few hundred records
+// brings it up to date before it returns (a bulk load, a reindex or an
+// import leaves no stretch of exact scans behind it); otherwise searches
+// extend it. A graph an opened file lacks (one saved without it) is built in
+// the background while searches scan exactly, or at once by BuildGraphs.
+// Each graph calibrates its search width to its data (recall@10 ≥
 // 0.95 of exact on a sample; where that would cost about a scan, the
 // resource scans exactly, one similarity per distinct vector); the file
 // keeps a resource's graph and its width when it has no deleted records.
@@ -30,6 +32,7 @@ package local
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -52,8 +55,12 @@ type Store struct {
 	// inlineMax: a missing graph of a partition up to this size is built by
 	// the search that needs it; a larger one in the background (builds).
 	inlineMax int
-	builds    sync.WaitGroup
-	done      chan struct{} // closed by Close: background builds stop
+	// indexOnWrite: Upsert brings the graphs of the resources it wrote up
+	// to date before it returns (indexWritten); off, only searches and
+	// BuildGraphs do.
+	indexOnWrite bool
+	builds       sync.WaitGroup
+	done         chan struct{} // closed by Close: background builds stop
 }
 
 // Options tunes a Store. The zero value is the default.
@@ -75,7 +82,8 @@ func NewWithOptions(o Options) *Store {
 	if approx == 0 {
 		approx = DefaultApproximateFrom
 	}
-	return &Store{indexes: map[string]*index{}, approx: approx, inlineMax: inlineGraphMax, done: make(chan struct{})}
+	return &Store{indexes: map[string]*index{}, approx: approx, inlineMax: inlineGraphMax, indexOnWrite: true,
+		done: make(chan struct{})}
 }
 
 // Open returns a store persisted to the file at path, loading it when it
@@ -143,40 +151,53 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 // Upsert inserts or replaces records by ID within their resource. All
 // records are validated first: either all are written or none.
 func (s *Store) Upsert(ctx context.Context, name string, recs []vector.Record) error {
+	resources, err := s.upsert(name, recs)
+	if err == nil && s.indexOnWrite {
+		s.indexWritten(name, resources)
+	}
+	return err
+}
+
+// upsert is Upsert under the write lock; it returns the resources written.
+func (s *Store) upsert(name string, recs []vector.Record) ([]string, error) {
 	const op = "Upsert"
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ix, err := s.indexLocked(op, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dim := ix.dim
 	for _, r := range recs {
 		switch {
 		case r.ID == "":
-			return vecErr(op, "record id is required", nil)
+			return nil, vecErr(op, "record id is required", nil)
 		case r.Meta.ResourceID == "":
-			return vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
+			return nil, vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
 		case len(r.Vector) == 0:
-			return vecErr(op, "record "+r.ID+" has no vector (the store does not embed)", nil)
+			return nil, vecErr(op, "record "+r.ID+" has no vector (the store does not embed)", nil)
 		case dim != 0 && len(r.Vector) != dim:
-			return dimErr(op, name, dim, len(r.Vector))
+			return nil, dimErr(op, name, dim, len(r.Vector))
 		}
 		dim = len(r.Vector)
 		if p := ix.parts[r.Meta.ResourceID]; p != nil && p.version != ix.version {
-			return versionErr(op, name, r.Meta.ResourceID, p.version, ix.version)
+			return nil, versionErr(op, name, r.Meta.ResourceID, p.version, ix.version)
 		}
 	}
 	if len(recs) == 0 {
-		return nil
+		return nil, nil
 	}
 	ix.dim = dim
+	var resources []string
 	for _, r := range recs {
 		p := ix.part(r.Meta.ResourceID)
 		p.version = ix.version
 		p.put(r)
+		if !slices.Contains(resources, r.Meta.ResourceID) {
+			resources = append(resources, r.Meta.ResourceID)
+		}
 	}
-	return s.saveLocked(op)
+	return resources, s.saveLocked(op)
 }
 
 // Delete removes the records of f.ResourceID, narrowed to f.ThreadID and/or
