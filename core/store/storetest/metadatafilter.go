@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -22,7 +21,7 @@ type filterCase struct {
 // metadataFixture seeds thread A with messages whose metadata exercises
 // types, explicit null, missing keys, nesting and times, and thread B with a
 // message every filter below would match, so that thread scope shows.
-func metadataFixture(t *testing.T, s *core.CheckedStore) {
+func metadataFixture(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "rA")
 	mustThread(t, s, "B", "rA")
 	mds := []map[string]any{
@@ -79,7 +78,7 @@ var metadataFilterCases = []filterCase{
 		map[string]any{"flag": true}, map[string]any{"note": map[string]any{"$exists": true}}}}, []string{"M1", "M3"}},
 }
 
-func testMessagesMetadataFilter(t *testing.T, s *core.CheckedStore) {
+func testMessagesMetadataFilter(t *testing.T, s *store.Checked) {
 	metadataFixture(t, s)
 	for _, c := range metadataFilterCases {
 		f, err := message.ParseFilter(c.filter)
@@ -96,7 +95,7 @@ func testMessagesMetadataFilter(t *testing.T, s *core.CheckedStore) {
 
 // The filter applies before paging and totals, as Mastra's filter.metadata
 // does; Include windows are not filtered.
-func testMessagesMetadataFilterPaging(t *testing.T, s *core.CheckedStore) {
+func testMessagesMetadataFilterPaging(t *testing.T, s *store.Checked) {
 	metadataFixture(t, s)
 	f, err := message.ParseFilter(map[string]any{"projectId": map[string]any{"$exists": true}})
 	if err != nil {
@@ -129,7 +128,7 @@ func testMessagesMetadataFilterPaging(t *testing.T, s *core.CheckedStore) {
 
 // A filter with an unknown operator or an invalid key or value fails with
 // ErrInvalidArgument; it never lists unfiltered.
-func testMessagesMetadataFilterInvalid(t *testing.T, s *core.CheckedStore) {
+func testMessagesMetadataFilterInvalid(t *testing.T, s *store.Checked) {
 	metadataFixture(t, s)
 	bad := []message.Filter{
 		{Op: "$regex", Key: "projectId", Value: "a"},
