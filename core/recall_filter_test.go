@@ -123,3 +123,32 @@ func TestRecallFilterMetadata(t *testing.T) {
 		}
 	}
 }
+
+// Updating a message's metadata updates what semanticRecall.filter sees.
+func TestSemanticRecallFilterAfterMetadataUpdate(t *testing.T) {
+	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 0},
+		SemanticRecall: &core.SemanticRecall{TopK: 3, MessageRange: &core.MessageRange{}, Scope: core.ScopeThread,
+			Filter: mustParse(t, map[string]any{"pinned": true})}}
+	m, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: byteTok{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.SaveMessages(ctx, []core.Message{userAt("a", "t", "r", "the parcel ships on monday", T(1))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	recall := func() []string {
+		res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", ResourceID: "r", VectorSearch: "parcel monday"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(res.Messages)
+	}
+	same(t, "before", recall(), nil)
+	if _, err := m.UpdateMessages(ctx, []core.MessageUpdate{{ID: "a", Content: &core.ContentUpdate{Metadata: map[string]any{"pinned": true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "after", recall(), []string{"a"})
+}
