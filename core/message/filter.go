@@ -98,7 +98,8 @@ func filterErr(format string, args ...any) error {
 // as Go maps: {"projectId": "a"} (implicit $eq), {"n": {"$gte": 2, "$lt": 5}},
 // {"$or": [{...}, {...}]}. Several keys in one object are AND-ed. Numbers of
 // any Go numeric type become float64; time.Time values are kept for the
-// range operators. A nil or empty map is the zero Filter. Errors are
+// range operators, as are strings in RFC 3339 form given to them (a Date
+// in JSON). A nil or empty map is the zero Filter. Errors are
 // memerr.CodeInvalidArgument.
 func ParseFilter(raw map[string]any) (Filter, error) {
 	f, err := parseObject(raw, 0)
@@ -234,6 +235,13 @@ func parseField(key string, v any) ([]Filter, error) {
 			if t, ok := arg.(time.Time); ok {
 				f.Value = t
 				break
+			}
+			if s, ok := arg.(string); ok {
+				// JSON carries a Date as its ISO string (JSON.stringify).
+				if t, isTime := ParseFilterTime(s); isTime {
+					f.Value = t
+					break
+				}
 			}
 			val, err := scalar(key, arg)
 			if err != nil {
