@@ -545,6 +545,25 @@ func ParseFilterTime(s string) (time.Time, bool) {
 // times).
 func FilterMillis(t time.Time) int64 { return t.Round(time.Millisecond).UnixMilli() }
 
+// MarshalJSON encodes f in Mastra's syntax (times as RFC 3339 strings,
+// which ParseFilter reads back as times); the zero Filter is {}.
+func (f Filter) MarshalJSON() ([]byte, error) { return json.Marshal(f.raw()) }
+
+// UnmarshalJSON decodes Mastra's syntax with ParseFilter; null and {} are
+// the zero Filter.
+func (f *Filter) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = Filter{}
+		return nil
+	}
+	parsed, err := ParseFilterJSON(string(b))
+	if err != nil {
+		return err
+	}
+	*f = parsed
+	return nil
+}
+
 // String renders f in Mastra's syntax, for error messages and logs.
 func (f Filter) String() string {
 	b, err := json.Marshal(f.raw())

@@ -74,6 +74,32 @@ func TestParseFilterErrors(t *testing.T) {
 	}
 }
 
+// A filter survives a JSON round trip in Mastra's syntax, times included.
+func TestFilterJSONRoundTrip(t *testing.T) {
+	in, err := message.ParseFilter(map[string]any{"at": map[string]any{"$gte": time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)},
+		"$or": []any{map[string]any{"p": nil}, map[string]any{"q": map[string]any{"$nin": []any{"x", 2.5, true}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(struct{ F message.Filter }{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ F message.Filter }
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.F.String() != in.String() {
+		t.Fatalf("round trip: %s, want %s", out.F, in)
+	}
+	if _, isTime := out.F.All[1].Value.(time.Time); !isTime {
+		t.Fatalf("time operand came back as %T", out.F.All[1].Value)
+	}
+	if err := json.Unmarshal([]byte(`{"F":{"a":{"$bad":1}}}`), &out); !errors.Is(err, memerr.ErrInvalidArgument) {
+		t.Fatalf("bad filter: %v", err)
+	}
+}
+
 // Match: type-exact equality, null distinct from missing, $ne/$nin match a
 // missing key, ranges only on numbers and RFC 3339 times (milliseconds),
 // nested paths, and values as JSON decoding or Go code leave them.
