@@ -68,10 +68,11 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 // queryPlan is what a query searches with.
 type queryPlan struct {
 	mode     string
-	text     string                // the query text as GraphQL takes it
-	keywords string                // the keyword side's terms
-	nothing  bool                  // nothing can match: no query runs
-	meta     *filters.WhereBuilder // the metadata filter (metafilter.go)
+	text     string // the query text as GraphQL takes it
+	keywords string // the keyword side's terms
+	nothing  bool   // nothing can match: no query runs
+
+	meta *filters.WhereBuilder // the metadata filter (metafilter.go)
 }
 
 // plan checks q and chooses its mode and terms: a hybrid query without a
