@@ -11,8 +11,8 @@ import (
 )
 
 // filterCase is one metadata filter (Mastra's syntax) and the ids of thread
-// A it keeps; the fixture and cases are shared with package vectortest's
-// semantics through message.Filter.
+// A it keeps. Package vectortest checks the same semantics on vector
+// stores; message.Filter.Match defines them.
 type filterCase struct {
 	filter map[string]any
 	want   []string
