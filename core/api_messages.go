@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
@@ -120,7 +121,7 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 
 // applyUpdates applies ups to the stored messages current, in order (several
 // updates of one id apply to one saved message). It returns each changed
-// message once; of those whose text or thread changed, the stored version
+// message once; of those whose text, thread or metadata changed, the stored version
 // (stale, to unindex) and the new one (to reindex).
 func (m *Memory) applyUpdates(current []Message, ups []MessageUpdate) (changed, stale, reindex []Message, err error) {
 	byID := make(map[string]*Message, len(current))
@@ -146,7 +147,8 @@ func (m *Memory) applyUpdates(current []Message, ups []MessageUpdate) (changed, 
 	}
 	for _, id := range order {
 		next, was := *byID[id], orig[id]
-		if next.Text() != was.Text() || next.ThreadID != was.ThreadID {
+		// Vector records carry the metadata (SemanticRecall.Filter reads it).
+		if next.Text() != was.Text() || next.ThreadID != was.ThreadID || !reflect.DeepEqual(next.Content.Metadata, was.Content.Metadata) {
 			stale = append(stale, was)
 			reindex = append(reindex, next)
 		}

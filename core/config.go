@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 )
@@ -88,6 +89,13 @@ type SemanticRecall struct {
 	Language string
 	// IndexText configures what is indexed for a message; nil is the default.
 	IndexText *IndexText
+	// Filter (Mastra's semanticRecall.filter) keeps the semantic matches
+	// whose message metadata matches it, AND-ed with the scope; build it
+	// with message.ParseFilter. A vector store that cannot honour it fails
+	// the recall with ErrUnsupported, never recalls unfiltered. Messages
+	// indexed before their metadata was stored with the vector carry none
+	// until ReindexResource.
+	Filter message.Filter
 }
 
 // Hybrid configures hybrid (BM25 + vector) recall.
@@ -376,6 +384,9 @@ func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
 	if err := checkMode(rc.Mode); err != nil {
 		return nil, invalidConfig("%v", err)
 	}
+	if err := rc.Filter.Validate(); err != nil {
+		return nil, invalidConfig("semanticRecall.filter: %s", err.(*memerr.Error).Msg)
+	}
 	if h := rc.Hybrid; h != nil {
 		alpha := DefaultHybridAlpha
 		if h.Alpha != nil {
@@ -433,6 +444,9 @@ func mergeRecall(base, over *SemanticRecall) *SemanticRecall {
 	}
 	if over.Mode != "" {
 		base.Mode = over.Mode
+	}
+	if !over.Filter.IsZero() {
+		base.Filter = over.Filter
 	}
 	return base
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/window"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -25,6 +27,11 @@ type RecallQuery struct {
 	// around the best semantic matches.
 	VectorSearch string
 	Config       *Config
+	// Metadata (Mastra's filter.metadata) keeps the history messages whose
+	// metadata matches, before paging and totals; build it with
+	// message.ParseFilter. Semantic matches are filtered by the configured
+	// SemanticRecall.Filter instead, and their context windows not at all.
+	Metadata message.Filter
 }
 
 // RecallResult is the result of Recall; Messages are chronological.
@@ -48,6 +55,10 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	if err := store.ValidateID("threadId", q.ThreadID); err != nil {
 		return RecallResult{}, err
 	}
+	if err := q.Metadata.Validate(); err != nil {
+		err.(*memerr.Error).Op = op
+		return RecallResult{}, err
+	}
 	st, err := m.settings(q.Config)
 	if err != nil {
 		return RecallResult{}, err
@@ -67,7 +78,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		}
 	}
 	if q.PerPage == 0 && st.tokenBudget() {
-		hist, err := m.loadHistory(ctx, s, th, st, q.Range, nil)
+		hist, err := m.loadHistory(ctx, s, th, st, q.Range, q.Metadata, nil)
 		if err != nil {
 			return RecallResult{}, err
 		}
@@ -98,7 +109,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		dir = store.Desc
 	}
 	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: q.ResourceID, Page: q.Page,
-		PerPage: perPage, Direction: dir, Range: q.Range, Include: includes, IncludeTotal: q.IncludeTotal})
+		PerPage: perPage, Direction: dir, Range: q.Range, Include: includes, IncludeTotal: q.IncludeTotal, Metadata: q.Metadata})
 	if err != nil {
 		return RecallResult{}, err
 	}

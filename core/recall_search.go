@@ -16,7 +16,7 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 			Msg: "Memory error: Resource-scoped semantic recall is enabled but no resourceId was provided. Either provide a resourceId or explicitly set semanticRecall.scope to 'thread'."}
 	}
 	q := vector.Query{Text: text, Keywords: m.ix.Analyzer.Analyze(text), TopK: st.recall.TopK, MinScore: st.recall.Threshold,
-		Filter: vector.Filter{ResourceID: th.ResourceID}}
+		Filter: vector.Filter{ResourceID: th.ResourceID, Metadata: st.recall.Filter}}
 	if st.recall.Scope == ScopeThread {
 		q.Filter.ThreadID = th.ID
 	}

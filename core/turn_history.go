@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/window"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -40,7 +41,7 @@ type history struct {
 // boundary applies.
 // links are the tool-call ids of the turn's input: their stored calls are
 // decoded wherever the window reaches (see store.WindowFit.Links).
-func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, st settings, rng store.DateRange, links []string) (history, error) {
+func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, st settings, rng store.DateRange, md message.Filter, links []string) (history, error) {
 	if !st.historyEnabled {
 		return history{}, nil
 	}
@@ -50,7 +51,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, s
 		th.Boundary.SameEpoch(store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
 		b = th.Boundary
 	}
-	q := store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: store.Desc, PerPage: historyPageSize, Range: rng}
+	q := store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: store.Desc, PerPage: historyPageSize, Range: rng, Metadata: md}
 	if b != nil && (rng.Start == nil || b.CreatedAt.After(*rng.Start)) {
 		start := b.CreatedAt
 		q.Range.Start, q.Range.StartExclusive = &start, false
@@ -210,7 +211,7 @@ func (w *windowHistory) load(ctx context.Context, s *store.Checked, th Thread, i
 	for i := range input {
 		links = append(links, input[i].ToolCallIDs()...)
 	}
-	h, err := w.m.loadHistory(ctx, s, th, w.st, store.DateRange{}, links)
+	h, err := w.m.loadHistory(ctx, s, th, w.st, store.DateRange{}, message.Filter{}, links)
 	w.done, w.unread = h.complete, h.bare
 	return h.messages, err
 }

@@ -126,6 +126,15 @@ func TestSearchAndReindex(t *testing.T) {
 		if r := b.agentmem(t, "", "search", "bob", "Zanzibarina").ok(t); strings.Contains(r.stdout, "Zanzibarina") {
 			t.Errorf("search leaked another resource's messages:\n%s", r.stdout)
 		}
+		for filter, n := range map[string]int{`{"topic":{"$exists":true}}`: 0, `{"topic":{"$exists":false}}`: 2} {
+			doc := jsonDoc(t, b.agentmem(t, "", "--json", "search", "ada", "Zanzibarina", "--top-k", "2", "--filter", filter).ok(t))
+			if hits, _ := doc["hits"].([]any); len(hits) != n {
+				t.Errorf("--filter %s: %d hits, want %d", filter, len(hits), n)
+			}
+		}
+		if r := b.agentmem(t, "", "search", "ada", "x", "--filter", `{"a":{"$regex":"x"}}`); r.code != 2 || !strings.Contains(r.stderr, "$regex") {
+			t.Errorf("invalid --filter: %+v", r)
+		}
 		golden(t, "stats-vector.txt", b.agentmem(t, "", "stats").ok(t).stdout)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 )
@@ -23,7 +24,7 @@ type searchHit struct {
 func (a *app) searchCmd() *cobra.Command {
 	var (
 		topK, before, after int
-		mode                string
+		mode, filter        string
 		minScore            float64
 	)
 	cmd := &cobra.Command{
@@ -34,15 +35,21 @@ each hit's score, thread and message, with the messages around it that recall
 would add (--before/--after, the message range). It uses --vector, or else the
 local index beside a SQLite database (memory.vectors beside memory.db, as the
 quickstart writes them), and, unless the vector store embeds itself, the same
---embedder that indexed the messages. The default mode is hybrid, as in a turn.`,
+--embedder that indexed the messages. The default mode is hybrid, as in a turn.
+--filter keeps the hits whose message metadata matches a filter in Mastra's syntax.`,
 		Example: `  agentmem search user-42 "sister's city"   # ./memory.db and ./memory.vectors
-  agentmem --vector http://localhost:8080 search user-42 "refund policy" --mode vector --json`,
+  agentmem --vector http://localhost:8080 search user-42 "refund policy" --mode vector --json
+  agentmem search user-42 "deadline" --filter '{"projectId":"a","priority":{"$in":["high","urgent"]}}'`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			md, err := message.ParseFilterJSON(filter)
+			if err != nil {
+				return usageErr("--filter: %v", err)
+			}
 			a.findVectors()
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
 				q := vector.Query{Text: args[1], Keywords: c.Memory.Analyzer().Analyze(args[1]), TopK: topK,
-					Filter: vector.Filter{ResourceID: args[0]}, MinScore: minScore, Mode: mode}
+					Filter: vector.Filter{ResourceID: args[0], Metadata: md}, MinScore: minScore, Mode: mode}
 				hits, err := search(ctx, c, q, core.MessageRange{Before: before, After: after})
 				if err != nil {
 					return err
@@ -57,6 +64,7 @@ quickstart writes them), and, unless the vector store embeds itself, the same
 	f.IntVar(&after, "after", 1, "messages after each hit")
 	f.StringVar(&mode, "mode", vector.SearchHybrid, "hybrid, vector or bm25")
 	f.Float64Var(&minScore, "min-score", 0, "drop hits below this score")
+	f.StringVar(&filter, "filter", "", `keep hits whose message metadata matches this filter (Mastra's syntax, JSON: '{"projectId":"a"}')`)
 	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{vector.SearchVector, vector.SearchHybrid, vector.SearchBM25}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -120,6 +120,10 @@ func NormalizeMessageQuery(q MessageQuery) (MessageQuery, error) {
 			return q, memerr.Errorf(memerr.CodeInvalidArgument, op, "include needs a valid id and non-negative ranges")
 		}
 	}
+	if err := q.Metadata.Validate(); err != nil {
+		err.(*memerr.Error).Op = op
+		return q, err
+	}
 	return q, nil
 }
 

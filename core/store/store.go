@@ -266,6 +266,9 @@ type MessageQuery struct {
 	Before       *Cursor
 	Include      []Include
 	IncludeTotal bool
+	// Metadata keeps the listed messages (and Total) whose Content.Metadata
+	// matches; Include windows are not filtered. The zero Filter keeps all.
+	Metadata message.Filter
 }
 
 // MessagePage is the result of ListMessages.

@@ -75,6 +75,10 @@ type Meta struct {
 	ResourceID string
 	Role       message.Role
 	CreatedAt  time.Time
+	// Metadata is the message's Content.Metadata, stored with the record so
+	// that Filter.Metadata can select on it; hits return it. Stores keep
+	// what a JSON round trip keeps (numbers may come back as float64).
+	Metadata map[string]any
 }
 
 // Record is one embedded chunk of a message; ID is "<messageID>#<n>".
@@ -95,6 +99,13 @@ type Filter struct {
 	ResourceID string
 	ThreadID   string   // optional
 	MessageIDs []string // optional (deletes)
+	// Metadata, on queries, keeps the records whose Meta.Metadata matches,
+	// AND-ed with the scope above: the TopK best matching records, never
+	// fewer because others were better. A store that cannot honour an
+	// operator of it fails with memerr.ErrUnsupported, and an invalid one
+	// (Filter.Validate) with memerr.ErrInvalidArgument; neither returns
+	// unfiltered hits. Deletes ignore it.
+	Metadata message.Filter
 }
 
 // ModeLister is implemented by stores that list the Query modes they

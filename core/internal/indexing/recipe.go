@@ -125,7 +125,8 @@ func (r *Recipe) Records(msgs []message.Message, maxChunk int, prev map[string]s
 				full = c + "\n" + chunk
 			}
 			recs = append(recs, vector.Record{ID: fmt.Sprintf("%s#%d", msg.ID, n), Text: chunk, Keywords: r.Analyzer.Analyze(full),
-				Meta: vector.Meta{MessageID: msg.ID, ThreadID: msg.ThreadID, ResourceID: msg.ResourceID, Role: msg.Role, CreatedAt: msg.CreatedAt}})
+				Meta: vector.Meta{MessageID: msg.ID, ThreadID: msg.ThreadID, ResourceID: msg.ResourceID, Role: msg.Role, CreatedAt: msg.CreatedAt,
+					Metadata: msg.Content.Metadata}})
 			embed = append(embed, chunk)
 		}
 	}

@@ -111,6 +111,9 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 		if q.Before != nil && !message.Less(m, &message.Message{CreatedAt: q.Before.CreatedAt, Seq: q.Before.Seq}) {
 			continue
 		}
+		if !q.Metadata.Match(m.Content.Metadata) {
+			continue
+		}
 		matched = append(matched, m)
 	}
 	if q.Direction == store.Desc {

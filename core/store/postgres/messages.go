@@ -593,6 +593,9 @@ func pageFilter(q store.MessageQuery, resource string, arg func(any) string) str
 	if c := q.Before; c != nil {
 		filter.WriteString(" AND (m.created_at, m.seq) < (" + arg(utc(c.CreatedAt)) + "::timestamptz, " + arg(c.Seq) + "::bigint)")
 	}
+	if !q.Metadata.IsZero() {
+		filter.WriteString(" AND " + metadataSQL(q.Metadata, arg))
+	}
 	return filter.String()
 }
 

@@ -376,7 +376,7 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	const op = "ListMessages"
 	var page store.MessagePage
 	query, listArgs, listed := listQuery(q)
-	err := s.readPrepared(ctx, op, listStatements(query, listed), func(tx querier) error {
+	err := s.readPrepared(ctx, op, listStatements(query, listed && q.Metadata.IsZero()), func(tx querier) error {
 		where, args := messageFilter(q)
 		if q.IncludeTotal {
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE `+where, args...).Scan(&page.Total); err != nil {
@@ -412,7 +412,7 @@ func (s *Store) ListWindow(ctx context.Context, q store.MessageQuery, fit store.
 	const op = "ListWindow"
 	var page store.WindowPage
 	query, args, ok := listQuery(q)
-	err := s.readPrepared(ctx, op, listStatements(query, ok), func(tx querier) error {
+	err := s.readPrepared(ctx, op, listStatements(query, ok && q.Metadata.IsZero()), func(tx querier) error {
 		if !ok {
 			return nil
 		}
@@ -477,6 +477,9 @@ func messageFilter(q store.MessageQuery) (string, []any) {
 			conds, args = append(conds, `created_at <= ?`), append(args, f)
 		}
 	}
+	if !q.Metadata.IsZero() {
+		conds = append(conds, metadataSQL(q.Metadata, &args))
+	}
 	return strings.Join(conds, ` AND `), args
 }
 
@@ -501,7 +504,8 @@ func listQuery(q store.MessageQuery) (query string, args []any, ok bool) {
 }
 
 // listStatements is the statement of a history read to keep prepared: its
-// listing query, when it lists.
+// listing query, when it lists without a metadata filter (whose texts are
+// unbounded and would take the cache's room from the common reads).
 func listStatements(query string, lists bool) []string {
 	if !lists {
 		return nil

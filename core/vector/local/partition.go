@@ -51,6 +51,8 @@ type partition struct {
 	// msgIDs holds the message ids that are not a prefix of their record's
 	// id, by slot (core.Memory's record ids are "messageID#chunk").
 	msgIDs map[int32]string
+	// md holds the message metadata of the slots that have any (metafilter.go).
+	md map[int32]map[string]any
 	// BM25: postings and live document frequency by term number, document
 	// length by slot.
 	termNo map[string]int32
@@ -126,6 +128,7 @@ func (p *partition) putCoded(r vector.Record, codes []int8, scale float32) {
 	p.thr = append(p.thr, p.threadNo(r.Meta.ThreadID))
 	p.tcount[p.thr[s]]++
 	p.index(s, keywords(r.Keywords, r.Text))
+	p.setMetadata(s, r.Meta.Metadata)
 }
 
 // roleNo returns role's number, adding it if new (a partition sees a few).
@@ -237,6 +240,7 @@ func (p *partition) remove(id string) {
 	p.termsOf(s, func(no int32) { p.df[no]-- })
 	p.slots[s] = slot{}
 	delete(p.msgIDs, s)
+	delete(p.md, s)
 	p.dead++
 	if p.dead > 64 && p.dead > len(p.slots)/4 {
 		p.compact()
@@ -280,5 +284,5 @@ func (p *partition) keywordsOf(s int32) string {
 func (p *partition) meta(s int32) vector.Meta {
 	sl := &p.slots[s]
 	return vector.Meta{MessageID: p.messageID(s), ThreadID: p.tnames[p.thr[s]], ResourceID: p.resource,
-		Role: p.roles[sl.role], CreatedAt: time.Unix(0, sl.created).UTC()}
+		Role: p.roles[sl.role], CreatedAt: time.Unix(0, sl.created).UTC(), Metadata: message.CloneMetadata(p.md[s])}
 }

@@ -98,6 +98,7 @@ type fileRecord struct {
 	Vector                                                    []float32 // version 1
 	Codes                                                     []byte    // version 2: int8 codes (quant.go)
 	Scale                                                     float32   // version 2
+	Metadata                                                  []byte    // the message metadata as JSON; absent before it was stored
 }
 
 // saveLocked marks the state changed and writes it unless the store is buffered.
@@ -209,7 +210,8 @@ func (p *partition) encode(enc *gob.Encoder) error {
 		}
 		r := p.record(s)
 		if err := enc.Encode(fileRecord{ID: r.ID, Keywords: r.Keywords, MessageID: r.Meta.MessageID, ThreadID: r.Meta.ThreadID,
-			Role: string(r.Meta.Role), CreatedAt: r.Meta.CreatedAt.UnixNano(), Codes: codes, Scale: p.vecs.scale[s]}); err != nil {
+			Role: string(r.Meta.Role), CreatedAt: r.Meta.CreatedAt.UnixNano(), Codes: codes, Scale: p.vecs.scale[s],
+			Metadata: p.metadataJSON(s)}); err != nil {
 			return err
 		}
 	}
@@ -415,5 +417,5 @@ func (s *Store) decodeV1(dec *gob.Decoder) error {
 func (fr *fileRecord) record() vector.Record {
 	return vector.Record{ID: fr.ID, Text: fr.Text, Keywords: fr.Keywords,
 		Meta: vector.Meta{MessageID: fr.MessageID, ThreadID: fr.ThreadID, ResourceID: fr.ResourceID,
-			Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC()}}
+			Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC(), Metadata: decodeMetadata(fr.Metadata)}}
 }

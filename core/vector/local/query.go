@@ -33,6 +33,9 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	if q.Filter.ResourceID == "" {
 		return nil, missingResource(op)
 	}
+	if err := q.Filter.Metadata.Validate(); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, vecErr(op, "canceled", err)
 	}
@@ -77,16 +80,16 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	if k <= 0 {
 		k = DefaultTopK
 	}
-	var res []scored
-	switch mode {
-	case vector.SearchVector:
-		res = p.nearest(unit(q.Vector), thread, k)
-	case vector.SearchBM25:
-		res = p.bm25(q, thread, k)
-	default:
-		res = hybrid(p, q, thread, k)
+	search := func(k int) []scored {
+		switch mode {
+		case vector.SearchVector:
+			return p.top(p.nearest(unit(q.Vector), thread, k), k)
+		case vector.SearchBM25:
+			return p.top(p.bm25(q, thread, k), k)
+		}
+		return p.top(hybrid(p, q, thread, k), k)
 	}
-	res = p.top(res, k)
+	res := p.searchFiltered(q.Filter.Metadata, k, search)
 	hits := make([]vector.Hit, 0, min(k, len(res)))
 	for _, r := range res {
 		if len(hits) == k || (q.MinScore != 0 && r.score < q.MinScore) {

@@ -63,6 +63,9 @@ func Run(t *testing.T, open Opener, emb vector.Embedder, opts ...RunOptions) {
 		{"Hybrid", testHybrid},
 		{"CommonTerms", testCommonTerms},
 		{"IndexVersion", testIndexVersion},
+		{"MetadataFilter", testMetadataFilter},
+		{"MetadataFilterTopK", testMetadataFilterTopK},
+		{"MetadataFilterInvalid", testMetadataFilterInvalid},
 		{"ResourceIsolation", func(h *H) { RunIsolation(h, max(o.IsolationQueries, 0)) }},
 	}
 	for _, c := range cases {

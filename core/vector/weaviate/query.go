@@ -38,6 +38,11 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 	if ok, err := s.queryable(ctx, index, class, tenant, q.Filter.ResourceID); !ok || err != nil {
 		return nil, err
 	}
+	if !q.Filter.Metadata.IsZero() {
+		if p.meta, err = s.metaWhere(ctx, class, q.Filter.Metadata); err != nil {
+			return nil, err
+		}
+	}
 	if p.mode == vector.SearchHybrid && q.Alpha > 0 && q.Alpha < 1 {
 		if p.keywords = s.keywordSide(ctx, class, tenant, p.keywords); p.keywords == "" {
 			p.mode = vector.SearchVector // every term is common: the keyword side adds nothing worth its cost
@@ -66,6 +71,8 @@ type queryPlan struct {
 	text     string // the query text as GraphQL takes it
 	keywords string // the keyword side's terms
 	nothing  bool   // nothing can match: no query runs
+
+	meta *filters.WhereBuilder // the metadata filter (metafilter.go)
 }
 
 // plan checks q and chooses its mode and terms: a hybrid query without a
@@ -75,6 +82,9 @@ func (s *Store) plan(q vector.Query) (queryPlan, error) {
 	const op = "Query"
 	if q.Filter.ResourceID == "" {
 		return queryPlan{}, missingResource(op)
+	}
+	if err := q.Filter.Metadata.Validate(); err != nil {
+		return queryPlan{}, err
 	}
 	p := queryPlan{mode: q.Mode, text: gqlText(q.Text)}
 	if p.mode == "" {
@@ -133,9 +143,10 @@ func (s *Store) search(class, tenant string, q vector.Query, p queryPlan) *graph
 	get := gql.Get().WithClassName(class).WithTenant(tenant).WithLimit(k).WithFields(
 		graphql.Field{Name: propRecordID}, graphql.Field{Name: propMessageID}, graphql.Field{Name: propThreadID},
 		graphql.Field{Name: propResourceID}, graphql.Field{Name: propRole}, graphql.Field{Name: propCreatedAt},
+		graphql.Field{Name: propMetaJSON},
 		graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "distance"}, {Name: "score"}}})
-	if q.Filter.ThreadID != "" {
-		get = get.WithWhere(filters.Where().WithPath([]string{propThreadID}).WithOperator(filters.Equal).WithValueText(q.Filter.ThreadID))
+	if w := scopeWhere(q.Filter.ThreadID, p.meta); w != nil {
+		get = get.WithWhere(w)
 	}
 	switch {
 	case p.mode == vector.SearchBM25:
@@ -202,7 +213,7 @@ func parseHits(resp *models.GraphQLResponse, class, mode string, minScore float6
 		at, _ := time.Parse(time.RFC3339Nano, str(propCreatedAt))
 		hits = append(hits, vector.Hit{ID: str(propRecordID), Score: score, Meta: vector.Meta{
 			MessageID: str(propMessageID), ThreadID: str(propThreadID), ResourceID: str(propResourceID),
-			Role: message.Role(str(propRole)), CreatedAt: at}})
+			Role: message.Role(str(propRole)), CreatedAt: at, Metadata: metaHit(m[propMetaJSON])}})
 	}
 	return hits, nil
 }

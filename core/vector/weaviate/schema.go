@@ -117,12 +117,12 @@ func (s *Store) classDef(class string, spec vector.IndexSpec) *models.Class {
 // created before them gets them from EnsureIndex.
 func (s *Store) addedProperties() []*models.Property {
 	f, t := false, true
-	return []*models.Property{
+	return append([]*models.Property{
 		{Name: propKeywords, DataType: []string{"text"}, Tokenization: "whitespace", IndexSearchable: &t,
 			IndexFilterable: &f, ModuleConfig: s.skipVectorization()},
 		{Name: propIndexVersion, DataType: []string{"text"}, Tokenization: "field", IndexSearchable: &f,
 			IndexFilterable: &f, ModuleConfig: s.skipVectorization()},
-	}
+	}, s.metaProperties()...)
 }
 
 // addMissingProperties adds the addedProperties that cls lacks.

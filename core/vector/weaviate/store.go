@@ -125,6 +125,9 @@ type Store struct {
 	stopSweeper  context.CancelFunc
 	sweeperDone  chan struct{}
 	closeOnce    sync.Once
+
+	// Metadata filtering (metafilter.go).
+	props map[string]map[string]bool // class -> its property names
 }
 
 var _ vector.Store = (*Store)(nil)

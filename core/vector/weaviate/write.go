@@ -29,7 +29,7 @@ func ObjectID(recordID string) string { return uuid.NewSHA1(uuidNamespace, []byt
 func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) error {
 	const op = "Upsert"
 	class := s.ClassName(index)
-	var tenants, resources []string
+	var tenants, resources, metaNames []string
 	seen, written := map[string]bool{}, map[string]int{}
 	objs := make([]*models.Object, 0, len(recs))
 	for _, r := range recs {
@@ -57,6 +57,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 			propResourceID: r.Meta.ResourceID, propRole: string(r.Meta.Role),
 			propCreatedAt: r.Meta.CreatedAt.UTC().Format(time.RFC3339Nano),
 		}}
+		metaNames = append(metaNames, metaObject(o.Properties.(map[string]any), r.Meta.Metadata)...)
 		if !s.SelfEmbedding() {
 			o.Vector = r.Vector
 		}
@@ -67,6 +68,9 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	}
 	if ok, err := s.classExists(ctx, class); err != nil || !ok {
 		return vecErr(op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", err)
+	}
+	if err := s.ensureMetaProps(ctx, class, metaNames); err != nil {
+		return vecErr(op, "add metadata properties", err)
 	}
 	if err := s.ensureTenants(ctx, class, tenants); err != nil {
 		return vecErr(op, "create tenants", err)
