@@ -88,6 +88,10 @@ type SemanticRecall struct {
 	Language string
 	// IndexText configures what is indexed for a message; nil is the default.
 	IndexText *IndexText
+	// Diversity re-ranks the hits for diversity (MMR); nil leaves it off.
+	Diversity *Diversity
+	// Retrieval offers the model the recall tool; nil leaves it off.
+	Retrieval *Retrieval
 }
 
 // Hybrid configures hybrid (BM25 + vector) recall.
@@ -183,6 +187,7 @@ func (c Config) Clone() Config {
 		if r.Hybrid != nil {
 			rc.Hybrid = &Hybrid{Alpha: clonePtr(r.Hybrid.Alpha)}
 		}
+		cloneRecallExtras(&rc)
 		c.SemanticRecall = &rc
 	}
 	if w := c.WorkingMemory; w != nil {
@@ -386,6 +391,9 @@ func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
 		}
 		rc.Hybrid = &Hybrid{Alpha: &alpha}
 	}
+	if err := resolveRecallExtras(&rc); err != nil {
+		return nil, err
+	}
 	return &rc, nil
 }
 
@@ -434,6 +442,7 @@ func mergeRecall(base, over *SemanticRecall) *SemanticRecall {
 	if over.Mode != "" {
 		base.Mode = over.Mode
 	}
+	mergeRecallExtras(base, over)
 	return base
 }
 
