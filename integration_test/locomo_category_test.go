@@ -55,12 +55,22 @@ func reportByCategory(t *testing.T, store, name string, by map[int]*vectortest.S
 
 // TestLoCoMoByCategory reports LoCoMo dev recall through Memory.Recall per
 // question category for the default config and for the diversity re-rank
-// over a grid of lambdas, on the local store.
+// over a grid of lambdas, on the local store, and checks that lambda 1 is
+// the relevance order (the default's result in every category).
 func TestLoCoMoByCategory(t *testing.T) {
 	convs := vectortest.LoadLoCoMo(t)
 	mem := locomoMemory(t, local.New(), local.NewHashEmbedder(0), core.SemanticRecall{}, convs)
 	by, all := evalByCategory(t, mem, convs, nil)
 	reportByCategory(t, "local", "default", by, all)
+	one, oneAll := evalByCategory(t, mem, convs, &core.SemanticRecall{Diversity: &core.Diversity{Lambda: core.Float(1)}})
+	if oneAll.Result() != all.Result() {
+		t.Errorf("diversity λ 1 recalls %+v, the default %+v", oneAll.Result(), all.Result())
+	}
+	for cat, sc := range by {
+		if one[cat].Result() != sc.Result() {
+			t.Errorf("category %d: diversity λ 1 recalls %+v, the default %+v", cat, one[cat].Result(), sc.Result())
+		}
+	}
 	for _, lambda := range locomoLambdas {
 		by, all := evalByCategory(t, mem, convs, &core.SemanticRecall{Diversity: &core.Diversity{Lambda: core.Float(lambda)}})
 		reportByCategory(t, "local", fmt.Sprintf("diversity λ %.1f", lambda), by, all)
