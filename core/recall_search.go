@@ -217,7 +217,8 @@ func (m *Memory) fetchIncludes(ctx context.Context, s *store.Checked, th Thread,
 // recallForTurn queries with the last user message of the input and returns
 // the recalled messages of this thread (merged into history by the caller)
 // and of other threads of the resource (rendered as one system message),
-// and the include windows, most relevant first.
+// and the include windows, most relevant first. Hits repeating a user
+// message of the input are left out.
 func (m *Memory) recallForTurn(ctx context.Context, s *store.Checked, st settings, th Thread, history, input []Message) (same, other []Message, inc []store.Include, err error) {
 	query := ""
 	for i := len(input) - 1; i >= 0 && query == ""; i-- {
@@ -228,7 +229,14 @@ func (m *Memory) recallForTurn(ctx context.Context, s *store.Checked, st setting
 	if query == "" {
 		return nil, nil, nil, nil
 	}
-	if inc, err = m.semanticIncludes(ctx, s, st, th, th.ResourceID, query, []string{query}); err != nil {
+	// A hit saying what the input says adds nothing beside it.
+	var own []string
+	for i := range input {
+		if input[i].Role == RoleUser {
+			own = append(own, m.ix.MessageText(&input[i]))
+		}
+	}
+	if inc, err = m.semanticIncludes(ctx, s, st, th, th.ResourceID, query, own); err != nil {
 		return nil, nil, nil, err
 	}
 	have := append(append([]Message(nil), history...), input...)
