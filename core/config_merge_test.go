@@ -37,7 +37,7 @@ func fullConfig(tag string, n int) core.Config {
 			Observation: core.ObservationConfig{MessageTokens: 100 * n, MaxTokensPerBatch: 10 * n},
 			Reflection:  core.ReflectionConfig{ObservationTokens: 1000 * n}, Scope: core.ScopeResource,
 			Timeout: time.Duration(n) * time.Second, MaxUnobservedMessages: 10 * n,
-			ObserverInstructions: "observe " + tag, ReflectorInstructions: "reflect " + tag},
+			ObserverInstructions: "observe " + tag, ReflectorInstructions: "reflect " + tag, Instruction: "keep " + tag},
 	}
 }
 
@@ -94,6 +94,7 @@ func TestGetMergedThreadConfigDeepMergesEveryField(t *testing.T) {
 		{"observationalMemory.maxUnobservedMessages", core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{MaxUnobservedMessages: 3}}, func(c *core.Config) { c.ObservationalMemory.MaxUnobservedMessages = 3 }},
 		{"observationalMemory.observerInstructions", core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{ObserverInstructions: "o"}}, func(c *core.Config) { c.ObservationalMemory.ObserverInstructions = "o" }},
 		{"observationalMemory.reflectorInstructions", core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{ReflectorInstructions: "r"}}, func(c *core.Config) { c.ObservationalMemory.ReflectorInstructions = "r" }},
+		{"observationalMemory.instruction", core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{Instruction: "i"}}, func(c *core.Config) { c.ObservationalMemory.Instruction = "i" }},
 		{"observationalMemory.disabled", core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{Disabled: true}}, func(c *core.Config) { c.ObservationalMemory.Disabled = true }},
 	}
 	for _, c := range cases {

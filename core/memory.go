@@ -35,6 +35,8 @@ type Options struct {
 	Config Config
 	// Processors run on the prompt after memory's own steps, in order.
 	Processors []Processor
+	// Step configures Turn.Step, the fitting of each model call of a turn.
+	Step StepOptions
 	// Model generates thread titles when Config.GenerateTitle is on, and is
 	// the fallback observer and reflector of observational memory.
 	Model Model
@@ -88,6 +90,9 @@ func New(opts Options) (*Memory, error) {
 		s, err = s.withModels(opts.Model)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := opts.Step.validate(); err != nil {
 		return nil, err
 	}
 	if opts.EmbeddingDimension < 0 {

@@ -173,12 +173,12 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 		return err
 	}
 	defer unlock()
-	rec, err := m.observeBatches(ctx, s, o, th, key)
+	rec, err := m.observeBatches(ctx, s, o, th, key, o.messageTokens)
 	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: observation failed; the messages stay unobserved and are observed on a later turn", "key", key, "err", err)
 		return err
 	}
-	if err := m.reflectObservations(ctx, s, o, key, rec); err != nil {
+	if err := m.reflectObservations(ctx, s, o, key, rec, false); err != nil {
 		m.log.WarnContext(ctx, "agentmem: reflection failed; it is retried on a later turn", "key", key, "err", err)
 		return err
 	}
@@ -186,11 +186,11 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 }
 
 // observeBatches observes the unobserved messages in batches when they pass
-// MessageTokens; each batch is stored with a compare-and-set that appends its
+// threshold tokens (MessageTokens; 0 for any); each batch is stored with a compare-and-set that appends its
 // observations and advances the cursor together. A lost compare-and-set
 // (another process observed meanwhile) discards the batch's output and starts
 // over from the stored record. It returns the newest record it knows.
-func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
+func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string, threshold int) (store.ObservationRecord, error) {
 	var rec store.ObservationRecord
 	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
 		var err error
@@ -201,7 +201,7 @@ func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observ
 		if err != nil {
 			return rec, err
 		}
-		if observe.Tokens(msgs) <= o.messageTokens {
+		if len(msgs) == 0 || observe.Tokens(msgs) <= threshold {
 			return rec, nil
 		}
 		conflict := false
@@ -229,9 +229,16 @@ func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observ
 }
 
 // reflectObservations condenses the observations into a new generation while
-// they pass Reflection.ObservationTokens.
-func (m *Memory) reflectObservations(ctx context.Context, s *store.Checked, o *observationSettings, key string, rec store.ObservationRecord) error {
-	for attempt := 0; attempt < maxObserveAttempts && rec.ObservationTokens > o.reflectTokens && !m.observer.ReflectedOversize(rec); attempt++ {
+// they pass Reflection.ObservationTokens, or once when forced (any
+// observations, also a generation that reflection left oversize).
+func (m *Memory) reflectObservations(ctx context.Context, s *store.Checked, o *observationSettings, key string, rec store.ObservationRecord, force bool) error {
+	due := func(rec store.ObservationRecord) bool {
+		if force {
+			return rec.Observations != ""
+		}
+		return rec.ObservationTokens > o.reflectTokens && !m.observer.ReflectedOversize(rec)
+	}
+	for attempt := 0; attempt < maxObserveAttempts && due(rec); attempt++ {
 		text, err := m.generateObservations(ctx, o, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
 		if err != nil {
 			return &Error{Code: CodeObservation, Op: "reflect", Msg: "reflector model failed", Err: err}
@@ -268,6 +275,9 @@ func (m *Memory) reflectObservations(ctx context.Context, s *store.Checked, o *o
 func (m *Memory) generateObservations(ctx context.Context, o *observationSettings, model Model, instructions, def, prompt string) (string, error) {
 	if instructions == "" {
 		instructions = def
+	}
+	if o.instruction != "" {
+		instructions += "\n\n" + o.instruction
 	}
 	cctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()

@@ -59,6 +59,10 @@ type ObservationalMemoryConfig struct {
 	// system prompts of the two models.
 	ObserverInstructions  string
 	ReflectorInstructions string
+	// Instruction is appended to the system prompts of both models (the
+	// built-in ones or their replacements), as Mastra's instruction: what
+	// to keep or leave out, without giving up the built-in format.
+	Instruction string
 }
 
 // ObservationConfig configures the observer.
@@ -94,6 +98,7 @@ type observationSettings struct {
 	maxUnobserved         int
 	observerInstructions  string
 	reflectorInstructions string
+	instruction           string
 }
 
 func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
@@ -123,6 +128,7 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 		messageTokens: obs.MessageTokens, maxTokensPerBatch: obs.MaxTokensPerBatch, reflectTokens: ref.ObservationTokens,
 		scope: o.Scope, background: o.Background, timeout: o.Timeout, maxUnobserved: o.MaxUnobservedMessages,
 		observerInstructions: o.ObserverInstructions, reflectorInstructions: o.ReflectorInstructions,
+		instruction: o.Instruction,
 	}
 	if o.Model != nil {
 		s.observer, s.reflector = o.Model, o.Model
@@ -218,6 +224,9 @@ func mergeObservational(base, over *ObservationalMemoryConfig) *ObservationalMem
 	}
 	if over.ReflectorInstructions != "" {
 		base.ReflectorInstructions = over.ReflectorInstructions
+	}
+	if over.Instruction != "" {
+		base.Instruction = over.Instruction
 	}
 	return base
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector"
 )
 
-// flakyVectors is a self-embedding VectorStore that fails every call while
+// flakyVectors is a self-embedding vector.Store that fails every call while
 // down (or when the call's context is done) and remembers the message ids it
 // indexed.
 type flakyVectors struct {

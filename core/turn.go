@@ -53,8 +53,9 @@ type Turn struct {
 	trimmed   []Message
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
 	recallErr error
-	memoryErr error // working-memory read failure
-	obsErr    error // this turn's observation failure (Turn.ObservationErr)
+	memoryErr error     // working-memory read failure
+	obsErr    error     // this turn's observation failure (Turn.ObservationErr)
+	steps     stepState // shared by the Step calls
 	mu        sync.Mutex
 	committed bool
 }

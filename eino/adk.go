@@ -17,9 +17,10 @@ import (
 // to the thread of the context (WithThread); the first
 // BeforeModelRewriteState of the run begins the turn, replacing the state's
 // messages with the system messages (the agent's instruction is kept as an
-// instruction), the remembered history and recall, and the input; AfterAgent
-// commits the turn with every message the run added (assistant tool calls,
-// tool results, the answer).
+// instruction), the remembered history and recall, and the input; every
+// later one fits the next model call to the turn's token budget
+// (core.Turn.Step); AfterAgent commits the turn with every message the run
+// added (assistant tool calls, tool results, the answer), whole.
 //
 // AfterAgent runs only when the agent finishes successfully, so a run that
 // fails or is interrupted saves nothing. Messages another middleware adds to
@@ -73,11 +74,16 @@ type adkRunKey struct{}
 
 // adkRun is the memory state of one agent run.
 type adkRun struct {
-	mu     sync.Mutex
-	begun  bool
-	turn   *core.Turn
-	calls  map[string]callInfo
-	loaded map[any]bool // the prompt's messages, by pointer
+	mu    sync.Mutex
+	begun bool
+	turn  *core.Turn
+	calls map[string]callInfo
+	// ours holds the messages the middleware put in the state (by
+	// pointer); any other message in the state the run produced.
+	ours map[any]bool
+	// produced holds the run's messages as produced, before any step
+	// elided them: what AfterAgent commits.
+	produced []any
 }
 
 // BeforeAgent binds the run to the context's thread.
@@ -88,7 +94,13 @@ func (h *TypedMiddleware[M]) BeforeAgent(ctx context.Context, rc *adk.ChatModelA
 	return context.WithValue(ctx, adkRunKey{}, &adkRun{}), rc, nil
 }
 
-// BeforeModelRewriteState loads memory before the first model call of a run.
+// BeforeModelRewriteState runs before every model call of a run. The first
+// begins the turn and replaces the state's messages with its prompt; each
+// later one fits the prompt and what the run produced since to the turn's
+// token budget (core.Turn.Step: remembered history gives way first, then
+// recalled messages, then the oldest tool results of the run are elided,
+// never the newest). The state then holds the fitted messages; the run's
+// messages are kept whole aside for AfterAgent.
 func (h *TypedMiddleware[M]) BeforeModelRewriteState(ctx context.Context, st *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {
 	run, _ := ctx.Value(adkRunKey{}).(*adkRun)
 	if run == nil {
@@ -96,32 +108,92 @@ func (h *TypedMiddleware[M]) BeforeModelRewriteState(ctx context.Context, st *ad
 	}
 	run.mu.Lock()
 	defer run.mu.Unlock()
-	if run.begun {
-		return ctx, st, nil
+	if run.begun && run.turn == nil {
+		return ctx, st, nil // committed
 	}
-	in, err := h.codec.toSchema(st.Messages)
-	if err != nil {
-		return ctx, st, err
+	var msgs []M
+	if !run.begun {
+		in, err := h.codec.toSchema(st.Messages)
+		if err != nil {
+			return ctx, st, err
+		}
+		turn, prompt, calls, err := h.m.begin(ctx, in)
+		if err != nil {
+			return ctx, st, err
+		}
+		if msgs, err = h.codec.fromSchema(prompt); err != nil {
+			return ctx, st, err
+		}
+		run.begun, run.turn, run.calls = true, turn, calls
+		run.ours = make(map[any]bool, len(msgs))
+	} else {
+		run.collect(st.Messages)
+		produced, err := h.produced(run)
+		if err != nil {
+			return ctx, st, err
+		}
+		resp, err := fromEino(produced, run.calls)
+		if err != nil {
+			return ctx, st, err
+		}
+		prompt, err := run.turn.Step(ctx, resp)
+		if err != nil {
+			return ctx, st, err
+		}
+		if msgs, err = h.codec.fromSchema(ToEino(prompt)); err != nil {
+			return ctx, st, err
+		}
 	}
-	turn, prompt, calls, err := h.m.begin(ctx, in)
-	if err != nil {
-		return ctx, st, err
-	}
-	msgs, err := h.codec.fromSchema(prompt)
-	if err != nil {
-		return ctx, st, err
-	}
-	run.begun, run.turn, run.calls = true, turn, calls
-	run.loaded = make(map[any]bool, len(msgs))
 	for _, msg := range msgs {
-		run.loaded[msg] = true
+		run.ours[msg] = true
 	}
 	next := *st
 	next.Messages = msgs
 	return ctx, &next, nil
 }
 
-// AfterAgent saves the run.
+// collect adds the state's messages the middleware did not put there to
+// the run's produced messages.
+func (r *adkRun) collect(msgs any) {
+	switch ms := msgs.(type) {
+	case []*schema.Message:
+		for _, msg := range ms {
+			if !r.ours[msg] {
+				r.ours[msg] = true
+				r.produced = append(r.produced, msg)
+			}
+		}
+	case []*schema.AgenticMessage:
+		for _, msg := range ms {
+			if !r.ours[msg] {
+				r.ours[msg] = true
+				r.produced = append(r.produced, msg)
+			}
+		}
+	}
+}
+
+// produced returns the run's produced messages as schema messages, system
+// messages (another middleware's) left out.
+func (h *TypedMiddleware[M]) produced(run *adkRun) ([]*schema.Message, error) {
+	typed := make([]M, 0, len(run.produced))
+	for _, msg := range run.produced {
+		typed = append(typed, msg.(M))
+	}
+	out, err := h.codec.toSchema(typed)
+	if err != nil {
+		return nil, err
+	}
+	kept := out[:0]
+	for _, msg := range out {
+		if msg != nil && msg.Role != schema.System {
+			kept = append(kept, msg)
+		}
+	}
+	return kept, nil
+}
+
+// AfterAgent saves the run: every message it produced, whole.
 func (h *TypedMiddleware[M]) AfterAgent(ctx context.Context, st *adk.TypedChatModelAgentState[M]) (context.Context, error) {
 	run, _ := ctx.Value(adkRunKey{}).(*adkRun)
 	if run == nil {
@@ -132,23 +204,12 @@ func (h *TypedMiddleware[M]) AfterAgent(ctx context.Context, st *adk.TypedChatMo
 	if run.turn == nil {
 		return ctx, nil
 	}
-	var added []M
-	for _, msg := range st.Messages {
-		if !run.loaded[msg] {
-			added = append(added, msg)
-		}
-	}
-	produced, err := h.codec.toSchema(added)
+	run.collect(st.Messages)
+	produced, err := h.produced(run)
 	if err != nil {
 		return ctx, err
 	}
-	kept := produced[:0]
-	for _, msg := range produced {
-		if msg != nil && msg.Role != schema.System {
-			kept = append(kept, msg)
-		}
-	}
 	turn := run.turn
 	run.turn = nil
-	return ctx, commit(ctx, turn, run.calls, kept)
+	return ctx, commit(ctx, turn, run.calls, produced)
 }

@@ -15,6 +15,12 @@ import (
 // every message it produced (assistant tool calls, tool results and the
 // answer). The thread comes from WithThread. A run that fails saves nothing.
 //
+// Every model call of a run is fitted to the turn's token budget (see
+// core.Turn.Step) when the agent was built with StepModifier as its
+// MessageModifier, as NewReact does; WrapReact cannot change the modifier
+// of an agent already built, so without it only the run's first prompt is
+// within the budget.
+//
 // The run's messages are collected with callbacks on the agent's own model
 // and tools nodes (see runCollector), not with react.WithMessageFuture, so a
 // caller may pass its own WithMessageFuture and both see every message.
@@ -34,8 +40,12 @@ func (r *ReactAgent) Generate(ctx context.Context, input []*schema.Message, opts
 		return nil, err
 	}
 	col := newRunCollector()
+	ctx, run := r.m.newReactRun(ctx, turn, prompt, calls)
 	out, err := r.agent.Generate(ctx, prompt, append(append([]agent.AgentOption(nil), opts...), col.option())...)
 	if err != nil {
+		return nil, err
+	}
+	if err := run.failed(); err != nil {
 		return nil, err
 	}
 	produced, err := col.messages()
@@ -62,6 +72,7 @@ func (r *ReactAgent) Stream(ctx context.Context, input []*schema.Message, opts .
 		return nil, err
 	}
 	col := newRunCollector()
+	ctx, run := r.m.newReactRun(ctx, turn, prompt, calls)
 	sr, err := r.agent.Stream(ctx, prompt, append(append([]agent.AgentOption(nil), opts...), col.option())...)
 	if err != nil {
 		return nil, err
@@ -76,7 +87,11 @@ func (r *ReactAgent) Stream(ctx context.Context, input []*schema.Message, opts .
 			w.Send(nil, err)
 			return // the run failed: the turn is abandoned
 		}
-		produced, err := col.messages()
+		err := run.failed()
+		var produced []*schema.Message
+		if err == nil {
+			produced, err = col.messages()
+		}
 		if err == nil {
 			err = commit(ctx, turn, calls, produced)
 		}

@@ -28,7 +28,7 @@ func (f *flakyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	return local.NewHashEmbedder(f.dim).Embed(ctx, texts)
 }
 
-// Scenario 46: one index name for every path; a failed probe is retried.
+// TestIndexNaming: one index name for every path; a failed probe is retried.
 func TestIndexNaming(t *testing.T) {
 	for _, c := range []struct {
 		dim  int
@@ -61,7 +61,7 @@ func TestIndexNaming(t *testing.T) {
 	}
 }
 
-// Scenario 44: only hits scoring at least Threshold are recalled.
+// TestRecallThreshold: only hits scoring at least Threshold are recalled.
 func TestRecallThreshold(t *testing.T) {
 	mem, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(384),
 		Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})

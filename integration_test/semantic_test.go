@@ -111,12 +111,14 @@ func onlySemantic(sr core.SemanticRecall) *core.Config {
 	return &core.Config{LastMessages: core.NoHistory, SemanticRecall: &sr}
 }
 
-// Study §8 E, scenarios 39–47, on every vector backend.
-func TestSemanticRecallScenarios(t *testing.T) {
+// TestSemanticRecallRules checks, on every vector backend, the message range
+// around a hit, thread and resource scope, what is indexed and how it is
+// chunked, and that deleting messages deletes their vectors.
+func TestSemanticRecallRules(t *testing.T) {
 	for _, b := range vectorBackends() {
 		t.Run(b.name, func(t *testing.T) {
 			cfg := core.Config{SemanticRecall: &core.SemanticRecall{}}
-			t.Run("39 window", func(t *testing.T) {
+			t.Run("window", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				save(t, mem, "t", "r", "First unrelated remark", "Another unrelated remark", "Message about volcanoes erupting lava",
 					"Yet another remark", "One more remark", "Message about glaciers melting ice", "Final remark")
@@ -124,7 +126,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					Config: onlySemantic(core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{Before: 1, After: 1}})})
 				same(t, "window", got, []string{"Another unrelated remark", "Message about volcanoes erupting lava", "Yet another remark"})
 			})
-			t.Run("40 asymmetric ranges", func(t *testing.T) {
+			t.Run("asymmetric ranges", func(t *testing.T) {
 				// Without thread context, so that the question (not its
 				// answer, which context indexing also matches) is the hit.
 				noContext := core.SemanticRecall{IndexText: &core.IndexText{ContextMessages: core.Int(0)}}
@@ -141,7 +143,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					t.Fatalf("{1,1} = %v", got)
 				}
 			})
-			t.Run("41 scope", func(t *testing.T) {
+			t.Run("scope", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				save(t, mem, "t1", "r", "The sky is blue today", "Indeed a clear blue sky")
 				save(t, mem, "t2", "r", "The ocean is blue and deep", "Deep blue ocean water")
@@ -158,7 +160,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					t.Fatalf("resource scope = %v", resource)
 				}
 			})
-			t.Run("42 resource scope needs resourceId", func(t *testing.T) {
+			t.Run("resource scope needs resourceId", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				save(t, mem, "t", "r", "hello")
 				_, err := mem.Recall(bg, core.RecallQuery{ThreadID: "t", VectorSearch: "hello"})
@@ -166,7 +168,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					t.Fatalf("err = %v", err)
 				}
 			})
-			t.Run("43 text extraction and chunking", func(t *testing.T) {
+			t.Run("text extraction and chunking", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				m := core.Message{Role: core.RoleUser, ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{core.TextPart("Hello"), core.TextPart("world"), core.TextPart("again")}}}
 				if _, err := mem.CreateThread(bg, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
@@ -192,7 +194,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					t.Fatalf("chunked message recalled %d times, want once", n)
 				}
 			})
-			t.Run("47 vector cleanup", func(t *testing.T) {
+			t.Run("vector cleanup", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				msgs := save(t, mem, "t", "r", "penguins waddle on ice", "kangaroos hop in the outback")
 				save(t, mem, "t2", "r", "penguins again in another thread")
@@ -470,7 +472,7 @@ func same(t *testing.T, what string, got, want []string) {
 	}
 }
 
-// Scenario 45, the turn path: Begin queries with the last user message;
+// TestSemanticRecallInTurns, the turn path: Begin queries with the last user message;
 // same-thread hits land chronologically before the recent window, other-thread
 // hits come as one fenced system message that stored text cannot break out of.
 func TestSemanticRecallInTurns(t *testing.T) {

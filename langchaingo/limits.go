@@ -282,6 +282,16 @@ func (p *pendingTurns) removeFirst(k pendingKey) {
 	p.n--
 }
 
+// peek returns the newest turn loaded for k, leaving it pending; nil when none.
+func (p *pendingTurns) peek(k pendingKey) *core.Turn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.turns[k]; len(l) > 0 {
+		return l[len(l)-1].turn
+	}
+	return nil
+}
+
 // take returns the newest turn loaded for k, or nil.
 func (p *pendingTurns) take(k pendingKey) *core.Turn {
 	p.mu.Lock()

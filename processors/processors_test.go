@@ -35,7 +35,9 @@ func ids(msgs []core.Message) string {
 	return strings.Join(out, ",")
 }
 
-// Scenario 77.
+// TestTokenLimiter: system messages over the limit fail with ErrTokenLimit;
+// remembered messages are fitted best-fit or contiguous from the newest, and
+// the input is never dropped.
 func TestTokenLimiter(t *testing.T) {
 	sys := msg("sys", core.RoleSystem, core.SourceSystem, 50)
 	_, err := processors.TokenLimiter{Limit: 50}.ProcessInput(ctx, core.ProcessorInput{Messages: []core.Message{sys, msg("u", core.RoleUser, core.SourceInput, 1)}})
@@ -67,7 +69,8 @@ func TestTokenLimiter(t *testing.T) {
 	}
 }
 
-// Scenario 76.
+// TestToolCallFilter: remembered tool calls leave the prompt (all, or only
+// the excluded tools'), the response's after FilterAfterToolSteps steps.
 func TestToolCallFilter(t *testing.T) {
 	prompt := []core.Message{
 		msg("u1", core.RoleUser, core.SourceMemory, 1),

@@ -24,10 +24,11 @@ Needs --vector and the embedder the index should use. A progress bar shows
 messages per second and the time left; Ctrl-C stops after the current thread
 and running the same command again resumes after the threads already done
 (--restart starts over).`,
-		Example: `  agentmem --write --vector ./memory.vec reindex
+		Example: `  agentmem --write --vector ./memory.vectors reindex
   agentmem --write --vector http://localhost:8080 reindex user-42`,
 		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.findVectors()
 			if err := a.requireWrite(); err != nil {
 				return err
 			}
@@ -124,9 +125,10 @@ their semantic-recall vectors (when --vector is given) and their
 observational memory. Every named thread must exist, or nothing is deleted.
 Ctrl-C stops between threads; running the command again finishes the rest.`,
 		Example: `  agentmem --write delete-thread thread-123
-  agentmem --write --vector ./memory.vec delete-thread --resource user-42`,
+  agentmem --write --vector ./memory.vectors delete-thread --resource user-42`,
 		ValidArgsFunction: a.completeThreads,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.findVectors()
 			if (len(args) == 0) == (resource == "") {
 				return usageErr("give THREAD ids or --resource, not both")
 			}

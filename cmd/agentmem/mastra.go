@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
@@ -20,6 +21,9 @@ func mastraSource(arg string, o importOptions) (*source, error) {
 	src := &source{name: fromMastra + " " + redactDSN(arg), unit: "record"}
 	src.each = func(ctx context.Context, fn func(int, record) error, skip func(string)) error {
 		return withSourceDB(ctx, arg, func(db *sql.DB, pg bool) error {
+			if err := mastraTables(ctx, db, pg, o.schema, arg); err != nil {
+				return err
+			}
 			m := &mastraReader{db: db, q: mastraQueries(pg, o.schema), fn: fn, skip: skip}
 			return m.run(ctx)
 		})
@@ -249,4 +253,50 @@ func scanMastraMessage(rows *sql.Rows, th core.Thread) (core.Message, string, er
 	}
 	msg.Content.Format = 2
 	return msg, "", nil
+}
+
+// mastraMemoryTables are the tables a Mastra memory store creates and import
+// reads.
+var mastraMemoryTables = []string{"mastra_messages", "mastra_resources", "mastra_threads"}
+
+// mastraTables fails with CodeBadInput, naming what is missing, unless the
+// source holds every table of mastraMemoryTables.
+func mastraTables(ctx context.Context, db *sql.DB, pg bool, schema, arg string) error {
+	q := `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mastra\_%' ESCAPE '\'`
+	var args []any
+	if pg {
+		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE 'mastra\_%'`
+		args = append(args, schema)
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return memerr.Errorf(CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return memerr.Errorf(CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
+		}
+		have[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return memerr.Errorf(CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
+	}
+	var missing []string
+	for _, t := range mastraMemoryTables {
+		if !have[t] {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	where := redactDSN(arg)
+	if pg {
+		where += " (schema " + schema + ")"
+	}
+	return memerr.Errorf(CodeBadInput, "import", "%s is not a Mastra memory database: it has no table %s (Mastra's LibSQLStore or PostgresStore creates %s)",
+		where, strings.Join(missing, ", "), strings.Join(mastraMemoryTables, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -28,8 +29,21 @@ func openSourceDB(arg string) (*sql.DB, bool, error) {
 	if _, err := os.Stat(arg); err != nil {
 		return nil, false, usageErr("%v", err)
 	}
-	db, err := sql.Open("sqlite", "file:"+arg+"?mode=ro")
+	db, err := sql.Open("sqlite", sourceDSN(arg))
 	return db, false, err
+}
+
+// sourceDSN opens a SQLite source read-only. Without a write-ahead log beside
+// it the file is also opened immutable, so that reading it creates no -wal or
+// -shm file; with one, SQLite must read the log to see the latest rows.
+func sourceDSN(path string) string {
+	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath()}
+	q := url.Values{"mode": {"ro"}}
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		q.Set("immutable", "1")
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // withSourceDB opens the source for one pass over it.
@@ -232,8 +246,10 @@ func langchaingoRole(typ string) (core.Role, string) {
 		return core.RoleAssistant, ""
 	case "system":
 		return "", "system messages (agentmem never stores them; pass instructions as TurnRequest.System)"
+	case "tool", "function":
+		return "", fmt.Sprintf("messages of type %q (langchaingo stores a tool result without the call it answers, which agentmem needs)", typ)
 	}
-	return "", fmt.Sprintf("messages of type %q (no format-2 equivalent without their tool call)", typ)
+	return "", fmt.Sprintf("messages of type %q (a custom role; agentmem stores user, assistant and tool messages only)", typ)
 }
 
 // redactDSN drops the password from a DSN shown in messages.

@@ -13,7 +13,7 @@ import (
 func TestReindexResumes(t *testing.T) {
 	b := sqliteBackend(t)
 	seed(t, b.store)
-	vec := filepath.Join(t.TempDir(), "memory.vec")
+	vec := filepath.Join(t.TempDir(), "memory.vectors")
 	cp, _, err := openCheckpoint(false, "reindex", b.flags[1], "public", vec, vector.IndexName(384), "")
 	if err != nil {
 		t.Fatal(err)

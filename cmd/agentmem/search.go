@@ -31,12 +31,15 @@ func (a *app) searchCmd() *cobra.Command {
 		Short: "Semantic recall: the best-matching messages of a resource, with scores",
 		Long: `Query the semantic-recall index of a resource the way a turn does and print
 each hit's score, thread and message, with the messages around it that recall
-would add (--before/--after, the message range). Needs --vector and, unless
-the vector store embeds itself, the same --embedder that indexed the messages.`,
-		Example: `  agentmem --vector ./memory.vec search user-42 "sister's city"
-  agentmem --vector http://localhost:8080 search user-42 "refund policy" --mode hybrid --json`,
+would add (--before/--after, the message range). It uses --vector, or else the
+local index beside a SQLite database (memory.vectors beside memory.db, as the
+quickstart writes them), and, unless the vector store embeds itself, the same
+--embedder that indexed the messages. The default mode is hybrid, as in a turn.`,
+		Example: `  agentmem search user-42 "sister's city"   # ./memory.db and ./memory.vectors
+  agentmem --vector http://localhost:8080 search user-42 "refund policy" --mode vector --json`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.findVectors()
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
 				q := vector.Query{Text: args[1], Keywords: c.Memory.Analyzer().Analyze(args[1]), TopK: topK,
 					Filter: vector.Filter{ResourceID: args[0]}, MinScore: minScore, Mode: mode}
@@ -52,7 +55,7 @@ the vector store embeds itself, the same --embedder that indexed the messages.`,
 	f.IntVar(&topK, "top-k", 4, "number of hits")
 	f.IntVar(&before, "before", 1, "messages before each hit")
 	f.IntVar(&after, "after", 1, "messages after each hit")
-	f.StringVar(&mode, "mode", vector.SearchVector, "vector, hybrid or bm25")
+	f.StringVar(&mode, "mode", vector.SearchHybrid, "hybrid, vector or bm25")
 	f.Float64Var(&minScore, "min-score", 0, "drop hits below this score")
 	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{vector.SearchVector, vector.SearchHybrid, vector.SearchBM25}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

@@ -45,6 +45,7 @@ and dimension that the configured --vector and --embedder use.`,
   agentmem stats --resource user-42 --json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.findVectors()
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
 				doc, err := collectStats(ctx, c, resource)
 				if err != nil {

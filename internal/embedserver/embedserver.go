@@ -1,4 +1,4 @@
-// Package embedserver serves a core.Embedder over HTTP with the inference
+// Package embedserver serves a vector.Embedder over HTTP with the inference
 // contract of Weaviate's text2vec-transformers module (also spoken by
 // text2vec-model2vec), so a Weaviate server can embed text offline, e.g. with
 // local.HashEmbedder:

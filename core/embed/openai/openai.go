@@ -1,4 +1,4 @@
-// Package openai is a core.Embedder for any OpenAI-compatible embeddings API
+// Package openai is a vector.Embedder for any OpenAI-compatible embeddings API
 // (POST /v1/embeddings): OpenAI itself, Ollama, vLLM, llama.cpp's server,
 // LocalAI and others.
 //

@@ -11,7 +11,7 @@ import (
 )
 
 // TestAdvanceBoundaryMatchesMergeBoundary replays random candidates and
-// checks every stored value against core.MergeBoundary computed in Go.
+// checks every stored value against store.MergeBoundary computed in Go.
 func TestAdvanceBoundaryMatchesMergeBoundary(t *testing.T) {
 	s := openFresh(t)
 	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {

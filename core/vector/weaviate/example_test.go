@@ -22,6 +22,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
+	defer vs.Close() // stops the idle-tenant sweeper
 	mem, err := core.New(core.Options{
 		Store:    memstore.New(),
 		Vector:   vs,
@@ -54,4 +55,30 @@ func ExampleNew_selfEmbedding() {
 		panic(err)
 	}
 	_ = mem
+}
+
+// Resources nobody used for TenantIdle.After have their tenants set
+// inactive, which frees the server's open files and memory; the next read
+// or write reactivates them. A maintenance job can do the same without
+// history (RetireIdle, or agentmem maintain weaviate-tenants).
+func ExampleNew_tenantIdle() {
+	ctx := context.Background()
+	vs, err := weaviate.New(ctx, weaviate.Config{
+		Host:       "localhost:8080",
+		TenantIdle: weaviate.TenantIdle{After: 10 * time.Minute}, // -1 turns the sweeper off
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer vs.Close()
+	classes, err := vs.Classes(ctx)
+	if err != nil {
+		panic(err)
+	}
+	for _, class := range classes {
+		// Every active tenant whose newest write is older than an hour.
+		if _, err := vs.RetireIdle(ctx, class, time.Hour, weaviate.TenantInactive, 0); err != nil {
+			panic(err)
+		}
+	}
 }

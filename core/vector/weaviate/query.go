@@ -43,10 +43,13 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 			p.mode = vector.SearchVector // every term is common: the keyword side adds nothing worth its cost
 		}
 	}
-	resp, err := s.search(class, tenant, q, p).Do(ctx)
-	if err == nil {
-		err = gqlErrors(resp)
-	}
+	var resp *models.GraphQLResponse
+	err = retryRetiring(ctx, func() (err error) {
+		if resp, err = s.search(class, tenant, q, p).Do(ctx); err == nil {
+			err = gqlErrors(resp)
+		}
+		return err
+	})
 	if err != nil && strings.Contains(err.Error(), "tenant not found") {
 		s.forgetTenant(class, tenant) // deleted meanwhile, e.g. by another process
 		return nil, nil

@@ -51,6 +51,9 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 		if err := s.addMissingProperties(ctx, cls); err != nil {
 			return vecErr(op, "add properties to class "+class, err)
 		}
+		if err := s.ensureLifecycle(ctx, cls); err != nil {
+			return vecErr(op, "tenant settings of class "+class, err)
+		}
 		s.markClass(class)
 		return nil
 	}
@@ -177,6 +180,7 @@ func (s *Store) classExists(ctx context.Context, class string) (bool, error) {
 
 // tenantExists reports whether the tenant exists; positive answers are cached.
 func (s *Store) tenantExists(ctx context.Context, class, tenant string) (bool, error) {
+	s.touch(class, tenant) // every read and delete looks the tenant up first
 	s.mu.Lock()
 	known := s.tenants[class][tenant]
 	s.mu.Unlock()
@@ -198,6 +202,7 @@ func (s *Store) tenantExists(ctx context.Context, class, tenant string) (bool, e
 
 // ensureTenants creates the tenants not known to exist.
 func (s *Store) ensureTenants(ctx context.Context, class string, tenants []string) error {
+	s.touch(class, tenants...) // every write ensures its tenants first
 	s.mu.Lock()
 	var missing []models.Tenant
 	for _, t := range tenants {
@@ -238,6 +243,7 @@ func (s *Store) markTenants(class string, tenants ...string) {
 
 func (s *Store) forgetTenant(class, tenant string) {
 	s.mu.Lock()
+	delete(s.lastUse, class+"/"+tenant)
 	delete(s.tenants[class], tenant)
 	delete(s.tenantVersions, class+"/"+tenant)
 	delete(s.samples, class+"/"+tenant)

@@ -60,6 +60,9 @@ func openWith(t testing.TB, cfg weaviate.Config) *weaviate.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
 		sch, err := s.Client().Schema().Getter().Do(ctx)
 		if err != nil {
 			return

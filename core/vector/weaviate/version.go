@@ -43,8 +43,12 @@ func (s *Store) tenantVersion(ctx context.Context, class, tenant string) (tenant
 	if ok {
 		return st, nil
 	}
-	objs, err := s.client.Data().ObjectsGetter().WithClassName(class).WithTenant(tenant).
-		WithID(ObjectID(markerRecordID)).Do(ctx)
+	var objs []*models.Object
+	err := retryRetiring(ctx, func() (err error) {
+		objs, err = s.client.Data().ObjectsGetter().WithClassName(class).WithTenant(tenant).
+			WithID(ObjectID(markerRecordID)).Do(ctx)
+		return err
+	})
 	var ferr *fault.WeaviateClientError
 	switch {
 	case err == nil && len(objs) > 0:

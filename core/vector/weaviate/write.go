@@ -76,12 +76,18 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	}
 	for start := 0; start < len(objs); start += s.cfg.BatchSize {
 		batch := objs[start:min(start+s.cfg.BatchSize, len(objs))]
-		res, err := s.client.Batch().ObjectsBatcher().WithObjects(batch...).Do(ctx)
+		msg := "batch"
+		err := retryRetiring(ctx, func() error {
+			res, err := s.client.Batch().ObjectsBatcher().WithObjects(batch...).Do(ctx)
+			if err != nil {
+				msg = fmt.Sprintf("batch of %d objects", len(batch))
+				return err
+			}
+			msg = "batch"
+			return batchErrors(res, len(batch))
+		})
 		if err != nil {
-			return vecErr(op, fmt.Sprintf("batch of %d objects", len(batch)), err)
-		}
-		if err := batchErrors(res, len(batch)); err != nil {
-			return vecErr(op, "batch", err)
+			return vecErr(op, msg, err)
 		}
 	}
 	for _, tenant := range tenants {
@@ -107,10 +113,13 @@ func (s *Store) markVersions(ctx context.Context, op, class string, tenants, res
 	if len(markers) == 0 {
 		return nil
 	}
-	res, err := s.client.Batch().ObjectsBatcher().WithObjects(markers...).Do(ctx)
-	if err == nil {
-		err = batchErrors(res, len(markers))
-	}
+	err := retryRetiring(ctx, func() error {
+		res, err := s.client.Batch().ObjectsBatcher().WithObjects(markers...).Do(ctx)
+		if err == nil {
+			err = batchErrors(res, len(markers))
+		}
+		return err
+	})
 	if err != nil {
 		return vecErr(op, "index version marker", err)
 	}

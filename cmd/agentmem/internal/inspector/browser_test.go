@@ -179,7 +179,7 @@ func browseLogin(t *testing.T, ctx context.Context, base string) {
 		typeAndSubmit("form.login input[name=token]", token),
 		chromedp.WaitVisible(chromedp.CSS("#recall-form")))
 	if c := run(t, ctx, chromedp.Evaluate[string](`document.cookie`)); c != "" {
-		t.Errorf("document.cookie = %q: the session cookie must be HttpOnly", c)
+		t.Errorf("document.cookie = %q: the login cookie must be HttpOnly", c)
 	}
 	screenshot(t, ctx, "login-then-recall.png")
 }
@@ -263,7 +263,7 @@ func browseRecall(t *testing.T, ctx context.Context, base string) {
 		typeAndSubmit("#recall-form input[name=q]", "peanut allergy"),
 		chromedp.WaitVisible(chromedp.CSS("section.hit")))
 	if first := run(t, ctx, chromedp.Text(chromedp.CSS("section.hit article.recalled .text"))); !strings.Contains(strings.ToLower(first), "peanut") {
-		t.Errorf("best vector hit %q does not mention peanuts", first)
+		t.Errorf("best hit %q does not mention peanuts", first)
 	}
 	// Switching the mode submits the form again.
 	do(t, ctx,

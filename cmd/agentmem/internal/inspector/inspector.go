@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
@@ -61,7 +62,8 @@ type Options struct {
 	// Write allows editing working memory and deleting threads.
 	Write bool
 	// Token, when set, is required on every request: as "Authorization:
-	// Bearer <token>" or through the login form's HttpOnly cookie.
+	// Bearer <token>" or through the login form's HttpOnly cookie. It must
+	// have at least MinTokenLength characters.
 	Token string
 	// PollInterval is how often an open thread view checks for changes;
 	// default 2s.
@@ -83,11 +85,18 @@ type server struct {
 	log   *slog.Logger
 }
 
+// MinTokenLength is the shortest Options.Token accepted: a token guards an
+// address other machines can reach, so it must not be guessable.
+const MinTokenLength = 16
+
 // New returns the inspector's HTTP handler.
 func New(opts Options) (http.Handler, error) {
 	const op = "inspector.New"
 	if opts.Memory == nil {
 		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "Options.Memory is required")
+	}
+	if n := utf8.RuneCountInString(opts.Token); opts.Token != "" && n < MinTokenLength {
+		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "the token has %d characters; use at least %d (for example: openssl rand -hex 16)", n, MinTokenLength)
 	}
 	raw := opts.Store
 	if raw == nil {

@@ -33,7 +33,7 @@ func TestStatusOf(t *testing.T) {
 	}
 }
 
-// bareStore has the methods of core.Store and none of the optional
+// bareStore has the methods of store.Store and none of the optional
 // capabilities (no observations, resources or index queue).
 type bareStore struct{ store.Store }
 

@@ -102,12 +102,14 @@ func (s *server) parseRecallForm(r *http.Request, modes []modeOption) (recallFor
 		if rc.MessageRange != nil {
 			f.Before, f.After = rc.MessageRange.Before, rc.MessageRange.After
 		}
-		if rc.Hybrid != nil {
-			f.Mode = defaultString(f.Mode, vector.SearchHybrid)
-			if rc.Hybrid.Alpha != nil {
-				f.Alpha = *rc.Hybrid.Alpha
-			}
+		f.Mode = defaultString(f.Mode, rc.Mode)
+		if rc.Hybrid != nil && rc.Hybrid.Alpha != nil {
+			f.Alpha = *rc.Hybrid.Alpha
 		}
+	}
+	// As in a turn: hybrid where the store supports it, else vector.
+	if f.Mode == "" && slices.ContainsFunc(modes, func(m modeOption) bool { return m.Value == vector.SearchHybrid }) {
+		f.Mode = vector.SearchHybrid
 	}
 	f.Mode = defaultString(f.Mode, vector.SearchVector)
 	if !slices.ContainsFunc(modes, func(m modeOption) bool { return m.Value == f.Mode }) {

@@ -16,7 +16,7 @@ func recallURL(kv ...string) string { return pageURL("/recall", kv...) }
 func TestRecallPlayground(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		h := f.handler(t, Options{})
-		w := get(h, recallURL("resource", "user-456", "q", "peanut allergy", "topk", "3", "before", "1", "after", "0"))
+		w := get(h, recallURL("resource", "user-456", "q", "peanut allergy", "mode", "vector", "topk", "3", "before", "1", "after", "0"))
 		wantStatus(t, w, http.StatusOK)
 		body := w.Body.String()
 		if n := len(hitRE.FindAllString(body, -1)); n != 3 {
@@ -105,4 +105,14 @@ func TestRecallNotConfigured(t *testing.T) {
 	if strings.Contains(w.Body.String(), `id="hit-count"`) {
 		t.Error("searched without a vector store")
 	}
+}
+
+// TestRecallDefaultsToHybrid: without a mode the playground searches as a
+// turn does, hybrid where the vector store supports it.
+func TestRecallDefaultsToHybrid(t *testing.T) {
+	eachStore(t, func(t *testing.T, f *fixture) {
+		w := get(f.handler(t, Options{}), recallURL("resource", "user-456", "q", "peanut allergy"))
+		wantStatus(t, w, http.StatusOK)
+		wantContains(t, w.Body.String(), "(hybrid)", `value="hybrid" checked`)
+	})
 }

@@ -1,0 +1,79 @@
+package core
+
+import (
+	"context"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// ObserveNow observes every unobserved message of the thread's record (thread
+// or resource scope per the merged config) now, whatever their tokens, then
+// reflects when the observations pass Reflection.ObservationTokens. It waits
+// for a cycle of the record running in this process (bounded by ctx) and
+// returns the stored record. Unlike the cycle after Commit, its failures are
+// returned: a failed batch leaves its messages unobserved.
+func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
+	return m.observeCall(ctx, "ObserveNow", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
+		rec, err := m.observeBatches(ctx, s, o, th, key, 0)
+		if err != nil {
+			return rec, err
+		}
+		if err := m.reflectObservations(ctx, s, o, key, rec, false); err != nil {
+			return rec, err
+		}
+		return s.GetObservations(ctx, key)
+	})
+}
+
+// ReflectNow condenses the record's observations into a new generation now,
+// whatever their tokens (the previous generation is archived by the store),
+// and returns the stored record; a record without observations is returned
+// unchanged.
+func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
+	return m.observeCall(ctx, "ReflectNow", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, _ Thread, key string) (store.ObservationRecord, error) {
+		rec, err := s.GetObservations(ctx, key)
+		if err != nil {
+			return rec, err
+		}
+		if err := m.reflectObservations(ctx, s, o, key, rec, true); err != nil {
+			return rec, err
+		}
+		return s.GetObservations(ctx, key)
+	})
+}
+
+// observeCall validates a caller's observational-memory call, takes the
+// record's lock (waiting) and runs f.
+func (m *Memory) observeCall(ctx context.Context, op, threadID, resourceID string, cfg *Config,
+	f func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error)) (store.ObservationRecord, error) {
+	s, err := m.open(ctx, op)
+	if err != nil {
+		return store.ObservationRecord{}, err
+	}
+	if err := store.ValidateID("threadId", threadID); err != nil {
+		return store.ObservationRecord{}, memerr.WithOp(op, err)
+	}
+	if err := store.ValidateID("resourceId", resourceID); err != nil {
+		return store.ObservationRecord{}, memerr.WithOp(op, err)
+	}
+	st, err := m.settings(cfg)
+	if err != nil {
+		return store.ObservationRecord{}, err
+	}
+	o := st.observation
+	if o == nil {
+		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeInvalidConfig, op, "observational memory is not enabled")
+	}
+	th, err := m.ownedThread(ctx, s, op, threadID, resourceID)
+	if err != nil {
+		return store.ObservationRecord{}, err
+	}
+	key := store.ObservationKey(o.scope, th.ID, th.ResourceID)
+	unlock, err := m.observer.Lock(ctx, key, true)
+	if err != nil {
+		return store.ObservationRecord{}, err
+	}
+	defer unlock()
+	return f(s, o, th, key)
+}

@@ -1,0 +1,213 @@
+package core
+
+import (
+	"context"
+	"encoding/binary"
+	"hash/fnv"
+	"strconv"
+
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/window"
+	"github.com/agentmem/agentmem/core/memerr"
+)
+
+// ToolResultPolicy says how Turn.Step makes room with the tool results the
+// turn's agent loop produced.
+type ToolResultPolicy string
+
+const (
+	// ElideAfterRemembered (the default) lets remembered history give way
+	// first, then recalled messages, then elides the turn's oldest tool
+	// results.
+	ElideAfterRemembered ToolResultPolicy = ""
+	// ElideFirst elides the turn's oldest tool results before any
+	// remembered message gives way: for agents whose tool output is bulky
+	// and short-lived while the conversation matters.
+	ElideFirst ToolResultPolicy = "elide-first"
+	// KeepToolResults never elides a tool result: a loop whose results do
+	// not fit once remembered messages are gone is sent over the budget.
+	KeepToolResults ToolResultPolicy = "keep"
+)
+
+// StepOptions configure Turn.Step.
+type StepOptions struct {
+	// ToolResults is how a step makes room with the turn's tool results.
+	ToolResults ToolResultPolicy
+	// KeepLatest is how many of the turn's newest tool results are never
+	// elided; below 1 it is 1, so the result the model is about to read is
+	// always whole.
+	KeepLatest int
+}
+
+func (o StepOptions) validate() error {
+	switch o.ToolResults {
+	case ElideAfterRemembered, ElideFirst, KeepToolResults:
+		return nil
+	}
+	return memerr.Errorf(memerr.CodeInvalidConfig, "New", "Step.ToolResults must be %q, %q or %q, got %q", ElideAfterRemembered, ElideFirst, KeepToolResults, o.ToolResults)
+}
+
+// StepProcessor is a Processor that also runs at every Turn.Step, on the
+// prompt of each model call of the turn's agent loop (Mastra's
+// processInputStep). Like Processor it must keep Sources and not modify
+// storage.
+type StepProcessor interface {
+	ProcessInputStep(ctx context.Context, in ProcessorInput) ([]Message, error)
+}
+
+// stepState is what the steps of one turn share: token counts by content,
+// so a loop's growing list of messages is tokenized once, not at every step.
+type stepState struct {
+	counts map[uint64]int
+}
+
+// Step returns the prompt of the next model call of the turn's agent loop:
+// the turn's prompt (Messages) followed by produced, the messages the loop
+// produced so far (assistant tool calls, tool results, in order), fitted to
+// the turn's token budget with Begin's rules. System messages, context,
+// input and produced messages are kept, a tool call always with its result;
+// remembered history gives way first, oldest first, then recalled messages,
+// least relevant first; then the oldest tool results of produced are
+// shortened to a stub that names the tool and says the result was elided,
+// never the newest (Options.Step sets the order and how many stay whole).
+// StepProcessors run on the fitted prompt, then the tool-pairing guard.
+//
+// Step persists nothing and moves no boundary: Commit still saves produced
+// whole. It may be called any number of times before Commit, each call
+// fitting from the whole turn, so a message a step left out comes back when
+// room allows. Without a token budget the prompt is not trimmed.
+func (t *Turn) Step(ctx context.Context, produced []Message) ([]Message, error) {
+	const op = "Step"
+	if t == nil {
+		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "nil turn (Begin failed?)")
+	}
+	if ctx == nil {
+		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "nil context")
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.committed {
+		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "turn already committed")
+	}
+	m := t.m
+	resp := window.Clone(produced)
+	for i := range resp {
+		r := &resp[i]
+		if r.Role == "" {
+			r.Role = RoleAssistant
+		}
+		if err := m.validateMessage(op, r); err != nil {
+			return nil, err
+		}
+		if err := t.responseIDs(op, r); err != nil {
+			return nil, err
+		}
+		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
+		r.Tokens, r.TokenEncoding = t.stepTokens(r), m.tk.Encoding()
+	}
+	prompt := window.Clone(t.prompt)
+	for i := range prompt {
+		if prompt[i].Tokens <= 0 || prompt[i].TokenEncoding != m.tk.Encoding() {
+			// A processor's message Begin never counted.
+			prompt[i].Tokens, prompt[i].TokenEncoding = t.stepTokens(&prompt[i]), m.tk.Encoding()
+		}
+	}
+	if t.st.tokenBudget() {
+		prompt, resp = t.fitStep(prompt, resp)
+	}
+	out := append(prompt, resp...)
+	for _, p := range m.opts.Processors {
+		sp, ok := p.(StepProcessor)
+		if !ok {
+			continue
+		}
+		var err error
+		in := ProcessorInput{ThreadID: t.req.ThreadID, ResourceID: t.req.ResourceID, Messages: out, Tokenizer: m.tk}
+		if out, err = sp.ProcessInputStep(ctx, in); err != nil {
+			return nil, err
+		}
+	}
+	return window.PairToolCalls(out, t.st.filterIncomplete), nil
+}
+
+// fitStep applies the token budget to a step: over MaxTokens, it makes room
+// down to MaxTokens − AtMaxRemoveTokens, in the order of Options.Step.
+func (t *Turn) fitStep(prompt, resp []Message) ([]Message, []Message) {
+	st, opts := t.st, t.m.opts.Step
+	if budget.PromptTokens(prompt, resp) <= st.maxTokens {
+		return prompt, resp
+	}
+	target := st.maxTokens - st.atMaxRemove
+	remembered := func() {
+		// With observational memory the history is what is not yet
+		// observed, which is never trimmed (as in Begin).
+		if st.observation != nil {
+			return
+		}
+		all := append(append(make([]Message, 0, len(prompt)+len(resp)), prompt...), resp...)
+		res := budget.Fit(all, window.Remembered(all, t.recalled, target, budget.ReplyPriming))
+		prompt = budget.Apply(prompt, res.Keep[:len(prompt)])
+	}
+	elide := func() {
+		if opts.ToolResults == KeepToolResults {
+			return
+		}
+		over := budget.PromptTokens(prompt, resp) - target
+		resp, _ = window.ElideToolResults(resp, over, opts.KeepLatest, t.stepTokens)
+	}
+	if opts.ToolResults == ElideFirst {
+		elide()
+		if budget.PromptTokens(prompt, resp) > target {
+			remembered()
+		}
+		return prompt, resp
+	}
+	remembered()
+	if budget.PromptTokens(prompt, resp) > target {
+		elide()
+	}
+	return prompt, resp
+}
+
+// stepTokens counts msg, reusing the count of a message with the same
+// role and content counted at an earlier step of the turn.
+func (t *Turn) stepTokens(msg *Message) int {
+	key := contentKey(msg)
+	if n, ok := t.steps.counts[key]; ok {
+		return n
+	}
+	n := budget.MessageTokens(t.m.tk, msg)
+	if t.steps.counts == nil {
+		t.steps.counts = map[uint64]int{}
+	}
+	t.steps.counts[key] = n
+	return n
+}
+
+// contentKey hashes everything budget.MessageTokens reads.
+func contentKey(msg *Message) uint64 {
+	h := fnv.New64a()
+	field := func(s string) {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	field(string(msg.Role))
+	for i := range msg.Content.Parts {
+		p := &msg.Content.Parts[i]
+		field(p.Type)
+		field(p.Text)
+		field(p.Reasoning)
+		field(p.MimeType)
+		field(strconv.Itoa(len(p.Data)))
+		if ti := p.ToolInvocation; ti != nil {
+			field(ti.State)
+			field(ti.ToolName)
+			field(string(ti.Args))
+			field(string(ti.Result))
+			field(ti.ErrorText)
+		}
+	}
+	return h.Sum64()
+}
