@@ -96,6 +96,10 @@ type SemanticRecall struct {
 	// indexed before their metadata was stored with the vector carry none
 	// until ReindexResource.
 	Filter message.Filter
+	// Diversity re-ranks the hits for diversity (MMR); nil leaves it off.
+	Diversity *Diversity
+	// Retrieval offers the model the recall tool; nil leaves it off.
+	Retrieval *Retrieval
 }
 
 // Hybrid configures hybrid (BM25 + vector) recall.
@@ -191,6 +195,7 @@ func (c Config) Clone() Config {
 		if r.Hybrid != nil {
 			rc.Hybrid = &Hybrid{Alpha: clonePtr(r.Hybrid.Alpha)}
 		}
+		cloneRecallExtras(&rc)
 		c.SemanticRecall = &rc
 	}
 	if w := c.WorkingMemory; w != nil {
@@ -397,6 +402,9 @@ func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
 		}
 		rc.Hybrid = &Hybrid{Alpha: &alpha}
 	}
+	if err := resolveRecallExtras(&rc); err != nil {
+		return nil, err
+	}
 	return &rc, nil
 }
 
@@ -448,6 +456,7 @@ func mergeRecall(base, over *SemanticRecall) *SemanticRecall {
 	if !over.Filter.IsZero() {
 		base.Filter = over.Filter
 	}
+	mergeRecallExtras(base, over)
 	return base
 }
 

@@ -73,7 +73,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	}
 	var includes []store.Include
 	if wantVector {
-		if includes, err = m.semanticIncludes(ctx, st, th, q.ResourceID, q.VectorSearch); err != nil {
+		if includes, err = m.semanticIncludes(ctx, s, st, th, q.ResourceID, q.VectorSearch, nil); err != nil {
 			return RecallResult{}, err
 		}
 	}

@@ -4,27 +4,75 @@ import (
 	"context"
 	"slices"
 
+	"github.com/agentmem/agentmem/core/internal/rerank"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 )
 
 // semanticIncludes runs the recall query for text and returns include
-// windows, most relevant hit first.
-func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, resourceID, text string) ([]store.Include, error) {
+// windows, most relevant hit first. Hits repeating an earlier hit's text or
+// one of exclude (the turn's own input) are left out.
+func (m *Memory) semanticIncludes(ctx context.Context, s *store.Checked, st settings, th Thread, resourceID, text string, exclude []string) ([]store.Include, error) {
 	if st.recall.Scope == ScopeResource && resourceID == "" {
 		return nil, &Error{Code: CodeMissingResourceID, Op: "Recall",
 			Msg: "Memory error: Resource-scoped semantic recall is enabled but no resourceId was provided. Either provide a resourceId or explicitly set semanticRecall.scope to 'thread'."}
 	}
-	q := vector.Query{Text: text, Keywords: m.ix.Analyzer.Analyze(text), TopK: st.recall.TopK, MinScore: st.recall.Threshold,
-		Filter: vector.Filter{ResourceID: th.ResourceID, Metadata: st.recall.Filter}}
+	sq := searchQuery{text: text, filter: vector.Filter{ResourceID: th.ResourceID, Metadata: st.recall.Filter}, topK: st.recall.TopK,
+		exclude: exclude, diversity: st.recall.Diversity}
 	if st.recall.Scope == ScopeThread {
-		q.Filter.ThreadID = th.ID
+		sq.filter.ThreadID = th.ID
 	}
-	q.Mode, q.Alpha = m.searchMode(st.recall)
+	sq.mode, sq.alpha = m.searchMode(st.recall)
+	hits, err := m.searchMessages(ctx, s, st, th, sq)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Include, len(hits))
+	r := st.recall.MessageRange
+	for i, h := range hits {
+		out[i] = store.Include{ID: h.msg.ID, Before: r.Before, After: r.After}
+	}
+	return out, nil
+}
+
+// searchQuery is one search of the message index.
+type searchQuery struct {
+	text       string
+	filter     vector.Filter // ResourceID set
+	topK       int
+	mode       string
+	alpha      float64
+	exclude    []string            // texts a hit must not repeat
+	keep       func(*Message) bool // nil keeps every message
+	diversity  *Diversity          // nil: relevance order
+	candidates int                 // hits to fetch; 0 derives it from topK
+}
+
+// searchHit is a stored message found by a search and its score.
+type searchHit struct {
+	msg   Message
+	score float64
+}
+
+// searchMessages queries the index, loads the messages hit, drops those
+// failing keep, repeating an earlier hit or one of exclude, or gone from the
+// store, and returns up to topK of them, best first (or in MMR order with
+// diversity). More candidates than topK are fetched so that dropped hits
+// do not leave the result short.
+func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settings, th Thread, sq searchQuery) ([]searchHit, error) {
+	cand := sq.candidates
+	if cand == 0 {
+		cand = max(3*sq.topK, sq.topK+5)
+		if sq.diversity != nil {
+			cand = max(cand, sq.diversity.Candidates)
+		}
+	}
+	q := vector.Query{Text: sq.text, Keywords: m.ix.Analyzer.Analyze(sq.text), TopK: cand, MinScore: st.recall.Threshold,
+		Filter: sq.filter, Mode: sq.mode, Alpha: sq.alpha}
 	var vecs [][]float32
 	dim, err := m.dimension(ctx)
 	if err == nil && q.Mode != vector.SearchBM25 {
-		vecs, dim, err = m.embed(ctx, []string{text})
+		vecs, dim, err = m.embed(ctx, []string{sq.text})
 	}
 	if err != nil {
 		return nil, err
@@ -40,17 +88,87 @@ func (m *Memory) semanticIncludes(ctx context.Context, st settings, th Thread, r
 	if err != nil {
 		return nil, vectorErr("Query", "semantic recall query failed", err)
 	}
-	var out []store.Include
+	var cands []searchHit
 	seen := map[string]bool{}
-	r := st.recall.MessageRange
+	var inc []store.Include
 	for _, h := range hits {
-		if h.Meta.ResourceID != th.ResourceID || seen[h.Meta.MessageID] || (st.recall.Threshold > 0 && h.Score < st.recall.Threshold) {
+		if h.Meta.ResourceID != sq.filter.ResourceID || seen[h.Meta.MessageID] || (st.recall.Threshold > 0 && h.Score < st.recall.Threshold) {
 			continue
 		}
 		seen[h.Meta.MessageID] = true
-		out = append(out, store.Include{ID: h.Meta.MessageID, Before: r.Before, After: r.After})
+		cands = append(cands, searchHit{msg: Message{ID: h.Meta.MessageID}, score: h.Score})
+		inc = append(inc, store.Include{ID: h.Meta.MessageID})
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: sq.filter.ResourceID, Include: inc})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]Message, len(page.Included))
+	for _, msg := range page.Included {
+		byID[msg.ID] = msg
+	}
+	var texts []string
+	found := cands[:0]
+	for _, c := range cands {
+		msg, ok := byID[c.msg.ID]
+		if !ok || msg.ResourceID != sq.filter.ResourceID || (sq.keep != nil && !sq.keep(&msg)) {
+			continue
+		}
+		c.msg = msg
+		found = append(found, c)
+		texts = append(texts, m.ix.MessageText(&msg))
+	}
+	keep := rerank.Dedupe(texts, sq.exclude)
+	uniq := make([]searchHit, len(keep))
+	utexts := make([]string, len(keep))
+	for i, k := range keep {
+		uniq[i], utexts[i] = found[k], texts[k]
+	}
+	if sq.diversity == nil || len(uniq) <= 1 {
+		return uniq[:min(sq.topK, len(uniq))], nil
+	}
+	order, err := m.diversify(ctx, uniq, utexts, sq.topK, *sq.diversity.Lambda)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]searchHit, len(order))
+	for i, k := range order {
+		out[i] = uniq[k]
 	}
 	return out, nil
+}
+
+// diversify picks up to k of the hits by MMR. Similarity is the cosine of
+// the texts' embeddings when the Memory embeds (one batch call), else the
+// overlap of their words (self-embedding stores return no vectors).
+// Relevance is the score relative to the best hit's.
+func (m *Memory) diversify(ctx context.Context, hits []searchHit, texts []string, k int, lambda float64) ([]int, error) {
+	rel := make([]float64, len(hits))
+	top := hits[0].score
+	for i, h := range hits {
+		rel[i] = h.score / top
+	}
+	if top <= 0 {
+		rel = rerank.RankRelevance(len(hits))
+	}
+	var sim func(i, j int) float64
+	if m.opts.Vector.SelfEmbedding() || m.opts.Embedder == nil {
+		keys := make([]string, len(texts))
+		for i, t := range texts {
+			keys[i] = rerank.Key(t)
+		}
+		sim = func(i, j int) float64 { return rerank.TermSimilarity(keys[i], keys[j]) }
+	} else {
+		vecs, _, err := m.embed(ctx, texts)
+		if err != nil {
+			return nil, err
+		}
+		sim = func(i, j int) float64 { return rerank.Cosine(vecs[i], vecs[j]) }
+	}
+	return rerank.MMR(rel, sim, k, lambda), nil
 }
 
 // searchMode returns the query mode and hybrid alpha of r: its Mode, else
@@ -99,7 +217,8 @@ func (m *Memory) fetchIncludes(ctx context.Context, s *store.Checked, th Thread,
 // recallForTurn queries with the last user message of the input and returns
 // the recalled messages of this thread (merged into history by the caller)
 // and of other threads of the resource (rendered as one system message),
-// and the include windows, most relevant first.
+// and the include windows, most relevant first. Hits repeating a user
+// message of the input are left out.
 func (m *Memory) recallForTurn(ctx context.Context, s *store.Checked, st settings, th Thread, history, input []Message) (same, other []Message, inc []store.Include, err error) {
 	query := ""
 	for i := len(input) - 1; i >= 0 && query == ""; i-- {
@@ -110,7 +229,14 @@ func (m *Memory) recallForTurn(ctx context.Context, s *store.Checked, st setting
 	if query == "" {
 		return nil, nil, nil, nil
 	}
-	if inc, err = m.semanticIncludes(ctx, st, th, th.ResourceID, query); err != nil {
+	// A hit saying what the input says adds nothing beside it.
+	var own []string
+	for i := range input {
+		if input[i].Role == RoleUser {
+			own = append(own, m.ix.MessageText(&input[i]))
+		}
+	}
+	if inc, err = m.semanticIncludes(ctx, s, st, th, th.ResourceID, query, own); err != nil {
 		return nil, nil, nil, err
 	}
 	have := append(append([]Message(nil), history...), input...)

@@ -149,7 +149,8 @@ func (t *Turn) Messages() []Message {
 }
 
 // Tools returns the memory tools of this turn (updateWorkingMemory when
-// working memory is enabled and the turn is not read-only).
+// working memory is enabled and the turn is not read-only; recall when
+// SemanticRecall.Retrieval is set and the thread has a resource).
 func (t *Turn) Tools() []Tool {
 	if t == nil {
 		return nil

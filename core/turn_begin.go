@@ -175,6 +175,9 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 
 func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 	b.conv = window.SetSource(b.history, SourceMemory)
+	if t.st.recall != nil && t.st.recall.Retrieval != nil && t.thread.ResourceID != "" {
+		t.tools = append(t.tools, t.m.recallTool(t.st, t.thread))
+	}
 	if t.st.recall != nil {
 		same, other, inc, err := t.m.recallForTurn(ctx, b.s, t.st, t.thread, b.conv, b.input)
 		if err != nil {

@@ -109,16 +109,25 @@ func (c coreTool) Call(ctx context.Context, input string) (string, error) {
 	return jsonText(res), nil
 }
 
-// singleParam returns the name of the only property of an object schema.
+// singleParam returns the name of the only property of an object schema,
+// else of its only required property.
 func singleParam(schema json.RawMessage) string {
 	var s struct {
 		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
 	}
-	if json.Unmarshal(schema, &s) != nil || len(s.Properties) != 1 {
+	if json.Unmarshal(schema, &s) != nil {
 		return ""
 	}
-	for k := range s.Properties {
-		return k
+	if len(s.Properties) == 1 {
+		for k := range s.Properties {
+			return k
+		}
+	}
+	// Optional parameters aside, plain text is the one required argument
+	// (the query of recall).
+	if len(s.Required) == 1 {
+		return s.Required[0]
 	}
 	return ""
 }

@@ -80,7 +80,7 @@ type Store struct {
 }
 
 var (
-	_ store.Store         = (*Store)(nil)
+	_ store.Store = (*Store)(nil)
 )
 
 // Option configures Open and New.

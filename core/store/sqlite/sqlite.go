@@ -60,8 +60,8 @@ type Store struct {
 }
 
 var (
-	_ store.Store         = (*Store)(nil)
-	_ store.BulkSaver     = (*Store)(nil)
+	_ store.Store     = (*Store)(nil)
+	_ store.BulkSaver = (*Store)(nil)
 )
 
 // Open opens (creating if needed) the database at path and migrates its
