@@ -445,6 +445,9 @@ func mergeIndexConfig(base, over IndexConfig) IndexConfig {
 	if over.HNSW.EfConstruction != 0 {
 		base.HNSW.EfConstruction = over.HNSW.EfConstruction
 	}
+	if over.IVFFlat.Lists != 0 {
+		base.IVFFlat.Lists = over.IVFFlat.Lists
+	}
 	return base
 }
 
