@@ -231,9 +231,13 @@ func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) (
 }
 
 // searchSettings sets a query's index search parameters for the rest of its
-// transaction.
+// transaction. The store chose the index (see exact), so sorting the
+// resource's rows is discouraged: the planner would otherwise read a
+// selective resource through its b-tree, and the filtered index scan would
+// be left to chance.
 const searchSettings = `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.max_scan_tuples', $2, true),
-	set_config('ivfflat.probes', $3, true), set_config('hnsw.iterative_scan', $4, true), set_config('ivfflat.iterative_scan', $4, true)`
+	set_config('ivfflat.probes', $3, true), set_config('hnsw.iterative_scan', $4, true), set_config('ivfflat.iterative_scan', $4, true),
+	set_config('enable_sort', 'off', true)`
 
 // iterativeMode is the iterative scan of approximate searches: relaxed
 // order (the hits are sorted afterwards), off before pgvector 0.8.

@@ -19,8 +19,8 @@ import (
 // rows is an Upsert's records as the column arrays of one INSERT.
 type rows struct {
 	resource, id, thread, message, role, keywords, embedding []string
-	createdAt                                               []any
-	terms                                                   []int32
+	createdAt                                                []any
+	terms                                                    []int32
 }
 
 // Upsert writes recs, replacing records of the same id within their
