@@ -202,8 +202,14 @@ func (s *Store) efSearch(k int) int {
 // vectorSide returns the n nearest records of q's resource (and thread).
 func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) ([]scoredHit, error) {
 	ef := s.efSearch(n)
-	dist := "(embedding " + operator(m.cfg.Metric) + " $2::" + m.storage + ")"
 	exact := s.exact(m, q, ef)
+	// A resource holding a share of the table finds about that share of a
+	// search's candidates: the width grows with its inverse, so that the
+	// resource's own candidates number about ef.
+	if m.records > 0 && m.tuples > float64(m.records) {
+		ef = min(int(float64(ef)*m.tuples/float64(m.records)), max(1000, ef))
+	}
+	dist := "(embedding " + operator(m.cfg.Metric) + " $2::" + m.storage + ")"
 	if exact {
 		dist += " + 0" // not the indexed expression: the planner reads the resource's rows
 	}
@@ -220,7 +226,11 @@ func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) (
 	}
 	// The settings hold for the batch's implicit transaction only.
 	b := &pgx.Batch{}
-	b.Queue(searchSettings, strconv.Itoa(ef), strconv.Itoa(maxScanTuples(m, ef)), strconv.Itoa(probes(m)), s.iterativeMode())
+	tuples := maxScanTuples(m, ef)
+	// A scan stops at work_mem times the multiplier as well: sized so that
+	// the memory does not stop it before the tuple bound does.
+	mem := min(max(tuples/20000, 1), 1000)
+	b.Queue(searchSettings, strconv.Itoa(ef), strconv.Itoa(tuples), strconv.Itoa(probes(m)), s.iterativeMode(), strconv.Itoa(mem))
 	var hits []scoredHit
 	b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		var err error
@@ -237,7 +247,7 @@ func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) (
 // be left to chance.
 const searchSettings = `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.max_scan_tuples', $2, true),
 	set_config('ivfflat.probes', $3, true), set_config('hnsw.iterative_scan', $4, true), set_config('ivfflat.iterative_scan', $4, true),
-	set_config('enable_sort', 'off', true)`
+	set_config('enable_sort', 'off', true), set_config('hnsw.scan_mem_multiplier', $5, true)`
 
 // iterativeMode is the iterative scan of approximate searches: relaxed
 // order (the hits are sorted afterwards), off before pgvector 0.8.

@@ -14,18 +14,20 @@ import (
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 )
 
-// scaleData is a table of 100,000 random 32-dimension vectors spread over
-// 1,000 resources of 100 records, and a resource "small" of 10.
+// scaleData is a table of about 100,000 random vectors: 999 resources of 80
+// records, a resource "big" of 20,000 and a resource "small" of 10.
 type scaleData struct {
-	approx, exact *pgvector.Store // one schema: every resource through the index / the default choice
-	index         string
-	rng           *rand.Rand
+	approx, auto *pgvector.Store // one schema: every resource through the index / the store's choice
+	exact        *pgvector.Store // another schema, the same records in a flat index
+	index        string
+	rng          *rand.Rand
 }
 
 const (
-	scaleDim       = 32
-	scaleResources = 1000
-	scalePer       = 100
+	scaleDim       = 16
+	scaleResources = 999
+	scalePer       = 80
+	scaleBig       = 20000
 )
 
 func randVec(rng *rand.Rand) []float32 {
@@ -41,46 +43,63 @@ func randVec(rng *rand.Rand) []float32 {
 	return v
 }
 
+// loadScale fills the approximate store's index of cfg and the exact one.
 func loadScale(t *testing.T, cfg vector.IndexConfig) scaleData {
 	t.Helper()
 	d := scaleData{exact: openFresh(t, pgvector.Config{}), index: "scale", rng: rand.New(rand.NewPCG(7, 8))}
-	// One connection, so that indexScans can flush its statistics.
-	var err error
-	if d.approx, err = pgvector.Open(bg(), os.Getenv("AGENTMEM_PG_DSN")+"&pool_max_conns=1", pgvector.Config{Schema: d.exact.Schema(), ExactBelow: -1}); err != nil {
-		t.Fatal(err)
+	// One connection each, so that indexScans can flush their statistics.
+	schema := freshSchema(t)
+	for _, c := range []struct {
+		s   **pgvector.Store
+		cfg pgvector.Config
+	}{{&d.auto, pgvector.Config{Schema: schema}}, {&d.approx, pgvector.Config{Schema: schema, ExactBelow: -1}}} {
+		s, err := pgvector.Open(bg(), os.Getenv("AGENTMEM_PG_DSN")+"&pool_max_conns=1", c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		*c.s = s
 	}
-	t.Cleanup(func() { d.approx.Close() })
 	// Bulk loads go faster into a flat index, indexed once at the end.
 	flat := vector.IndexSpec{Name: d.index, Dimension: scaleDim, Config: vector.IndexConfig{Type: pgvector.TypeFlat}}
-	if err := d.approx.EnsureIndex(bg(), flat); err != nil {
-		t.Fatal(err)
+	for _, s := range []*pgvector.Store{d.auto, d.exact} {
+		if err := s.EnsureIndex(bg(), flat); err != nil {
+			t.Fatal(err)
+		}
 	}
 	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var recs []vector.Record
-	flush := func() {
-		if err := d.approx.Upsert(bg(), d.index, recs); err != nil {
-			t.Fatal(err)
+	add := func(resource string, n int) {
+		for i := range n {
+			recs = append(recs, vector.Record{ID: fmt.Sprintf("m%d#0", i), Vector: randVec(d.rng), Keywords: fmt.Sprintf("w%d", i%7),
+				Meta: vector.Meta{MessageID: fmt.Sprintf("m%d", i), ThreadID: "t", ResourceID: resource, Role: message.RoleUser, CreatedAt: at}})
+			if len(recs) == 5000 {
+				for _, s := range []*pgvector.Store{d.auto, d.exact} {
+					if err := s.Upsert(bg(), d.index, recs); err != nil {
+						t.Fatal(err)
+					}
+				}
+				recs = recs[:0]
+			}
 		}
-		recs = recs[:0]
 	}
 	for r := range scaleResources {
-		for i := range scalePer {
-			recs = append(recs, vector.Record{ID: fmt.Sprintf("m%d#0", i), Vector: randVec(d.rng), Keywords: fmt.Sprintf("w%d", i%7),
-				Meta: vector.Meta{MessageID: fmt.Sprintf("m%d", i), ThreadID: "t", ResourceID: fmt.Sprintf("r%d", r), Role: message.RoleUser, CreatedAt: at}})
-		}
-		if len(recs) >= 5000 {
-			flush()
+		add(fmt.Sprintf("r%d", r), scalePer)
+	}
+	add("big", scaleBig)
+	add("small", 10)
+	add("", 0)
+	if len(recs) > 0 {
+		for _, s := range []*pgvector.Store{d.auto, d.exact} {
+			if err := s.Upsert(bg(), d.index, recs); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	for i := range 10 {
-		recs = append(recs, vector.Record{ID: fmt.Sprintf("s%d#0", i), Vector: randVec(d.rng),
-			Meta: vector.Meta{MessageID: fmt.Sprintf("s%d", i), ThreadID: "t", ResourceID: "small", Role: message.RoleUser, CreatedAt: at}})
-	}
-	flush()
-	if err := d.approx.EnsureIndex(bg(), vector.IndexSpec{Name: d.index, Dimension: scaleDim, Config: cfg}); err != nil {
+	if err := d.auto.EnsureIndex(bg(), vector.IndexSpec{Name: d.index, Dimension: scaleDim, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testPool(t).Exec(bg(), `ANALYZE "`+d.approx.Schema()+`".vectors_scale`); err != nil {
+	if _, err := testPool(t).Exec(bg(), `ANALYZE "`+d.auto.Schema()+`".vectors_scale`); err != nil {
 		t.Fatal(err)
 	}
 	return d
@@ -91,11 +110,13 @@ func (d scaleData) indexScans(t *testing.T) int64 {
 	t.Helper()
 	var n int64
 	// A backend reports its statistics when idle, at most once a second
-	// unless forced: force it on the store's one connection, then read.
-	p := d.approx.Pool()
-	if _, err := p.Exec(bg(), "SELECT pg_stat_force_next_flush()"); err != nil {
-		t.Fatal(err)
+	// unless forced: force it on each store's one connection, then read.
+	for _, s := range []*pgvector.Store{d.auto, d.approx} {
+		if _, err := s.Pool().Exec(bg(), "SELECT pg_stat_force_next_flush()"); err != nil {
+			t.Fatal(err)
+		}
 	}
+	p := d.approx.Pool()
 	if _, err := p.Exec(bg(), "SELECT pg_stat_clear_snapshot()"); err != nil {
 		t.Fatal(err)
 	}
@@ -106,70 +127,75 @@ func (d scaleData) indexScans(t *testing.T) int64 {
 	return n
 }
 
-// TestFilteredTopK: a resource of 10 records among 100,000 returns all 10
-// for TopK 10, through the HNSW index with iterative scans and by the
-// default choice (an exact read of the resource).
-func TestFilteredTopK(t *testing.T) {
+// recall returns the mean recall@10 of s against exact search over n
+// queries of resource (a random small resource when ""), and the p50 of
+// their latency.
+func (d scaleData) recall(t *testing.T, s *pgvector.Store, resource string, n int) (float64, time.Duration) {
+	t.Helper()
+	var sum float64
+	var lat []time.Duration
+	for range n {
+		r := resource
+		if r == "" {
+			r = fmt.Sprintf("r%d", d.rng.IntN(scaleResources))
+		}
+		q := vector.Query{Vector: randVec(d.rng), TopK: 10, Filter: vector.Filter{ResourceID: r}}
+		want, err := d.exact.Query(bg(), d.index, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		got, err := s.Query(bg(), d.index, q)
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, h := range got {
+			if h.Meta.ResourceID != r {
+				t.Fatalf("hit of resource %s in a query of %s", h.Meta.ResourceID, r)
+			}
+			if slices.ContainsFunc(want, func(w vector.Hit) bool { return w.ID == h.ID }) {
+				found++
+			}
+		}
+		sum += float64(found) / float64(len(want))
+	}
+	slices.Sort(lat)
+	return sum / float64(n), lat[len(lat)/2]
+}
+
+// TestScale: on about 100,000 vectors in 1,001 resources, a resource of 10
+// records returns its TopK whichever way it is searched; the store's own
+// choice keeps recall@10 ≥ 0.95 of exact search for small and large
+// resources, and serves the large one from the HNSW index.
+func TestScale(t *testing.T) {
 	testPool(t)
-	d := loadScale(t, vector.IndexConfig{Type: pgvector.TypeHNSW})
+	cfg := vector.IndexConfig{Type: pgvector.TypeHNSW}
+	cfg.HNSW.M, cfg.HNSW.EfConstruction = 8, 40 // a quicker build of the test's table
+	d := loadScale(t, cfg)
+
 	q := vector.Query{Vector: randVec(d.rng), TopK: 10, Filter: vector.Filter{ResourceID: "small"}}
-	for name, s := range map[string]*pgvector.Store{"approximate": d.approx, "default": d.exact} {
+	for name, s := range map[string]*pgvector.Store{"approximate": d.approx, "auto": d.auto} {
 		hits, err := s.Query(bg(), d.index, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(hits) != 10 {
-			t.Fatalf("%s: %d hits, want 10", name, len(hits))
-		}
-		for _, h := range hits {
-			if h.Meta.ResourceID != "small" {
-				t.Fatalf("%s: hit of resource %s", name, h.Meta.ResourceID)
-			}
+			t.Fatalf("%s: %d hits for the 10 records of a resource, want 10", name, len(hits))
 		}
 	}
-}
 
-// TestApproximateRecall: recall@10 of the HNSW and ivfflat indexes, each
-// query filtered to its resource, against exact search, over 100,000
-// vectors in 1,000 resources; the index must serve the queries.
-func TestApproximateRecall(t *testing.T) {
-	testPool(t)
-	for _, cfg := range []vector.IndexConfig{{Type: pgvector.TypeHNSW}, {Type: pgvector.TypeIVFFlat}} {
-		t.Run(cfg.Type, func(t *testing.T) {
-			d := loadScale(t, cfg)
-			before := d.indexScans(t)
-			const queries = 50
-			var sum float64
-			var lat []time.Duration
-			for range queries {
-				q := vector.Query{Vector: randVec(d.rng), TopK: 10, Filter: vector.Filter{ResourceID: fmt.Sprintf("r%d", d.rng.IntN(scaleResources))}}
-				want, err := d.exact.Query(bg(), d.index, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				start := time.Now()
-				got, err := d.approx.Query(bg(), d.index, q)
-				lat = append(lat, time.Since(start))
-				if err != nil {
-					t.Fatal(err)
-				}
-				found := 0
-				for _, h := range got {
-					if slices.ContainsFunc(want, func(w vector.Hit) bool { return w.ID == h.ID }) {
-						found++
-					}
-				}
-				sum += float64(found) / float64(len(want))
-			}
-			slices.Sort(lat)
-			recall := sum / queries
-			t.Logf("%s recall@10 %.3f over %d filtered queries (p50 %v)", cfg.Type, recall, queries, lat[len(lat)/2])
-			if recall < 0.95 {
-				t.Fatalf("recall@10 %.3f < 0.95", recall)
-			}
-			if after := d.indexScans(t); after <= before {
-				t.Fatalf("the %s index served no query (scans %d -> %d)", cfg.Type, before, after)
-			}
-		})
+	before := d.indexScans(t)
+	small, smallP50 := d.recall(t, d.auto, "", 50)
+	big, bigP50 := d.recall(t, d.auto, "big", 50)
+	forced, forcedP50 := d.recall(t, d.approx, "", 20)
+	t.Logf("recall@10: small resources %.3f (p50 %v), the large one %.3f (p50 %v); small resources through the index %.3f (p50 %v)",
+		small, smallP50, big, bigP50, forced, forcedP50)
+	if small < 0.95 || big < 0.95 {
+		t.Fatalf("recall@10 small %.3f, large %.3f, want ≥ 0.95", small, big)
+	}
+	if after := d.indexScans(t); after <= before {
+		t.Fatalf("the HNSW index served no query (scans %d -> %d)", before, after)
 	}
 }
