@@ -350,7 +350,7 @@ func (s *Store) keywordSide(ctx context.Context, m meta, q vector.Query, ts []te
 		words[i], idfs[i], ors[i] = t.text, t.idf, lexeme(t.text)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT c.id, c.message_id, c.thread_id, c.resource_id, c.role, c.created_at,
-	sum(u.idf * x.tf * $7 / (x.tf + $5 + $6 * c.terms)) AS score
+	sum(u.idf * x.tf * $7::float8 / (x.tf + $5::float8 + $6::float8 * c.terms)) AS score
 FROM `+s.qtable(m.tableInfo)+` AS c,
 	LATERAL (SELECT lexeme, cardinality(positions)::float8 AS tf FROM unnest(c.keywords)) AS x
 	JOIN unnest($3::text[], $4::float8[]) AS u(term, idf) ON u.term = x.lexeme
