@@ -90,3 +90,9 @@ func (c configured) EnsureIndex(ctx context.Context, spec vector.IndexSpec) erro
 	spec.Config = c.cfg
 	return c.Store.EnsureIndex(ctx, spec)
 }
+
+func randInt() uint32 {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}

@@ -66,8 +66,16 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey(s.schema)); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+s.qschema); err != nil {
+		// CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the
+		// database even when the schema exists.
+		var exists bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", s.schema).Scan(&exists); err != nil {
 			return err
+		}
+		if !exists {
+			if _, err := tx.Exec(ctx, "CREATE SCHEMA "+s.qschema); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.Exec(ctx, s.sql(`CREATE TABLE IF NOT EXISTS {{schema}}.vector_schema_migrations (
 	version    bigint      PRIMARY KEY,
