@@ -93,7 +93,7 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 		res, err = s.vectorSide(ctx, m, q, k)
 	case vector.SearchBM25:
 		var ts []term
-		if ts, err = s.terms(ctx, m, q); err == nil {
+		if ts, _, err = s.terms(ctx, m, q, false); err == nil {
 			res, err = s.keywordSide(ctx, m, q, ts, k)
 		}
 	default:
@@ -293,9 +293,17 @@ type term struct {
 	idf  float64
 }
 
+// commonSample is the number of a resource's records on which a hybrid
+// query judges whether a term is common (vector.KeywordTerms): exact for
+// resources up to that size, an estimate above, as Weaviate's store does.
+const commonSample = 1000
+
 // terms returns the distinct terms of q's keywords that the resource holds,
-// with their document frequencies and idf.
-func (s *Store) terms(ctx context.Context, m meta, q vector.Query) ([]term, error) {
+// with their document frequencies and idf, and whether any is held at all.
+// With common, the terms held by more than vector.CommonTermShare of a
+// sample of the resource's records are left out (and not counted: counting
+// them would read most of the resource).
+func (s *Store) terms(ctx context.Context, m meta, q vector.Query, common bool) (ts []term, held bool, err error) {
 	var words []string
 	if q.Keywords != "" {
 		words = strings.Fields(q.Keywords)
@@ -312,27 +320,41 @@ func (s *Store) terms(ctx context.Context, m meta, q vector.Query) ([]term, erro
 		queries = append(queries, lexeme(w))
 	}
 	if len(uniq) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT (SELECT count(*) FROM `+s.qtable(m.tableInfo)+` WHERE resource_id = $1 AND keywords @@ u.q)
-FROM unnest($2::tsquery[]) WITH ORDINALITY AS u(q, i) ORDER BY u.i`, q.Filter.ResourceID, queries)
-	if err != nil {
-		return nil, err
+	share := 2.0 // no term is common
+	if common {
+		share = vector.CommonTermShare
 	}
-	dfs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, err
+	qt := s.qtable(m.tableInfo)
+	rows := s.customPlan(ctx, `WITH s AS MATERIALIZED (SELECT keywords FROM `+qt+` WHERE resource_id = $1 LIMIT $3),
+sh AS (SELECT u.i, count(s.keywords) FILTER (WHERE s.keywords @@ u.q) AS c, (SELECT count(*) FROM s) AS n
+	FROM unnest($2::tsquery[]) WITH ORDINALITY AS u(q, i) LEFT JOIN s ON true GROUP BY u.i)
+SELECT sh.c > 0, CASE WHEN sh.c > $4::float8 * sh.n THEN 0
+	ELSE (SELECT count(*) FROM `+qt+` WHERE resource_id = $1 AND keywords @@ ($2::tsquery[])[sh.i]) END
+FROM sh ORDER BY sh.i`, q.Filter.ResourceID, queries, commonSample, share)
+	type count struct {
+		Sampled bool
+		DF      int64
+	}
+	var dfs []count
+	if err := rows(func(r pgx.Rows) error {
+		var err error
+		dfs, err = pgx.CollectRows(r, pgx.RowToStructByPos[count])
+		return err
+	}); err != nil {
+		return nil, false, err
 	}
 	n := float64(m.records)
-	var ts []term
 	for i, w := range uniq {
-		if dfs[i] == 0 {
+		held = held || dfs[i].Sampled || dfs[i].DF > 0
+		if dfs[i].DF == 0 {
 			continue
 		}
-		df := float64(dfs[i])
-		ts = append(ts, term{text: w, df: dfs[i], idf: math.Log(1 + (n-df+0.5)/(df+0.5))})
+		df := float64(dfs[i].DF)
+		ts = append(ts, term{text: w, df: dfs[i].DF, idf: math.Log(1 + (n-df+0.5)/(df+0.5))})
 	}
-	return ts, nil
+	return ts, held, nil
 }
 
 // keywordSide returns the n best BM25 hits of q's resource (and thread)
@@ -349,7 +371,7 @@ func (s *Store) keywordSide(ctx context.Context, m meta, q vector.Query, ts []te
 	for i, t := range ts {
 		words[i], idfs[i], ors[i] = t.text, t.idf, lexeme(t.text)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT c.id, c.message_id, c.thread_id, c.resource_id, c.role, c.created_at,
+	rows := s.customPlan(ctx, `SELECT c.id, c.message_id, c.thread_id, c.resource_id, c.role, c.created_at,
 	sum(u.idf * x.tf * $7::float8 / (x.tf + $5::float8 + $6::float8 * c.terms)) AS score
 FROM `+s.qtable(m.tableInfo)+` AS c,
 	LATERAL (SELECT lexeme, cardinality(positions)::float8 AS tf FROM unnest(c.keywords)) AS x
@@ -358,10 +380,26 @@ WHERE c.resource_id = $1 AND ($2 = '' OR c.thread_id = $2) AND c.keywords @@ $8:
 GROUP BY c.resource_id, c.id ORDER BY score DESC, c.id LIMIT $9`,
 		q.Filter.ResourceID, q.Filter.ThreadID, words, idfs, bm25K1*(1-bm25B), bm25K1*bm25B/avg, bm25K1+1,
 		strings.Join(ors, " | "), n)
-	if err != nil {
-		return nil, err
+	var hits []scoredHit
+	err := rows(func(r pgx.Rows) error {
+		var err error
+		hits, err = scanHits(r, func(v float64) float64 { return v })
+		return err
+	})
+	return hits, err
+}
+
+// customPlan runs a statement planned for its parameters: a cached generic
+// plan cannot know that a keyword is rare and would read the resource's rows
+// instead of the keyword index. The setting holds for the batch's implicit
+// transaction only. It returns a function that hands the rows to scan.
+func (s *Store) customPlan(ctx context.Context, sql string, args ...any) func(scan func(pgx.Rows) error) error {
+	return func(scan func(pgx.Rows) error) error {
+		b := &pgx.Batch{}
+		b.Queue("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
+		b.Queue(sql, args...).Query(scan)
+		return s.pool.SendBatch(ctx, b).Close()
 	}
-	return scanHits(rows, func(v float64) float64 { return v })
 }
 
 // hybrid fuses the top hybridCandidates of the vector and BM25 rankings as
@@ -373,13 +411,12 @@ func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, k int) ([]sc
 	var ts []term
 	if q.Alpha < 1 && q.Text != "" {
 		var err error
-		if ts, err = s.terms(ctx, m, q); err != nil {
+		var held bool
+		if ts, held, err = s.terms(ctx, m, q, q.Alpha > 0); err != nil {
 			return nil, err
 		}
-		if q.Alpha > 0 && len(ts) > 0 {
-			if ts = vector.KeywordTerms(ts, func(t term) int { return int(t.df) }, int(m.records)); len(ts) == 0 {
-				return s.vectorSide(ctx, m, q, k)
-			}
+		if q.Alpha > 0 && held && len(ts) == 0 {
+			return s.vectorSide(ctx, m, q, k) // every term is common
 		}
 	}
 	n := max(hybridCandidates, q.TopK)
