@@ -214,7 +214,7 @@ func (s *Store) createIndex(ctx context.Context, tx pgx.Tx, spec vector.IndexSpe
 )`, qt, st, spec.Dimension),
 		fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (resource_id, thread_id)", quoteIdent(table+"_thread"), qt),
 		fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (resource_id, message_id)", quoteIdent(table+"_message"), qt),
-		fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin (keywords)", quoteIdent(table+"_keywords"), qt),
+		fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin (keywords) WITH (fastupdate = off)", quoteIdent(table+"_keywords"), qt),
 	}
 	for _, q := range ddl {
 		if _, err := tx.Exec(ctx, q); err != nil {
