@@ -230,7 +230,11 @@ func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) (
 	// A scan stops at work_mem times the multiplier as well: sized so that
 	// the memory does not stop it before the tuple bound does.
 	mem := min(max(tuples/20000, 1), 1000)
-	b.Queue(searchSettings, strconv.Itoa(ef), strconv.Itoa(tuples), strconv.Itoa(probes(m)), s.iterativeMode(), strconv.Itoa(mem))
+	if s.iterative {
+		b.Queue(searchSettings+iterativeSettings, strconv.Itoa(ef), strconv.Itoa(probes(m)), strconv.Itoa(tuples), strconv.Itoa(mem))
+	} else {
+		b.Queue(searchSettings, strconv.Itoa(ef), strconv.Itoa(probes(m)))
+	}
 	var hits []scoredHit
 	b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		var err error
@@ -245,18 +249,15 @@ func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) (
 // resource's rows is discouraged: the planner would otherwise read a
 // selective resource through its b-tree, and the filtered index scan would
 // be left to chance.
-const searchSettings = `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.max_scan_tuples', $2, true),
-	set_config('ivfflat.probes', $3, true), set_config('hnsw.iterative_scan', $4, true), set_config('ivfflat.iterative_scan', $4, true),
-	set_config('enable_sort', 'off', true), set_config('hnsw.scan_mem_multiplier', $5, true)`
+const searchSettings = `SELECT set_config('enable_sort', 'off', true), set_config('hnsw.ef_search', $1, true),
+	set_config('ivfflat.probes', $2, true)`
 
-// iterativeMode is the iterative scan of approximate searches: relaxed
-// order (the hits are sorted afterwards), off before pgvector 0.8.
-func (s *Store) iterativeMode() string {
-	if s.iterative {
-		return "relaxed_order"
-	}
-	return "off"
-}
+// iterativeSettings adds iterative index scans (pgvector 0.8; older
+// versions reject the names) in relaxed order: the hits are sorted
+// afterwards.
+const iterativeSettings = `, set_config('hnsw.iterative_scan', 'relaxed_order', true),
+	set_config('ivfflat.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', $3, true),
+	set_config('hnsw.scan_mem_multiplier', $4, true)`
 
 // maxScanTuples bounds an iterative HNSW scan: enough rows for the
 // resource's share of the table to yield ef of its own, at least
