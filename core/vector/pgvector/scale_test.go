@@ -14,8 +14,9 @@ import (
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 )
 
-// scaleData is a table of about 100,000 random vectors: 999 resources of 80
-// records, a resource "big" of 20,000 and a resource "small" of 10.
+// scaleData is a table of about 107,000 random vectors: 999 resources of 80
+// records, resources "big" of 20,000, "mid5000" and "mid2000" and a resource
+// "small" of 10.
 type scaleData struct {
 	approx, auto *pgvector.Store // one schema: every resource through the index / the store's choice
 	exact        *pgvector.Store // another schema, the same records in a flat index
@@ -44,7 +45,9 @@ func randVec(rng *rand.Rand) []float32 {
 }
 
 // loadScale fills the approximate store's index of cfg and the exact one.
-func loadScale(t *testing.T, cfg vector.IndexConfig) scaleData {
+func loadScale(t *testing.T, cfg vector.IndexConfig) scaleData { return loadScaleB(t, cfg) }
+
+func loadScaleB(t testing.TB, cfg vector.IndexConfig) scaleData {
 	t.Helper()
 	d := scaleData{exact: openFresh(t, pgvector.Config{}), index: "scale", rng: rand.New(rand.NewPCG(7, 8))}
 	// One connection each, so that indexScans can flush their statistics.
@@ -87,6 +90,8 @@ func loadScale(t *testing.T, cfg vector.IndexConfig) scaleData {
 		add(fmt.Sprintf("r%d", r), scalePer)
 	}
 	add("big", scaleBig)
+	add("mid2000", 2000)
+	add("mid5000", 5000)
 	add("small", 10)
 	add("", 0)
 	if len(recs) > 0 {
@@ -106,7 +111,7 @@ func loadScale(t *testing.T, cfg vector.IndexConfig) scaleData {
 }
 
 // indexScans returns the number of scans of the approximate index so far.
-func (d scaleData) indexScans(t *testing.T) int64 {
+func (d scaleData) indexScans(t testing.TB) int64 {
 	t.Helper()
 	var n int64
 	// A backend reports its statistics when idle, at most once a second
@@ -197,5 +202,38 @@ func TestScale(t *testing.T) {
 	}
 	if after := d.indexScans(t); after <= before {
 		t.Fatalf("the HNSW index served no query (scans %d -> %d)", before, after)
+	}
+}
+
+// BenchmarkExactOrIndex times exact search (the resource's rows through the
+// b-tree) against the HNSW index (m 16, ef_construction 64) for resources of
+// 80 to 20,000 records in a table of about 107,000, the measurement behind
+// Config.ExactBelow and the share rule of the store's choice. It reports the
+// p50 of each and the store's own choice.
+//
+//	go test ./core/vector/pgvector/ -run '^$' -bench ExactOrIndex -benchtime 1x
+func BenchmarkExactOrIndex(b *testing.B) {
+	d := loadScaleB(b, vector.IndexConfig{Type: pgvector.TypeHNSW})
+	exact, err := pgvector.New(bg(), testPool(b), pgvector.Config{Schema: d.auto.Schema(), ExactBelow: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for _, r := range []string{"r0", "mid2000", "mid5000", "big"} {
+		for name, s := range map[string]*pgvector.Store{"exact": exact, "index": d.approx, "auto": d.auto} {
+			var lat []time.Duration
+			for i := range 21 {
+				q := vector.Query{Vector: randVec(d.rng), TopK: 4, Filter: vector.Filter{ResourceID: r}}
+				t0 := time.Now()
+				if _, err := s.Query(bg(), d.index, q); err != nil {
+					b.Fatal(err)
+				}
+				if i > 0 {
+					lat = append(lat, time.Since(t0))
+				}
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, r+"-"+name+"-p50-ms")
+		}
 	}
 }
