@@ -19,6 +19,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
@@ -105,8 +107,8 @@ var badMessages = []struct {
 	{"NUL metadata key", func(m *core.Message) { m.Content.Metadata = map[string]any{"\x00": 1} }, core.CodeInvalidMessage},
 	{"deep metadata", func(m *core.Message) { m.Content.Metadata = deepMeta(10001) }, core.CodeInvalidMessage},
 	{"invalid tool args", func(m *core.Message) {
-		m.Content.Parts = []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-			State: core.ToolStateCall, ToolCallID: "c", ToolName: "f", Args: json.RawMessage(`{"a":`)}}}
+		m.Content.Parts = []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+			State: message.ToolStateCall, ToolCallID: "c", ToolName: "f", Args: json.RawMessage(`{"a":`)}}}
 	}, core.CodeInvalidMessage},
 	{"NUL id", func(m *core.Message) { m.ID = "a\x00" }, core.CodeInvalidArgument},
 	{"over the size cap", func(m *core.Message) { m.Content.Parts[0].Text = strings.Repeat("x", 70<<10) }, core.CodeMessageTooLarge},
@@ -180,7 +182,7 @@ func badCases(t *testing.T) []badCase {
 		}
 		add("GetThread/resourceId "+b.class, core.CodeInvalidArgument, func(m *core.Memory) error { _, err := m.GetThread(ctx, "t", b.v); return err })
 		add("ListThreads/resourceId "+b.class, core.CodeInvalidArgument, func(m *core.Memory) error {
-			_, err := m.ListThreads(ctx, core.ThreadQuery{ResourceID: b.v})
+			_, err := m.ListThreads(ctx, store.ThreadQuery{ResourceID: b.v})
 			return err
 		})
 		add("CreateThread/id "+b.class, core.CodeInvalidArgument, func(m *core.Memory) error {
@@ -302,7 +304,7 @@ func badCases(t *testing.T) []badCase {
 		})
 	}
 	// Paging and per-call configuration.
-	for _, q := range []core.ThreadQuery{{Page: -1}, {PerPage: -2}, {OrderBy: "title"}, {Metadata: map[string]any{"k": "\x00"}}} {
+	for _, q := range []store.ThreadQuery{{Page: -1}, {PerPage: -2}, {OrderBy: "title"}, {Metadata: map[string]any{"k": "\x00"}}} {
 		add(fmt.Sprintf("ListThreads/%+v", q), core.CodeInvalidArgument, func(m *core.Memory) error { _, err := m.ListThreads(ctx, q); return err })
 	}
 	for _, q := range []core.RecallQuery{{Page: -1}, {PerPage: -2}, {Direction: "up"}} {
@@ -328,7 +330,7 @@ func entryPoints(c context.Context) map[string]func(m *core.Memory) error {
 			return err
 		},
 		"GetThread":   func(m *core.Memory) error { _, err := m.GetThread(c, "t", "r"); return err },
-		"ListThreads": func(m *core.Memory) error { _, err := m.ListThreads(c, core.ThreadQuery{}); return err },
+		"ListThreads": func(m *core.Memory) error { _, err := m.ListThreads(c, store.ThreadQuery{}); return err },
 		"UpdateThread": func(m *core.Memory) error {
 			title := "changed"
 			_, err := m.UpdateThread(c, "t", core.ThreadUpdate{Title: &title})
@@ -401,16 +403,16 @@ func configEntryPoints(cfg *core.Config) map[string]func(m *core.Memory) error {
 }
 
 // snapshot is everything stored, for "changes nothing".
-func snapshot(t *testing.T, s core.Store) string {
+func snapshot(t *testing.T, s store.Store) string {
 	t.Helper()
 	var b strings.Builder
-	p, err := s.ListThreads(ctx, core.ThreadQuery{PerPage: core.PerPageAll, OrderBy: "createdAt"})
+	p, err := s.ListThreads(ctx, store.ThreadQuery{PerPage: store.PerPageAll, OrderBy: "createdAt"})
 	if err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
 	for _, th := range p.Threads {
 		fmt.Fprintf(&b, "thread %q %q %q %v %v %v\n", th.ID, th.ResourceID, th.Title, th.Metadata, th.UpdatedAt, th.Boundary)
-		mp, err := s.ListMessages(ctx, core.MessageQuery{ThreadID: th.ID, PerPage: core.PerPageAll})
+		mp, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, PerPage: store.PerPageAll})
 		if err != nil {
 			t.Fatalf("snapshot: %v", err)
 		}
@@ -427,10 +429,10 @@ func snapshot(t *testing.T, s core.Store) string {
 }
 
 // badInputStores opens each backend; PostgreSQL needs AGENTMEM_PG_DSN.
-func badInputStores(t *testing.T) map[string]func(t *testing.T) core.Store {
-	return map[string]func(t *testing.T) core.Store{
-		"memstore": func(*testing.T) core.Store { return memstore.New() },
-		"sqlite": func(t *testing.T) core.Store {
+func badInputStores(t *testing.T) map[string]func(t *testing.T) store.Store {
+	return map[string]func(t *testing.T) store.Store{
+		"memstore": func(*testing.T) store.Store { return memstore.New() },
+		"sqlite": func(t *testing.T) store.Store {
 			s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "bad.db"))
 			if err != nil {
 				t.Fatal(err)
@@ -443,7 +445,7 @@ func badInputStores(t *testing.T) map[string]func(t *testing.T) core.Store {
 
 // openTestPG opens a PostgreSQL store in a fresh schema dropped at cleanup.
 // Without AGENTMEM_PG_DSN it skips, unless AGENTMEM_REQUIRE_SERVERS=1.
-func openTestPG(t *testing.T) core.Store {
+func openTestPG(t *testing.T) store.Store {
 	dsn := os.Getenv("AGENTMEM_PG_DSN")
 	if dsn == "" {
 		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
@@ -583,6 +585,6 @@ func TestZeroValuesNeverPanic(t *testing.T) {
 		}
 	}
 	check("Reindex", m.Reindex(ctx, ""))
-	_, err = m.ListThreads(ctx, core.ThreadQuery{PerPage: -9})
+	_, err = m.ListThreads(ctx, store.ThreadQuery{PerPage: -9})
 	check("ListThreads", err)
 }

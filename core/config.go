@@ -3,6 +3,11 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/analysis"
 )
 
 // LastMessages is the count cap of remembered history. Its zero value means
@@ -70,7 +75,7 @@ type SemanticRecall struct {
 	MaxChunkChars int
 	// Threshold keeps only hits with score >= Threshold (0 keeps all).
 	Threshold   float64
-	IndexConfig IndexConfig
+	IndexConfig vector.IndexConfig
 	// Hybrid blends keyword (BM25) and vector ranking where the store supports
 	// it; Alpha 1 is pure vector, 0 pure keyword.
 	Hybrid *Hybrid
@@ -233,7 +238,7 @@ type settings struct {
 	recall           *SemanticRecall // nil: off; else fully defaulted
 	wm               *WorkingMemoryConfig
 	title            *TitleConfig
-	om               *omSettings // nil: observational memory off
+	observation      *observationSettings // nil: observational memory off
 }
 
 const defaultLastMessages = 10
@@ -295,9 +300,9 @@ func (c Config) resolveOver(base settings, over *Config) (settings, error) {
 		}
 	}
 	if all || over.ObservationalMemory != nil {
-		s.om = nil
+		s.observation = nil
 		if o := c.ObservationalMemory; o != nil && !o.Disabled {
-			if s.om, err = o.resolve(); err != nil {
+			if s.observation, err = o.resolve(); err != nil {
 				return settings{}, err
 			}
 		}
@@ -432,7 +437,7 @@ func mergeRecall(base, over *SemanticRecall) *SemanticRecall {
 	return base
 }
 
-func mergeIndexConfig(base, over IndexConfig) IndexConfig {
+func mergeIndexConfig(base, over vector.IndexConfig) vector.IndexConfig {
 	if over.Type != "" {
 		base.Type = over.Type
 	}
@@ -492,4 +497,56 @@ func mergeTitle(base, over *TitleConfig) *TitleConfig {
 	}
 	base.Background = base.Background || over.Background
 	return base
+}
+
+// IndexText configures what semantic recall indexes for a message. It is
+// instance-wide (Options.Config); per-call values are ignored, because every
+// record of an index must be made the same way. Changing it changes the index
+// version: recall then reports ErrIndexVersionMismatch until ReindexResource
+// (or Reindex) rebuilds the resource's records.
+type IndexText struct {
+	// ContextMessages is how many previous messages of the thread are
+	// indexed with a message for keyword search (the embedding and the
+	// record's Text are the message's own); nil means
+	// DefaultContextMessages. A batch is taken as contiguous in its thread.
+	ContextMessages *int
+	// NoTools leaves tool names, arguments and results out.
+	NoTools bool
+	// NoFiles leaves file names, alt text and captions out.
+	NoFiles bool
+}
+
+// DefaultContextMessages is the default IndexText.ContextMessages, chosen on
+// LoCoMo (see BENCHMARKS.md, "Retrieval quality").
+const DefaultContextMessages = 1
+
+// newIndexing resolves the indexing settings of r (nil: the defaults).
+func newIndexing(r *SemanticRecall) (*indexing.Recipe, error) {
+	if r == nil {
+		r = &SemanticRecall{}
+	}
+	an, err := analysis.New(r.Language)
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidConfig, Op: "New", Msg: "semanticRecall.language", Err: err}
+	}
+	context, tools, files := DefaultContextMessages, true, true
+	if t := r.IndexText; t != nil {
+		if t.ContextMessages != nil {
+			if *t.ContextMessages < 0 || *t.ContextMessages > 16 {
+				return nil, memerr.Errorf(CodeInvalidConfig, "New", "semanticRecall.indexText.contextMessages must be within [0, 16]")
+			}
+			context = *t.ContextMessages
+		}
+		tools, files = !t.NoTools, !t.NoFiles
+	}
+	return indexing.New(an, context, tools, files), nil
+}
+
+// checkMode validates SemanticRecall.Mode.
+func checkMode(mode string) error {
+	switch mode {
+	case "", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25:
+		return nil
+	}
+	return fmt.Errorf("semanticRecall.mode must be %q, %q or %q, got %q", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25, mode)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // namedModel is a Model told apart by name.
@@ -28,7 +29,7 @@ func fullConfig(tag string, n int) core.Config {
 		FilterIncompleteToolCalls: core.Bool(n%2 == 0),
 		SemanticRecall: &core.SemanticRecall{TopK: n, MessageRange: &core.MessageRange{Before: n, After: n}, Scope: core.ScopeThread,
 			MaxChunkChars: 100 * n, Threshold: 0.1 * float64(n),
-			IndexConfig: core.IndexConfig{Type: "hnsw-" + tag, Metric: "cosine-" + tag, HNSW: struct{ M, EfConstruction int }{n, 2 * n}},
+			IndexConfig: vector.IndexConfig{Type: "hnsw-" + tag, Metric: "cosine-" + tag, HNSW: struct{ M, EfConstruction int }{n, 2 * n}},
 			Hybrid:      &core.Hybrid{Alpha: core.Float(0.1 * float64(n))}},
 		WorkingMemory: &core.WorkingMemoryConfig{Enabled: true, Template: "# " + tag, Schema: json.RawMessage(`{"title":"` + tag + `"}`), Scope: core.ScopeThread},
 		GenerateTitle: &core.TitleConfig{Model: namedModel("title-" + tag), Instructions: "title " + tag, MinMessages: n},
@@ -61,10 +62,10 @@ func TestGetMergedThreadConfigDeepMergesEveryField(t *testing.T) {
 		{"semanticRecall.scope", core.Config{SemanticRecall: &core.SemanticRecall{Scope: core.ScopeResource}}, func(c *core.Config) { c.SemanticRecall.Scope = core.ScopeResource }},
 		{"semanticRecall.maxChunkChars", core.Config{SemanticRecall: &core.SemanticRecall{MaxChunkChars: 77}}, func(c *core.Config) { c.SemanticRecall.MaxChunkChars = 77 }},
 		{"semanticRecall.threshold", core.Config{SemanticRecall: &core.SemanticRecall{Threshold: 0.9}}, func(c *core.Config) { c.SemanticRecall.Threshold = 0.9 }},
-		{"semanticRecall.indexConfig.type", core.Config{SemanticRecall: &core.SemanticRecall{IndexConfig: core.IndexConfig{Type: "flat"}}}, func(c *core.Config) { c.SemanticRecall.IndexConfig.Type = "flat" }},
-		{"semanticRecall.indexConfig.metric", core.Config{SemanticRecall: &core.SemanticRecall{IndexConfig: core.IndexConfig{Metric: "dotproduct"}}}, func(c *core.Config) { c.SemanticRecall.IndexConfig.Metric = "dotproduct" }},
-		{"semanticRecall.indexConfig.hnsw.m", core.Config{SemanticRecall: &core.SemanticRecall{IndexConfig: core.IndexConfig{HNSW: struct{ M, EfConstruction int }{M: 32}}}}, func(c *core.Config) { c.SemanticRecall.IndexConfig.HNSW.M = 32 }},
-		{"semanticRecall.indexConfig.hnsw.efConstruction", core.Config{SemanticRecall: &core.SemanticRecall{IndexConfig: core.IndexConfig{HNSW: struct{ M, EfConstruction int }{EfConstruction: 64}}}}, func(c *core.Config) { c.SemanticRecall.IndexConfig.HNSW.EfConstruction = 64 }},
+		{"semanticRecall.indexConfig.type", core.Config{SemanticRecall: &core.SemanticRecall{IndexConfig: vector.IndexConfig{Type: "flat"}}}, func(c *core.Config) { c.SemanticRecall.IndexConfig.Type = "flat" }},
+		{"semanticRecall.indexConfig.metric", core.Config{SemanticRecall: &core.SemanticRecall{IndexConfig: vector.IndexConfig{Metric: "dotproduct"}}}, func(c *core.Config) { c.SemanticRecall.IndexConfig.Metric = "dotproduct" }},
+		{"semanticRecall.indexConfig.hnsw.m", core.Config{SemanticRecall: &core.SemanticRecall{IndexConfig: vector.IndexConfig{HNSW: struct{ M, EfConstruction int }{M: 32}}}}, func(c *core.Config) { c.SemanticRecall.IndexConfig.HNSW.M = 32 }},
+		{"semanticRecall.indexConfig.hnsw.efConstruction", core.Config{SemanticRecall: &core.SemanticRecall{IndexConfig: vector.IndexConfig{HNSW: struct{ M, EfConstruction int }{EfConstruction: 64}}}}, func(c *core.Config) { c.SemanticRecall.IndexConfig.HNSW.EfConstruction = 64 }},
 		{"semanticRecall.hybrid.alpha", core.Config{SemanticRecall: &core.SemanticRecall{Hybrid: &core.Hybrid{Alpha: core.Float(0.5)}}}, func(c *core.Config) { c.SemanticRecall.Hybrid = &core.Hybrid{Alpha: core.Float(0.5)} }},
 		{"semanticRecall.disabled", core.Config{SemanticRecall: &core.SemanticRecall{Disabled: true}}, func(c *core.Config) { c.SemanticRecall.Disabled = true }},
 		{"workingMemory.scope", core.Config{WorkingMemory: &core.WorkingMemoryConfig{Scope: core.ScopeResource}}, func(c *core.Config) { c.WorkingMemory.Scope = core.ScopeResource }},

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
-// Scenario 56: invalid history config is a typed error naming the option.
+// Invalid history config is a typed error naming the option.
 func TestConfigValidation(t *testing.T) {
 	bad := []struct {
 		cfg  core.Config
@@ -51,7 +52,7 @@ func TestNoStorage(t *testing.T) {
 	}
 }
 
-// Scenario 57 and the four lastMessages states.
+// The four lastMessages states and their validation.
 func TestLastMessagesStates(t *testing.T) {
 	s := memstore.New()
 	var msgs []core.Message
@@ -100,7 +101,7 @@ func TestLastMessagesStates(t *testing.T) {
 	}
 }
 
-// Scenario 68: retainFullInput resolves per call over the instance setting.
+// RetainFullInput resolves per call over the instance setting.
 func TestRetainFullInputResolution(t *testing.T) {
 	for _, c := range []struct {
 		instance, call *bool
@@ -119,7 +120,7 @@ func TestRetainFullInputResolution(t *testing.T) {
 		if err := turn.Commit(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
-		res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+		res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 		if got := len(res.Messages) - 1; got != c.want {
 			t.Fatalf("instance %v call %v: stored %d, want %d", c.instance, c.call, got, c.want)
 		}

@@ -59,7 +59,8 @@
 // reported first, as [CodeCanceled] or [CodeDeadlineExceeded], wrapping the
 // context error so that errors.Is(err, context.Canceled) holds too; retry
 // loops never retry it. Bad input gets a typed error and changes nothing.
-// The error model lives in package memerr; core re-exports it.
+// The error model lives in package memerr; core names the same Code, Error
+// and sentinels, so a user of the turn needs no other import.
 //
 // # Concurrency
 //
@@ -68,26 +69,29 @@
 // working-memory versions, observation records, idempotent saves, insert-only
 // thread creation) is enforced by the store, never by process memory, so any
 // number of processes may share one database. The interfaces users implement
-// ([Store] and its capabilities, [VectorStore], [Embedder], [Model],
+// (store.Store and its capabilities, vector.Store, vector.Embedder, [Model],
 // [Tokenizer], [Processor]) must be safe for concurrent use.
 //
 // # Drivers
 //
 // The contracts live in their own packages, so that a driver never imports
-// the engine:
+// the engine, and each name has one spelling:
 //
 //	core/message   Message, Part, ToolInvocation, format-2 JSON, ToolGroups
 //	core/store     Store = Threads + Messages + WorkingMemories + Boundaries;
 //	               optional ThreadCreator, Resources, Observations, IndexQueue
 //	core/vector    vector.Store, Embedder, records, queries, hits
 //	core/memerr    Error, Code, sentinels, WrapStorage
-//	core/budget    the one token trimmer (turn, Recall, TokenLimiter)
+//	core/budget    token counts and the one token trimmer (turn, Recall, TokenLimiter)
 //
-// Memory wraps its store in a [CheckedStore], which validates and normalises
+// core itself names only what a user of the turn touches: Thread, Scope,
+// Message with its Content, Part, Role and Source, and the errors.
+//
+// Memory wraps its store in a [store.Checked], which validates and normalises
 // every call, names the operation and classifies failures; a driver keeps
-// only what is atomic and database-specific. Backends prove themselves with
-// one line: storetest.Run (core/store/storetest) drives a backend through the
-// same CheckedStore, and vectortest.Run (core/vector/vectortest) does the
-// same for vector stores. Core re-exports the contract names (core.Message,
-// core.Store, core.VectorStore, …) as aliases.
+// only what is atomic and database-specific. A message store proves itself
+// with one line: storetest.Run (core/store/storetest) drives it through the
+// same store.Checked. vectortest.Run (core/vector/vectortest) drives a
+// vector.Store directly, as Memory calls it: Memory checks ids, scopes and
+// dimensions before a vector store sees a call.
 package core

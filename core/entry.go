@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // open is the first step of every public entry point that takes a context:
@@ -11,9 +12,9 @@ import (
 // would panic inside a driver, on SQLite while holding the pool's lock, so
 // that every later write blocks), an ended one with CodeCanceled or
 // CodeDeadlineExceeded; then the checked store is returned.
-func (m *Memory) open(ctx context.Context, op string) (*CheckedStore, error) {
+func (m *Memory) open(ctx context.Context, op string) (*store.Checked, error) {
 	if ctx == nil {
-		return nil, Errorf(CodeInvalidArgument, op, "nil context")
+		return nil, memerr.Errorf(CodeInvalidArgument, op, "nil context")
 	}
 	if err := memerr.Context(op, ctx.Err()); err != nil {
 		return nil, err
@@ -23,12 +24,12 @@ func (m *Memory) open(ctx context.Context, op string) (*CheckedStore, error) {
 
 // openThread is open for an entry point on one thread: the id is checked
 // even when the call would otherwise do nothing.
-func (m *Memory) openThread(ctx context.Context, op, threadID string) (*CheckedStore, error) {
+func (m *Memory) openThread(ctx context.Context, op, threadID string) (*store.Checked, error) {
 	s, err := m.open(ctx, op)
 	if err != nil {
 		return nil, err
 	}
-	return s, withOp(op, ValidateID("threadId", threadID))
+	return s, memerr.WithOp(op, store.ValidateID("threadId", threadID))
 }
 
 // checkOptionalResource validates a resource id that may be empty ("any").
@@ -36,7 +37,7 @@ func checkOptionalResource(op, resourceID string) error {
 	if resourceID == "" {
 		return nil
 	}
-	return withOp(op, ValidateID("resourceId", resourceID))
+	return memerr.WithOp(op, store.ValidateID("resourceId", resourceID))
 }
 
 // requireDeps fails when resolved settings need a dependency Memory was built
@@ -55,30 +56,6 @@ func (m *Memory) requireDeps(op string, s settings) error {
 	}
 	if m.store != nil {
 		return requireCapabilities(op, m.store, s)
-	}
-	return nil
-}
-
-// enterCommit refuses a nil turn or context before Commit touches anything.
-func (t *Turn) enterCommit(ctx context.Context) error {
-	if t == nil {
-		return Errorf(CodeInvalidArgument, "Commit", "nil turn (Begin failed?)")
-	}
-	if ctx == nil {
-		return Errorf(CodeInvalidArgument, "Commit", "nil context")
-	}
-	return nil
-}
-
-// responseIDs refuses a response message that names another thread or
-// resource than the turn's, as Begin refuses such input: silently moving it
-// would store it where its author did not mean it to go.
-func (t *Turn) responseIDs(op string, r *Message) error {
-	if r.ThreadID != "" && r.ThreadID != t.req.ThreadID {
-		return Errorf(CodeInvalidArgument, op, "response message %q has threadId %q, the turn's is %q", r.ID, r.ThreadID, t.req.ThreadID)
-	}
-	if r.ResourceID != "" && r.ResourceID != t.req.ResourceID {
-		return Errorf(CodeInvalidArgument, op, "response message %q has resourceId %q, the turn's is %q", r.ID, r.ResourceID, t.req.ResourceID)
 	}
 	return nil
 }

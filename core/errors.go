@@ -11,9 +11,6 @@ type Code = memerr.Code
 // Error is the error type of agentmem; see memerr.Error.
 type Error = memerr.Error
 
-// Sentinel is an immutable error value naming one Code; see memerr.Sentinel.
-type Sentinel = memerr.Sentinel
-
 // Error codes; see package memerr.
 const (
 	CodeNoStorage                  = memerr.CodeNoStorage
@@ -73,14 +70,3 @@ var (
 	ErrDeadlineExceeded           = memerr.ErrDeadlineExceeded
 	ErrTooLarge                   = memerr.ErrTooLarge
 )
-
-// NewSentinel returns the sentinel of a code of the caller's own.
-func NewSentinel(code Code, msg string) Sentinel { return memerr.NewSentinel(code, msg) }
-
-// Errorf returns an *Error with the given code, operation and formatted detail.
-func Errorf(code Code, op, format string, args ...any) *Error {
-	return memerr.Errorf(code, op, format, args...)
-}
-
-// WrapStorage classifies a backend failure; see memerr.WrapStorage.
-func WrapStorage(op string, err error) error { return memerr.WrapStorage(op, err) }

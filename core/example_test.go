@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -56,10 +58,10 @@ func ExampleMessageHistory() {
 	for i := 1; i <= 4; i++ {
 		turn, _ := mem.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "u",
 			Input: []core.Message{core.NewMessage(core.RoleUser, fmt.Sprintf("message number %d", i))}})
-		fmt.Printf("turn %d: %d messages, %d tokens\n", i, len(turn.Messages()), core.PromptTokens(turn.Messages()))
+		fmt.Printf("turn %d: %d messages, %d tokens\n", i, len(turn.Messages()), budget.PromptTokens(turn.Messages()))
 		_ = turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, "ok")})
 	}
-	all, _ := mem.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ := mem.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	fmt.Println("stored:", len(all.Messages))
 	// Output:
 	// turn 1: 1 messages, 11 tokens

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -36,7 +39,7 @@ var base = time.Date(2026, 10, 30, 12, 0, 0, 0, time.UTC)
 
 func T(n int) time.Time { return base.Add(time.Duration(n) * time.Second) }
 
-func newMem(t testing.TB, s core.Store, cfg core.Config) *core.Memory {
+func newMem(t testing.TB, s store.Store, cfg core.Config) *core.Memory {
 	t.Helper()
 	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: byteTok{}})
 	if err != nil {
@@ -53,9 +56,9 @@ func userAt(id, thread, res, txt string, at time.Time) core.Message {
 
 func toolMsg(id, thread, res, callID, state string, at time.Time) core.Message {
 	m := core.Message{ID: id, Role: core.RoleAssistant, ThreadID: thread, ResourceID: res, CreatedAt: at,
-		Content: core.Content{Format: 2, Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
+		Content: core.Content{Format: 2, Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
 			State: state, ToolCallID: callID, ToolName: "weather", Args: []byte(`{"city":"Paris"}`)}}}}}
-	if state == core.ToolStateResult {
+	if state == message.ToolStateResult {
 		m.Content.Parts[0].ToolInvocation.Result = []byte(`{"temp":21}`)
 	}
 	return m
@@ -88,24 +91,24 @@ func same(t *testing.T, what string, got, want []string) {
 
 // countingStore counts ListMessages calls and records their PerPage.
 type countingStore struct {
-	core.Store
+	store.Store
 	lists    atomic.Int64
 	perPages []int
 }
 
-func (c *countingStore) ListMessages(ctx context.Context, q core.MessageQuery) (core.MessagePage, error) {
+func (c *countingStore) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
 	c.lists.Add(1)
 	c.perPages = append(c.perPages, q.PerPage)
 	return c.Store.ListMessages(ctx, q)
 }
 
-func seed(t *testing.T, s core.Store, thread, res string, msgs ...core.Message) {
+func seed(t *testing.T, s store.Store, thread, res string, msgs ...core.Message) {
 	t.Helper()
 	if _, err := s.SaveThread(ctx, core.Thread{ID: thread, ResourceID: res, CreatedAt: T(-100), UpdatedAt: T(-100)}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range msgs {
-		msgs[i].Tokens = core.CountMessageTokens(byteTok{}, &msgs[i])
+		msgs[i].Tokens = budget.MessageTokens(byteTok{}, &msgs[i])
 		msgs[i].TokenEncoding = "bytes"
 	}
 	if len(msgs) > 0 {
@@ -119,11 +122,11 @@ var _ = memstore.New
 
 // fullStore is a driver with every optional capability.
 type fullStore interface {
-	core.Store
-	core.ThreadCreator
-	core.Resources
-	core.Observations
-	core.IndexQueue
+	store.Store
+	store.ThreadCreator
+	store.Resources
+	store.Observations
+	store.IndexQueue
 }
 
 // badToolPart is a tool-invocation part without its invocation.

@@ -1,6 +1,11 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/agentmem/agentmem/core/internal/workingmem"
+	"github.com/agentmem/agentmem/core/memerr"
+)
 
 // Defaults of the caps on stored text that every later prompt renders.
 const (
@@ -14,7 +19,7 @@ const (
 // checkTitle refuses a title over Options.MaxTitleBytes.
 func (m *Memory) checkTitle(op, title string) error {
 	if len(title) > m.opts.MaxTitleBytes {
-		return Errorf(CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), m.opts.MaxTitleBytes)
+		return memerr.Errorf(CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), m.opts.MaxTitleBytes)
 	}
 	return nil
 }
@@ -22,16 +27,17 @@ func (m *Memory) checkTitle(op, title string) error {
 // checkWorkingMemory refuses working memory over
 // Options.MaxWorkingMemoryBytes; the result tells the model the limit when
 // the write came from the updateWorkingMemory tool.
-func (m *Memory) checkWorkingMemory(data string) (wmResult, error) {
+func (m *Memory) checkWorkingMemory(data string) (workingmem.Result, error) {
 	if len(data) <= m.opts.MaxWorkingMemoryBytes {
-		return wmResult{}, nil
+		return workingmem.Result{}, nil
 	}
 	msg := fmt.Sprintf("working memory would be %d bytes, the limit is %d; nothing was stored. Keep it shorter.", len(data), m.opts.MaxWorkingMemoryBytes)
-	return wmFail(msg), Errorf(CodeTooLarge, "updateWorkingMemory", "%s", msg)
+	return workingmem.Fail(msg), memerr.Errorf(CodeTooLarge, "updateWorkingMemory", "%s", msg)
 }
 
-// wmLimitNote is appended to the tool's description so the model knows the cap.
-func (m *Memory) wmLimitNote() string {
+// workingMemoryLimitNote is appended to the tool's description so the model
+// knows the cap.
+func (m *Memory) workingMemoryLimitNote() string {
 	return fmt.Sprintf(" The stored memory may be at most %d bytes.", m.opts.MaxWorkingMemoryBytes)
 }
 

@@ -7,7 +7,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/ids"
+	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/tokenizer"
 )
 
@@ -17,9 +23,9 @@ const DefaultMaxMessageBytes = 4 << 20
 // Options configure a Memory. Only Store is needed for history; semantic
 // recall needs Vector (and Embedder unless the store embeds itself).
 type Options struct {
-	Store    Store       // nil: every storage use fails with ErrNoStorage
-	Vector   VectorStore // semantic recall
-	Embedder Embedder    // required for recall unless Vector.SelfEmbedding()
+	Store    store.Store     // nil: every storage use fails with ErrNoStorage
+	Vector   vector.Store    // semantic recall
+	Embedder vector.Embedder // required for recall unless Vector.SelfEmbedding()
 	// EmbeddingDimension, when set, names the index without a probe; an
 	// embedding of another length fails with ErrEmbeddingDimensionMismatch.
 	EmbeddingDimension int
@@ -51,26 +57,26 @@ type Options struct {
 
 // Memory is conversation memory over a Store. It is safe for concurrent use.
 type Memory struct {
-	opts  Options       // defaulted; Config is read only by New
-	cfg   Config        // deep copy of Options.Config, never aliased
-	st    settings      // cfg resolved once
-	store *CheckedStore // nil without Options.Store
+	opts  Options        // defaulted; Config is read only by New
+	cfg   Config         // deep copy of Options.Config, never aliased
+	st    settings       // cfg resolved once
+	store *store.Checked // nil without Options.Store
 	tk    Tokenizer
 	log   *slog.Logger
 
 	lastStamp atomic.Int64 // last assigned createdAt, unix micro
 	tokenized atomic.Int64 // messages tokenized, for instrumentation
 
-	ix       *indexing // how index records are made
+	ix       *indexing.Recipe // how index records are made
 	dimMu    sync.Mutex
-	dim      int            // probed embedding dimension
-	indexes  sync.Map       // index names ensured by this process
-	pending  pendingMarks   // unindexed messages whose marker the store refused
-	clean    cleanResources // resources whose unindexed queue was found empty
+	dim      int              // probed embedding dimension
+	indexes  sync.Map         // index names ensured by this process
+	pending  indexing.Pending // unindexed messages whose marker the store refused
+	clean    indexing.Clean   // resources whose unindexed queue was found empty
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup
-	om       omRuntime // observational-memory locks and background jobs
+	observer observe.Runtime // observational-memory locks and background jobs
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -85,7 +91,7 @@ func New(opts Options) (*Memory, error) {
 		return nil, err
 	}
 	if opts.EmbeddingDimension < 0 {
-		return nil, Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
+		return nil, memerr.Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	opts.Config = Config{}
 	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
@@ -93,7 +99,7 @@ func New(opts Options) (*Memory, error) {
 		return nil, err
 	}
 	if opts.Store != nil {
-		m.store = Check(opts.Store)
+		m.store = store.Check(opts.Store)
 	}
 	if err := m.requireDeps("New", s); err != nil {
 		return nil, err
@@ -110,13 +116,13 @@ func New(opts Options) (*Memory, error) {
 		m.opts.Now = time.Now
 	}
 	if m.opts.NewID == nil {
-		m.opts.NewID = newID
+		m.opts.NewID = ids.New
 	}
 	return m, nil
 }
 
 // Store returns the checked storage backend or ErrNoStorage.
-func (m *Memory) Store() (Store, error) {
+func (m *Memory) Store() (store.Store, error) {
 	s, err := m.checked()
 	if err != nil {
 		return nil, err
@@ -125,7 +131,7 @@ func (m *Memory) Store() (Store, error) {
 }
 
 // checked returns the checked store or ErrNoStorage.
-func (m *Memory) checked() (*CheckedStore, error) {
+func (m *Memory) checked() (*store.Checked, error) {
 	if m.store == nil {
 		return nil, ErrNoStorage.New("")
 	}
@@ -134,13 +140,13 @@ func (m *Memory) checked() (*CheckedStore, error) {
 
 // requireCapabilities fails when a configured feature needs an optional
 // store capability the driver lacks.
-func requireCapabilities(op string, c *CheckedStore, s settings) error {
+func requireCapabilities(op string, c *store.Checked, s settings) error {
 	_, _, obs, queue := c.Capabilities()
 	if s.recall != nil && !queue {
-		return Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
+		return memerr.Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
 	}
-	if s.om != nil && !obs {
-		return Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
+	if s.observation != nil && !obs {
+		return memerr.Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
 	}
 	return nil
 }
@@ -156,7 +162,7 @@ func (m *Memory) TokenizedMessages() int64 { return m.tokenized.Load() }
 // observation) to finish.
 func (m *Memory) Close(ctx context.Context) error {
 	if ctx == nil {
-		return Errorf(CodeInvalidArgument, "Close", "nil context")
+		return memerr.Errorf(CodeInvalidArgument, "Close", "nil context")
 	}
 	done := make(chan struct{})
 	go func() { m.bg.Wait(); close(done) }()
@@ -198,12 +204,47 @@ func (m *Memory) stamp() time.Time {
 	}
 }
 
+// Tokenizer counts tokens of text. tokenizer.Tokenizer implements it.
+// Implementations must be safe for concurrent use and deterministic: a
+// message is counted once, when it is saved, and the count is stored with
+// Encoding, so the same text must always give the same count under one
+// encoding name.
+type Tokenizer interface {
+	Count(text string) int
+	Encoding() string
+}
+
 // countTokens sets m.Tokens unless it was already counted with this encoding.
 func (m *Memory) countTokens(msg *Message) {
 	if msg.TokenEncoding == m.tk.Encoding() && msg.Tokens > 0 {
 		return
 	}
-	msg.Tokens = CountMessageTokens(m.tk, msg)
+	msg.Tokens = budget.MessageTokens(m.tk, msg)
 	msg.TokenEncoding = m.tk.Encoding()
 	m.tokenized.Add(1)
+}
+
+// Model is the text-generation interface core uses for thread titles and
+// observational memory (observer and reflector). The framework adapters
+// provide implementations. Generate must be safe for concurrent use: titles
+// and observations of different threads run at the same time, in the
+// background when so configured, and ctx bounds each call.
+type Model interface {
+	Generate(ctx context.Context, system, prompt string) (string, error)
+}
+
+// warmer is a Tokenizer that can load its data ahead of the first count
+// (tokenizer.Tokenizer is one).
+type warmer interface{ Warm() }
+
+// warmTokenizer starts loading tk's data in the background, so that the
+// first save or turn of the process does not pay the whole load on its
+// critical path. The default tiktoken o200k_base has a header to check and
+// a table to page in (see tokenizer.Tokenizer.Warm); a custom Tokenizer may
+// have more. The load happens once per process whatever the number of
+// Memory values.
+func warmTokenizer(tk Tokenizer) {
+	if w, ok := tk.(warmer); ok {
+		go w.Warm()
+	}
 }

@@ -2,9 +2,11 @@ package core
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentmem/agentmem/core/internal/transcript"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 const defaultTitleInstructions = `You write the title of a conversation.
@@ -12,8 +14,6 @@ const defaultTitleInstructions = `You write the title of a conversation.
 - Always produce a title, even for a greeting.
 - At most 80 characters, a short summary of what the user wants.
 - No quotes and no colons. Reply with the title only.`
-
-var thinkRE = regexp.MustCompile(`(?s)<think>.*?</think>|<reasoning>.*?</reasoning>`)
 
 // maybeTitle generates a title after Commit when the thread has none and has
 // at least MinMessages messages. Failures are logged, never returned.
@@ -33,14 +33,14 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 	if err != nil || cur.Title != "" {
 		return
 	}
-	page, err := s.ListMessages(ctx, MessageQuery{ThreadID: th.ID, PerPage: max(st.title.MinMessages, 20)})
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, PerPage: max(st.title.MinMessages, 20)})
 	if err != nil || len(page.Messages) < st.title.MinMessages || !hasUserMessage(page.Messages) {
 		return
 	}
 	var b strings.Builder
 	for _, msg := range page.Messages {
 		if text := msg.Text(); text != "" {
-			b.WriteString(roleLabel(msg.Role) + ": " + truncate(text, 500) + "\n")
+			b.WriteString(transcript.RoleLabel(msg.Role) + ": " + truncate(text, 500) + "\n")
 		}
 	}
 	instructions := st.title.Instructions
@@ -67,7 +67,7 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 
 // cleanTitle strips reasoning blocks, quotes and colons and caps the length at 80.
 func cleanTitle(s string) string {
-	s = thinkRE.ReplaceAllString(s, "")
+	s = transcript.StripReasoning(s)
 	s = strings.TrimSpace(strings.SplitN(strings.TrimSpace(s), "\n", 2)[0])
 	s = strings.Trim(s, "\"'`“”‘’ ")
 	s = strings.ReplaceAll(s, ":", "")

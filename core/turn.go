@@ -5,6 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/window"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TurnRequest starts a turn.
@@ -41,31 +47,31 @@ type Turn struct {
 	req       TurnRequest
 	thread    Thread
 	prompt    []Message
-	persist   []Message     // filtered input to save on Commit
-	prior     priorMessages // the thread's messages before the turn, as loaded
+	persist   []Message      // filtered input to save on Commit
+	prior     indexing.Prior // the thread's messages before the turn, as loaded
 	tools     []Tool
 	trimmed   []Message
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
 	recallErr error
-	wmErr     error // working-memory read failure
-	omErr     error
+	memoryErr error // working-memory read failure
+	obsErr    error // this turn's observation failure (Turn.ObservationErr)
 	mu        sync.Mutex
 	committed bool
 }
 
 // turnInput validates the input and stamps it with ids, thread and time.
 func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
-	input := cloneMessages(req.Input)
+	input := window.Clone(req.Input)
 	for i := range input {
 		in := &input[i]
 		if err := m.validateMessage(op, in); err != nil {
 			return nil, err
 		}
 		if in.ThreadID != "" && in.ThreadID != req.ThreadID {
-			return nil, Errorf(CodeInvalidArgument, op, "Received input message with wrong threadId. Input %s, expected %s", in.ThreadID, req.ThreadID)
+			return nil, memerr.Errorf(CodeInvalidArgument, op, "Received input message with wrong threadId. Input %s, expected %s", in.ThreadID, req.ThreadID)
 		}
 		if in.ResourceID != "" && in.ResourceID != req.ResourceID {
-			return nil, Errorf(CodeInvalidArgument, op, "Received input message with wrong resourceId. Input %s, expected %s", in.ResourceID, req.ResourceID)
+			return nil, memerr.Errorf(CodeInvalidArgument, op, "Received input message with wrong resourceId. Input %s, expected %s", in.ResourceID, req.ResourceID)
 		}
 		in.ThreadID, in.ResourceID, in.Source = req.ThreadID, req.ResourceID, SourceInput
 		if in.ID == "" {
@@ -84,7 +90,7 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 
 // turnThread loads the thread, creating it when missing (unless read-only),
 // and enforces ownership.
-func (m *Memory) turnThread(ctx context.Context, s *CheckedStore, req TurnRequest, readOnly bool) (Thread, error) {
+func (m *Memory) turnThread(ctx context.Context, s *store.Checked, req TurnRequest, readOnly bool) (Thread, error) {
 	th, err := s.GetThread(ctx, req.ThreadID)
 	switch {
 	case errors.Is(err, ErrThreadNotFound) && readOnly:
@@ -95,7 +101,7 @@ func (m *Memory) turnThread(ctx context.Context, s *CheckedStore, req TurnReques
 	case err != nil:
 		return Thread{}, err
 	case th.ResourceID != req.ResourceID:
-		return Thread{}, Errorf(CodeResourceMismatch, "Begin",
+		return Thread{}, memerr.Errorf(CodeResourceMismatch, "Begin",
 			"Thread %q belongs to resource %q but resource %q was provided. A thread can only be used by the resource that owns it.", th.ID, th.ResourceID, req.ResourceID)
 	}
 	return th, nil
@@ -118,7 +124,7 @@ func (m *Memory) systemTokens(text string) int {
 	if ok {
 		return n
 	}
-	n = CountTextTokens(m.tk, text)
+	n = budget.TextTokens(m.tk, text)
 	m.sysMu.Lock()
 	if m.sysCache == nil || len(m.sysCache) >= 1024 {
 		m.sysCache = map[string]int{}
@@ -126,36 +132,6 @@ func (m *Memory) systemTokens(text string) int {
 	m.sysCache[text] = n
 	m.sysMu.Unlock()
 	return n
-}
-
-// withoutIDs returns msgs without the messages whose id is in drop.
-func withoutIDs(msgs, drop []Message) []Message {
-	ids := make(map[string]bool, len(drop))
-	for _, d := range drop {
-		ids[d.ID] = true
-	}
-	out := msgs[:0:0]
-	for _, msg := range msgs {
-		if !ids[msg.ID] {
-			out = append(out, msg)
-		}
-	}
-	return out
-}
-
-func setSource(msgs []Message, src Source) []Message {
-	for i := range msgs {
-		msgs[i].Source = src
-	}
-	return msgs
-}
-
-func cloneMessages(msgs []Message) []Message {
-	out := make([]Message, len(msgs))
-	for i := range msgs {
-		out[i] = msgs[i].Clone()
-	}
-	return out
 }
 
 // The accessors of a nil *Turn (Begin failed) return zero values, so a
@@ -168,7 +144,7 @@ func (t *Turn) Messages() []Message {
 	if t == nil {
 		return nil
 	}
-	return cloneMessages(t.prompt)
+	return window.Clone(t.prompt)
 }
 
 // Tools returns the memory tools of this turn (updateWorkingMemory when
@@ -196,7 +172,7 @@ func (t *Turn) Trimmed() []Message {
 	if t == nil {
 		return nil
 	}
-	return cloneMessages(t.trimmed)
+	return window.Clone(t.trimmed)
 }
 
 // RecallErr reports a semantic-recall failure of this turn (the turn went on
@@ -206,72 +182,4 @@ func (t *Turn) RecallErr() error {
 		return nil
 	}
 	return t.recallErr
-}
-
-// Commit persists the turn: the (filtered) input and the response messages in
-// one atomic save, then indexes them for semantic recall, generates a title
-// and runs observational memory (observation and reflection, inside Commit
-// or in the background; their failures are logged and never fail Commit, see
-// ObservationErr). Read-only turns and turns with history disabled (and
-// observational memory off) save nothing.
-func (t *Turn) Commit(ctx context.Context, response []Message) error {
-	const op = "Commit"
-	if err := t.enterCommit(ctx); err != nil {
-		return err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.committed {
-		return Errorf(CodeInvalidArgument, op, "turn already committed")
-	}
-	m := t.m
-	resp := cloneMessages(response)
-	for i := range resp {
-		r := &resp[i]
-		if r.Role == "" {
-			r.Role = RoleAssistant
-		}
-		if err := m.validateMessage(op, r); err != nil {
-			return err
-		}
-		if err := t.responseIDs(op, r); err != nil {
-			return err
-		}
-		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
-		r.Tokens, r.TokenEncoding = 0, "" // counted once when saved
-	}
-	for _, p := range m.opts.Processors {
-		if op, ok := p.(OutputProcessor); ok {
-			var err error
-			if resp, err = op.ProcessOutput(ctx, ProcessorInput{ThreadID: t.req.ThreadID, ResourceID: t.req.ResourceID, Messages: resp, Tokenizer: m.tk}); err != nil {
-				return err
-			}
-		}
-	}
-	t.committed = true
-	if t.st.readOnly || (!t.st.historyEnabled && t.st.om == nil) {
-		return nil
-	}
-	var batch []Message
-	for _, msg := range append(cloneMessages(t.persist), resp...) {
-		if p, ok := m.prepare(op, msg); ok {
-			batch = append(batch, p)
-		}
-	}
-	if len(batch) > 0 {
-		s, err := m.checked()
-		if err != nil {
-			return err
-		}
-		m.countAll(batch)
-		saved, err := s.SaveMessages(ctx, batch)
-		if err != nil {
-			t.committed = false
-			return err
-		}
-		m.runEffects(ctx, m.saveEffects(t.st, saved, t))
-		return nil
-	}
-	m.runEffects(ctx, m.saveEffects(t.st, nil, t))
-	return nil
 }

@@ -9,19 +9,22 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
-func budget(max, remove int) core.Config {
+func tokenBudget(max, remove int) core.Config {
 	return core.Config{MessageHistory: &core.MessageHistory{MaxTokens: max, AtMaxRemoveTokens: core.Int(remove)}}
 }
 
-// Scenario 58: the trim drops remembered messages in one chunk and never
+// The trim drops remembered messages in one chunk and never
 // touches input or context; a second run trims nothing more.
 func TestTrimProtectsTurn(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r", userAt("old", "t", "r", text("old", 100), T(0)), userAt("recent", "t", "r", text("recent", 100), T(1)))
-	m := newMem(t, s, budget(500, 200))
+	m := newMem(t, s, tokenBudget(500, 200))
 	in := core.NewMessage(core.RoleUser, text("input", 100))
 	ctxMsg := core.NewMessage(core.RoleUser, text("ctx", 100))
 	ctxMsg.ID = "ctx"
@@ -57,17 +60,17 @@ func TestTrimProtectsTurn(t *testing.T) {
 	}
 }
 
-// Scenario 59: a call and its result (different rows) are dropped together.
+// A call and its result (different rows) are dropped together.
 func TestTrimAtomicToolGroups(t *testing.T) {
 	s := memstore.New()
-	call := toolMsg("call", "t", "r", "X", core.ToolStateCall, T(0))
-	result := toolMsg("result", "t", "r", "X", core.ToolStateResult, T(1))
+	call := toolMsg("call", "t", "r", "X", message.ToolStateCall, T(0))
+	result := toolMsg("result", "t", "r", "X", message.ToolStateResult, T(1))
 	seed(t, s, "t", "r", call, result, userAt("recent", "t", "r", text("recent", 100), T(2)))
-	callCost := core.CountMessageTokens(byteTok{}, &call)
-	resultCost := core.CountMessageTokens(byteTok{}, &result)
+	callCost := budget.MessageTokens(byteTok{}, &call)
+	resultCost := budget.MessageTokens(byteTok{}, &result)
 	// Budget just below everything: dropping the oldest group alone suffices.
 	max := callCost + resultCost + 100 + 100 + 3 - 1
-	m := newMem(t, s, budget(max, 0))
+	m := newMem(t, s, tokenBudget(max, 0))
 	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, text("in", 100))}})
 	if err != nil {
 		t.Fatal(err)
@@ -79,11 +82,11 @@ func TestTrimAtomicToolGroups(t *testing.T) {
 	}
 }
 
-// Scenario 60: protected content alone over the budget is not an error.
+// Protected content alone over the budget is not an error.
 func TestTrimNeverFails(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r", userAt("old", "t", "r", "old", T(0)))
-	m := newMem(t, s, budget(1, 0))
+	m := newMem(t, s, tokenBudget(1, 0))
 	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", System: []string{"long system prompt"},
 		Input: []core.Message{core.NewMessage(core.RoleUser, "hello")}})
 	if err != nil {
@@ -95,7 +98,7 @@ func TestTrimNeverFails(t *testing.T) {
 	}
 }
 
-// Scenario 62: token-bounded loading reads a bounded number of pages.
+// Token-bounded loading reads a bounded number of pages.
 func TestFinitePaging(t *testing.T) {
 	s := &countingStore{Store: memstore.New()}
 	var msgs []core.Message
@@ -103,7 +106,7 @@ func TestFinitePaging(t *testing.T) {
 		msgs = append(msgs, userAt(fmt.Sprintf("m%03d", i), "t", "r", text("x", 10), T(i)))
 	}
 	seed(t, s, "t", "r", msgs...)
-	m := newMem(t, s, budget(53, 0))
+	m := newMem(t, s, tokenBudget(53, 0))
 	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", ResourceID: "r"})
 	if err != nil {
 		t.Fatal(err)
@@ -113,43 +116,43 @@ func TestFinitePaging(t *testing.T) {
 		t.Fatalf("ListMessages calls = %d, want 1", n)
 	}
 	for _, pp := range s.perPages {
-		if pp == core.PerPageAll {
+		if pp == store.PerPageAll {
 			t.Fatal("history load asked for every message")
 		}
 	}
 }
 
-// Scenarios 63 and 67: the boundary excludes only the trimmed ids at its timestamp.
+// The boundary excludes only the trimmed ids at its timestamp.
 func TestBoundarySameTimestamp(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r", userAt("removed", "t", "r", "r", T(0)), userAt("retained-a", "t", "r", "a", T(0)),
 		userAt("retained-b", "t", "r", "b", T(0)), userAt("newer", "t", "r", "n", T(1)))
-	if _, err := s.AdvanceBoundary(ctx, "t", "r", core.Boundary{CreatedAt: T(0), MessageIDs: []string{"removed"}, MaxTokens: 1000, AtMaxRemoveTokens: 0}); err != nil {
+	if _, err := s.AdvanceBoundary(ctx, "t", "r", store.Boundary{CreatedAt: T(0), MessageIDs: []string{"removed"}, MaxTokens: 1000, AtMaxRemoveTokens: 0}); err != nil {
 		t.Fatal(err)
 	}
-	m := newMem(t, s, budget(1000, 0))
+	m := newMem(t, s, tokenBudget(1000, 0))
 	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", ResourceID: "r"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	same(t, "loaded", ids(res.Messages), []string{"retained-a", "retained-b", "newer"})
 	// Other limits: another epoch, the boundary is ignored.
-	m = newMem(t, s, budget(2000, 0))
+	m = newMem(t, s, tokenBudget(2000, 0))
 	res, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", ResourceID: "r"})
 	if len(res.Messages) != 4 {
 		t.Fatalf("other epoch honoured the boundary: %v", ids(res.Messages))
 	}
 	// Explicit paging still returns the trimmed message.
-	res, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	res, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(res.Messages) != 4 {
 		t.Fatalf("paging lost trimmed messages: %v", ids(res.Messages))
 	}
 }
 
-// Scenario 64: a linked pair that does not fit the count cap is not split.
+// A linked pair that does not fit the count cap is not split.
 func TestNoSplitAtCountLimit(t *testing.T) {
 	s := memstore.New()
-	seed(t, s, "t", "r", toolMsg("call", "t", "r", "X", core.ToolStateCall, T(0)), toolMsg("result", "t", "r", "X", core.ToolStateResult, T(1)))
+	seed(t, s, "t", "r", toolMsg("call", "t", "r", "X", message.ToolStateCall, T(0)), toolMsg("result", "t", "r", "X", message.ToolStateResult, T(1)))
 	m := newMem(t, s, core.Config{LastMessages: core.LastN(1), MessageHistory: &core.MessageHistory{MaxTokens: 100000}})
 	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t"})
 	if err != nil {
@@ -160,7 +163,7 @@ func TestNoSplitAtCountLimit(t *testing.T) {
 	}
 }
 
-// Scenarios 65 and 66: the boundary is persisted (title and metadata kept),
+// The boundary is persisted (title and metadata kept),
 // the next turn loads exactly the survivors, storage keeps everything; a
 // read-only turn writes no boundary.
 func TestBoundaryPersistence(t *testing.T) {
@@ -176,7 +179,7 @@ func TestBoundaryPersistence(t *testing.T) {
 		if _, err := s.SaveMessages(ctx, msgs); err != nil {
 			t.Fatal(err)
 		}
-		cfg := budget(60, 0)
+		cfg := tokenBudget(60, 0)
 		cfg.ReadOnly = core.Bool(readOnly)
 		m := newMem(t, s, cfg)
 		in := core.NewMessage(core.RoleUser, text("in", 10))
@@ -197,14 +200,14 @@ func TestBoundaryPersistence(t *testing.T) {
 		}
 		turn, _ = m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "x")}})
 		same(t, "next turn history", ids(conv(turn.Messages()))[:2], []string{"same-time", "newer"})
-		all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+		all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 		if len(all.Messages) != 3 {
 			t.Fatalf("storage lost messages: %v", ids(all.Messages))
 		}
 	}
 }
 
-// Scenario 68 and 75: the input filter and retainFullInput.
+// The input filter and retainFullInput.
 func TestInputFilter(t *testing.T) {
 	s := memstore.New()
 	m := newMem(t, s, core.Config{})
@@ -227,7 +230,7 @@ func TestInputFilter(t *testing.T) {
 	if err := turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, "a2")}); err != nil {
 		t.Fatal(err)
 	}
-	all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 4 {
 		t.Fatalf("stored %d messages, want 4 (no duplicates)", len(all.Messages))
 	}
@@ -235,7 +238,7 @@ func TestInputFilter(t *testing.T) {
 	echo := all.Messages[:2]
 	turn, _ = m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: echo, Config: &core.Config{RetainFullInput: core.Bool(true)}})
 	_ = turn.Commit(ctx, nil)
-	all, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 4 {
 		t.Fatalf("stored %d messages after id echo, want 4", len(all.Messages))
 	}
@@ -244,7 +247,7 @@ func TestInputFilter(t *testing.T) {
 	turn, _ = m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{fs1, fs2, core.NewMessage(core.RoleUser, "real")},
 		Config: &core.Config{RetainFullInput: core.Bool(true)}})
 	_ = turn.Commit(ctx, nil)
-	all, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ = m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 7 {
 		t.Fatalf("retainFullInput saved %d, want 7", len(all.Messages))
 	}
@@ -256,14 +259,14 @@ func TestCommitHygiene(t *testing.T) {
 	m := newMem(t, s, core.Config{})
 	turn, _ := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "hi")}})
 	resp := core.Message{Role: core.RoleAssistant, Content: core.Content{Parts: []core.Part{
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStatePartialCall, ToolCallID: "p", ToolName: "x"}},
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: "w", ToolName: core.WorkingMemoryToolName, Args: []byte(`{"memory":"x"}`), Result: []byte(`{}`)}},
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStatePartialCall, ToolCallID: "p", ToolName: "x"}},
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "w", ToolName: core.WorkingMemoryToolName, Args: []byte(`{"memory":"x"}`), Result: []byte(`{}`)}},
 		core.TextPart("Hello <working_memory>secret</working_memory> world"),
 	}}}
 	if err := turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleSystem, "never stored"), resp}); err != nil {
 		t.Fatal(err)
 	}
-	all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 2 || len(all.Messages[1].Content.Parts) != 1 || all.Messages[1].Text() != "Hello  world" {
 		t.Fatalf("stored = %+v", all.Messages)
 	}
@@ -277,7 +280,7 @@ func TestCommitHygiene(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, "y")})
-		res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t2", PerPage: core.PerPageAll})
+		res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t2", PerPage: store.PerPageAll})
 		if err == nil && len(res.Messages) != 0 {
 			t.Fatalf("%+v saved %d messages", cfg, len(res.Messages))
 		}
@@ -287,7 +290,7 @@ func TestCommitHygiene(t *testing.T) {
 // Orphan tool calls never reach the prompt.
 func TestPairingGuard(t *testing.T) {
 	s := memstore.New()
-	seed(t, s, "t", "r", toolMsg("c1", "t", "r", "dangling", core.ToolStateCall, T(0)), userAt("u", "t", "r", "question", T(1)))
+	seed(t, s, "t", "r", toolMsg("c1", "t", "r", "dangling", message.ToolStateCall, T(0)), userAt("u", "t", "r", "question", T(1)))
 	m := newMem(t, s, core.Config{})
 	turn, _ := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "x")}})
 	for _, msg := range turn.Messages() {
@@ -330,7 +333,7 @@ func TestBadInput(t *testing.T) {
 		{"invalid role", core.Message{ID: "x", Role: "tool", ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{core.TextPart("x")}}}, core.ErrInvalidMessage},
 		{"invalid utf8", userAt("x", "t", "r", "bad \xff\xfe", T(0)), core.ErrInvalidMessage},
 		{"NUL byte", userAt("x", "t", "r", "nul \x00 here", T(0)), core.ErrInvalidMessage},
-		{"tool part without call id", core.Message{ID: "x", Role: core.RoleAssistant, ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: "call"}}}}}, core.ErrInvalidMessage},
+		{"tool part without call id", core.Message{ID: "x", Role: core.RoleAssistant, ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: "call"}}}}}, core.ErrInvalidMessage},
 		{"5 MB message", userAt("x", "t", "r", strings.Repeat("a", 5<<20), T(0)), core.ErrMessageTooLarge},
 	}
 	for _, c := range cases {
@@ -339,7 +342,7 @@ func TestBadInput(t *testing.T) {
 			t.Fatalf("%s: err = %v, want %v", c.name, err, c.want)
 		}
 	}
-	res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(res.Messages) != 0 {
 		t.Fatalf("half-written batch: %v", ids(res.Messages))
 	}
@@ -364,7 +367,7 @@ func TestThousandTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last core.Boundary
+	var last store.Boundary
 	for i := 0; i < 1000; i++ {
 		mem := m1
 		turn, err := mem.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", System: []string{"You are a helpful assistant."},
@@ -372,7 +375,7 @@ func TestThousandTurns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := core.PromptTokens(turn.Messages()); n > 4000 {
+		if n := budget.PromptTokens(turn.Messages()); n > 4000 {
 			t.Fatalf("turn %d prompt has %d tokens", i, n)
 		}
 		if b := turn.Thread().Boundary; b != nil {
@@ -386,7 +389,7 @@ func TestThousandTurns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	all, _ := m1.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	all, _ := m1.Recall(ctx, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if len(all.Messages) != 2000 {
 		t.Fatalf("storage holds %d messages, want 2000", len(all.Messages))
 	}
@@ -403,7 +406,7 @@ func TestThousandTurns(t *testing.T) {
 // 16 goroutines running turns on one thread and on different threads.
 func TestConcurrentTurns(t *testing.T) {
 	s := memstore.New()
-	m := newMem(t, s, budget(2000, 500))
+	m := newMem(t, s, tokenBudget(2000, 500))
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for g := 0; g < 16; g++ {
@@ -432,7 +435,7 @@ func TestConcurrentTurns(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "shared", PerPage: core.PerPageAll})
+	res, _ := m.Recall(ctx, core.RecallQuery{ThreadID: "shared", PerPage: store.PerPageAll})
 	if len(res.Messages) != 8*20*2 {
 		t.Fatalf("shared thread holds %d messages, want %d", len(res.Messages), 8*20*2)
 	}
@@ -442,13 +445,13 @@ func TestConcurrentTurns(t *testing.T) {
 func TestInputFilterKeepsToolResults(t *testing.T) {
 	s := memstore.New()
 	m := newMem(t, s, core.Config{})
-	u1, a1 := core.NewMessage(core.RoleUser, "weather?"), toolMsg("", "", "", "c1", core.ToolStateCall, T(0))
+	u1, a1 := core.NewMessage(core.RoleUser, "weather?"), toolMsg("", "", "", "c1", message.ToolStateCall, T(0))
 	a1.CreatedAt = time.Time{}
 	turn, _ := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{u1}})
 	if err := turn.Commit(ctx, []core.Message{a1}); err != nil {
 		t.Fatal(err)
 	}
-	result := toolMsg("", "", "", "c1", core.ToolStateResult, T(0))
+	result := toolMsg("", "", "", "c1", message.ToolStateResult, T(0))
 	result.CreatedAt = time.Time{}
 	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{u1, a1, result}})
 	if err != nil {
@@ -456,7 +459,7 @@ func TestInputFilterKeepsToolResults(t *testing.T) {
 	}
 	msgs := turn.Messages()
 	last := msgs[len(msgs)-1]
-	if last.Source != core.SourceInput || last.Content.Parts[0].ToolInvocation.State != core.ToolStateResult {
+	if last.Source != core.SourceInput || last.Content.Parts[0].ToolInvocation.State != message.ToolStateResult {
 		t.Fatalf("tool result dropped: %+v", last)
 	}
 }

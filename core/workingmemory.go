@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/rand/v2"
 	"strings"
-	"time"
 
+	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // WorkingMemoryTemplate is the configured shape of working memory: the
@@ -18,14 +18,9 @@ type WorkingMemoryTemplate struct {
 	Content string // trimmed template, or the JSON Schema text
 }
 
-// wmMaxAttempts bounds the read-compute-write retries of one update when
-// other writers (in this or another process) change working memory meanwhile.
-const wmMaxAttempts = 10
-
-const wmMissingResourceMsg = "Memory error: Resource-scoped working memory is enabled but no resourceId was provided. Either provide a resourceId or explicitly set workingMemory.scope to 'thread'."
-
 func errWMMissingResource() error {
-	return &Error{Code: CodeMissingResourceID, Msg: wmMissingResourceMsg}
+	return &Error{Code: CodeMissingResourceID, Msg: "Memory error: Resource-scoped working memory is enabled but no resourceId was provided. " +
+		"Either provide a resourceId or explicitly set workingMemory.scope to 'thread'."}
 }
 
 func errWMDisabled() error {
@@ -33,13 +28,13 @@ func errWMDisabled() error {
 }
 
 func errWMThreadNotFound(id string) error {
-	return Errorf(CodeThreadNotFound, "", "Thread %s not found", id)
+	return memerr.Errorf(CodeThreadNotFound, "", "Thread %s not found", id)
 }
 
-// wmTarget returns the scope and key where working memory of th lives.
-func wmTarget(wc *WorkingMemoryConfig, threadID, resourceID string) (Scope, string, error) {
+// target returns the scope and key where the working memory of a thread lives.
+func (wc *WorkingMemoryConfig) target(threadID, resourceID string) (Scope, string, error) {
 	if wc.Scope == ScopeThread {
-		if err := ValidateID("threadId", threadID); err != nil {
+		if err := store.ValidateID("threadId", threadID); err != nil {
 			return "", "", err
 		}
 		return ScopeThread, threadID, nil
@@ -47,7 +42,7 @@ func wmTarget(wc *WorkingMemoryConfig, threadID, resourceID string) (Scope, stri
 	if strings.TrimSpace(resourceID) == "" {
 		return "", "", errWMMissingResource()
 	}
-	if err := ValidateID("resourceId", resourceID); err != nil {
+	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return "", "", err
 	}
 	return ScopeResource, resourceID, nil
@@ -64,7 +59,7 @@ func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) 
 	if err != nil {
 		return "", nil, err
 	}
-	scope, id, err := wmTarget(wc, th.ID, th.ResourceID)
+	scope, id, err := wc.target(th.ID, th.ResourceID)
 	if err != nil {
 		return "", nil, err
 	}
@@ -74,9 +69,9 @@ func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) 
 		return "", nil, err
 	}
 	if st.readOnly {
-		return renderWorkingMemoryReadOnly(wc, cur.Data), nil, nil
+		return workingmem.RenderReadOnly(wc.schema, cur.Data), nil, nil
 	}
-	return renderWorkingMemory(wc, cur.Data), []Tool{m.workingMemoryTool(*wc, scope, id, th)}, nil
+	return workingmem.Render(wc.schema, wc.Template, cur.Data), []Tool{m.workingMemoryTool(*wc, scope, id, th)}, nil
 }
 
 // WorkingMemoryErr reports a working-memory read failure of this turn (the
@@ -86,7 +81,7 @@ func (t *Turn) WorkingMemoryErr() error {
 	if t == nil {
 		return nil
 	}
-	return t.wmErr
+	return t.memoryErr
 }
 
 // GetWorkingMemory returns the stored working memory of the thread (thread
@@ -96,7 +91,7 @@ func (t *Turn) WorkingMemoryErr() error {
 // instance config.
 func (m *Memory) GetWorkingMemory(ctx context.Context, threadID, resourceID string, cfg *Config) (string, error) {
 	const op = "GetWorkingMemory"
-	s, scope, id, err := m.wmDirect(ctx, op, threadID, resourceID, cfg)
+	s, scope, id, err := m.directTarget(ctx, op, threadID, resourceID, cfg)
 	if errors.Is(err, ErrWorkingMemoryDisabled) {
 		return "", nil
 	}
@@ -120,11 +115,11 @@ func (m *Memory) GetWorkingMemory(ctx context.Context, threadID, resourceID stri
 // concurrent changes; a lost race surfaces as ErrConflict, never silently.
 func (m *Memory) UpdateWorkingMemory(ctx context.Context, threadID, resourceID, data string, cfg *Config) error {
 	const op = "UpdateWorkingMemory"
-	s, scope, id, err := m.wmDirect(ctx, op, threadID, resourceID, cfg)
+	s, scope, id, err := m.directTarget(ctx, op, threadID, resourceID, cfg)
 	if err != nil {
 		return err
 	}
-	st, _ := m.settings(cfg) // validated by wmDirect
+	st, _ := m.settings(cfg) // validated by directTarget
 	if err := checkWorkingMemoryData(op, st.wm, data); err != nil {
 		return err
 	}
@@ -138,14 +133,14 @@ func checkWorkingMemoryData(op string, wc *WorkingMemoryConfig, data string) err
 	if sch == nil || strings.TrimSpace(data) == "" {
 		return nil
 	}
-	v, err := decodeJSON(data)
+	v, err := workingmem.DecodeJSON(data)
 	if err != nil {
 		return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory must be JSON in schema mode", Err: err}
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return Errorf(CodeInvalidArgument, op, "working memory must be a JSON object in schema mode")
+		return memerr.Errorf(CodeInvalidArgument, op, "working memory must be a JSON object in schema mode")
 	}
-	if err := sch.validate.Validate(v); err != nil {
+	if err := sch.Validate(v); err != nil {
 		return &Error{Code: CodeInvalidArgument, Op: op, Msg: "working memory does not match the schema", Err: err}
 	}
 	return nil
@@ -153,10 +148,8 @@ func checkWorkingMemoryData(op string, wc *WorkingMemoryConfig, data string) err
 
 // replaceWorkingMemory stores data as the working memory of id (compare-and-set,
 // retried on concurrent changes).
-func (m *Memory) replaceWorkingMemory(ctx context.Context, s *CheckedStore, scope Scope, id, data string) error {
-	_, err := m.casWorkingMemory(ctx, s, scope, id, nil, func(string) (string, bool, wmResult) {
-		return data, true, wmResult{Success: true}
-	})
+func (m *Memory) replaceWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, id, data string) error {
+	_, err := m.casWorkingMemory(ctx, s, scope, id, nil, workingmem.Replace(data))
 	if errors.Is(err, ErrThreadNotFound) && scope == ScopeThread {
 		return errWMThreadNotFound(id)
 	}
@@ -177,9 +170,9 @@ func (m *Memory) GetWorkingMemoryTemplate(cfg *Config) (WorkingMemoryTemplate, b
 	return WorkingMemoryTemplate{Format: "markdown", Content: strings.TrimSpace(st.wm.Template)}, true
 }
 
-// wmDirect resolves config, store and target of a direct API call and checks
-// thread ownership in thread scope.
-func (m *Memory) wmDirect(ctx context.Context, op, threadID, resourceID string, cfg *Config) (*CheckedStore, Scope, string, error) {
+// directTarget resolves config, store and target of a direct API call and
+// checks thread ownership in thread scope.
+func (m *Memory) directTarget(ctx context.Context, op, threadID, resourceID string, cfg *Config) (*store.Checked, Scope, string, error) {
 	s, err := m.open(ctx, op)
 	if err != nil {
 		return nil, "", "", err
@@ -191,7 +184,7 @@ func (m *Memory) wmDirect(ctx context.Context, op, threadID, resourceID string, 
 	if st.wm == nil {
 		return nil, "", "", errWMDisabled()
 	}
-	scope, id, err := wmTarget(st.wm, threadID, resourceID)
+	scope, id, err := st.wm.target(threadID, resourceID)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -207,35 +200,18 @@ func (m *Memory) wmDirect(ctx context.Context, op, threadID, resourceID string, 
 	return s, scope, id, nil
 }
 
-// wmResult is the JSON result of the updateWorkingMemory tool.
-type wmResult struct {
-	Success bool   `json:"success"`
-	Message string `json:"message,omitempty"`
-}
-
-// JSON is the tool result as the model reads it.
-func (r wmResult) JSON() json.RawMessage {
-	b, _ := json.Marshal(r)
-	return b
-}
-
-func wmFail(msg string) wmResult { return wmResult{Success: false, Message: msg} }
-
-var wmNoData = wmResult{Success: true, Message: "No memory data provided, existing memory unchanged."}
-
 // casWorkingMemory applies compute to the current data and stores the result
 // with compare-and-set on the version. On a conflict it re-reads and
-// re-applies compute, with jittered backoff, up to wmMaxAttempts times; then
-// it returns ErrConflict. compute returns the new data, whether to write, and
-// the result to report. onMissing, when set, is called once if the thread of
+// re-applies compute, with jittered backoff, up to workingmem.MaxAttempts
+// times; then it returns ErrConflict. onMissing, when set, is called once if the thread of
 // a thread-scoped memory does not exist, and the update is retried.
-func (m *Memory) casWorkingMemory(ctx context.Context, s *CheckedStore, scope Scope, id string, onMissing func() error,
-	compute func(cur string) (string, bool, wmResult)) (wmResult, error) {
+func (m *Memory) casWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, id string, onMissing func() error,
+	compute workingmem.Update) (workingmem.Result, error) {
 	var lastErr error
-	for attempt := 0; attempt < wmMaxAttempts; attempt++ {
+	for attempt := 0; attempt < workingmem.MaxAttempts; attempt++ {
 		if attempt > 0 {
-			if err := wmBackoff(ctx, attempt); err != nil {
-				return wmResult{}, err
+			if err := workingmem.Backoff(ctx, attempt); err != nil {
+				return workingmem.Result{}, err
 			}
 		}
 		cur, err := s.GetWorkingMemory(ctx, scope, id)
@@ -256,49 +232,28 @@ func (m *Memory) casWorkingMemory(ctx context.Context, s *CheckedStore, scope Sc
 			lastErr = err
 		case errors.Is(err, ErrThreadNotFound) && scope == ScopeThread && onMissing != nil:
 			if err := onMissing(); err != nil {
-				return wmResult{}, err
+				return workingmem.Result{}, err
 			}
 			onMissing = nil
 			attempt-- // creating the thread is not a lost race
 		default:
-			return wmResult{}, err
+			return workingmem.Result{}, err
 		}
 	}
-	return wmResult{}, &Error{Code: CodeConflict, Op: "updateWorkingMemory",
+	return workingmem.Result{}, &Error{Code: CodeConflict, Op: "updateWorkingMemory",
 		Msg: "working memory kept changing concurrently; the update was not applied", Err: lastErr}
 }
-
-func wmBackoff(ctx context.Context, attempt int) error {
-	ceiling := time.Millisecond << min(attempt, 6) // up to 64ms
-	t := time.NewTimer(time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return memerr.Context("updateWorkingMemory", ctx.Err())
-	case <-t.C:
-		return nil
-	}
-}
-
-const (
-	wmToolDescriptionMarkdown = "Update the working memory: persistent notes about the user kept across conversations. " +
-		"Pass the complete Markdown content as the string argument memory; it replaces the stored notes."
-	wmToolDescriptionJSON = "Update the working memory: persistent notes about the user kept across conversations. " +
-		"Pass an object as memory; it is merged into the stored object (objects merge, arrays are replaced, null deletes a field)."
-	wmToolParamsMarkdown = `{"type":"object","properties":{"memory":{"type":"string","description":"The complete working memory as Markdown, following the template. It replaces the stored memory."}},"required":["memory"]}`
-)
 
 // workingMemoryTool builds the updateWorkingMemory tool bound to one target.
 // Call is safe for concurrent use.
 func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id string, th Thread) Tool {
-	t := Tool{Name: WorkingMemoryToolName, Description: wmToolDescriptionMarkdown, Parameters: json.RawMessage(wmToolParamsMarkdown)}
-	if wc.schema != nil {
-		t.Description = wmToolDescriptionJSON
-		t.Parameters = append(json.RawMessage(nil), wc.schema.params...)
+	t := Tool{
+		Name:        WorkingMemoryToolName,
+		Description: workingmem.ToolDescription(wc.schema) + m.workingMemoryLimitNote(),
+		Parameters:  workingmem.ToolParams(wc.schema),
 	}
-	t.Description += m.wmLimitNote()
 	// ensureThread recreates the turn's thread if it vanished (thread scope).
-	ensureThread := func(ctx context.Context, s *CheckedStore) error {
+	ensureThread := func(ctx context.Context, s *store.Checked) error {
 		if _, err := s.GetThread(ctx, th.ID); err == nil || !errors.Is(err, ErrThreadNotFound) {
 			return err
 		}
@@ -311,25 +266,15 @@ func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id strin
 		if err != nil {
 			return nil, err
 		}
-		var compute func(string) (string, bool, wmResult)
-		if wc.schema != nil {
-			patch, res := parseSchemaUpdate(wc.schema, args)
-			if patch == nil {
-				return res.JSON(), nil
-			}
-			compute = schemaUpdate(wc.schema, patch)
-		} else {
-			data, res, ok := parseMarkdownUpdate(args)
-			if !ok {
-				return res.JSON(), nil
-			}
-			compute = markdownUpdate(wc.Template, data)
+		compute, res := workingmem.ParseUpdate(wc.schema, wc.Template, args)
+		if compute == nil {
+			return res.JSON(), nil
 		}
 		var missing func() error
 		if scope == ScopeThread {
 			missing = func() error { return ensureThread(ctx, s) }
 		}
-		res, err := m.casWorkingMemory(ctx, s, scope, id, missing, compute)
+		res, err = m.casWorkingMemory(ctx, s, scope, id, missing, compute)
 		if errors.Is(err, ErrTooLarge) {
 			return res.JSON(), nil // the model reads the limit and can retry shorter
 		}

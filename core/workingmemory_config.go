@@ -1,8 +1,9 @@
 package core
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/agentmem/agentmem/core/internal/workingmem"
 )
 
 // DefaultWorkingMemoryTemplate is the markdown template used when none is
@@ -32,7 +33,7 @@ type WorkingMemoryConfig struct {
 	Schema   json.RawMessage // JSON Schema; switches to JSON mode (merge updates)
 	Scope    Scope           // default ScopeResource
 
-	schema *wmSchema // compiled Schema, set by resolve
+	schema *workingmem.Schema // compiled Schema, set by resolve
 }
 
 // resolve validates and defaults w. The schema is compiled unless prev (the
@@ -44,14 +45,14 @@ func (w WorkingMemoryConfig) resolve(prev *WorkingMemoryConfig) (WorkingMemoryCo
 	}
 	w.schema = nil
 	switch {
-	case len(w.Schema) > 0 && prev != nil && prev.schema != nil && bytes.Equal(prev.schema.raw, w.Schema):
+	case len(w.Schema) > 0 && prev != nil && prev.schema != nil && prev.schema.CompiledFrom(w.Schema):
 		w.schema = prev.schema
 	case len(w.Schema) > 0:
 		var v map[string]any
 		if err := json.Unmarshal(w.Schema, &v); err != nil {
 			return w, &Error{Code: CodeInvalidConfig, Msg: "workingMemory.schema must be a JSON object", Err: err}
 		}
-		sch, err := compileWorkingMemorySchema(w.Schema)
+		sch, err := workingmem.Compile(w.Schema)
 		if err != nil {
 			return w, &Error{Code: CodeInvalidConfig, Msg: "workingMemory.schema is not a valid JSON Schema", Err: err}
 		}

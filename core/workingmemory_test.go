@@ -14,6 +14,9 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
@@ -24,19 +27,19 @@ import (
 // way two processes would).
 func wmStores() []struct {
 	name string
-	open func(t *testing.T) (core.Store, core.Store)
+	open func(t *testing.T) (store.Store, store.Store)
 } {
 	stores := []struct {
 		name string
-		open func(t *testing.T) (core.Store, core.Store)
+		open func(t *testing.T) (store.Store, store.Store)
 	}{
-		{"memstore", func(t *testing.T) (core.Store, core.Store) {
+		{"memstore", func(t *testing.T) (store.Store, store.Store) {
 			s := memstore.New()
 			return s, s
 		}},
-		{"sqlite", func(t *testing.T) (core.Store, core.Store) {
+		{"sqlite", func(t *testing.T) (store.Store, store.Store) {
 			path := filepath.Join(t.TempDir(), "wm.db")
-			open := func() core.Store {
+			open := func() store.Store {
 				s, err := sqlite.Open(context.Background(), path)
 				if err != nil {
 					t.Fatalf("sqlite.Open: %v", err)
@@ -53,8 +56,8 @@ func wmStores() []struct {
 	if dsn := os.Getenv("AGENTMEM_PG_DSN"); dsn != "" {
 		stores = append(stores, struct {
 			name string
-			open func(t *testing.T) (core.Store, core.Store)
-		}{"postgres", func(t *testing.T) (core.Store, core.Store) {
+			open func(t *testing.T) (store.Store, store.Store)
+		}{"postgres", func(t *testing.T) (store.Store, store.Store) {
 			schema := fmt.Sprintf("wm_%d", rand.Int64())
 			open := func() *postgres.Store {
 				s, err := postgres.Open(context.Background(), dsn, postgres.WithSchema(schema))
@@ -72,7 +75,7 @@ func wmStores() []struct {
 	return stores
 }
 
-func forEachStore(t *testing.T, f func(t *testing.T, a, b core.Store)) {
+func forEachStore(t *testing.T, f func(t *testing.T, a, b store.Store)) {
 	for _, st := range wmStores() {
 		t.Run(st.name, func(t *testing.T) {
 			a, b := st.open(t)
@@ -86,7 +89,7 @@ func wmConfig(wc core.WorkingMemoryConfig) core.Config {
 	return core.Config{WorkingMemory: &wc}
 }
 
-func newWM(t *testing.T, s core.Store, cfg core.Config) *core.Memory {
+func newWM(t *testing.T, s store.Store, cfg core.Config) *core.Memory {
 	t.Helper()
 	m, err := core.New(core.Options{Store: s, Config: cfg})
 	if err != nil {
@@ -170,9 +173,9 @@ func jsonEqual(t *testing.T, got, want string) {
 	}
 }
 
-// Scenario 48: resource-scoped working memory is shared by the threads of a resource.
+// Resource-scoped working memory is shared by the threads of a resource.
 func TestWorkingMemoryResourceScopeShared(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s, _ core.Store) {
+	forEachStore(t, func(t *testing.T, s, _ store.Store) {
 		m := newWM(t, s, wmConfig(core.WorkingMemoryConfig{}))
 		turn := begin(t, m, "thread-1", "R", "I am Alice and I like dogs", nil)
 		const notes = "# About the user\n- **Name**: Alice\n- **Preferences**: I like dogs"
@@ -196,9 +199,9 @@ func TestWorkingMemoryResourceScopeShared(t *testing.T) {
 	})
 }
 
-// Scenario 49: thread-scoped working memory is isolated per thread.
+// Thread-scoped working memory is isolated per thread.
 func TestWorkingMemoryThreadScopeIsolation(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s, _ core.Store) {
+	forEachStore(t, func(t *testing.T, s, _ store.Store) {
 		ctx := context.Background()
 		m := newWM(t, s, wmConfig(core.WorkingMemoryConfig{Scope: core.ScopeThread}))
 		for _, id := range []string{"thread-1", "thread-2"} {
@@ -231,9 +234,9 @@ func TestWorkingMemoryThreadScopeIsolation(t *testing.T) {
 	})
 }
 
-// Scenario 50: the bare template never overwrites existing data.
+// The bare template never overwrites existing data.
 func TestWorkingMemoryEmptyTemplateGuard(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s, _ core.Store) {
+	forEachStore(t, func(t *testing.T, s, _ store.Store) {
 		ctx := context.Background()
 		tpl := "# User\n- **Name**: \n- **City**: \n"
 		m := newWM(t, s, wmConfig(core.WorkingMemoryConfig{Template: tpl}))
@@ -287,9 +290,9 @@ const profileSchema = `{
   }
 }`
 
-// Scenario 51: schema mode merges updates.
+// Schema mode merges updates.
 func TestWorkingMemorySchemaMerge(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s, _ core.Store) {
+	forEachStore(t, func(t *testing.T, s, _ store.Store) {
 		ctx := context.Background()
 		m := newWM(t, s, wmConfig(core.WorkingMemoryConfig{Schema: json.RawMessage(profileSchema)}))
 		if err := m.UpdateWorkingMemory(ctx, "t1", "R", `{"about":{"name":"Jordan","location":"SF"}}`, nil); err != nil {
@@ -380,10 +383,10 @@ func TestWorkingMemorySchemaStartsFreshFromInvalidData(t *testing.T) {
 	jsonEqual(t, getWM(t, m, "t1", "R"), `{"visits":1}`)
 }
 
-// Scenario 53: concurrent updates through two Memory values (two handles on
+// Concurrent updates through two Memory values (two handles on
 // one store) are never lost silently.
 func TestWorkingMemoryConcurrentUpdates(t *testing.T) {
-	forEachStore(t, func(t *testing.T, a, b core.Store) {
+	forEachStore(t, func(t *testing.T, a, b store.Store) {
 		ma, mb := newWM(t, a, wmConfig(core.WorkingMemoryConfig{})), newWM(t, b, wmConfig(core.WorkingMemoryConfig{}))
 		ta, tb := updateTool(t, begin(t, ma, "t1", "R", "hi", nil)), updateTool(t, begin(t, mb, "t2", "R", "hi", nil))
 		for round := 0; round < 5; round++ {
@@ -410,11 +413,11 @@ func TestWorkingMemoryConcurrentUpdates(t *testing.T) {
 	})
 }
 
-// Scenario 53 (merge): N concurrent schema-mode updates of distinct keys
+// N concurrent schema-mode updates of distinct keys
 // through two Memory values all survive; each one re-reads and re-applies on
 // a version conflict.
 func TestWorkingMemoryConcurrentMergeCounter(t *testing.T) {
-	forEachStore(t, func(t *testing.T, a, b core.Store) {
+	forEachStore(t, func(t *testing.T, a, b store.Store) {
 		cfg := wmConfig(core.WorkingMemoryConfig{Schema: json.RawMessage(`{"type":"object","additionalProperties":{"type":"integer"}}`)})
 		mems := []*core.Memory{newWM(t, a, cfg), newWM(t, b, cfg)}
 		tools := []core.Tool{
@@ -451,16 +454,16 @@ func TestWorkingMemoryConcurrentMergeCounter(t *testing.T) {
 
 // conflictStore fails every PutWorkingMemory with a conflict.
 type conflictStore struct {
-	core.Store
+	store.Store
 	puts int
 	mu   sync.Mutex
 }
 
-func (c *conflictStore) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data string, v int64) (core.WorkingMemory, error) {
+func (c *conflictStore) PutWorkingMemory(ctx context.Context, scope core.Scope, id, data string, v int64) (store.WorkingMemory, error) {
 	c.mu.Lock()
 	c.puts++
 	c.mu.Unlock()
-	return core.WorkingMemory{}, core.Errorf(core.CodeConflict, "PutWorkingMemory", "always conflicting")
+	return store.WorkingMemory{}, memerr.Errorf(core.CodeConflict, "PutWorkingMemory", "always conflicting")
 }
 
 // A conflict that never resolves surfaces as ErrConflict after bounded retries.
@@ -479,7 +482,8 @@ func TestWorkingMemoryConflictIsNotSilent(t *testing.T) {
 	}
 }
 
-// Scenario 54: errors.
+// Disabled working memory, a missing resource or thread, a foreign thread and a
+// bad config each get their typed error.
 func TestWorkingMemoryErrors(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
@@ -562,7 +566,8 @@ func TestWorkingMemoryTemplate(t *testing.T) {
 	}
 }
 
-// Scenario 55: instruction rendering.
+// A writable turn gets the instructions, the template, the data and the tool;
+// a read-only turn gets the data alone.
 func TestWorkingMemoryRendering(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
@@ -576,7 +581,7 @@ func TestWorkingMemoryRendering(t *testing.T) {
 		"<working_memory_template>\n" + strings.Trim(core.DefaultWorkingMemoryTemplate, "\n") + "\n</working_memory_template>",
 		"<working_memory_data>\nnull\n</working_memory_data>",
 		"Notes:",
-		"updateWorkingMemory",
+		"calling the " + core.WorkingMemoryToolName + " tool",
 	} {
 		if !strings.Contains(sys, want) {
 			t.Fatalf("system message lacks %q:\n%s", want, sys)
@@ -716,7 +721,7 @@ func TestWorkingMemoryInjectionStaysFenced(t *testing.T) {
 	}
 }
 
-// Scenario 37: working-memory hygiene when a turn is persisted.
+// Working-memory hygiene when a turn is persisted.
 func TestWorkingMemoryHygiene(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
@@ -726,7 +731,7 @@ func TestWorkingMemoryHygiene(t *testing.T) {
 	result := callToolRaw(t, updateTool(t, turn), args)
 	toolOnly := core.Message{Role: core.RoleAssistant, Content: core.Content{Format: 2, Parts: []core.Part{{
 		Type: core.PartToolInvocation,
-		ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: "call-1",
+		ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "call-1",
 			ToolName: core.WorkingMemoryToolName, Args: args, Result: result},
 	}}}}
 	tagged := core.NewMessage(core.RoleAssistant, "Hello <working_memory>secret</working_memory> world")
@@ -734,7 +739,7 @@ func TestWorkingMemoryHygiene(t *testing.T) {
 	if err := turn.Commit(ctx, []core.Message{toolOnly, tagged, onlyTag}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t1", PerPage: core.PerPageAll})
+	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t1", PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -788,7 +793,7 @@ func (s scriptedModel) respond(t *testing.T, turn *core.Turn, userText string) [
 		t.Fatalf("tool result %s", result)
 	}
 	call := core.Message{Role: core.RoleAssistant, Content: core.Content{Format: 2, Parts: []core.Part{
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult,
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult,
 			ToolCallID: "call-" + fmt.Sprint(len(userText)), ToolName: tool.Name, Args: args, Result: result}},
 		core.TextPart("Noted."),
 	}}}
@@ -798,7 +803,7 @@ func (s scriptedModel) respond(t *testing.T, turn *core.Turn, userText string) [
 // A 4-turn flow through Begin/Commit: the model stores facts with the tool;
 // a new thread of the same resource sees them, another resource does not.
 func TestWorkingMemoryScriptedFlow(t *testing.T) {
-	forEachStore(t, func(t *testing.T, s, other core.Store) {
+	forEachStore(t, func(t *testing.T, s, other store.Store) {
 		ctx := context.Background()
 		m := newWM(t, s, wmConfig(core.WorkingMemoryConfig{Template: "# About the user\n- Name:\n- Pet:\n- City:"}))
 		m2 := newWM(t, other, wmConfig(core.WorkingMemoryConfig{Template: "# About the user\n- Name:\n- Pet:\n- City:"}))
@@ -836,7 +841,7 @@ func TestWorkingMemoryScriptedFlow(t *testing.T) {
 			if err := turn.Commit(ctx, model.respond(t, turn, st.text)); err != nil {
 				t.Fatal(err)
 			}
-			res, err := st.mem.Recall(ctx, core.RecallQuery{ThreadID: st.thread, PerPage: core.PerPageAll})
+			res, err := st.mem.Recall(ctx, core.RecallQuery{ThreadID: st.thread, PerPage: store.PerPageAll})
 			if err != nil || len(res.Messages) != st.wantStore {
 				t.Fatalf("turn %d: %d stored messages, %v", i+1, len(res.Messages), err)
 			}
@@ -866,10 +871,10 @@ func mustJSON(v any) string {
 }
 
 // failingWMReads fails every GetWorkingMemory.
-type failingWMReads struct{ core.Store }
+type failingWMReads struct{ store.Store }
 
-func (failingWMReads) GetWorkingMemory(context.Context, core.Scope, string) (core.WorkingMemory, error) {
-	return core.WorkingMemory{}, errors.New("disk on fire")
+func (failingWMReads) GetWorkingMemory(context.Context, core.Scope, string) (store.WorkingMemory, error) {
+	return store.WorkingMemory{}, errors.New("disk on fire")
 }
 
 // Mastra's WorkingMemory input processor ("Failed to get working memory":
@@ -927,13 +932,13 @@ func TestShouldInitializeWithDefaultWorkingMemoryTemplate(t *testing.T) {
 // cancelingStore conflicts on every PutWorkingMemory and cancels the caller's
 // context, so the update's retry backoff sees the cancellation.
 type cancelingStore struct {
-	core.Store
+	store.Store
 	cancel context.CancelFunc
 }
 
-func (c cancelingStore) PutWorkingMemory(context.Context, core.Scope, string, string, int64) (core.WorkingMemory, error) {
+func (c cancelingStore) PutWorkingMemory(context.Context, core.Scope, string, string, int64) (store.WorkingMemory, error) {
 	c.cancel()
-	return core.WorkingMemory{}, core.Errorf(core.CodeConflict, "PutWorkingMemory", "conflict")
+	return store.WorkingMemory{}, memerr.Errorf(core.CodeConflict, "PutWorkingMemory", "conflict")
 }
 
 // A cancellation during the working-memory retry backoff is a *core.Error

@@ -17,6 +17,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	einomem "github.com/agentmem/agentmem/eino"
 )
 
@@ -67,7 +68,7 @@ func checkStoredRuns(t *testing.T, mem *core.Memory, thread string) {
 	}
 	call := all[1].Content.Parts[0].ToolInvocation
 	res := all[2].Content.Parts[0].ToolInvocation
-	if call.State != core.ToolStateCall || res.State != core.ToolStateResult || call.ToolCallID != "call_w" || res.ToolCallID != call.ToolCallID ||
+	if call.State != message.ToolStateCall || res.State != message.ToolStateResult || call.ToolCallID != "call_w" || res.ToolCallID != call.ToolCallID ||
 		res.ToolName != "weather" || string(res.Args) != `{"city":"Paris"}` || string(res.Result) != `{"city":"Paris","temp":21}` {
 		t.Fatalf("tool call/result not linked:\n%s", dump(all[1:3]))
 	}

@@ -15,15 +15,16 @@ import (
 	"github.com/eino-contrib/jsonschema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
-// Embedder adapts an eino embedding.Embedder to core.Embedder (semantic
+// Embedder adapts an eino embedding.Embedder to vector.Embedder (semantic
 // recall), converting float64 vectors to float32.
-func Embedder(e embedding.Embedder) core.Embedder { return embedder{e} }
+func Embedder(e embedding.Embedder) vector.Embedder { return embedder{e} }
 
 type embedder struct{ e embedding.Embedder }
 
-// Embed implements core.Embedder: it embeds texts with the eino embedder, as float32 vectors.
+// Embed implements vector.Embedder: it embeds texts with the eino embedder, as float32 vectors.
 func (e embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	vecs, err := e.e.EmbedStrings(ctx, texts)
 	if err != nil {

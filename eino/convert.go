@@ -272,7 +272,7 @@ func toolCallsFromEino(msg *schema.Message, out *core.Message, meta *msgMeta, ca
 // toolCallFromEino converts one tool call to an invocation in state "call",
 // with a generated id and a placeholder name when it has none, and returns
 // the fields format 2 cannot express.
-func toolCallFromEino(tc schema.ToolCall) (*core.ToolInvocation, callMeta) {
+func toolCallFromEino(tc schema.ToolCall) (*message.ToolInvocation, callMeta) {
 	var cm callMeta
 	id := tc.ID
 	if id == "" {
@@ -291,7 +291,7 @@ func toolCallFromEino(tc schema.ToolCall) (*core.ToolInvocation, callMeta) {
 	if name == "" {
 		name, cm.NoName = message.PlaceholderToolName, true
 	}
-	return &core.ToolInvocation{State: core.ToolStateCall, ToolCallID: id, ToolName: name, Args: args}, cm
+	return &message.ToolInvocation{State: message.ToolStateCall, ToolCallID: id, ToolName: name, Args: args}, cm
 }
 
 // toolResultFromEino converts a tool message to a result part; its name and
@@ -316,8 +316,8 @@ func toolResultFromEino(msg *schema.Message, calls map[string]callInfo, lastCall
 		orig := msg.ToolName
 		tm.ToolName = &orig
 	}
-	part := core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-		State: core.ToolStateResult, ToolCallID: id, ToolName: name, Args: cloneRaw(call.args), Result: resultToJSON(msg.Content)}}
+	part := core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+		State: message.ToolStateResult, ToolCallID: id, ToolName: name, Args: cloneRaw(call.args), Result: resultToJSON(msg.Content)}}
 	if tm == (toolMeta{}) {
 		return part, nil
 	}
@@ -438,7 +438,7 @@ func resultToJSON(content string) json.RawMessage {
 }
 
 // resultText is the tool-message content of a result part.
-func resultText(ti *core.ToolInvocation) string {
+func resultText(ti *message.ToolInvocation) string {
 	r := bytes.TrimSpace(ti.Result)
 	if len(r) == 0 {
 		return ti.ErrorText

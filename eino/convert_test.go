@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	einomem "github.com/agentmem/agentmem/eino"
 )
 
@@ -398,11 +399,11 @@ func TestToolResultBecomesAssistantResult(t *testing.T) {
 		t.Fatalf("tool result = %s", dump(res))
 	}
 	ti := res.Content.Parts[0].ToolInvocation
-	if ti.State != core.ToolStateResult || ti.ToolCallID != "c1" || ti.ToolName != "weather" || string(ti.Args) != `{"city":"Paris"}` || string(ti.Result) != `{"temp":21}` {
+	if ti.State != message.ToolStateResult || ti.ToolCallID != "c1" || ti.ToolName != "weather" || string(ti.Args) != `{"city":"Paris"}` || string(ti.Result) != `{"temp":21}` {
 		t.Fatalf("tool invocation = %s", dump(ti))
 	}
 	call := cm[1].Content.Parts[0].ToolInvocation
-	if call.State != core.ToolStateCall || call.ToolCallID != "c1" {
+	if call.State != message.ToolStateCall || call.ToolCallID != "c1" {
 		t.Fatalf("call = %s", dump(call))
 	}
 	if got := einomem.ToEino(cm); !reflect.DeepEqual(got, in) {
@@ -415,7 +416,7 @@ func TestToolResultBecomesAssistantResult(t *testing.T) {
 func TestToEinoForeignMessages(t *testing.T) {
 	merged := core.Message{ID: "m1", Role: core.RoleAssistant, Content: core.Content{Format: 2, Parts: []core.Part{
 		core.TextPart("checking"),
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: "x", ToolName: "weather", Args: json.RawMessage(`{"city":"Oslo"}`), Result: json.RawMessage(`{"temp":3}`)}},
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "x", ToolName: "weather", Args: json.RawMessage(`{"city":"Oslo"}`), Result: json.RawMessage(`{"temp":3}`)}},
 	}}}
 	got := einomem.ToEino([]core.Message{merged})
 	want := []*schema.Message{

@@ -12,6 +12,8 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	einomem "github.com/agentmem/agentmem/eino"
 )
@@ -49,9 +51,9 @@ func promptTokens(t testing.TB, prompt []*schema.Message) int {
 		t.Fatal(err)
 	}
 	for i := range cm {
-		cm[i].Tokens = core.CountMessageTokens(byteTok{}, &cm[i])
+		cm[i].Tokens = budget.MessageTokens(byteTok{}, &cm[i])
 	}
-	return core.PromptTokens(cm)
+	return budget.PromptTokens(cm)
 }
 
 func stripIDs(msgs []*schema.Message) []*schema.Message {
@@ -140,7 +142,7 @@ func TestGraphThreeTurns(t *testing.T) {
 		t.Fatalf("stored %d messages: %s", len(all), dump(all))
 	}
 	res := all[2].Content.Parts[0].ToolInvocation
-	if all[1].Content.Parts[0].ToolInvocation.ToolCallID != "call_1" || res.State != core.ToolStateResult ||
+	if all[1].Content.Parts[0].ToolInvocation.ToolCallID != "call_1" || res.State != message.ToolStateResult ||
 		res.ToolCallID != "call_1" || res.ToolName != "weather" || string(res.Args) != `{"city":"Paris"}` {
 		t.Fatalf("stored tool messages: %s", dump(all[1:3]))
 	}

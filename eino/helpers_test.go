@@ -11,6 +11,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -28,7 +29,7 @@ func (byteTok) Count(s string) int {
 }
 func (byteTok) Encoding() string { return "bytes" }
 
-func newMemory(t testing.TB, s core.Store, cfg core.Config) *core.Memory {
+func newMemory(t testing.TB, s store.Store, cfg core.Config) *core.Memory {
 	t.Helper()
 	if s == nil {
 		s = memstore.New()
@@ -133,7 +134,7 @@ func readAll(t testing.TB, sr *schema.StreamReader[*schema.Message]) []*schema.M
 // stored returns every stored message of a thread, chronologically.
 func stored(t testing.TB, m *core.Memory, thread string) []core.Message {
 	t.Helper()
-	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: thread, PerPage: core.PerPageAll})
+	res, err := m.Recall(ctx, core.RecallQuery{ThreadID: thread, PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -197,7 +197,7 @@ func callsOf(msgs []core.Message) map[string]callInfo {
 	for i := range msgs {
 		for _, p := range msgs[i].Content.Parts {
 			if ti := p.ToolInvocation; ti != nil && !message.IsPlaceholderToolName(ti.ToolName) {
-				if _, ok := out[ti.ToolCallID]; !ok || ti.State == core.ToolStateCall {
+				if _, ok := out[ti.ToolCallID]; !ok || ti.State == message.ToolStateCall {
 					out[ti.ToolCallID] = callInfo{name: ti.ToolName, args: ti.Args}
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 )
 
 // Multi-content parts: eino input, output and legacy parts to format-2 parts and back.
@@ -128,7 +129,7 @@ func outputPartToCore(p schema.MessageOutputPart) (*core.Part, layoutEntry, erro
 	case p.Type == schema.ChatMessagePartTypeReasoning && p.Reasoning != nil:
 		r := core.Part{Type: core.PartReasoning, Reasoning: p.Reasoning.Text}
 		if p.Reasoning.Signature != "" {
-			r.Details = []core.ReasoningDetail{{Type: "text", Text: p.Reasoning.Text, Signature: p.Reasoning.Signature}}
+			r.Details = []message.ReasoningDetail{{Type: "text", Text: p.Reasoning.Text, Signature: p.Reasoning.Signature}}
 		}
 		part, sk.Reasoning = &r, &schema.MessageOutputReasoning{}
 	case p.Type == schema.ChatMessagePartTypeImageURL && p.Image != nil:

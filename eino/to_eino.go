@@ -6,6 +6,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 )
 
 // ToEino converts format-2 messages to eino messages for a model. Messages
@@ -100,9 +101,9 @@ func extraToEino(stored map[string]any, id string) map[string]any {
 
 // splitParts separates the content parts (text, reasoning, file) from the
 // tool invocations; other parts are dropped.
-func splitParts(parts []core.Part) ([]*core.Part, []*core.ToolInvocation) {
+func splitParts(parts []core.Part) ([]*core.Part, []*message.ToolInvocation) {
 	var content []*core.Part
-	var tools []*core.ToolInvocation
+	var tools []*message.ToolInvocation
 	for i := range parts {
 		p := &parts[i]
 		switch {
@@ -116,9 +117,9 @@ func splitParts(parts []core.Part) ([]*core.Part, []*core.ToolInvocation) {
 }
 
 // firstResult is the first invocation in state "result", or nil.
-func firstResult(tools []*core.ToolInvocation) *core.ToolInvocation {
+func firstResult(tools []*message.ToolInvocation) *message.ToolInvocation {
 	for _, ti := range tools {
-		if ti.State == core.ToolStateResult {
+		if ti.State == message.ToolStateResult {
 			return ti
 		}
 	}
@@ -128,7 +129,7 @@ func firstResult(tools []*core.ToolInvocation) *core.ToolInvocation {
 // toolMessageToEino turns main into the tool message of res, restoring the
 // fields kept in tm. When synthesize is set and the call was not emitted yet,
 // the call comes first, so the tool message follows its call.
-func toolMessageToEino(main *schema.Message, res *core.ToolInvocation, tm *toolMeta, emitted map[string]bool, synthesize bool) []*schema.Message {
+func toolMessageToEino(main *schema.Message, res *message.ToolInvocation, tm *toolMeta, emitted map[string]bool, synthesize bool) []*schema.Message {
 	var out []*schema.Message
 	if synthesize && !emitted[res.ToolCallID] {
 		out = append(out, &schema.Message{Role: schema.Assistant, ToolCalls: []schema.ToolCall{callFromCore(res, nil)}})
@@ -151,7 +152,7 @@ func toolMessageToEino(main *schema.Message, res *core.ToolInvocation, tm *toolM
 
 // withToolCalls adds a ToolCall to main per invocation (restoring the fields
 // kept in calls) and returns main followed by a tool message per result.
-func withToolCalls(main *schema.Message, tools []*core.ToolInvocation, calls map[string]callMeta, emitted map[string]bool) []*schema.Message {
+func withToolCalls(main *schema.Message, tools []*message.ToolInvocation, calls map[string]callMeta, emitted map[string]bool) []*schema.Message {
 	var results []*schema.Message
 	for _, ti := range tools {
 		var cm *callMeta
@@ -160,7 +161,7 @@ func withToolCalls(main *schema.Message, tools []*core.ToolInvocation, calls map
 		}
 		main.ToolCalls = append(main.ToolCalls, callFromCore(ti, cm))
 		emitted[ti.ToolCallID] = true
-		if ti.State == core.ToolStateResult {
+		if ti.State == message.ToolStateResult {
 			results = append(results, &schema.Message{Role: schema.Tool, ToolCallID: ti.ToolCallID, ToolName: ti.ToolName, Content: resultText(ti)})
 		}
 	}
@@ -171,7 +172,7 @@ func withToolCalls(main *schema.Message, tools []*core.ToolInvocation, calls map
 	return append([]*schema.Message{main}, results...)
 }
 
-func callFromCore(ti *core.ToolInvocation, cm *callMeta) schema.ToolCall {
+func callFromCore(ti *message.ToolInvocation, cm *callMeta) schema.ToolCall {
 	tc := schema.ToolCall{ID: ti.ToolCallID, Type: "function", Function: schema.FunctionCall{Name: ti.ToolName, Arguments: argsText(ti.Args)}}
 	if cm == nil {
 		return tc

@@ -14,6 +14,7 @@ import (
 	"github.com/tmc/langchaingo/util/cloudsqlutil"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	einomem "github.com/agentmem/agentmem/eino"
 	lcmem "github.com/agentmem/agentmem/langchaingo"
 	"github.com/agentmem/agentmem/langchaingo/alloydb"
@@ -70,7 +71,7 @@ func TestEinoToolResultTurnRoundTrips(t *testing.T) {
 	if tool != plain {
 		t.Fatalf("a tool-result turn made %d statements, a plain turn %d: the adapter looks the call up itself", tool, plain)
 	}
-	res, err := mem.Recall(bg, core.RecallQuery{ThreadID: "tool", ResourceID: "r", PerPage: core.PerPageAll})
+	res, err := mem.Recall(bg, core.RecallQuery{ThreadID: "tool", ResourceID: "r", PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}

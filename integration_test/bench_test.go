@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -16,12 +18,12 @@ var bg = context.Background()
 
 // seedThread fills a thread with n alternating user/assistant messages of
 // realistic length, counted with the real tokenizer once per distinct text.
-func seedThread(b testing.TB, s core.Store, mem *core.Memory, thread string, n int) {
+func seedThread(b testing.TB, s store.Store, mem *core.Memory, thread string, n int) {
 	seedThreadWith(b, s, mem, thread, n, 1)
 }
 
 // seedThreadWith repeats each text rep times (rep 4 gives ~80-token turns).
-func seedThreadWith(b testing.TB, s core.Store, mem *core.Memory, thread string, n, rep int) {
+func seedThreadWith(b testing.TB, s store.Store, mem *core.Memory, thread string, n, rep int) {
 	b.Helper()
 	if _, err := s.SaveThread(bg, core.Thread{ID: thread, ResourceID: "bench", CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}); err != nil {
 		b.Fatal(err)
@@ -35,7 +37,7 @@ func seedThreadWith(b testing.TB, s core.Store, mem *core.Memory, thread string,
 	for i := range texts {
 		texts[i] = strings.TrimSpace(strings.Repeat(texts[i]+" ", rep))
 		msg := core.NewMessage(core.RoleUser, texts[i])
-		counts[i] = core.CountMessageTokens(mem.Tokenizer(), &msg)
+		counts[i] = budget.MessageTokens(mem.Tokenizer(), &msg)
 	}
 	const batch = 2000
 	for lo := 0; lo < n; lo += batch {
@@ -160,7 +162,7 @@ func BenchmarkSQLiteBegin(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if core.PromptTokens(turn.Messages()) > 8000 {
+				if budget.PromptTokens(turn.Messages()) > 8000 {
 					b.Fatal("over budget")
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // Two concurrent clones to one new id, on every store: exactly one
@@ -53,7 +54,7 @@ func TestCloneThreadRace(t *testing.T) {
 				if ok != 1 {
 					t.Fatalf("round %d: %d clones succeeded, want exactly 1", round, ok)
 				}
-				page, err := m.Recall(bg, core.RecallQuery{ThreadID: id, ResourceID: "r", PerPage: core.PerPageAll})
+				page, err := m.Recall(bg, core.RecallQuery{ThreadID: id, ResourceID: "r", PerPage: store.PerPageAll})
 				if err != nil {
 					t.Fatal(err)
 				}

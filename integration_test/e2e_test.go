@@ -99,7 +99,7 @@ func checkTrimmed(t *testing.T, mem *core.Memory, thread string) {
 	}
 }
 
-// Issue 6: a conversation chain through the langchaingo adapter on PostgreSQL
+// TestEndToEndLangchaingo: a conversation chain through the langchaingo adapter on PostgreSQL
 // + Weaviate, 20 turns; then a new Memory recalls a fact from turn 2 that the
 // token budget trimmed from history long ago.
 func TestEndToEndLangchaingo(t *testing.T) {
@@ -178,7 +178,7 @@ func einoGraph(t *testing.T, mem *core.Memory, chat *scriptedChat) compose.Runna
 	return run
 }
 
-// Issue 7: the same through an eino graph.
+// TestEndToEndEino: the same through an eino graph.
 func TestEndToEndEino(t *testing.T) {
 	schemaName, prefix := e2eNames(t)
 	mem := e2eMemory(t, schemaName, prefix)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 )
 
@@ -27,7 +28,7 @@ func (f *flakyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	return local.NewHashEmbedder(f.dim).Embed(ctx, texts)
 }
 
-// Scenario 46: one index name for every path; a failed probe is retried.
+// TestIndexNaming: one index name for every path; a failed probe is retried.
 func TestIndexNaming(t *testing.T) {
 	for _, c := range []struct {
 		dim  int
@@ -50,7 +51,7 @@ func TestIndexNaming(t *testing.T) {
 		emb.down.Store(false) // the next call probes again
 		save(t, mem, "t", "r", "lighthouses guide ships at night")
 		q, _ := emb.Embed(bg, []string{"lighthouses"})
-		hits, err := vs.Query(bg, c.name, core.VectorQuery{Vector: q[0], TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+		hits, err := vs.Query(bg, c.name, vector.Query{Vector: q[0], TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
 		if err != nil || len(hits) != 1 {
 			t.Fatalf("dim %d: write path did not use %s: %v %v", c.dim, c.name, hits, err)
 		}
@@ -60,7 +61,7 @@ func TestIndexNaming(t *testing.T) {
 	}
 }
 
-// Scenario 44: only hits scoring at least Threshold are recalled.
+// TestRecallThreshold: only hits scoring at least Threshold are recalled.
 func TestRecallThreshold(t *testing.T) {
 	mem, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(384),
 		Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})

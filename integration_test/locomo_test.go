@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
@@ -29,7 +30,7 @@ import (
 
 // locomoMemory opens a Memory over a fresh memstore with vs and emb, saves
 // convs into it and returns it.
-func locomoMemory(t *testing.T, vs core.VectorStore, emb core.Embedder, sr core.SemanticRecall, convs []vectortest.LoCoMoConversation) *core.Memory {
+func locomoMemory(t *testing.T, vs vector.Store, emb vector.Embedder, sr core.SemanticRecall, convs []vectortest.LoCoMoConversation) *core.Memory {
 	t.Helper()
 	mem, err := core.New(core.Options{Store: memstore.New(), Vector: vs, Embedder: emb,
 		Config: core.Config{SemanticRecall: &sr}})
@@ -135,7 +136,7 @@ func crossValidate(t *testing.T, store string, mem *core.Memory, convs []vectort
 	t.Helper()
 	grid := make([][]vectortest.Scorer, len(locomoAlphas))
 	for i, a := range locomoAlphas {
-		grid[i] = evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: core.SearchHybrid, Hybrid: &core.Hybrid{Alpha: core.Float(a)}})
+		grid[i] = evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: vector.SearchHybrid, Hybrid: &core.Hybrid{Alpha: core.Float(a)}})
 		r := total(grid[i])
 		report(t, store, fmt.Sprintf("hybrid α %.1f (in-sample)", a), r)
 	}
@@ -172,7 +173,7 @@ func report(t *testing.T, store, name string, r vectortest.RecallResult) {
 // with AGENTMEM_LOCOMO_ABLATION=1 prints the ablation table of BENCHMARKS.md.
 func TestLoCoMoThroughMemory(t *testing.T) {
 	convs := vectortest.LoadLoCoMo(t)
-	open := func() (core.VectorStore, core.Embedder) { return local.New(), local.NewHashEmbedder(0) }
+	open := func() (vector.Store, vector.Embedder) { return local.New(), local.NewHashEmbedder(0) }
 	def := locomoModes(t, "local", open, convs)
 	if def.Recall < 0.72 {
 		t.Errorf("default config recall %.3f, want >= 0.72", def.Recall)
@@ -196,7 +197,7 @@ func TestLoCoMoThroughMemoryWeaviate(t *testing.T) {
 	host, grpc := weaviateHost(t)
 	for _, vz := range []string{weaviate.VectorizerNone, "text2vec-transformers"} {
 		t.Run(vz, func(t *testing.T) {
-			open := func() (core.VectorStore, core.Embedder) {
+			open := func() (vector.Store, vector.Embedder) {
 				prefix := fmt.Sprintf("Locomo%d", rand.Int64N(1<<40))
 				vs, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: grpc, Vectorizer: vz, ClassPrefix: prefix})
 				if err != nil {
@@ -216,15 +217,15 @@ func TestLoCoMoThroughMemoryWeaviate(t *testing.T) {
 // locomoModes reports the default config, BM25 only, vector only and the
 // cross-validated hybrid on a store from open, checks that the hybrid beats
 // both single modes, and returns the default's result.
-func locomoModes(t *testing.T, store string, open func() (core.VectorStore, core.Embedder), convs []vectortest.LoCoMoConversation) vectortest.RecallResult {
+func locomoModes(t *testing.T, store string, open func() (vector.Store, vector.Embedder), convs []vectortest.LoCoMoConversation) vectortest.RecallResult {
 	t.Helper()
 	vs, emb := open()
 	mem := locomoMemory(t, vs, emb, core.SemanticRecall{}, convs)
 	def := total(evalMemoryLoCoMo(t, mem, convs, nil))
 	report(t, store, "default", def)
-	bm25 := total(evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: core.SearchBM25}))
+	bm25 := total(evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: vector.SearchBM25}))
 	report(t, store, "bm25", bm25)
-	vec := total(evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: core.SearchVector}))
+	vec := total(evalMemoryLoCoMo(t, mem, convs, &core.SemanticRecall{Mode: vector.SearchVector}))
 	report(t, store, "vector", vec)
 	cv, picked := crossValidate(t, store, mem, convs)
 	report(t, store, fmt.Sprintf("hybrid cross-validated (α picked %v)", picked), cv)

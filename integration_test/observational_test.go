@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
@@ -23,13 +25,13 @@ import (
 
 type omBackend struct {
 	name string
-	open func(t *testing.T) core.Store
+	open func(t *testing.T) store.Store
 }
 
 func omBackends() []omBackend {
 	return []omBackend{
-		{"memstore", func(t *testing.T) core.Store { return memstore.New() }},
-		{"sqlite", func(t *testing.T) core.Store {
+		{"memstore", func(t *testing.T) store.Store { return memstore.New() }},
+		{"sqlite", func(t *testing.T) store.Store {
 			s, err := sqlite.Open(bg, filepath.Join(t.TempDir(), "om.db"))
 			if err != nil {
 				t.Fatal(err)
@@ -37,7 +39,7 @@ func omBackends() []omBackend {
 			t.Cleanup(func() { _ = s.Close() })
 			return s
 		}},
-		{"postgres", func(t *testing.T) core.Store { return openPG(t, nil) }},
+		{"postgres", func(t *testing.T) store.Store { return openPG(t, nil) }},
 	}
 }
 
@@ -107,7 +109,7 @@ func (r *omReflector) Generate(ctx context.Context, system, prompt string) (stri
 	return fmt.Sprintf("- [2026-10-30] (high) reflection %d condensed %d lines", n, strings.Count(prompt, "\n- ")), nil
 }
 
-func omMemory(t *testing.T, s core.Store, cfg core.Config) *core.Memory {
+func omMemory(t *testing.T, s store.Store, cfg core.Config) *core.Memory {
 	t.Helper()
 	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: omBytes{}})
 	if err != nil {
@@ -143,7 +145,7 @@ func omTurn(t *testing.T, m *core.Memory, thread, res string, i int) *core.Turn 
 // checkExactlyOnce: every stored message of the threads was sent to exactly
 // one successful observer call if the record says it is observed, and to
 // none if not; no tag was sent twice.
-func checkExactlyOnce(t *testing.T, s *core.CheckedStore, obs *omObserver, key string, threads ...string) (observed, unobserved int) {
+func checkExactlyOnce(t *testing.T, s *store.Checked, obs *omObserver, key string, threads ...string) (observed, unobserved int) {
 	t.Helper()
 	rec, err := s.GetObservations(bg, key)
 	if err != nil {
@@ -152,7 +154,7 @@ func checkExactlyOnce(t *testing.T, s *core.CheckedStore, obs *omObserver, key s
 	seen := obs.observed()
 	total := 0
 	for _, th := range threads {
-		page, err := s.ListMessages(bg, core.MessageQuery{ThreadID: th, PerPage: core.PerPageAll})
+		page, err := s.ListMessages(bg, store.MessageQuery{ThreadID: th, PerPage: store.PerPageAll})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +186,7 @@ func checkExactlyOnce(t *testing.T, s *core.CheckedStore, obs *omObserver, key s
 func TestObservationalLongConversation(t *testing.T) {
 	for _, b := range omBackends() {
 		t.Run(b.name, func(t *testing.T) {
-			s := core.Check(b.open(t))
+			s := store.Check(b.open(t))
 			obs, ref := &omObserver{}, &omReflector{}
 			const mt, ot = 400, 300
 			m := omMemory(t, s, omCfg(obs, ref, mt, ot))
@@ -231,7 +233,7 @@ func TestObservationalLongConversation(t *testing.T) {
 					// Instructions, preamble, fence and hint: fixed per prompt.
 					frame = system - rec.ObservationTokens
 				}
-				total := core.PromptTokens(prompt)
+				total := budget.PromptTokens(prompt)
 				if frame >= 0 && total > mt+ot+input+frame+64 {
 					t.Fatalf("turn %d: prompt %d tokens > %d + %d + %d (turn) + %d (frame)", i, total, mt, ot, input, frame)
 				}
@@ -269,7 +271,7 @@ func TestObservationalLongConversation(t *testing.T) {
 func TestObservationalFailures(t *testing.T) {
 	for _, b := range omBackends() {
 		t.Run(b.name, func(t *testing.T) {
-			s := core.Check(b.open(t))
+			s := store.Check(b.open(t))
 			obs := &omObserver{hook: func(ctx context.Context, call int64) error {
 				switch call {
 				case 2:
@@ -318,7 +320,7 @@ func TestObservationalFailures(t *testing.T) {
 func TestObservationalResourceScope(t *testing.T) {
 	for _, b := range omBackends() {
 		t.Run(b.name, func(t *testing.T) {
-			s := core.Check(b.open(t))
+			s := store.Check(b.open(t))
 			obs := &omObserver{}
 			cfg := omCfg(obs, &omReflector{}, 300, 100000)
 			cfg.ObservationalMemory.Scope = core.ScopeResource

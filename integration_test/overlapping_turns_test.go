@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
@@ -71,30 +73,30 @@ type overlapLog struct {
 	// Read is the boundary the turn loaded history under; Horizon the
 	// highest Seq of the thread just before it read it (every message up to
 	// it was committed before the turn began reading).
-	Read    *core.Boundary `json:"read,omitempty"`
-	Horizon int64          `json:"horizon"`
+	Read    *store.Boundary `json:"read,omitempty"`
+	Horizon int64           `json:"horizon"`
 	// Advance is set on the line of an AdvanceBoundary call.
 	Advance *advanceLog `json:"advance,omitempty"`
 }
 
 type advanceLog struct {
-	SeenSeq int64         `json:"seenSeq"`
-	Stored  core.Boundary `json:"stored"`
+	SeenSeq int64          `json:"seenSeq"`
+	Stored  store.Boundary `json:"stored"`
 }
 
 // recordingStore notes, for each GetThread, the thread's highest Seq just
 // before and the boundary returned, and every AdvanceBoundary call of one
 // worker (whose turns run one at a time).
 type recordingStore struct {
-	core.Store
+	store.Store
 	horizon  int64
-	read     *core.Boundary
+	read     *store.Boundary
 	advances []advanceLog
 }
 
 func (r *recordingStore) GetThread(ctx context.Context, id string) (core.Thread, error) {
 	r.horizon = 0
-	if p, err := r.Store.ListMessages(ctx, core.MessageQuery{ThreadID: id, PerPage: core.PerPageAll}); err == nil {
+	if p, err := r.Store.ListMessages(ctx, store.MessageQuery{ThreadID: id, PerPage: store.PerPageAll}); err == nil {
 		for _, m := range p.Messages {
 			r.horizon = max(r.horizon, m.Seq)
 		}
@@ -108,7 +110,7 @@ func (r *recordingStore) GetThread(ctx context.Context, id string) (core.Thread,
 	return th, err
 }
 
-func (r *recordingStore) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand core.Boundary) (core.Boundary, error) {
+func (r *recordingStore) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand store.Boundary) (store.Boundary, error) {
 	b, err := r.Store.AdvanceBoundary(ctx, threadID, resourceID, cand)
 	if err == nil {
 		r.advances = append(r.advances, advanceLog{SeenSeq: cand.SeenSeq, Stored: b.Clone()})
@@ -175,7 +177,7 @@ func runOverlapWorker() error {
 
 // openOverlapStore opens the store named by spec ("sqlite:<path>" or
 // "postgres:<schema>", the DSN from AGENTMEM_PG_DSN).
-func openOverlapStore(ctx context.Context, spec string) (core.Store, error) {
+func openOverlapStore(ctx context.Context, spec string) (store.Store, error) {
 	kind, arg, _ := strings.Cut(spec, ":")
 	if kind == "sqlite" {
 		return sqlite.Open(ctx, arg, sqlite.WithBusyTimeout(30*time.Second))
@@ -201,7 +203,7 @@ func TestOverlappingTurnsAcrossProcesses(t *testing.T) {
 
 // runOverlap starts the workers on spec, waits for them and checks what
 // every turn loaded against the committed messages.
-func runOverlap(t *testing.T, spec string, s core.Store) {
+func runOverlap(t *testing.T, spec string, s store.Store) {
 	dir := t.TempDir()
 	procs := make([]*exec.Cmd, overlapWorkers)
 	for w := range procs {
@@ -255,10 +257,10 @@ func readOverlapLog(t *testing.T, path string) []overlapLog {
 // read past it while it lay before the turn's full window. A boundary
 // without ids was pulled back by an insert or clamped (it hides less than
 // the boundary it came from); its skips are counted, not attributed.
-func checkNothingHiddenUnseen(t *testing.T, s core.Store, logs []overlapLog) {
+func checkNothingHiddenUnseen(t *testing.T, s store.Store, logs []overlapLog) {
 	t.Helper()
-	c := core.Check(s)
-	p, err := c.ListMessages(bg, core.MessageQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	c := store.Check(s)
+	p, err := c.ListMessages(bg, store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +303,7 @@ func checkNothingHiddenUnseen(t *testing.T, s core.Store, logs []overlapLog) {
 			return false
 		}
 		for _, id := range a.turn.Loaded {
-			if o := byID[id]; core.Less(&o, &m) {
+			if o := byID[id]; message.Less(&o, &m) {
 				return false
 			}
 		}
@@ -342,7 +344,7 @@ func checkNothingHiddenUnseen(t *testing.T, s core.Store, logs []overlapLog) {
 		len(turns), overlapWorkers, len(authors), skipped, pulledBack, unseen)
 }
 
-func sameBoundary(a, b core.Boundary) bool {
+func sameBoundary(a, b store.Boundary) bool {
 	return a.CreatedAt.Equal(b.CreatedAt) && fmt.Sprint(a.MessageIDs) == fmt.Sprint(b.MessageIDs) &&
 		a.MaxTokens == b.MaxTokens && a.AtMaxRemoveTokens == b.AtMaxRemoveTokens
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 )
 
 // A turn's reads take at most 3 round trips, Commit at most 2 (warm pool).
@@ -134,7 +135,7 @@ func BenchmarkPostgresBegin(b *testing.B) {
 			// keep the newest messages that fit, counting each with the real tokenizer
 			total := 0
 			for j := len(all) - 1; j >= 0; j-- {
-				total += core.CountMessageTokens(mem.Tokenizer(), &all[j])
+				total += budget.MessageTokens(mem.Tokenizer(), &all[j])
 				if total > 8000 {
 					break
 				}

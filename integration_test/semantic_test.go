@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
@@ -24,16 +26,16 @@ import (
 // store embeds itself).
 type vectorBackend struct {
 	name string
-	open func(t *testing.T) (core.VectorStore, core.Embedder)
+	open func(t *testing.T) (vector.Store, vector.Embedder)
 }
 
 func vectorBackends() []vectorBackend {
 	return []vectorBackend{
-		{"local", func(t *testing.T) (core.VectorStore, core.Embedder) { return local.New(), local.NewHashEmbedder(384) }},
-		{"weaviate-self-embedding", func(t *testing.T) (core.VectorStore, core.Embedder) {
+		{"local", func(t *testing.T) (vector.Store, vector.Embedder) { return local.New(), local.NewHashEmbedder(384) }},
+		{"weaviate-self-embedding", func(t *testing.T) (vector.Store, vector.Embedder) {
 			return openWeaviate(t, fmt.Sprintf("Sem%d", rand.Int64N(1<<40))), nil
 		}},
-		{"weaviate-vectors", func(t *testing.T) (core.VectorStore, core.Embedder) {
+		{"weaviate-vectors", func(t *testing.T) (vector.Store, vector.Embedder) {
 			host, grpc := weaviateHost(t)
 			prefix := fmt.Sprintf("Vec%d", rand.Int64N(1<<40))
 			s, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: grpc, ClassPrefix: prefix})
@@ -66,7 +68,7 @@ func dropClasses(s *weaviate.Store, prefix string) {
 	}
 }
 
-func semMemory(t *testing.T, b vectorBackend, cfg core.Config) (*core.Memory, core.Store) {
+func semMemory(t *testing.T, b vectorBackend, cfg core.Config) (*core.Memory, store.Store) {
 	t.Helper()
 	vs, emb := b.open(t)
 	s := memstore.New()
@@ -118,12 +120,14 @@ func onlySemantic(sr core.SemanticRecall) *core.Config {
 	return &core.Config{LastMessages: core.NoHistory, SemanticRecall: &sr}
 }
 
-// Study §8 E, scenarios 39–47, on every vector backend.
-func TestSemanticRecallScenarios(t *testing.T) {
+// TestSemanticRecallRules checks, on every vector backend, the message range
+// around a hit, thread and resource scope, what is indexed and how it is
+// chunked, and that deleting messages deletes their vectors.
+func TestSemanticRecallRules(t *testing.T) {
 	for _, b := range vectorBackends() {
 		t.Run(b.name, func(t *testing.T) {
 			cfg := core.Config{SemanticRecall: &core.SemanticRecall{}}
-			t.Run("39 window", func(t *testing.T) {
+			t.Run("window", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				save(t, mem, "t", "r", "First unrelated remark", "Another unrelated remark", "Message about volcanoes erupting lava",
 					"Yet another remark", "One more remark", "Message about glaciers melting ice", "Final remark")
@@ -131,7 +135,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					Config: onlySemantic(core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{Before: 1, After: 1}})})
 				same(t, "window", got, []string{"Another unrelated remark", "Message about volcanoes erupting lava", "Yet another remark"})
 			})
-			t.Run("40 asymmetric ranges", func(t *testing.T) {
+			t.Run("asymmetric ranges", func(t *testing.T) {
 				// Without thread context, so that the question (not its
 				// answer, which context indexing also matches) is the hit.
 				noContext := core.SemanticRecall{IndexText: &core.IndexText{ContextMessages: core.Int(0)}}
@@ -148,7 +152,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					t.Fatalf("{1,1} = %v", got)
 				}
 			})
-			t.Run("41 scope", func(t *testing.T) {
+			t.Run("scope", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				save(t, mem, "t1", "r", "The sky is blue today", "Indeed a clear blue sky")
 				save(t, mem, "t2", "r", "The ocean is blue and deep", "Deep blue ocean water")
@@ -165,7 +169,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					t.Fatalf("resource scope = %v", resource)
 				}
 			})
-			t.Run("42 resource scope needs resourceId", func(t *testing.T) {
+			t.Run("resource scope needs resourceId", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				save(t, mem, "t", "r", "hello")
 				_, err := mem.Recall(bg, core.RecallQuery{ThreadID: "t", VectorSearch: "hello"})
@@ -173,7 +177,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					t.Fatalf("err = %v", err)
 				}
 			})
-			t.Run("43 text extraction and chunking", func(t *testing.T) {
+			t.Run("text extraction and chunking", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				m := core.Message{Role: core.RoleUser, ThreadID: "t", ResourceID: "r", Content: core.Content{Parts: []core.Part{core.TextPart("Hello"), core.TextPart("world"), core.TextPart("again")}}}
 				if _, err := mem.CreateThread(bg, core.ThreadInput{ID: "t", ResourceID: "r"}); err != nil {
@@ -199,7 +203,7 @@ func TestSemanticRecallScenarios(t *testing.T) {
 					t.Fatalf("chunked message recalled %d times, want once", n)
 				}
 			})
-			t.Run("47 vector cleanup", func(t *testing.T) {
+			t.Run("vector cleanup", func(t *testing.T) {
 				mem, _ := semMemory(t, b, cfg)
 				msgs := save(t, mem, "t", "r", "penguins waddle on ice", "kangaroos hop in the outback")
 				save(t, mem, "t2", "r", "penguins again in another thread")
@@ -285,12 +289,12 @@ func TestEmbeddingDimension(t *testing.T) {
 	if !errors.Is(err, core.ErrEmbeddingDimensionMismatch) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, name := range []string{core.IndexName(768), core.IndexName(384)} {
-		if _, err := vs.Query(bg, name, core.VectorQuery{Vector: make([]float32, 384), TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}}); err == nil {
+	for _, name := range []string{vector.IndexName(768), vector.IndexName(384)} {
+		if _, err := vs.Query(bg, name, vector.Query{Vector: make([]float32, 384), TopK: 1, Filter: vector.Filter{ResourceID: "r"}}); err == nil {
 			t.Fatalf("index %s was created despite the mismatch", name)
 		}
 	}
-	if got := recallTexts(t, mem, core.RecallQuery{ThreadID: "t", PerPage: core.PerPageAll}); len(got) != 1 {
+	if got := recallTexts(t, mem, core.RecallQuery{ThreadID: "t", PerPage: store.PerPageAll}); len(got) != 1 {
 		t.Fatalf("the message was not stored: %v", got)
 	}
 }
@@ -477,7 +481,7 @@ func same(t *testing.T, what string, got, want []string) {
 	}
 }
 
-// Scenario 45, the turn path: Begin queries with the last user message;
+// TestSemanticRecallInTurns, the turn path: Begin queries with the last user message;
 // same-thread hits land chronologically before the recent window, other-thread
 // hits come as one fenced system message that stored text cannot break out of.
 func TestSemanticRecallInTurns(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
@@ -75,7 +76,7 @@ func benchCorpora(b *testing.B) []benchCorpus {
 // benchRecall100k indexes 100k messages per corpus and measures recall in
 // vector mode (how recall searched before hybrid became the default) and
 // with the default config: the sub-benchmarks give the ratios of one run.
-func benchRecall100k(b *testing.B, vs core.VectorStore) {
+func benchRecall100k(b *testing.B, vs vector.Store) {
 	mem, err := core.New(core.Options{Store: memstore.New(), Vector: vs, Embedder: local.NewHashEmbedder(384),
 		Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})
 	if err != nil {
@@ -86,7 +87,7 @@ func benchRecall100k(b *testing.B, vs core.VectorStore) {
 	}
 }
 
-func benchCorpusRecall(b *testing.B, mem *core.Memory, vs core.VectorStore, c benchCorpus) {
+func benchCorpusRecall(b *testing.B, mem *core.Memory, vs vector.Store, c benchCorpus) {
 	const n, batch = 100_000, 500
 	thread, resource := "t-"+c.name, "r-"+c.name
 	if _, err := mem.CreateThread(bg, core.ThreadInput{ID: thread, ResourceID: resource}); err != nil {
@@ -107,7 +108,7 @@ func benchCorpusRecall(b *testing.B, mem *core.Memory, vs core.VectorStore, c be
 	insert := float64(n) / time.Since(start).Seconds()
 	// SaveMessages logs instead of failing on indexing errors: prove the index is complete.
 	probe, _ := local.NewHashEmbedder(384).Embed(bg, []string{c.query(r)})
-	hits, err := vs.Query(bg, core.IndexName(384), core.VectorQuery{Vector: probe[0], TopK: 1, Filter: core.VectorFilter{ResourceID: resource}})
+	hits, err := vs.Query(bg, vector.IndexName(384), vector.Query{Vector: probe[0], TopK: 1, Filter: vector.Filter{ResourceID: resource}})
 	if err != nil || len(hits) == 0 {
 		b.Fatalf("index empty after insert: %v", err)
 	}
@@ -116,11 +117,11 @@ func benchCorpusRecall(b *testing.B, mem *core.Memory, vs core.VectorStore, c be
 	if gb, ok := vs.(interface {
 		BuildGraphs(context.Context, string) error
 	}); ok {
-		if err := gb.BuildGraphs(bg, core.IndexName(384)); err != nil {
+		if err := gb.BuildGraphs(bg, vector.IndexName(384)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	for _, mode := range []string{core.SearchVector, "default"} {
+	for _, mode := range []string{vector.SearchVector, "default"} {
 		over := &core.SemanticRecall{Mode: mode}
 		if mode == "default" {
 			over = nil

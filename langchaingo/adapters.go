@@ -12,15 +12,16 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
-// Embedder adapts a langchaingo embedder to core.Embedder (semantic recall).
+// Embedder adapts a langchaingo embedder to vector.Embedder (semantic recall).
 // Vectors are copied, so the embedder may reuse its buffers.
-func Embedder(e embeddings.Embedder) core.Embedder { return embedder{e} }
+func Embedder(e embeddings.Embedder) vector.Embedder { return embedder{e} }
 
 type embedder struct{ e embeddings.Embedder }
 
-// Embed implements core.Embedder with EmbedDocuments.
+// Embed implements vector.Embedder with EmbedDocuments.
 func (e embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 )
 
@@ -139,7 +140,7 @@ func (s *toCoreState) convertAll(msgs []llms.ChatMessage) ([]core.Message, error
 func normalize(msg llms.ChatMessage) (llms.ChatMessage, error) {
 	switch m := msg.(type) {
 	case nil:
-		return nil, core.Errorf(core.CodeInvalidMessage, "convert", "nil chat message")
+		return nil, memerr.Errorf(core.CodeInvalidMessage, "convert", "nil chat message")
 	case llms.AIChatMessage, llms.HumanChatMessage, llms.SystemChatMessage,
 		llms.GenericChatMessage, llms.FunctionChatMessage, llms.ToolChatMessage:
 		return m, nil
@@ -192,7 +193,7 @@ func normalize(msg llms.ChatMessage) (llms.ChatMessage, error) {
 		}
 		return nil, fmt.Errorf("%w: %q", llms.ErrUnexpectedChatMessageType, msg.GetType())
 	}
-	return nil, core.Errorf(core.CodeInvalidMessage, "convert", "nil chat message")
+	return nil, memerr.Errorf(core.CodeInvalidMessage, "convert", "nil chat message")
 }
 
 func textMessage(role core.Role, text string) core.Message {
@@ -202,7 +203,7 @@ func textMessage(role core.Role, text string) core.Message {
 func checkUTF8(strs ...string) error {
 	for _, s := range strs {
 		if !utf8.ValidString(s) {
-			return core.Errorf(core.CodeInvalidMessage, "convert", "message contains invalid UTF-8")
+			return memerr.Errorf(core.CodeInvalidMessage, "convert", "message contains invalid UTF-8")
 		}
 	}
 	return nil
@@ -374,13 +375,13 @@ func (s *toCoreState) functionMessage(m llms.FunctionChatMessage) (core.Message,
 }
 
 func callPart(id, name string, args json.RawMessage) core.Part {
-	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-		State: core.ToolStateCall, ToolCallID: id, ToolName: name, Args: args}}
+	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+		State: message.ToolStateCall, ToolCallID: id, ToolName: name, Args: args}}
 }
 
 func resultPart(id string, info callInfo, content string) core.Part {
-	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-		State: core.ToolStateResult, ToolCallID: id, ToolName: info.name,
+	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+		State: message.ToolStateResult, ToolCallID: id, ToolName: info.name,
 		Args: append(json.RawMessage(nil), info.args...), Result: stringJSON(content)}}
 }
 
@@ -574,7 +575,7 @@ func (b *aiBuilder) addPart(p *core.Part) {
 		ti := p.ToolInvocation
 		switch {
 		case ti == nil:
-		case ti.State != core.ToolStateResult:
+		case ti.State != message.ToolStateResult:
 			b.endResults()
 			b.addCall(ti)
 		default:
@@ -594,7 +595,7 @@ func (b *aiBuilder) addText(text string) {
 
 // addCall adds a call to the current message, its exact stored form when
 // the part was not rewritten since.
-func (b *aiBuilder) addCall(ti *core.ToolInvocation) {
+func (b *aiBuilder) addCall(ti *message.ToolInvocation) {
 	if fn := b.exact.fn; fn != nil && ti.ToolCallID == fn.ID {
 		f := fn.Function
 		b.cur.FunctionCall = &f
@@ -610,7 +611,7 @@ func (b *aiBuilder) addCall(ti *core.ToolInvocation) {
 
 // addResult queues a tool result, adding its call first when the call was
 // not emitted yet so that the result follows it.
-func (b *aiBuilder) addResult(ti *core.ToolInvocation) {
+func (b *aiBuilder) addResult(ti *message.ToolInvocation) {
 	if !b.emitted[ti.ToolCallID] {
 		b.addMissingCall(ti)
 	}
@@ -619,7 +620,7 @@ func (b *aiBuilder) addResult(ti *core.ToolInvocation) {
 
 // addMissingCall adds the call of a result whose call was not emitted; a
 // legacy function result answers a FunctionCall, not a tool call.
-func (b *aiBuilder) addMissingCall(ti *core.ToolInvocation) {
+func (b *aiBuilder) addMissingCall(ti *message.ToolInvocation) {
 	if !b.function {
 		b.addCall(ti)
 		return
@@ -631,7 +632,7 @@ func (b *aiBuilder) addMissingCall(ti *core.ToolInvocation) {
 
 // resultMessage is the chat message of a tool result: a FunctionChatMessage
 // for a legacy function result, a ToolChatMessage otherwise.
-func (b *aiBuilder) resultMessage(ti *core.ToolInvocation) llms.ChatMessage {
+func (b *aiBuilder) resultMessage(ti *message.ToolInvocation) llms.ChatMessage {
 	content := jsonText(ti.Result)
 	if ti.IsError && len(ti.Result) == 0 {
 		content = ti.ErrorText
@@ -648,7 +649,7 @@ func (b *aiBuilder) resultMessage(ti *core.ToolInvocation) llms.ChatMessage {
 
 // sameCall reports whether a stored exact call still describes the part (the
 // part was not rewritten since).
-func sameCall(tc llms.ToolCall, ti *core.ToolInvocation) bool {
+func sameCall(tc llms.ToolCall, ti *message.ToolInvocation) bool {
 	if tc.FunctionCall == nil || tc.FunctionCall.Name == "" {
 		return message.IsPlaceholderToolName(ti.ToolName) && (tc.FunctionCall == nil || sameJSON(argsJSON(tc.FunctionCall.Arguments), ti.Args))
 	}

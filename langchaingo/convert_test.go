@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -172,7 +173,7 @@ func TestToolResultsStored(t *testing.T) {
 	assert.Equal(t, core.RoleAssistant, msgs[1].Role)
 	ti := msgs[1].Content.Parts[0].ToolInvocation
 	require.NotNil(t, ti)
-	assert.Equal(t, core.ToolStateResult, ti.State)
+	assert.Equal(t, message.ToolStateResult, ti.State)
 	assert.Equal(t, "c1", ti.ToolCallID)
 	assert.Equal(t, "search", ti.ToolName, "name recovered from the call")
 	assert.JSONEq(t, `{"q":"go"}`, string(ti.Args), "args recovered from the call")
@@ -202,7 +203,7 @@ func TestToolResultRecoversCallFromStore(t *testing.T) {
 	assert.Len(t, groupsOf(stored), 2, "each call is grouped with its result")
 }
 
-func groupsOf(msgs []core.Message) [][]int { return core.ToolGroups(msgs) }
+func groupsOf(msgs []core.Message) [][]int { return message.ToolGroups(msgs) }
 
 // A result row whose call row is not emitted becomes the call plus the
 // result; one whose call was emitted becomes only the tool message.
@@ -237,7 +238,7 @@ func TestForeignRows(t *testing.T) {
 	row := core.Message{Role: core.RoleAssistant, Content: core.Content{Format: 2, Parts: []core.Part{
 		{Type: core.PartStepStart},
 		core.TextPart("Let me look."),
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: "x",
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "x",
 			ToolName: "lookup", Args: json.RawMessage(`{"k":1}`), Result: json.RawMessage(`{"v":2}`), Step: &step}},
 		core.TextPart("Found it."),
 		{Type: core.PartFile, Data: "aGk=", MimeType: "text/plain"},

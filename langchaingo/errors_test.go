@@ -10,6 +10,7 @@ import (
 	"github.com/tmc/langchaingo/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // Misconfigurations the constructors cannot report fail every call with a
@@ -35,7 +36,7 @@ func TestMisconfigurationFailsLoudly(t *testing.T) {
 		assertConfigErr(t, name+" save", tc.mem.SaveContext(ctx, in, out), tc.want)
 		assertConfigErr(t, name+" clear", tc.mem.Clear(ctx), tc.want)
 	}
-	threads, err := mem.ListThreads(ctx, core.ThreadQuery{})
+	threads, err := mem.ListThreads(ctx, store.ThreadQuery{})
 	require.NoError(t, err)
 	assert.Empty(t, threads.Threads, "nothing was stored in the memory given with WithChatHistory")
 

@@ -27,7 +27,7 @@ func (c *cannedLLM) Call(ctx context.Context, prompt string, options ...llms.Cal
 
 func ExampleNewConversationBuffer() {
 	ctx := context.Background()
-	// Any core.Store works here; sqlite.Open(ctx, "./memory.db") persists.
+	// Any store.Store works here; sqlite.Open(ctx, "./memory.db") persists.
 	mem, err := core.New(core.Options{Store: memstore.New()})
 	if err != nil {
 		panic(err)

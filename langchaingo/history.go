@@ -11,6 +11,8 @@ import (
 	"github.com/tmc/langchaingo/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -176,7 +178,7 @@ func (h *ChatMessageHistory) Messages(ctx context.Context) ([]llms.ChatMessage, 
 
 // stored returns the stored messages of the thread; none when it is missing.
 func (h *ChatMessageHistory) stored(ctx context.Context) ([]core.Message, error) {
-	res, err := h.mem.Recall(ctx, core.RecallQuery{ThreadID: h.threadID, ResourceID: h.resourceID, PerPage: core.PerPageAll})
+	res, err := h.mem.Recall(ctx, core.RecallQuery{ThreadID: h.threadID, ResourceID: h.resourceID, PerPage: store.PerPageAll})
 	if errors.Is(err, core.ErrThreadNotFound) {
 		return nil, nil
 	}
@@ -307,7 +309,7 @@ func (h *ChatMessageHistory) recentCalls(ctx context.Context) *recentCalls {
 	rc := &recentCalls{calls: map[string]callInfo{}, openFn: map[string][]string{}}
 	// Recall returns the newest page in chronological order.
 	res, err := h.mem.Recall(ctx, core.RecallQuery{ThreadID: h.threadID, ResourceID: h.resourceID,
-		PerPage: recentCallWindow, Direction: core.Desc})
+		PerPage: recentCallWindow, Direction: store.Desc})
 	if err != nil {
 		return rc // no call found: the result keeps UnknownToolName
 	}
@@ -336,10 +338,10 @@ func (h *ChatMessageHistory) recentCalls(ctx context.Context) *recentCalls {
 			if ti == nil {
 				continue
 			}
-			if ti.State == core.ToolStateResult {
+			if ti.State == message.ToolStateResult {
 				answered[ti.ToolCallID] = true
 			}
-			if _, ok := rc.calls[ti.ToolCallID]; !ok || ti.State != core.ToolStateResult {
+			if _, ok := rc.calls[ti.ToolCallID]; !ok || ti.State != message.ToolStateResult {
 				rc.calls[ti.ToolCallID] = callInfo{name: ti.ToolName, args: ti.Args}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/tmc/langchaingo/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/tokenizer"
 )
@@ -184,7 +185,7 @@ func CountTokens(tk core.Tokenizer, messages []llms.ChatMessage) (int, error) {
 	}
 	n := tokensReplyPriming
 	for i := range msgs {
-		n += core.CountMessageTokens(tk, &msgs[i])
+		n += budget.MessageTokens(tk, &msgs[i])
 	}
 	return n, nil
 }
@@ -202,18 +203,18 @@ func (m *ConversationBuffer) cut(chat []llms.ChatMessage, lim limits) ([]llms.Ch
 		return nil, err
 	}
 	tk := m.tokenizer()
-	budget := max(lim.tokens, 0)
-	groups := core.ToolGroups(msgs)
+	limit := max(lim.tokens, 0)
+	groups := message.ToolGroups(msgs)
 	keep := make([]bool, len(msgs))
 	count, tokens := 0, tokensReplyPriming
 	for g := len(groups) - 1; g >= 0; g-- {
 		n, t := len(groups[g]), 0
 		if lim.tokens != 0 {
 			for _, i := range groups[g] {
-				t += core.CountMessageTokens(tk, &msgs[i])
+				t += budget.MessageTokens(tk, &msgs[i])
 			}
 		}
-		if (lim.window > 0 && count+n > lim.window) || (lim.tokens != 0 && tokens+t > budget) {
+		if (lim.window > 0 && count+n > lim.window) || (lim.tokens != 0 && tokens+t > limit) {
 			break
 		}
 		count, tokens = count+n, tokens+t

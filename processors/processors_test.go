@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/processors"
 )
 
@@ -21,7 +22,7 @@ func msg(id string, role core.Role, src core.Source, tokens int) core.Message {
 
 func tool(id string, src core.Source, name, callID string) core.Message {
 	m := core.Message{ID: id, Role: core.RoleAssistant, Source: src, Tokens: 10, Content: core.Content{Parts: []core.Part{
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: callID, ToolName: name, Args: []byte(`{}`), Result: []byte(`{}`)}},
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: callID, ToolName: name, Args: []byte(`{}`), Result: []byte(`{}`)}},
 	}}}
 	return m
 }
@@ -34,7 +35,9 @@ func ids(msgs []core.Message) string {
 	return strings.Join(out, ",")
 }
 
-// Scenario 77.
+// TestTokenLimiter: system messages over the limit fail with ErrTokenLimit;
+// remembered messages are fitted best-fit or contiguous from the newest, and
+// the input is never dropped.
 func TestTokenLimiter(t *testing.T) {
 	sys := msg("sys", core.RoleSystem, core.SourceSystem, 50)
 	_, err := processors.TokenLimiter{Limit: 50}.ProcessInput(ctx, core.ProcessorInput{Messages: []core.Message{sys, msg("u", core.RoleUser, core.SourceInput, 1)}})
@@ -66,7 +69,8 @@ func TestTokenLimiter(t *testing.T) {
 	}
 }
 
-// Scenario 76.
+// TestToolCallFilter: remembered tool calls leave the prompt (all, or only
+// the excluded tools'), the response's after FilterAfterToolSteps steps.
 func TestToolCallFilter(t *testing.T) {
 	prompt := []core.Message{
 		msg("u1", core.RoleUser, core.SourceMemory, 1),

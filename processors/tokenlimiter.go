@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // Strategies of TokenLimiter.
@@ -27,10 +28,10 @@ var _ core.Processor = TokenLimiter{}
 func (l TokenLimiter) ProcessInput(ctx context.Context, in core.ProcessorInput) ([]core.Message, error) {
 	const op = "TokenLimiter"
 	if l.Limit <= 0 {
-		return nil, core.Errorf(core.CodeInvalidConfig, op, "limit must be positive")
+		return nil, memerr.Errorf(core.CodeInvalidConfig, op, "limit must be positive")
 	}
 	msgs := in.Messages
-	used := core.PromptTokens(nil)
+	used := budget.PromptTokens(nil)
 	protected := make([]bool, len(msgs))
 	hasConversation := false
 	for i := range msgs {
@@ -42,10 +43,10 @@ func (l TokenLimiter) ProcessInput(ctx context.Context, in core.ProcessorInput) 
 		}
 	}
 	if used >= l.Limit {
-		return nil, core.Errorf(core.CodeTokenLimit, op, "System messages alone exceed token limit: %d >= %d", used, l.Limit)
+		return nil, memerr.Errorf(core.CodeTokenLimit, op, "System messages alone exceed token limit: %d >= %d", used, l.Limit)
 	}
 	if !hasConversation {
-		return nil, core.Errorf(core.CodeTokenLimit, op, "No messages to process")
+		return nil, memerr.Errorf(core.CodeTokenLimit, op, "No messages to process")
 	}
 	hasInput := false
 	for i := range msgs {
@@ -53,14 +54,14 @@ func (l TokenLimiter) ProcessInput(ctx context.Context, in core.ProcessorInput) 
 	}
 	res := budget.Fit(msgs, budget.Policy{
 		Limit:    l.Limit,
-		Overhead: core.PromptTokens(nil),
+		Overhead: budget.PromptTokens(nil),
 		Protected: func(m *core.Message) bool {
 			return m.Role == core.RoleSystem || m.Source == core.SourceSystem || m.Source == core.SourceInput
 		},
 		BestFit: l.Strategy != Contiguous,
 	})
 	if res.Kept == 0 && !hasInput {
-		return nil, core.Errorf(core.CodeTokenLimit, op, "No messages fit within the remaining token budget")
+		return nil, memerr.Errorf(core.CodeTokenLimit, op, "No messages fit within the remaining token budget")
 	}
 	return budget.Apply(msgs, res.Keep), nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 )
 
 // ToolCallFilter removes tool calls and their results from the prompt.
@@ -73,7 +74,7 @@ func (f ToolCallFilter) ProcessInput(ctx context.Context, in core.ProcessorInput
 			switch {
 			case ti == nil || !drop[ti.ToolCallID]:
 				parts = append(parts, p)
-			case f.PreserveModelOutput && ti.State == core.ToolStateResult:
+			case f.PreserveModelOutput && ti.State == message.ToolStateResult:
 				if out, ok := modelOutput(p.ProviderMetadata); ok {
 					parts = append(parts, core.TextPart(ti.ToolName+" result:\n"+out))
 				}

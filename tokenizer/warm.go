@@ -5,8 +5,7 @@ package tokenizer
 // counts do not wait for the operating system to page it in. The ranks are
 // precomputed tables embedded in the binary, so loading only checks a header
 // (tens of microseconds); without the page-in, the first batch of 1,000
-// messages saved in a fresh process took 5-7 ms longer (BENCHMARKS.md, ninth
-// session). The table (4.1 MiB for o200k_base, 1-2 MiB for the others) then
+// messages saved in a fresh process took 5-7 ms longer. The table (4.1 MiB for o200k_base, 1-2 MiB for the others) then
 // stays resident, as most of it would after a few thousand counts anyway.
 // Before the tables, parsing o200k_base's rank file took ~0.45 s of CPU and
 // ~23 MiB of heap once per process. core.New calls Warm in a background

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/embed/openai"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
@@ -25,9 +29,9 @@ type connection struct {
 	Memory *core.Memory
 	// Store is the store behind Memory, checked the same way (validation,
 	// error classification, optional capabilities).
-	Store    *core.CheckedStore
-	Vector   core.VectorStore // nil without --vector
-	Embedder core.Embedder    // nil without --vector or for self-embedding stores
+	Store    *store.Checked
+	Vector   vector.Store    // nil without --vector
+	Embedder vector.Embedder // nil without --vector or for self-embedding stores
 	// Dimension is the embedder's output dimension (0 when unknown).
 	Dimension int
 	closers   []func() error
@@ -81,12 +85,16 @@ func (c *connection) openStore(ctx context.Context, f globalFlags) error {
 		if err != nil {
 			return err
 		}
-		c.Store, c.closers = core.Check(s), append(c.closers, s.Close)
+		c.Store, c.closers = store.Check(s), append(c.closers, s.Close)
 		return nil
 	}
-	if !f.write && !strings.HasPrefix(f.db, "file:") && f.db != ":memory:" {
-		if _, err := os.Stat(f.db); err != nil {
-			return core.Errorf(core.CodeInvalidArgument, "connect",
+	if !strings.HasPrefix(f.db, "file:") && f.db != ":memory:" {
+		fi, err := os.Stat(f.db)
+		switch {
+		case err == nil && fi.IsDir():
+			return usageErr("--db %q is a directory; give a SQLite file such as %s", f.db, filepath.Join(f.db, defaultDB))
+		case err != nil && !f.write:
+			return memerr.Errorf(core.CodeInvalidArgument, "connect",
 				"no SQLite database at %q (give --db or AGENTMEM_DB; a new file is created only with --write)", f.db)
 		}
 	}
@@ -94,7 +102,7 @@ func (c *connection) openStore(ctx context.Context, f globalFlags) error {
 	if err != nil {
 		return err
 	}
-	c.Store, c.closers = core.Check(s), append(c.closers, s.Close)
+	c.Store, c.closers = store.Check(s), append(c.closers, s.Close)
 	return nil
 }
 
@@ -111,7 +119,7 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 		}
 		s, err := local.Open(f.vector)
 		if err != nil {
-			return core.Errorf(core.CodeVector, "connect", "open local index %q: %v", f.vector, err)
+			return memerr.Errorf(core.CodeVector, "connect", "open local index %q: %v", f.vector, err)
 		}
 		c.Vector, c.closers = s, append(c.closers, s.Close)
 		return nil
@@ -178,7 +186,7 @@ func weaviateConfig(addr string) (weaviate.Config, error) {
 
 // openEmbedder opens the hash embedder or an OpenAI-compatible endpoint;
 // the endpoint's dimension is probed with one request, because it names the
-// index (core.IndexName) that search and stats read.
+// index (vector.IndexName) that search and stats read.
 func (c *connection) openEmbedder(ctx context.Context, f globalFlags) error {
 	if f.embedder == "" || f.embedder == "hash" {
 		h := local.NewHashEmbedder(local.DefaultDimension)
@@ -201,4 +209,30 @@ func (c *connection) openEmbedder(ctx context.Context, f globalFlags) error {
 	}
 	c.Embedder, c.Dimension = e, len(probe[0])
 	return nil
+}
+
+// vectorsSuffix names the local vector index kept beside a SQLite database:
+// memory.db has its index in memory.vectors, as the quickstart writes it.
+const vectorsSuffix = ".vectors"
+
+// besideVectors returns the local index file beside the SQLite database db
+// (the database's name with its extension replaced by .vectors) when that
+// file exists, and "" otherwise or for PostgreSQL.
+func besideVectors(db string) string {
+	if db == "" || isPostgres(db) || strings.HasPrefix(db, "file:") || db == ":memory:" {
+		return ""
+	}
+	p := strings.TrimSuffix(db, filepath.Ext(db)) + vectorsSuffix
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+		return ""
+	}
+	return p
+}
+
+// findVectors fills in --vector with the index beside the database when none
+// was given, for the commands that use semantic recall.
+func (a *app) findVectors() {
+	if a.flags.vector == "" {
+		a.flags.vector = besideVectors(a.flags.db)
+	}
 }

@@ -48,7 +48,7 @@ func TestOpenAICompatibleEmbedder(t *testing.T) {
 	url, calls := fakeEmbeddings(t)
 	b := sqliteBackend(t)
 	seed(t, b.store)
-	b.flags = append(b.flags, "--vector", filepath.Join(t.TempDir(), "memory.vec"), "--embedder", url, "--embed-model", "test-model")
+	b.flags = append(b.flags, "--vector", filepath.Join(t.TempDir(), "memory.vectors"), "--embedder", url, "--embed-model", "test-model")
 	r := b.agentmem(t, "", "--write", "reindex").ok(t)
 	if !strings.Contains(r.stdout, "reindexed 3 threads (8 messages) into memory_messages_64") {
 		t.Fatalf("reindex: %s", r.stdout)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 func (a *app) exportCmd() *cobra.Command {
@@ -90,7 +91,7 @@ func (lw *lineWriter) put(r record) error {
 }
 
 // exportTo writes the selected memory to w and returns the number of lines.
-func exportTo(ctx context.Context, s *core.CheckedStore, w io.Writer, resourceID, threadID string) (int, error) {
+func exportTo(ctx context.Context, s *store.Checked, w io.Writer, resourceID, threadID string) (int, error) {
 	groups, err := selectThreads(ctx, s, resourceID, threadID)
 	if err != nil {
 		return 0, err
@@ -115,7 +116,7 @@ type resourceThreads struct {
 
 // selectThreads returns the threads to export grouped by resource, resources
 // by id and threads by (CreatedAt, ID).
-func selectThreads(ctx context.Context, s *core.CheckedStore, resourceID, threadID string) ([]resourceThreads, error) {
+func selectThreads(ctx context.Context, s *store.Checked, resourceID, threadID string) ([]resourceThreads, error) {
 	var threads []core.Thread
 	if threadID != "" {
 		t, err := s.GetThread(ctx, threadID)
@@ -124,7 +125,7 @@ func selectThreads(ctx context.Context, s *core.CheckedStore, resourceID, thread
 		}
 		threads = []core.Thread{t}
 	} else {
-		page, err := s.ListThreads(ctx, core.ThreadQuery{ResourceID: resourceID, PerPage: core.PerPageAll, Direction: core.Asc})
+		page, err := s.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll, Direction: store.Asc})
 		if err != nil {
 			return nil, err
 		}
@@ -159,8 +160,8 @@ func selectThreads(ctx context.Context, s *core.CheckedStore, resourceID, thread
 // addThreadlessResources adds to byRes the resources that have working
 // memory or metadata but no thread, so exporting everything loses nothing.
 // A store without store.ResourceLister exports the resources of its threads.
-func addThreadlessResources(ctx context.Context, s *core.CheckedStore, byRes map[string][]core.Thread) error {
-	q := core.ResourceQuery{PerPage: core.MaxResourcePage}
+func addThreadlessResources(ctx context.Context, s *store.Checked, byRes map[string][]core.Thread) error {
+	q := store.ResourceQuery{PerPage: store.MaxResourcePage}
 	for {
 		page, err := s.ListResources(ctx, q)
 		if errors.Is(err, core.ErrUnsupported) {
@@ -183,7 +184,7 @@ func addThreadlessResources(ctx context.Context, s *core.CheckedStore, byRes map
 
 // exportResource writes one resource; withResourceData adds its working
 // memory, metadata and observations (not for a single-thread export).
-func exportResource(ctx context.Context, s *core.CheckedStore, lw *lineWriter, g resourceThreads, withResourceData bool) error {
+func exportResource(ctx context.Context, s *store.Checked, lw *lineWriter, g resourceThreads, withResourceData bool) error {
 	doc := resourceDoc{ID: g.id}
 	if withResourceData {
 		res, err := s.GetResource(ctx, g.id)
@@ -206,10 +207,10 @@ func exportResource(ctx context.Context, s *core.CheckedStore, lw *lineWriter, g
 	if !withResourceData {
 		return nil
 	}
-	return exportObservations(ctx, s, lw, core.ObservationKey(core.ScopeResource, "", g.id))
+	return exportObservations(ctx, s, lw, store.ObservationKey(core.ScopeResource, "", g.id))
 }
 
-func exportThread(ctx context.Context, s *core.CheckedStore, lw *lineWriter, t core.Thread) error {
+func exportThread(ctx context.Context, s *store.Checked, lw *lineWriter, t core.Thread) error {
 	if err := lw.put(record{Kind: kindThread, Thread: &t}); err != nil {
 		return err
 	}
@@ -233,12 +234,12 @@ func exportThread(ctx context.Context, s *core.CheckedStore, lw *lineWriter, t c
 			return err
 		}
 	}
-	return exportObservations(ctx, s, lw, core.ObservationKey(core.ScopeThread, t.ID, t.ResourceID))
+	return exportObservations(ctx, s, lw, store.ObservationKey(core.ScopeThread, t.ID, t.ResourceID))
 }
 
 // exportObservations writes the archived generations under key, oldest
 // first, then the active record, when it was ever written.
-func exportObservations(ctx context.Context, s *core.CheckedStore, lw *lineWriter, key string) error {
+func exportObservations(ctx context.Context, s *store.Checked, lw *lineWriter, key string) error {
 	cur, err := s.GetObservations(ctx, key)
 	if err != nil || cur.Version == 0 {
 		return err

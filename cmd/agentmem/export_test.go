@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TestExportThreadlessResources: exporting everything includes resources
@@ -21,7 +22,7 @@ func TestExportThreadlessResources(t *testing.T) {
 		if _, err := b.store.UpdateResource(ctx, "meta-only", map[string]any{"plan": "pro"}); err != nil {
 			t.Fatal(err)
 		}
-		observed := core.ObservationRecord{Key: core.ObservationKey(core.ScopeResource, "", "observed-only"), Observations: "- prefers email"}
+		observed := store.ObservationRecord{Key: store.ObservationKey(core.ScopeResource, "", "observed-only"), Observations: "- prefers email"}
 		if _, err := b.store.PutObservations(ctx, observed, 0); err != nil {
 			t.Fatal(err)
 		}

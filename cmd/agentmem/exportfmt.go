@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // The export format is JSON Lines. The first line is a header
@@ -61,15 +62,15 @@ type observationDoc struct {
 	Archived bool `json:"archived,omitempty"`
 }
 
-func newObservationDoc(r core.ObservationRecord) observationDoc {
+func newObservationDoc(r store.ObservationRecord) observationDoc {
 	return observationDoc{
 		Key: r.Key, Observations: r.Observations, ObservationTokens: r.ObservationTokens,
 		Generation: r.Generation, LastObservedAt: utc(r.LastObservedAt), ObservedMessageIDs: r.ObservedMessageIDs,
 	}
 }
 
-func (o observationDoc) record() core.ObservationRecord {
-	return core.ObservationRecord{
+func (o observationDoc) record() store.ObservationRecord {
+	return store.ObservationRecord{
 		Key: o.Key, Observations: o.Observations, ObservationTokens: o.ObservationTokens,
 		Generation: o.Generation, LastObservedAt: o.LastObservedAt, ObservedMessageIDs: o.ObservedMessageIDs,
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
@@ -42,7 +44,7 @@ func TestMain(m *testing.M) {
 type backend struct {
 	name  string
 	flags []string
-	store *core.CheckedStore
+	store *store.Checked
 }
 
 // sqliteBackend is a fresh SQLite file.
@@ -54,7 +56,7 @@ func sqliteBackend(t *testing.T) backend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return backend{name: "sqlite", flags: []string{"--db", path}, store: core.Check(s)}
+	return backend{name: "sqlite", flags: []string{"--db", path}, store: store.Check(s)}
 }
 
 func pgDSN(t *testing.T) string { return serverEnv(t, "AGENTMEM_PG_DSN") }
@@ -89,7 +91,7 @@ func postgresBackend(t *testing.T) backend {
 		_, _ = s.Pool().Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 		s.Close()
 	})
-	return backend{name: "postgres", flags: []string{"--db", dsn, "--pg-schema", schema}, store: core.Check(s)}
+	return backend{name: "postgres", flags: []string{"--db", dsn, "--pg-schema", schema}, store: store.Check(s)}
 }
 
 // forEachBackend runs fn as a subtest per backend.
@@ -199,7 +201,7 @@ func at(s int) time.Time {
 // resources, three threads, text, reasoning, tool calls and results, a
 // persisted boundary, working memory in both scopes and observations with an
 // archived generation.
-func seed(t *testing.T, s *core.CheckedStore) {
+func seed(t *testing.T, s *store.Checked) {
 	t.Helper()
 	mem, err := core.New(core.Options{Store: s.Unwrap()})
 	if err != nil {
@@ -218,7 +220,7 @@ func seed(t *testing.T, s *core.CheckedStore) {
 	msg := func(id, thread, res string, role core.Role, sec int, parts ...core.Part) core.Message {
 		return core.Message{ID: id, ThreadID: thread, ResourceID: res, Role: role, CreatedAt: at(sec), Content: core.Content{Format: 2, Parts: parts}}
 	}
-	tool := core.Part{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: "call-1", ToolName: "searchHotels",
+	tool := core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "call-1", ToolName: "searchHotels",
 		Args: json.RawMessage(`{"to":"2025-05-05","city":"Lisbon"}`), Result: json.RawMessage(`{"hotels":[{"price":120,"name":"Casa Azul"}]}`)}}
 	msgs := []core.Message{
 		msg("trip-1", "trip", "ada", core.RoleUser, 1, core.TextPart("Find me a hotel in Lisbon for May 3-5.")),
@@ -233,17 +235,17 @@ func seed(t *testing.T, s *core.CheckedStore) {
 	if _, err := mem.SaveMessages(bg, msgs, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AdvanceBoundary(bg, "trip", "ada", core.Boundary{CreatedAt: at(1), MessageIDs: []string{"trip-1"}, MaxTokens: 200, AtMaxRemoveTokens: 50}); err != nil {
+	if _, err := s.AdvanceBoundary(bg, "trip", "ada", store.Boundary{CreatedAt: at(1), MessageIDs: []string{"trip-1"}, MaxTokens: 200, AtMaxRemoveTokens: 50}); err != nil {
 		t.Fatal(err)
 	}
 	mustPutWM(t, s, core.ScopeResource, "ada", "# About the user\n- **Name**: Ada\n- **Location**: Porto\n")
 	mustPutWM(t, s, core.ScopeThread, "notes", "- prefers trains\n")
-	key := core.ObservationKey(core.ScopeThread, "trip", "ada")
-	rec, err := s.PutObservations(bg, core.ObservationRecord{Key: key, Observations: "* (10:00) Ada wants a hotel in Lisbon", ObservationTokens: 9, LastObservedAt: at(2), ObservedMessageIDs: []string{"trip-1", "trip-2"}}, 0)
+	key := store.ObservationKey(core.ScopeThread, "trip", "ada")
+	rec, err := s.PutObservations(bg, store.ObservationRecord{Key: key, Observations: "* (10:00) Ada wants a hotel in Lisbon", ObservationTokens: 9, LastObservedAt: at(2), ObservedMessageIDs: []string{"trip-1", "trip-2"}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutObservations(bg, core.ObservationRecord{Key: key, Observations: "* Ada booked Casa Azul in Lisbon", ObservationTokens: 8, Generation: 1, LastObservedAt: at(3)}, rec.Version); err != nil {
+	if _, err := s.PutObservations(bg, store.ObservationRecord{Key: key, Observations: "* Ada booked Casa Azul in Lisbon", ObservationTokens: 8, Generation: 1, LastObservedAt: at(3)}, rec.Version); err != nil {
 		t.Fatal(err)
 	}
 	for _, th := range threads { // saving messages bumped UpdatedAt; fix it for golden output
@@ -254,7 +256,7 @@ func seed(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func mustPutWM(t *testing.T, s *core.CheckedStore, scope core.Scope, id, data string) {
+func mustPutWM(t *testing.T, s *store.Checked, scope core.Scope, id, data string) {
 	t.Helper()
 	if _, err := s.PutWorkingMemory(bg, scope, id, data, 0); err != nil {
 		t.Fatal(err)

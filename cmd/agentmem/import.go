@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -82,9 +84,15 @@ indexed for semantic recall: run "agentmem reindex" afterwards.`,
 				return err
 			}
 			defer cleanup()
-			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
+			created := a.newSQLiteTarget()
+			err = a.withConn(cmd, func(ctx context.Context, c *connection) error {
 				return a.runImport(ctx, c, src, o.restart, o.batch)
 			})
+			var nw notWritten
+			if err != nil && created != "" && errors.As(err, &nw) {
+				removeSQLite(created)
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -141,12 +149,12 @@ func (a *app) runImport(ctx context.Context, c *connection, src *source, restart
 	}
 	sp, err := newSpool()
 	if err != nil {
-		return err
+		return notWritten{err}
 	}
 	defer sp.close()
 	p, err := check(ctx, src, c.Store, sp)
 	if err != nil {
-		return err
+		return notWritten{err}
 	}
 	return a.importChecked(ctx, c, sp.replay(src), p, restart, batch)
 }
@@ -207,4 +215,33 @@ func (a *app) printImport(s importSummary) error {
 	}
 	_, err := fmt.Fprintln(a.stdout, "not indexed for semantic recall: run \"agentmem --write --vector ... reindex\"")
 	return err
+}
+
+// notWritten marks an import error raised before anything was written to the
+// target: the check of the whole source failed.
+type notWritten struct{ err error }
+
+func (e notWritten) Error() string { return e.err.Error() }
+func (e notWritten) Unwrap() error { return e.err }
+
+// newSQLiteTarget returns the path of the SQLite target when the import is
+// about to create it, and "" when it exists or is not a plain file path.
+func (a *app) newSQLiteTarget() string {
+	db := a.flags.db
+	if isPostgres(db) || strings.HasPrefix(db, "file:") || db == ":memory:" {
+		return ""
+	}
+	if _, err := os.Lstat(db); !errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	return db
+}
+
+// removeSQLite removes a database file the failed import created, with the
+// journal files SQLite keeps beside it, so that a failed import leaves no
+// new file behind.
+func removeSQLite(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		_ = os.Remove(path + suffix)
+	}
 }

@@ -82,7 +82,7 @@ func writeBenchFile(b *testing.B, n int) string {
 // BenchmarkImport: agentmem import of a JSONL export into SQLite and
 // PostgreSQL, and langchaingo v0.1.14's PostgreSQL chat history
 // (memory/alloydb) AddMessages of the same texts in the same threads on the
-// same server, batches of 1,000 (one session per thread).
+// same server, batches of 1,000 (one langchaingo session per thread).
 func BenchmarkImport(b *testing.B) {
 	n := benchMessages(b)
 	file := writeBenchFile(b, n)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // plan is what the checking pass learns about an input.
@@ -22,7 +23,7 @@ type plan struct {
 // anything is written.
 type checker struct {
 	src     *source
-	store   *core.CheckedStore
+	store   *store.Checked
 	owner   map[string]string // thread id -> resource id, as declared in the input
 	cur     string            // the thread whose lines may follow
 	plan    plan
@@ -48,7 +49,7 @@ var errPageFailed = errors.New("import: a page of message ids failed its check")
 // background and in order, while reading goes on: a page's failure is at
 // an earlier line than anything reading meets after handing it over, so it
 // is the error reported, as if the pages were checked in line.
-func check(ctx context.Context, src *source, s *core.CheckedStore, sp *spool) (plan, error) {
+func check(ctx context.Context, src *source, s *store.Checked, sp *spool) (plan, error) {
 	c := &checker{src: src, store: s, owner: map[string]string{}, plan: plan{skipped: map[string]int{}}, pages: make(chan idPage, 2)}
 	done := make(chan struct{})
 	go func() {
@@ -109,7 +110,7 @@ func (c *checker) record(ctx context.Context, n int, r record) error {
 }
 
 func (c *checker) validID(n int, what, id string) error {
-	if err := core.ValidateID(what, id); err != nil {
+	if err := store.ValidateID(what, id); err != nil {
 		return badInput(c.src, n, "%v", err)
 	}
 	return nil
@@ -219,7 +220,7 @@ func (c *checker) observations(n int, o *observationDoc) error {
 	if o == nil {
 		return badInput(c.src, n, "observations line without \"observations\"")
 	}
-	scope, id, err := core.ParseObservationKey(o.Key)
+	scope, id, err := store.ParseObservationKey(o.Key)
 	if err != nil {
 		return badInput(c.src, n, "%v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // defaultBatch is the number of messages per SaveMessages call (one
@@ -31,7 +32,7 @@ var noIndexing = &core.Config{SemanticRecall: &core.SemanticRecall{Disabled: tru
 // whichever worker finishes its last batch.
 type importer struct {
 	mem   *core.Memory
-	store *core.CheckedStore
+	store *store.Checked
 	bar   *progress
 	batch int // messages per SaveMessages call
 
@@ -143,7 +144,7 @@ func (d *dispatcher) dispatch(ctx context.Context, n int, r record) error {
 		d.cur.wm = r.WorkingMemory
 		return nil
 	case kindObservations:
-		if scope, _, _ := core.ParseObservationKey(r.Observations.Key); scope == core.ScopeThread {
+		if scope, _, _ := store.ParseObservationKey(r.Observations.Key); scope == core.ScopeThread {
 			d.cur.obs = append(d.cur.obs, *r.Observations)
 			return nil
 		}
@@ -289,7 +290,7 @@ func (im *importer) resource(ctx context.Context, r resourceDoc) error {
 }
 
 // putWorkingMemory stores data unless it is already what is stored.
-func putWorkingMemory(ctx context.Context, s *core.CheckedStore, scope core.Scope, id, data string) error {
+func putWorkingMemory(ctx context.Context, s *store.Checked, scope core.Scope, id, data string) error {
 	cur, err := s.GetWorkingMemory(ctx, scope, id)
 	if err != nil || (cur.Version > 0 && cur.Data == data) {
 		return err
@@ -301,7 +302,7 @@ func putWorkingMemory(ctx context.Context, s *core.CheckedStore, scope core.Scop
 // putObservations replays the generations of one key (archived ones oldest
 // first, then the active one) unless the store already holds the active one
 // or a later generation.
-func putObservations(ctx context.Context, s *core.CheckedStore, docs []observationDoc) error {
+func putObservations(ctx context.Context, s *store.Checked, docs []observationDoc) error {
 	if len(docs) == 0 {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 )
 
@@ -33,7 +33,7 @@ type source struct {
 
 // badInput is the error of a record that cannot be imported.
 func badInput(src *source, n int, format string, args ...any) error {
-	return core.Errorf(CodeBadInput, "import", "%s %s %d: %s", src.name, src.unit, n, fmt.Sprintf(format, args...))
+	return memerr.Errorf(CodeBadInput, "import", "%s %s %d: %s", src.name, src.unit, n, fmt.Sprintf(format, args...))
 }
 
 // jsonlSource reads an export file; "-" is standard input, copied to a

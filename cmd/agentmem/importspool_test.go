@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 )
 
 // TestSpoolReplaysRecords: what the checking pass spools comes back as the
@@ -17,8 +18,8 @@ func TestSpoolReplaysRecords(t *testing.T) {
 	text := core.Message{ID: "m1", Role: core.RoleUser, ThreadID: "t", ResourceID: "r", Type: "v2", CreatedAt: at,
 		Content: core.Content{Format: 2, Parts: []core.Part{core.TextPart("héllo\n"), core.TextPart("")}}}
 	tool := core.Message{ID: "m2", Role: core.RoleAssistant, ThreadID: "t", ResourceID: "r", CreatedAt: at,
-		Content: core.Content{Format: 2, Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{
-			State: core.ToolStateResult, ToolCallID: "c", ToolName: "f", Args: json.RawMessage(`{"a":1}`), Result: json.RawMessage(`2`)}}},
+		Content: core.Content{Format: 2, Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+			State: message.ToolStateResult, ToolCallID: "c", ToolName: "f", Args: json.RawMessage(`{"a":1}`), Result: json.RawMessage(`2`)}}},
 			Metadata: map[string]any{"k": "v"}}}
 	in := []record{
 		{Kind: kindThread, Thread: &core.Thread{ID: "t", ResourceID: "r", Title: "x", CreatedAt: at}},

@@ -20,7 +20,7 @@ func TestInspectGolden(t *testing.T) {
 		{"threads-resource.txt", []string{"threads", "--resource", "ada", "--sort", "updatedAt", "--asc", "--per-page", "1"}},
 		{"show-trip.txt", []string{"show", "trip"}},
 		{"show-notes.txt", []string{"show", "notes"}},
-		{"prompt-trip.txt", []string{"prompt", "trip", "--max-tokens", "330", "--input", "And the weather in June?", "--system", "You are a travel agent."}},
+		{"prompt-trip.txt", []string{"prompt", "trip", "--working-memory", "--max-tokens", "330", "--input", "And the weather in June?", "--system", "You are a travel agent."}},
 		{"stats.txt", []string{"stats"}},
 		{"wm-get-ada.txt", []string{"working-memory", "get", "--resource", "ada"}},
 		{"wm-get-empty.txt", []string{"wm", "get", "--thread", "food"}},
@@ -106,7 +106,7 @@ func TestPromptIsReadOnly(t *testing.T) {
 func TestSearchAndReindex(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		seed(t, b.store)
-		vec := filepath.Join(t.TempDir(), "memory.vec")
+		vec := filepath.Join(t.TempDir(), "memory.vectors")
 		b.flags = append(b.flags, "--vector", vec)
 		if r := b.agentmem(t, "", "reindex"); r.code != 2 || !strings.Contains(r.stderr, "--write") {
 			t.Fatalf("reindex without --write: %+v", r)
@@ -160,8 +160,11 @@ func TestSearchWeaviate(t *testing.T) {
 		}
 		doc := jsonDoc(t, b.agentmem(t, "", "--json", "search", "ada", "sister Zanzibarina Reykjavik", "--top-k", "1").ok(t))
 		hits := doc["hits"].([]any)
-		if len(hits) != 1 || hits[0].(map[string]any)["messageId"] != "trip-3" {
-			t.Fatalf("hits %v", hits)
+		if len(hits) != 1 {
+			t.Fatalf("hits %v, want one", hits)
+		}
+		if id := hits[0].(map[string]any)["messageId"]; id != "trip-3" && id != "trip-4" {
+			t.Fatalf("best hit %v, want a message naming Zanzibarina", id)
 		}
 		if r := b.agentmem(t, "", "search", "bob", "trains").ok(t); r.stdout != "no hits\n" {
 			t.Errorf("resource bob was not indexed, yet search found: %s", r.stdout)
@@ -187,8 +190,11 @@ func TestSearchWeaviateSelfEmbedding(t *testing.T) {
 		}
 		doc = jsonDoc(t, b.agentmem(t, "", "--json", "search", "ada", "sister Zanzibarina Reykjavik", "--top-k", "1").ok(t))
 		hits := doc["hits"].([]any)
-		if len(hits) != 1 || hits[0].(map[string]any)["messageId"] != "trip-3" {
-			t.Fatalf("hits %v", hits)
+		if len(hits) != 1 {
+			t.Fatalf("hits %v, want one", hits)
+		}
+		if id := hits[0].(map[string]any)["messageId"]; id != "trip-3" && id != "trip-4" {
+			t.Fatalf("best hit %v, want a message naming Zanzibarina", id)
 		}
 		if r := b.agentmem(t, "", "--embedder", "http://127.0.0.1:1/v1", "search", "ada", "x"); r.code != 2 || !strings.Contains(r.stderr, "drop --embedder") {
 			t.Errorf("an embedder beside a vectorizer: %+v", r)

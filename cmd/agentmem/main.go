@@ -1,7 +1,7 @@
 // Command agentmem inspects, searches, exports, imports and migrates agentmem
 // conversation memory stored in SQLite or PostgreSQL.
 //
-//	go install github.com/agentmem/agentmem/cmd/agentmem@latest
+//	go install ./cmd/agentmem             # from a clone of the repository
 //	agentmem threads                      # ./memory.db
 //	agentmem --db postgres://... show THREAD
 //	agentmem export > memory.jsonl
@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/agentmem/agentmem/core"
@@ -41,6 +42,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return 0
 	}
+	if isUnknownCommand(err) {
+		// cobra reports an unknown command as a plain error; it is a usage
+		// error like an unknown flag.
+		err = usageErr("%s", strings.Replace(err.Error(), ` for "agentmem"`, "", 1))
+	}
 	app.printError(err)
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -50,6 +56,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	default:
 		return 1
 	}
+}
+
+// isUnknownCommand reports whether err is cobra's "unknown command" error,
+// which has no type of its own.
+func isUnknownCommand(err error) bool {
+	var ce *core.Error
+	return !errors.As(err, &ce) && strings.HasPrefix(err.Error(), "unknown command ")
 }
 
 // printError reports err on stderr: a line of text, or a JSON object with the

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 func (a *app) reindexCmd() *cobra.Command {
@@ -22,10 +24,11 @@ Needs --vector and the embedder the index should use. A progress bar shows
 messages per second and the time left; Ctrl-C stops after the current thread
 and running the same command again resumes after the threads already done
 (--restart starts over).`,
-		Example: `  agentmem --write --vector ./memory.vec reindex
+		Example: `  agentmem --write --vector ./memory.vectors reindex
   agentmem --write --vector http://localhost:8080 reindex user-42`,
 		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.findVectors()
 			if err := a.requireWrite(); err != nil {
 				return err
 			}
@@ -46,11 +49,11 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 	if c.Vector == nil {
 		return core.ErrNoVectorStore
 	}
-	page, err := c.Store.ListThreads(ctx, core.ThreadQuery{ResourceID: resourceID, PerPage: core.PerPageAll, Direction: core.Asc})
+	page, err := c.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll, Direction: store.Asc})
 	if err != nil {
 		return err
 	}
-	cp, st, err := openCheckpoint(restart, "reindex", a.flags.db, a.flags.pgSchema, a.flags.vector, core.IndexName(c.Dimension), resourceID)
+	cp, st, err := openCheckpoint(restart, "reindex", a.flags.db, a.flags.pgSchema, a.flags.vector, vector.IndexName(c.Dimension), resourceID)
 	if err != nil {
 		return err
 	}
@@ -84,16 +87,16 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 		return err
 	}
 	if a.flags.json {
-		return writeJSON(a.stdout, map[string]any{"threads": len(todo), "skipped": len(page.Threads) - len(todo), "messages": indexed, "unindexed": unindexed, "index": core.IndexName(c.Dimension)})
+		return writeJSON(a.stdout, map[string]any{"threads": len(todo), "skipped": len(page.Threads) - len(todo), "messages": indexed, "unindexed": unindexed, "index": vector.IndexName(c.Dimension)})
 	}
 	_, err = fmt.Fprintf(a.stdout, "reindexed %d threads (%d messages) into %s; %d already done earlier; %d messages still unindexed\n",
-		len(todo), indexed, core.IndexName(c.Dimension), len(page.Threads)-len(todo), unindexed)
+		len(todo), indexed, vector.IndexName(c.Dimension), len(page.Threads)-len(todo), unindexed)
 	return err
 }
 
 // pendingThreads returns the threads not in done, their message counts and
 // the sum of those.
-func pendingThreads(ctx context.Context, s *core.CheckedStore, threads []core.Thread, done []string) ([]core.Thread, []int, int, error) {
+func pendingThreads(ctx context.Context, s *store.Checked, threads []core.Thread, done []string) ([]core.Thread, []int, int, error) {
 	var (
 		todo  []core.Thread
 		sizes []int
@@ -122,9 +125,10 @@ their semantic-recall vectors (when --vector is given) and their
 observational memory. Every named thread must exist, or nothing is deleted.
 Ctrl-C stops between threads; running the command again finishes the rest.`,
 		Example: `  agentmem --write delete-thread thread-123
-  agentmem --write --vector ./memory.vec delete-thread --resource user-42`,
+  agentmem --write --vector ./memory.vectors delete-thread --resource user-42`,
 		ValidArgsFunction: a.completeThreads,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.findVectors()
 			if (len(args) == 0) == (resource == "") {
 				return usageErr("give THREAD ids or --resource, not both")
 			}
@@ -143,7 +147,7 @@ Ctrl-C stops between threads; running the command again finishes the rest.`,
 func (a *app) deleteThreads(ctx context.Context, c *connection, ids []string, resourceID string) error {
 	var threads []core.Thread
 	if resourceID != "" {
-		page, err := c.Store.ListThreads(ctx, core.ThreadQuery{ResourceID: resourceID, PerPage: core.PerPageAll, Direction: core.Asc})
+		page, err := c.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll, Direction: store.Asc})
 		if err != nil {
 			return err
 		}

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // mastraSource reads Mastra's memory tables (mastra_resources,
@@ -19,6 +21,9 @@ func mastraSource(arg string, o importOptions) (*source, error) {
 	src := &source{name: fromMastra + " " + redactDSN(arg), unit: "record"}
 	src.each = func(ctx context.Context, fn func(int, record) error, skip func(string)) error {
 		return withSourceDB(ctx, arg, func(db *sql.DB, pg bool) error {
+			if err := mastraTables(ctx, db, pg, o.schema, arg); err != nil {
+				return err
+			}
 			m := &mastraReader{db: db, q: mastraQueries(pg, o.schema), fn: fn, skip: skip}
 			return m.run(ctx)
 		})
@@ -97,7 +102,7 @@ func (m *mastraReader) run(ctx context.Context) error {
 func (m *mastraReader) resources(ctx context.Context) (map[string]resourceDoc, error) {
 	rows, err := m.db.QueryContext(ctx, m.q.resources)
 	if err != nil {
-		return nil, core.Errorf(CodeBadInput, "import", "read mastra_resources: %v", err)
+		return nil, memerr.Errorf(CodeBadInput, "import", "read mastra_resources: %v", err)
 	}
 	defer rows.Close()
 	out := map[string]resourceDoc{}
@@ -147,7 +152,7 @@ type mastraThread struct {
 func (m *mastraReader) threads(ctx context.Context) (map[string][]mastraThread, error) {
 	rows, err := m.db.QueryContext(ctx, m.q.threads)
 	if err != nil {
-		return nil, core.Errorf(CodeBadInput, "import", "read mastra_threads: %v", err)
+		return nil, memerr.Errorf(CodeBadInput, "import", "read mastra_threads: %v", err)
 	}
 	defer rows.Close()
 	out := map[string][]mastraThread{}
@@ -190,7 +195,7 @@ func (m *mastraReader) thread(ctx context.Context, t mastraThread) error {
 	}
 	rows, err := m.db.QueryContext(ctx, m.q.messages, th.ID)
 	if err != nil {
-		return core.Errorf(CodeBadInput, "import", "read mastra_messages: %v", err)
+		return memerr.Errorf(CodeBadInput, "import", "read mastra_messages: %v", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -248,4 +253,50 @@ func scanMastraMessage(rows *sql.Rows, th core.Thread) (core.Message, string, er
 	}
 	msg.Content.Format = 2
 	return msg, "", nil
+}
+
+// mastraMemoryTables are the tables a Mastra memory store creates and import
+// reads.
+var mastraMemoryTables = []string{"mastra_messages", "mastra_resources", "mastra_threads"}
+
+// mastraTables fails with CodeBadInput, naming what is missing, unless the
+// source holds every table of mastraMemoryTables.
+func mastraTables(ctx context.Context, db *sql.DB, pg bool, schema, arg string) error {
+	q := `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mastra\_%' ESCAPE '\'`
+	var args []any
+	if pg {
+		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE 'mastra\_%'`
+		args = append(args, schema)
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return memerr.Errorf(CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return memerr.Errorf(CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
+		}
+		have[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return memerr.Errorf(CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
+	}
+	var missing []string
+	for _, t := range mastraMemoryTables {
+		if !have[t] {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	where := redactDSN(arg)
+	if pg {
+		where += " (schema " + schema + ")"
+	}
+	return memerr.Errorf(CodeBadInput, "import", "%s is not a Mastra memory database: it has no table %s (Mastra's LibSQLStore or PostgresStore creates %s)",
+		where, strings.Join(missing, ", "), strings.Join(mastraMemoryTables, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // pageSize is how many rows one store call reads while walking a thread.
@@ -14,15 +15,15 @@ const pageSize = 1000
 // a page at a time. It pages by time (keyset), so it stays linear in the
 // thread's length: each page starts at the last time seen and skips the
 // messages of that time already delivered.
-func walkMessages(ctx context.Context, s *core.CheckedStore, threadID string, fn func([]core.Message) error) error {
+func walkMessages(ctx context.Context, s *store.Checked, threadID string, fn func([]core.Message) error) error {
 	var (
 		start *time.Time // nil for the first page
 		ties  int        // messages at *start already delivered
 	)
 	for {
-		q := core.MessageQuery{ThreadID: threadID, PerPage: pageSize + ties}
+		q := store.MessageQuery{ThreadID: threadID, PerPage: pageSize + ties}
 		if start != nil {
-			q.Range = core.DateRange{Start: start}
+			q.Range = store.DateRange{Start: start}
 		}
 		page, err := s.ListMessages(ctx, q)
 		if err != nil {

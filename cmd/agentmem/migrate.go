@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite" for SQLite and LibSQL sources
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 	lcmem "github.com/agentmem/agentmem/langchaingo"
 )
 
@@ -27,8 +29,21 @@ func openSourceDB(arg string) (*sql.DB, bool, error) {
 	if _, err := os.Stat(arg); err != nil {
 		return nil, false, usageErr("%v", err)
 	}
-	db, err := sql.Open("sqlite", "file:"+arg+"?mode=ro")
+	db, err := sql.Open("sqlite", sourceDSN(arg))
 	return db, false, err
+}
+
+// sourceDSN opens a SQLite source read-only. Without a write-ahead log beside
+// it the file is also opened immutable, so that reading it creates no -wal or
+// -shm file; with one, SQLite must read the log to see the latest rows.
+func sourceDSN(path string) string {
+	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath()}
+	q := url.Values{"mode": {"ro"}}
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		q.Set("immutable", "1")
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // withSourceDB opens the source for one pass over it.
@@ -39,7 +54,7 @@ func withSourceDB(ctx context.Context, arg string, fn func(db *sql.DB, pg bool) 
 	}
 	defer db.Close()
 	if err := db.PingContext(ctx); err != nil {
-		return core.Errorf(CodeBadInput, "import", "cannot open %s: %v", arg, err)
+		return memerr.Errorf(CodeBadInput, "import", "cannot open %s: %v", arg, err)
 	}
 	return fn(db, pg)
 }
@@ -154,7 +169,7 @@ func (ls *langchaingoSource) source() *source {
 func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, record) error, skip func(string)) error {
 	rows, err := db.QueryContext(ctx, ls.query)
 	if err != nil {
-		return core.Errorf(CodeBadInput, "import", "read %s: %v", ls.table, err)
+		return memerr.Errorf(CodeBadInput, "import", "read %s: %v", ls.table, err)
 	}
 	defer rows.Close()
 	var (
@@ -166,7 +181,7 @@ func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, 
 	for rows.Next() {
 		r, err := ls.scan(rows)
 		if err != nil {
-			return core.Errorf(CodeBadInput, "import", "read %s row: %v", ls.table, err)
+			return memerr.Errorf(CodeBadInput, "import", "read %s row: %v", ls.table, err)
 		}
 		if !started || r.session != session {
 			started, session, last = true, r.session, time.Time{}
@@ -231,8 +246,10 @@ func langchaingoRole(typ string) (core.Role, string) {
 		return core.RoleAssistant, ""
 	case "system":
 		return "", "system messages (agentmem never stores them; pass instructions as TurnRequest.System)"
+	case "tool", "function":
+		return "", fmt.Sprintf("messages of type %q (langchaingo stores a tool result without the call it answers, which agentmem needs)", typ)
 	}
-	return "", fmt.Sprintf("messages of type %q (no format-2 equivalent without their tool call)", typ)
+	return "", fmt.Sprintf("messages of type %q (a custom role; agentmem stores user, assistant and tool messages only)", typ)
 }
 
 // redactDSN drops the password from a DSN shown in messages.

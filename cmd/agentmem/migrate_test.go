@@ -17,7 +17,7 @@ import (
 	lcsqlite3 "github.com/tmc/langchaingo/memory/sqlite3"
 	"github.com/tmc/langchaingo/util/alloydbutil"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	lcsqlite "github.com/agentmem/agentmem/langchaingo/sqlite3"
 )
 
@@ -71,7 +71,7 @@ func checkLangchaingoThread(t *testing.T, b backend, thread, resource string) {
 	if err != nil || th.ResourceID != resource {
 		t.Fatalf("thread %s: %+v, %v", thread, th, err)
 	}
-	page, err := b.store.ListMessages(bg, core.MessageQuery{ThreadID: thread, PerPage: core.PerPageAll})
+	page, err := b.store.ListMessages(bg, store.MessageQuery{ThreadID: thread, PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // TestReindexResumes: a checkpoint left by an interrupted reindex (thread
@@ -13,8 +13,8 @@ import (
 func TestReindexResumes(t *testing.T) {
 	b := sqliteBackend(t)
 	seed(t, b.store)
-	vec := filepath.Join(t.TempDir(), "memory.vec")
-	cp, _, err := openCheckpoint(false, "reindex", b.flags[1], "public", vec, core.IndexName(384), "")
+	vec := filepath.Join(t.TempDir(), "memory.vectors")
+	cp, _, err := openCheckpoint(false, "reindex", b.flags[1], "public", vec, vector.IndexName(384), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TestImportResumes interrupts an import (as Ctrl-C does, by cancelling its
@@ -93,7 +93,7 @@ func interruptImport(t *testing.T, b backend, file string) {
 
 // threadFinished waits until the importer restored the thread's UpdatedAt,
 // its last step.
-func threadFinished(s *core.CheckedStore, id string, updated time.Time) bool {
+func threadFinished(s *store.Checked, id string, updated time.Time) bool {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if th, err := s.GetThread(bg, id); err == nil && th.UpdatedAt.Equal(updated) {
 			return true

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // Error codes of the command itself; core's codes cover everything else.
@@ -21,7 +23,7 @@ const (
 )
 
 // ErrReadOnly is returned (errors.Is) by every write command run without --write.
-var ErrReadOnly = core.NewSentinel(CodeReadOnly, "this command changes memory; add --write to allow it")
+var ErrReadOnly = memerr.NewSentinel(CodeReadOnly, "this command changes memory; add --write to allow it")
 
 // globalFlags are the flags every command shares.
 type globalFlags struct {
@@ -56,11 +58,11 @@ threads of messages owned by resources (users), working memory, observations
 and the semantic-recall index.
 
 Connect with --db: a SQLite file (default ./memory.db) or a postgres:// DSN;
-AGENTMEM_DB sets the default. Semantic search and reindexing also need
+AGENTMEM_DB sets the default. Semantic search and reindexing also use
 --vector (a local index file, a postgres:// DSN with pgvector, or a Weaviate
-address http://host:port) and an
-embedder (--embedder hash, the offline default, or the URL of an
-OpenAI-compatible /v1/embeddings endpoint with --embed-model).
+address http://host:port; without it, memory.vectors beside memory.db when it
+exists) and an embedder (--embedder hash, the offline default, or the URL of
+an OpenAI-compatible /v1/embeddings endpoint with --embed-model).
 
 Commands only read unless given --write. Output is aligned text; --json
 prints JSON for scripts. Long work shows a progress bar (on a terminal),
@@ -124,9 +126,10 @@ func (a *app) requireWrite() error {
 	return nil
 }
 
-// usageErr is a CodeUsage error.
+// usageErr is a CodeUsage error. It names no operation: printError already
+// starts the line with "agentmem:".
 func usageErr(format string, args ...any) error {
-	return core.Errorf(CodeUsage, "agentmem", format, args...)
+	return memerr.Errorf(CodeUsage, "", format, args...)
 }
 
 func isUsage(err error) bool {
@@ -134,11 +137,20 @@ func isUsage(err error) bool {
 	return errors.As(err, &ce) && (ce.Code == CodeUsage || ce.Code == CodeReadOnly)
 }
 
+// commandName is the command's path without the program name, which the
+// error line already starts with ("wm set", "show").
+func commandName(cmd *cobra.Command) string {
+	if !cmd.HasParent() {
+		return cmd.Name()
+	}
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+}
+
 // exactArgs is cobra.ExactArgs reporting a usage error.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageErr("%s: %v", cmd.CommandPath(), err)
+			return usageErr("%s: %v", commandName(cmd), err)
 		}
 		return nil
 	}
@@ -148,7 +160,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 func rangeArgs(lo, hi int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.RangeArgs(lo, hi)(cmd, args); err != nil {
-			return usageErr("%s: %v", cmd.CommandPath(), err)
+			return usageErr("%s: %v", commandName(cmd), err)
 		}
 		return nil
 	}

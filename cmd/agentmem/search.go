@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // searchHit is one semantic-recall hit with the messages around it.
@@ -29,15 +31,18 @@ func (a *app) searchCmd() *cobra.Command {
 		Short: "Semantic recall: the best-matching messages of a resource, with scores",
 		Long: `Query the semantic-recall index of a resource the way a turn does and print
 each hit's score, thread and message, with the messages around it that recall
-would add (--before/--after, the message range). Needs --vector and, unless
-the vector store embeds itself, the same --embedder that indexed the messages.`,
-		Example: `  agentmem --vector ./memory.vec search user-42 "sister's city"
-  agentmem --vector http://localhost:8080 search user-42 "refund policy" --mode hybrid --json`,
+would add (--before/--after, the message range). It uses --vector, or else the
+local index beside a SQLite database (memory.vectors beside memory.db, as the
+quickstart writes them), and, unless the vector store embeds itself, the same
+--embedder that indexed the messages. The default mode is hybrid, as in a turn.`,
+		Example: `  agentmem search user-42 "sister's city"   # ./memory.db and ./memory.vectors
+  agentmem --vector http://localhost:8080 search user-42 "refund policy" --mode vector --json`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.findVectors()
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
-				q := core.VectorQuery{Text: args[1], Keywords: c.Memory.Analyzer().Analyze(args[1]), TopK: topK,
-					Filter: core.VectorFilter{ResourceID: args[0]}, MinScore: minScore, Mode: mode}
+				q := vector.Query{Text: args[1], Keywords: c.Memory.Analyzer().Analyze(args[1]), TopK: topK,
+					Filter: vector.Filter{ResourceID: args[0]}, MinScore: minScore, Mode: mode}
 				hits, err := search(ctx, c, q, core.MessageRange{Before: before, After: after})
 				if err != nil {
 					return err
@@ -50,35 +55,35 @@ the vector store embeds itself, the same --embedder that indexed the messages.`,
 	f.IntVar(&topK, "top-k", 4, "number of hits")
 	f.IntVar(&before, "before", 1, "messages before each hit")
 	f.IntVar(&after, "after", 1, "messages after each hit")
-	f.StringVar(&mode, "mode", core.SearchVector, "vector, hybrid or bm25")
+	f.StringVar(&mode, "mode", vector.SearchHybrid, "hybrid, vector or bm25")
 	f.Float64Var(&minScore, "min-score", 0, "drop hits below this score")
-	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{core.SearchVector, core.SearchHybrid, core.SearchBM25}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{vector.SearchVector, vector.SearchHybrid, vector.SearchBM25}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 // search queries the index and loads each hit's message range; chunks of one
 // message count once, at their best score.
-func search(ctx context.Context, c *connection, q core.VectorQuery, r core.MessageRange) ([]searchHit, error) {
+func search(ctx context.Context, c *connection, q vector.Query, r core.MessageRange) ([]searchHit, error) {
 	if c.Vector == nil {
 		return nil, core.ErrNoVectorStore
 	}
-	if err := core.ValidateID("resourceId", q.Filter.ResourceID); err != nil {
+	if err := store.ValidateID("resourceId", q.Filter.ResourceID); err != nil {
 		return nil, err
 	}
 	if q.TopK <= 0 || r.Before < 0 || r.After < 0 {
 		return nil, usageErr("--top-k must be positive, --before and --after not negative")
 	}
-	if !c.Vector.SelfEmbedding() && q.Mode != core.SearchBM25 {
+	if !c.Vector.SelfEmbedding() && q.Mode != vector.SearchBM25 {
 		vecs, err := c.Embedder.Embed(ctx, []string{q.Text})
 		if err != nil {
 			return nil, err
 		}
 		q.Vector = vecs[0]
 	}
-	if q.Mode == core.SearchHybrid {
+	if q.Mode == vector.SearchHybrid {
 		q.Alpha = core.DefaultHybridAlpha
 	}
-	raw, err := c.Vector.Query(ctx, core.IndexName(c.Dimension), q)
+	raw, err := c.Vector.Query(ctx, vector.IndexName(c.Dimension), q)
 	if err != nil {
 		return nil, err
 	}
@@ -89,9 +94,9 @@ func search(ctx context.Context, c *connection, q core.VectorQuery, r core.Messa
 			continue
 		}
 		seen[h.Meta.MessageID] = true
-		page, err := c.Store.ListMessages(ctx, core.MessageQuery{
+		page, err := c.Store.ListMessages(ctx, store.MessageQuery{
 			ThreadID: h.Meta.ThreadID, ResourceID: q.Filter.ResourceID,
-			Include: []core.Include{{ID: h.Meta.MessageID, Before: r.Before, After: r.After}},
+			Include: []store.Include{{ID: h.Meta.MessageID, Before: r.Before, After: r.After}},
 		})
 		if err != nil {
 			return nil, err

@@ -32,6 +32,7 @@ unless --write is given (then: edit working memory, delete threads).`,
   AGENTMEM_TOKEN=s3cret agentmem serve --addr 0.0.0.0:7700`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.findVectors()
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
 				return inspector.Serve(ctx, addr, inspector.Options{
 					Memory: c.Memory, Store: c.Store,

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // shownMessage is a message as show prints it in JSON.
@@ -84,7 +86,7 @@ func loadShown(ctx context.Context, c *connection, threadID string) (shownThread
 			return doc, err
 		}
 		doc.WorkingMemory[k.scope] = wm.Data
-		rec, err := c.Store.GetObservations(ctx, core.ObservationKey(k.scope, th.ID, th.ResourceID))
+		rec, err := c.Store.GetObservations(ctx, store.ObservationKey(k.scope, th.ID, th.ResourceID))
 		if err != nil {
 			return doc, err
 		}
@@ -178,7 +180,7 @@ func jsonText(raw json.RawMessage, n int) string {
 	return oneLine(string(raw), n)
 }
 
-func toolLines(ti *core.ToolInvocation) []string {
+func toolLines(ti *message.ToolInvocation) []string {
 	if ti == nil {
 		return nil
 	}
@@ -186,7 +188,7 @@ func toolLines(ti *core.ToolInvocation) []string {
 	switch {
 	case ti.IsError:
 		lines = append(lines, fmt.Sprintf("[tool error %s] %s", ti.ToolCallID, oneLine(ti.ErrorText, 80)))
-	case ti.State == core.ToolStateResult:
+	case ti.State == message.ToolStateResult:
 		lines = append(lines, fmt.Sprintf("[tool result %s] %s", ti.ToolCallID, jsonText(ti.Result, 80)))
 	}
 	return lines
@@ -199,7 +201,7 @@ func (a *app) completeThreads(cmd *cobra.Command, args []string, _ string) ([]st
 	}
 	var ids []string
 	_ = a.withConn(cmd, func(ctx context.Context, c *connection) error {
-		page, err := c.Store.ListThreads(ctx, core.ThreadQuery{PerPage: 200})
+		page, err := c.Store.ListThreads(ctx, store.ThreadQuery{PerPage: 200})
 		for _, t := range page.Threads {
 			ids = append(ids, t.ID+"\t"+oneLine(t.Title, 40))
 		}

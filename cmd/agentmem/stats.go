@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // statsDoc is what stats reports.
@@ -43,6 +45,7 @@ and dimension that the configured --vector and --embedder use.`,
   agentmem stats --resource user-42 --json`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.findVectors()
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
 				doc, err := collectStats(ctx, c, resource)
 				if err != nil {
@@ -58,7 +61,7 @@ and dimension that the configured --vector and --embedder use.`,
 
 func collectStats(ctx context.Context, c *connection, resourceID string) (statsDoc, error) {
 	doc := statsDoc{TokenEncodings: map[string]int{}}
-	page, err := c.Store.ListThreads(ctx, core.ThreadQuery{ResourceID: resourceID, PerPage: core.PerPageAll})
+	page, err := c.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll})
 	if err != nil {
 		return doc, err
 	}
@@ -82,7 +85,7 @@ func collectStats(ctx context.Context, c *connection, resourceID string) (statsD
 		return doc, err
 	}
 	if c.Vector != nil {
-		doc.Index = &indexDoc{Name: core.IndexName(c.Dimension), Dimension: c.Dimension, SelfEmbedding: c.Vector.SelfEmbedding()}
+		doc.Index = &indexDoc{Name: vector.IndexName(c.Dimension), Dimension: c.Dimension, SelfEmbedding: c.Vector.SelfEmbedding()}
 	}
 	return doc, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // withConn runs fn on a connection opened from the global flags.
@@ -33,7 +34,7 @@ type threadRow struct {
 
 func (a *app) threadsCmd() *cobra.Command {
 	var (
-		q   core.ThreadQuery
+		q   store.ThreadQuery
 		asc bool
 	)
 	cmd := &cobra.Command{
@@ -49,7 +50,7 @@ Filter by --resource; page with --page and --per-page; sort by createdAt
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asc {
-				q.Direction = core.Asc
+				q.Direction = store.Asc
 			}
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
 				return a.listThreads(ctx, c, q)
@@ -66,7 +67,7 @@ Filter by --resource; page with --page and --per-page; sort by createdAt
 	return cmd
 }
 
-func (a *app) listThreads(ctx context.Context, c *connection, q core.ThreadQuery) error {
+func (a *app) listThreads(ctx context.Context, c *connection, q store.ThreadQuery) error {
 	if q.PerPage <= 0 {
 		return usageErr("--per-page must be positive")
 	}
@@ -101,8 +102,8 @@ func (a *app) listThreads(ctx context.Context, c *connection, q core.ThreadQuery
 }
 
 // countMessages returns the number of messages of a thread.
-func countMessages(ctx context.Context, s *core.CheckedStore, threadID string) (int, error) {
-	page, err := s.ListMessages(ctx, core.MessageQuery{ThreadID: threadID, PerPage: 0, IncludeTotal: true})
+func countMessages(ctx context.Context, s *store.Checked, threadID string) (int, error) {
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: 0, IncludeTotal: true})
 	return page.Total, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TestRoundTripSQLitePostgres: SQLite → JSONL → PostgreSQL → JSONL gives the
@@ -105,7 +106,7 @@ func TestImportCorruptLine(t *testing.T) {
 			if r.code != 1 || !strings.Contains(r.stderr, c.want) {
 				t.Errorf("%s: exit %d, stderr %q; want %q", c.name, r.code, r.stderr, c.want)
 			}
-			if th, err := b.store.ListThreads(bg, core.ThreadQuery{}); err != nil || th.Total != 0 {
+			if th, err := b.store.ListThreads(bg, store.ThreadQuery{}); err != nil || th.Total != 0 {
 				t.Fatalf("%s: %d threads written, err %v; want nothing", c.name, th.Total, err)
 			}
 		}

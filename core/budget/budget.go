@@ -1,7 +1,9 @@
-// Package budget is agentmem's one token trimmer. The turn's token budget,
-// Memory.Recall's read-only window and processors.TokenLimiter all decide
-// what to keep with Fit, so a tool call and its result are always kept or
-// dropped together and the same counts give the same choice everywhere.
+// Package budget is agentmem's one place for token counts and token trims.
+// A message is counted once, when it is saved (MessageTokens), and its count
+// is stored with it; the turn's token budget, Memory.Recall's read-only
+// window and processors.TokenLimiter all decide what to keep with Fit, so a
+// tool call and its result are always kept or dropped together and the same
+// counts give the same choice everywhere.
 //
 //	import "github.com/agentmem/agentmem/core/budget"
 package budget

@@ -184,3 +184,16 @@ func wrap(op string, err error, code Code, msg string) error {
 	}
 	return &Error{Code: code, Op: op, Msg: msg, Err: err}
 }
+
+// WithOp names op on err when err is an *Error without an operation (a
+// validation error made before the operation was known); other errors are
+// returned as they are.
+func WithOp(op string, err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Op == "" {
+		cp := *e
+		cp.Op = op
+		return &cp
+	}
+	return err
+}

@@ -1,7 +1,7 @@
 // Package store is the storage contract of agentmem: the role interfaces a
 // backend implements (Threads, Messages, WorkingMemories, Boundaries, and the
 // optional capabilities ThreadCreator, Resources, Observations, IndexQueue,
-// WindowReader, BulkSaver and BatchReleaser), the records they exchange, and pure helpers drivers share
+// WindowReader and BulkSaver), the records they exchange, and pure helpers drivers share
 // (query normalisation, boundary merge, paging window, metadata merge).
 //
 // Applications do not call a Store directly: core.New wraps it in a checked
@@ -69,9 +69,7 @@ type Messages interface {
 	// resource (ErrResourceMismatch).
 	// The UpdatedAt of every touched thread is bumped. Returned messages carry
 	// their stored CreatedAt and Seq. As with io.Writer's p, SaveMessages
-	// must not modify msgs, and should not keep the slice after it returns;
-	// a store that never does may say so (BatchReleaser), and core then
-	// reuses the slice for the next batch.
+	// must not modify msgs, and should not keep the slice after it returns.
 	SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error)
 	// ListMessages selects messages of one thread; see MessageQuery.
 	ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error)

@@ -24,6 +24,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	einomem "github.com/agentmem/agentmem/eino"
 )
@@ -50,12 +51,12 @@ func main() {
 }
 
 func run(ctx context.Context, db string, reset bool, message string) error {
-	store, err := sqlite.Open(ctx, db)
+	st, err := sqlite.Open(ctx, db)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	mem, err := core.New(core.Options{Store: store, Config: core.Config{
+	defer st.Close()
+	mem, err := core.New(core.Options{Store: st, Config: core.Config{
 		MessageHistory: &core.MessageHistory{MaxTokens: 2000},
 	}})
 	if err != nil {
@@ -88,7 +89,7 @@ func run(ctx context.Context, db string, reset bool, message string) error {
 	}
 
 	if message == "" {
-		res, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, PerPage: core.PerPageAll})
+		res, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, PerPage: store.PerPageAll})
 		var ce *core.Error
 		if err != nil && !(errors.As(err, &ce) && ce.Code == core.CodeThreadNotFound) {
 			return err

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -23,7 +23,7 @@ func TestTwoRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	page, err := s.ListMessages(ctx, core.MessageQuery{ThreadID: threadID, PerPage: core.PerPageAll})
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: store.PerPageAll})
 	if err != nil || len(page.Messages) != 4 {
 		t.Fatalf("thread holds %d messages after two runs, want 4: %v", len(page.Messages), err)
 	}

@@ -23,8 +23,12 @@ import (
 	"path/filepath"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 )
@@ -62,41 +66,40 @@ func run(ctx context.Context, dir string, fresh bool, out io.Writer) ([][]core.M
 			}
 		}
 	}
-	store, err := sqlite.Open(ctx, dbPath)
+	db, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
-	defer store.Close()
+	defer db.Close()
 	vectors, err := local.Open(vecPath)
 	if err != nil {
 		return nil, err
 	}
 	defer vectors.Close()
-	return play(ctx, store, vectors, dbPath, false, out)
+	return play(ctx, db, vectors, dbPath, false, out)
 }
 
 // runPostgres is run on PostgreSQL: the message store and pgvector share
 // the pool of dsn; fresh deletes the conversation's thread (messages and
 // vectors).
 func runPostgres(ctx context.Context, dsn string, fresh bool, out io.Writer) ([][]core.Message, error) {
-	store, err := postgres.Open(ctx, dsn)
+	db, err := postgres.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
-	defer store.Close()
-	vectors, err := pgvector.New(ctx, store.Pool(), pgvector.Config{})
+	defer db.Close()
+	vectors, err := pgvector.New(ctx, db.Pool(), pgvector.Config{})
 	if err != nil {
 		return nil, err
 	}
-	return play(ctx, store, vectors, "PostgreSQL", fresh, out)
+	return play(ctx, db, vectors, "PostgreSQL", fresh, out)
 }
 
-// play runs the conversation on a store and vector store; where names the
-// storage in the output; fresh deletes the thread first.
-func play(ctx context.Context, store core.Store, vectors core.VectorStore, where string, fresh bool, out io.Writer) ([][]core.Message, error) {
-	dbPath := where
+// play runs the conversation on a message store and a vector store; dbPath
+// names the storage in the output; fresh deletes the thread first.
+func play(ctx context.Context, db store.Store, vectors vector.Store, dbPath string, fresh bool, out io.Writer) ([][]core.Message, error) {
 	mem, err := core.New(core.Options{
-		Store:    store,
+		Store:    db,
 		Vector:   vectors,
 		Embedder: local.NewHashEmbedder(384), // offline stand-in for a real embedding model
 		Config: core.Config{
@@ -125,7 +128,7 @@ func play(ctx context.Context, store core.Store, vectors core.VectorStore, where
 		}
 		prompt := t.Messages()
 		prompts = append(prompts, prompt)
-		fmt.Fprintf(out, "--- turn %d: the model sees %d messages, %d tokens (budget 300)\n", i+1, len(prompt), core.PromptTokens(prompt))
+		fmt.Fprintf(out, "--- turn %d: the model sees %d messages, %d tokens (budget 300)\n", i+1, len(prompt), budget.PromptTokens(prompt))
 		for _, m := range prompt {
 			fmt.Fprintf(out, "  [%-8s %-9s] %s\n", m.Source, m.Role, summary(m))
 		}
@@ -133,7 +136,7 @@ func play(ctx context.Context, store core.Store, vectors core.VectorStore, where
 			return nil, err
 		}
 	}
-	all, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: core.PerPageAll})
+	all, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: store.PerPageAll})
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +147,7 @@ func play(ctx context.Context, store core.Store, vectors core.VectorStore, where
 
 // announce says whether this run continues a stored thread or starts one.
 func announce(ctx context.Context, mem *core.Memory, dbPath string, out io.Writer) error {
-	stored, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: core.PerPageAll})
+	stored, err := mem.Recall(ctx, core.RecallQuery{ThreadID: threadID, ResourceID: resourceID, PerPage: store.PerPageAll})
 	switch {
 	case errors.Is(err, core.ErrThreadNotFound):
 		fmt.Fprintf(out, "--- new thread %q in %s\n", threadID, dbPath)
@@ -178,7 +181,7 @@ func reply(text string) []core.Message {
 
 func toolCall(id, name, args, result string) core.Message {
 	return core.Message{Role: core.RoleAssistant, Content: core.Content{Parts: []core.Part{{Type: core.PartToolInvocation,
-		ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: id, ToolName: name,
+		ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: id, ToolName: name,
 			Args: json.RawMessage(args), Result: json.RawMessage(result)}}}}}
 }
 

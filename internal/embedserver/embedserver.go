@@ -1,4 +1,4 @@
-// Package embedserver serves a core.Embedder over HTTP with the inference
+// Package embedserver serves a vector.Embedder over HTTP with the inference
 // contract of Weaviate's text2vec-transformers module (also spoken by
 // text2vec-model2vec), so a Weaviate server can embed text offline, e.g. with
 // local.HashEmbedder:
@@ -22,13 +22,13 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // Server is an http.Handler embedding texts with Embedder.
 type Server struct {
 	// Embedder produces the vectors.
-	Embedder core.Embedder
+	Embedder vector.Embedder
 	// Model is the name reported by /meta and /api/embed.
 	Model string
 	// FailOn, when not empty, makes every text containing it fail with
@@ -40,7 +40,7 @@ type Server struct {
 }
 
 // New returns a Server for emb named model.
-func New(emb core.Embedder, model string) *Server {
+func New(emb vector.Embedder, model string) *Server {
 	s := &Server{Embedder: emb, Model: model, mux: http.NewServeMux()}
 	ready := func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }
 	s.mux.HandleFunc("GET /.well-known/ready", ready)

@@ -26,7 +26,7 @@
 #                       created for it and dropped after.
 #
 # Settings: AGENTMEM_MASTRA_SCRIPTS is the folder holding bench.mjs (default
-# ../shared/reference/mastra-bench beside the repository);
+# scripts/mastra in this repository);
 # AGENTMEM_MASTRA_DIR the install folder (default ~/.cache/agentmem/mastra-bench).
 # AGENTMEM_BENCH_CREATEDB is appended to the CREATE DATABASE of each
 # PostgreSQL run, e.g. "TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'
@@ -36,7 +36,7 @@
 _mastra_packages=(@mastra/core@1.71.0 @mastra/memory@1.31.0 @mastra/libsql@1.23.1 @mastra/pg@1.27.1)
 
 mastra_install() {
-	local src=${AGENTMEM_MASTRA_SCRIPTS:-$(pwd)/../shared/reference/mastra-bench}
+	local src=${AGENTMEM_MASTRA_SCRIPTS:-$(pwd)/scripts/mastra}
 	export AGENTMEM_MASTRA_DIR=${AGENTMEM_MASTRA_DIR:-$HOME/.cache/agentmem/mastra-bench}
 	[ -f "$src/bench.mjs" ] || {
 		echo "mastra.sh: no bench.mjs in $src (set AGENTMEM_MASTRA_SCRIPTS)" >&2

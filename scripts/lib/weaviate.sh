@@ -35,7 +35,7 @@
 # port on all interfaces; everything else listens on 127.0.0.1 only. The server
 # runs with USE_INVERTED_SEARCHABLE=false: 1.35.2's BlockMax WAND BM25 drops
 # recently written objects from limited BM25/hybrid results (upstream #11780);
-# the price is slower keyword search over common terms (BENCHMARKS.md, issue 12).
+# the price is slower keyword search over common terms, which hybrid recall leaves out.
 
 WEAVIATE_VERSION=${WEAVIATE_VERSION:-v1.35.2}
 

@@ -1,4 +1,4 @@
-// Package openai is a core.Embedder for any OpenAI-compatible embeddings API
+// Package openai is a vector.Embedder for any OpenAI-compatible embeddings API
 // (POST /v1/embeddings): OpenAI itself, Ollama, vLLM, llama.cpp's server,
 // LocalAI and others.
 //
@@ -22,7 +22,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // Defaults of Config.
@@ -64,20 +65,20 @@ type Embedder struct {
 	url string
 }
 
-var _ core.Embedder = (*Embedder)(nil)
+var _ vector.Embedder = (*Embedder)(nil)
 
 // New validates cfg, fills its defaults and returns an Embedder. It does not
 // contact the server.
 func New(cfg Config) (*Embedder, error) {
 	const op = "openai.New"
 	if cfg.BaseURL == "" || !(strings.HasPrefix(cfg.BaseURL, "http://") || strings.HasPrefix(cfg.BaseURL, "https://")) {
-		return nil, core.Errorf(core.CodeInvalidConfig, op, "BaseURL %q must be an http(s) URL", cfg.BaseURL)
+		return nil, memerr.Errorf(memerr.CodeInvalidConfig, op, "BaseURL %q must be an http(s) URL", cfg.BaseURL)
 	}
 	if cfg.Model == "" {
-		return nil, core.Errorf(core.CodeInvalidConfig, op, "Model is required")
+		return nil, memerr.Errorf(memerr.CodeInvalidConfig, op, "Model is required")
 	}
 	if cfg.Dimension < 0 || cfg.BatchSize < 0 {
-		return nil, core.Errorf(core.CodeInvalidConfig, op, "Dimension and BatchSize must not be negative")
+		return nil, memerr.Errorf(memerr.CodeInvalidConfig, op, "Dimension and BatchSize must not be negative")
 	}
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize = DefaultBatchSize
@@ -124,7 +125,7 @@ func (e *Embedder) checkDimensions(vecs [][]float32) error {
 			want = len(v)
 		}
 		if len(v) != want || len(v) == 0 {
-			return core.Errorf(core.CodeEmbeddingDimensionMismatch, "openai.Embed",
+			return memerr.Errorf(memerr.CodeEmbeddingDimensionMismatch, "openai.Embed",
 				"vector %d has %d dimensions, want %d", i, len(v), want)
 		}
 	}
@@ -135,7 +136,7 @@ func (e *Embedder) checkDimensions(vecs [][]float32) error {
 func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
 	body, err := json.Marshal(request{Model: e.cfg.Model, Input: texts, EncodingFormat: "float", Dimensions: e.cfg.Dimension})
 	if err != nil {
-		return nil, core.Errorf(core.CodeInvalidArgument, "openai.Embed", "encode request: %v", err)
+		return nil, memerr.Errorf(memerr.CodeInvalidArgument, "openai.Embed", "encode request: %v", err)
 	}
 	for attempt := 0; ; attempt++ {
 		vecs, retryAfter, err := e.post(ctx, body, len(texts))
@@ -143,7 +144,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 			return vecs, err
 		}
 		if werr := sleep(ctx, e.backoff(attempt, retryAfter)); werr != nil {
-			return nil, core.Errorf(core.CodeVector, "openai.Embed", "%v (while retrying after: %v)", werr, err)
+			return nil, memerr.Errorf(memerr.CodeVector, "openai.Embed", "%v (while retrying after: %v)", werr, err)
 		}
 	}
 }
@@ -204,7 +205,7 @@ func (e *Embedder) post(ctx context.Context, body []byte, n int) (vecs [][]float
 	const op = "openai.Embed"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, -1, core.Errorf(core.CodeInvalidConfig, op, "%v", err)
+		return nil, -1, memerr.Errorf(memerr.CodeInvalidConfig, op, "%v", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if e.cfg.APIKey != "" {
@@ -213,14 +214,14 @@ func (e *Embedder) post(ctx context.Context, body []byte, n int) (vecs [][]float
 	resp, err := e.cfg.HTTPClient.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, -1, &core.Error{Code: core.CodeVector, Op: op, Msg: "request canceled", Err: ctx.Err()}
+			return nil, -1, &memerr.Error{Code: memerr.CodeVector, Op: op, Msg: "request canceled", Err: ctx.Err()}
 		}
-		return nil, 0, &core.Error{Code: core.CodeVector, Op: op, Msg: "request failed", Err: err}
+		return nil, 0, &memerr.Error{Code: memerr.CodeVector, Op: op, Msg: "request failed", Err: err}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
 	if err != nil {
-		return nil, 0, &core.Error{Code: core.CodeVector, Op: op, Msg: "read response", Err: err}
+		return nil, 0, &memerr.Error{Code: memerr.CodeVector, Op: op, Msg: "read response", Err: err}
 	}
 	if resp.StatusCode != http.StatusOK {
 		apiErr := &APIError{StatusCode: resp.StatusCode, Message: errorMessage(raw)}
@@ -228,11 +229,11 @@ func (e *Embedder) post(ctx context.Context, body []byte, n int) (vecs [][]float
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 			retry = parseRetryAfter(resp.Header.Get("Retry-After"))
 		}
-		return nil, retry, &core.Error{Code: core.CodeVector, Op: op, Msg: "embedding request rejected", Err: apiErr}
+		return nil, retry, &memerr.Error{Code: memerr.CodeVector, Op: op, Msg: "embedding request rejected", Err: apiErr}
 	}
 	vecs, err = decode(raw, n)
 	if err != nil {
-		return nil, -1, &core.Error{Code: core.CodeVector, Op: op, Msg: "bad response", Err: err}
+		return nil, -1, &memerr.Error{Code: memerr.CodeVector, Op: op, Msg: "bad response", Err: err}
 	}
 	return vecs, 0, nil
 }

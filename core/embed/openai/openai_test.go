@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // fakeServer answers /v1/embeddings with vectors [len(text), index, dim...]
@@ -108,7 +108,7 @@ func TestEmbedGivesUpAfterMaxRetries(t *testing.T) {
 	e, _ := New(Config{BaseURL: url, Model: "m", MaxRetries: 2, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
 	_, err := e.Embed(context.Background(), []string{"x"})
 	var apiErr *APIError
-	if !errors.Is(err, core.ErrVector) || !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.Message != "try later" {
+	if !errors.Is(err, memerr.ErrVector) || !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.Message != "try later" {
 		t.Fatalf("err = %v", err)
 	}
 	if got := f.requests.Load(); got != 3 {
@@ -119,7 +119,7 @@ func TestEmbedGivesUpAfterMaxRetries(t *testing.T) {
 func TestEmbedDoesNotRetryClientErrors(t *testing.T) {
 	f, url := newFake(t, 3, func(int64) int { return http.StatusUnauthorized })
 	e, _ := New(Config{BaseURL: url, Model: "m", MinBackoff: time.Millisecond})
-	if _, err := e.Embed(context.Background(), []string{"x"}); !errors.Is(err, core.ErrVector) {
+	if _, err := e.Embed(context.Background(), []string{"x"}); !errors.Is(err, memerr.ErrVector) {
 		t.Fatalf("err = %v", err)
 	}
 	if got := f.requests.Load(); got != 1 {
@@ -130,7 +130,7 @@ func TestEmbedDoesNotRetryClientErrors(t *testing.T) {
 func TestEmbedChecksDimension(t *testing.T) {
 	_, url := newFake(t, 3, nil)
 	e, _ := New(Config{BaseURL: url, Model: "m", Dimension: 8})
-	if _, err := e.Embed(context.Background(), []string{"x"}); !errors.Is(err, core.ErrEmbeddingDimensionMismatch) {
+	if _, err := e.Embed(context.Background(), []string{"x"}); !errors.Is(err, memerr.ErrEmbeddingDimensionMismatch) {
 		t.Fatalf("err = %v, want dimension mismatch", err)
 	}
 }
@@ -144,7 +144,7 @@ func TestEmbedHonoursContextDuringBackoff(t *testing.T) {
 	go func() { _, err := e.Embed(ctx, []string{"x"}); done <- err }()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, core.ErrVector) {
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, memerr.ErrVector) {
 			t.Fatalf("err = %v", err)
 		}
 	case <-time.After(10 * time.Second):
@@ -154,7 +154,7 @@ func TestEmbedHonoursContextDuringBackoff(t *testing.T) {
 
 func TestNewRejectsBadConfig(t *testing.T) {
 	for _, cfg := range []Config{{Model: "m"}, {BaseURL: "ftp://x", Model: "m"}, {BaseURL: "http://x"}, {BaseURL: "http://x", Model: "m", Dimension: -1}} {
-		if _, err := New(cfg); !errors.Is(err, core.ErrInvalidConfig) {
+		if _, err := New(cfg); !errors.Is(err, memerr.ErrInvalidConfig) {
 			t.Errorf("New(%+v) = %v, want ErrInvalidConfig", cfg, err)
 		}
 	}

@@ -37,10 +37,7 @@ type resourceRow struct {
 	wm store.WorkingMemory
 }
 
-var (
-	_ store.Store         = (*Store)(nil)
-	_ store.BatchReleaser = (*Store)(nil)
-)
+var _ store.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {

@@ -11,10 +11,6 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// ReleasesBatches implements store.BatchReleaser: SaveMessages keeps
-// nothing of msgs once it returns.
-func (s *Store) ReleasesBatches() store.Messages { return s }
-
 // SaveMessages implements store.Store.
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	const op = "SaveMessages"

@@ -7,21 +7,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TestAdvanceBoundaryMatchesMergeBoundary replays random candidates and
-// checks every stored value against core.MergeBoundary computed in Go.
+// checks every stored value against store.MergeBoundary computed in Go.
 func TestAdvanceBoundaryMatchesMergeBoundary(t *testing.T) {
 	s := openFresh(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewSource(7))
 	base := time.Date(2026, 2, 3, 4, 5, 6, 123456000, time.UTC)
-	var want *core.Boundary
+	var want *store.Boundary
 	for i := 0; i < 400; i++ {
-		cand := core.Boundary{
+		cand := store.Boundary{
 			// A few timestamps, some differing only in the microseconds.
 			CreatedAt:         base.Add(time.Duration(rng.Intn(4))*time.Second + time.Duration(rng.Intn(2))*time.Microsecond),
 			MaxTokens:         100 * (1 + rng.Intn(2)),
@@ -40,7 +40,7 @@ func TestAdvanceBoundaryMatchesMergeBoundary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		merged := core.MergeBoundary(want, cand)
+		merged := store.MergeBoundary(want, cand)
 		want = &merged
 		if !got.CreatedAt.Equal(want.CreatedAt) || !reflect.DeepEqual(got.MessageIDs, want.MessageIDs) ||
 			got.MaxTokens != want.MaxTokens || got.AtMaxRemoveTokens != want.AtMaxRemoveTokens {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/storetest"
 )
 
@@ -32,7 +32,7 @@ func TestLinguisticCollation(t *testing.T) {
 		return s
 	}
 	t.Run("conformance", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) core.Store { return open(t) })
+		storetest.Run(t, func(t *testing.T) store.Store { return open(t) })
 	})
 	t.Run("plans", func(t *testing.T) { checkQueryPlans(t, open(t)) })
 }

@@ -8,7 +8,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TestDeleteThreadWaitsForObservationWrite: DeleteThread must remove the
@@ -31,7 +33,7 @@ func TestDeleteThreadWaitsForObservationWrite(t *testing.T) {
 	if _, err := s.GetThread(bg(), "A"); err == nil {
 		t.Fatal("thread survived DeleteThread")
 	}
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "A", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "A", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := s.GetObservations(bg(), "thread:A")
@@ -82,13 +84,13 @@ func TestDeleteThreadWaitsForSave(t *testing.T) {
 			}
 			// A save after the delete finds the thread gone.
 			for _, n := range []int{1, 2} {
-				var batch []core.Message
+				var batch []message.Message
 				for i := 0; i < n; i++ {
-					m := core.NewMessage(core.RoleUser, "late")
+					m := message.NewMessage(message.RoleUser, "late")
 					m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprint("late", i), "A", "r", time.Now()
 					batch = append(batch, m)
 				}
-				if _, err := s.SaveMessages(bg(), batch); !errors.Is(err, core.ErrThreadNotFound) {
+				if _, err := s.SaveMessages(bg(), batch); !errors.Is(err, memerr.ErrThreadNotFound) {
 					t.Fatalf("save of %d into the deleted thread: %v", n, err)
 				}
 			}
@@ -101,7 +103,7 @@ func TestDeleteThreadWaitsForSave(t *testing.T) {
 func threadInTx(t *testing.T) (*Store, pgx.Tx) {
 	t.Helper()
 	s := openFresh(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "A", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "A", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := s.pool.Begin(bg())

@@ -9,17 +9,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 func TestListThreadsPastLastPage(t *testing.T) {
 	s := openFresh(t)
 	for i := 0; i < 5; i++ {
-		if _, err := s.SaveThread(bg(), core.Thread{ID: fmt.Sprint("t", i), ResourceID: "r", Metadata: map[string]any{"k": "v"}}); err != nil {
+		if _, err := s.SaveThread(bg(), store.Thread{ID: fmt.Sprint("t", i), ResourceID: "r", Metadata: map[string]any{"k": "v"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p, err := s.ListThreads(bg(), core.ThreadQuery{ResourceID: "r", Metadata: map[string]any{"k": "v"}, PerPage: 2, Page: 7})
+	p, err := s.ListThreads(bg(), store.ThreadQuery{ResourceID: "r", Metadata: map[string]any{"k": "v"}, PerPage: 2, Page: 7})
 	if err != nil || len(p.Threads) != 0 || p.Total != 5 || p.HasMore || p.Page != 7 {
 		t.Fatalf("past the end: %+v %v", p, err)
 	}
@@ -28,18 +30,18 @@ func TestListThreadsPastLastPage(t *testing.T) {
 func TestSaveMessagesBatchSemantics(t *testing.T) {
 	s := openFresh(t)
 	for _, id := range []string{"a", "b"} {
-		if _, err := s.SaveThread(bg(), core.Thread{ID: id, ResourceID: "r"}); err != nil {
+		if _, err := s.SaveThread(bg(), store.Thread{ID: id, ResourceID: "r"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	at := time.Date(2026, 6, 1, 0, 0, 0, 987654321, time.UTC)
-	m := func(id, thread, text string, ts time.Time) core.Message {
-		x := core.NewMessage(core.RoleUser, text)
+	m := func(id, thread, text string, ts time.Time) message.Message {
+		x := message.NewMessage(message.RoleUser, text)
 		x.ID, x.ThreadID, x.ResourceID, x.CreatedAt = id, thread, "r", ts
 		return x
 	}
 	// A repeated id behaves like two consecutive saves.
-	out, err := s.SaveMessages(bg(), []core.Message{m("x", "a", "first", at), m("y", "a", "y", at), m("x", "b", "second", at.Add(time.Hour))})
+	out, err := s.SaveMessages(bg(), []message.Message{m("x", "a", "first", at), m("y", "a", "y", at), m("x", "b", "second", at.Add(time.Hour))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +54,8 @@ func TestSaveMessagesBatchSemantics(t *testing.T) {
 	}
 	// A refused batch writes nothing, not even the thread bump.
 	before, _ := s.GetThread(bg(), "a")
-	_, err = s.SaveMessages(bg(), []core.Message{m("z", "a", "z", at), m("w", "missing", "w", at)})
-	if !errors.Is(err, core.ErrThreadNotFound) {
+	_, err = s.SaveMessages(bg(), []message.Message{m("z", "a", "z", at), m("w", "missing", "w", at)})
+	if !errors.Is(err, memerr.ErrThreadNotFound) {
 		t.Fatalf("err = %v", err)
 	}
 	after, _ := s.GetThread(bg(), "a")
@@ -66,7 +68,7 @@ func TestSaveMessagesBatchSemantics(t *testing.T) {
 }
 
 func TestResourceAndWorkingMemoryDetails(t *testing.T) {
-	s := core.Check(openFresh(t))
+	s := store.Check(openFresh(t))
 	r, err := s.UpdateResource(bg(), "r", nil)
 	if err != nil || r.Metadata != nil || r.CreatedAt.IsZero() {
 		t.Fatalf("create without metadata: %+v %v", r, err)
@@ -80,22 +82,22 @@ func TestResourceAndWorkingMemoryDetails(t *testing.T) {
 		t.Fatalf("delete key: %+v %v", r, err)
 	}
 	// A resource created by UpdateResource has working-memory version 0.
-	wm, err := s.PutWorkingMemory(bg(), core.ScopeResource, "r", "hello", 0)
+	wm, err := s.PutWorkingMemory(bg(), store.ScopeResource, "r", "hello", 0)
 	if err != nil || wm.Version != 1 || wm.Data != "hello" || wm.UpdatedAt.IsZero() {
 		t.Fatalf("put: %+v %v", wm, err)
 	}
 	// Never-written resource working memory, and an unknown resource with a
 	// non-zero expected version, conflict rather than create.
-	if _, err := s.PutWorkingMemory(bg(), core.ScopeResource, "new", "x", 3); !errors.Is(err, core.ErrConflict) {
+	if _, err := s.PutWorkingMemory(bg(), store.ScopeResource, "new", "x", 3); !errors.Is(err, memerr.ErrConflict) {
 		t.Fatalf("expect 3 on missing resource: %v", err)
 	}
-	if _, err := s.GetResource(bg(), "new"); !errors.Is(err, core.ErrNotFound) {
+	if _, err := s.GetResource(bg(), "new"); !errors.Is(err, memerr.ErrNotFound) {
 		t.Fatalf("conflicting put created the resource: %v", err)
 	}
-	if _, err := s.GetWorkingMemory(bg(), "bogus", "r"); !errors.Is(err, core.ErrInvalidArgument) {
+	if _, err := s.GetWorkingMemory(bg(), "bogus", "r"); !errors.Is(err, memerr.ErrInvalidArgument) {
 		t.Fatalf("bad scope: %v", err)
 	}
-	if _, err := s.PutWorkingMemory(bg(), core.ScopeThread, "", "x", 0); !errors.Is(err, core.ErrMissingThreadID) {
+	if _, err := s.PutWorkingMemory(bg(), store.ScopeThread, "", "x", 0); !errors.Is(err, memerr.ErrMissingThreadID) {
 		t.Fatalf("empty thread id: %v", err)
 	}
 }
@@ -107,14 +109,14 @@ func TestResourceAndWorkingMemoryDetails(t *testing.T) {
 // statement did not lock is saved and bumps the thread it really left.
 func TestSaveMessagesRowsNewerThanSnapshot(t *testing.T) {
 	s := openFresh(t)
-	for _, th := range []core.Thread{{ID: "a", ResourceID: "r1"}, {ID: "b", ResourceID: "r1"}, {ID: "c", ResourceID: "r1"}, {ID: "x", ResourceID: "r2"}} {
+	for _, th := range []store.Thread{{ID: "a", ResourceID: "r1"}, {ID: "b", ResourceID: "r1"}, {ID: "c", ResourceID: "r1"}, {ID: "x", ResourceID: "r2"}} {
 		if _, err := s.SaveThread(bg(), th); err != nil {
 			t.Fatal(err)
 		}
 	}
 	at := time.Date(2026, 6, 2, 0, 0, 0, 0, time.UTC)
-	msg := func(id, thread, res string) core.Message {
-		m := core.NewMessage(core.RoleUser, id+" in "+thread)
+	msg := func(id, thread, res string) message.Message {
+		m := message.NewMessage(message.RoleUser, id+" in "+thread)
 		m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = id, thread, res, at
 		return m
 	}
@@ -147,10 +149,10 @@ func TestSaveMessagesRowsNewerThanSnapshot(t *testing.T) {
 		_, err := tx.Exec(bg(), "INSERT INTO "+s.q.messages+" (id, thread_id, resource_id, role, content, created_at) VALUES ('late', 'x', 'r2', 'user', '{}', now())")
 		return err
 	}, func() error {
-		_, err := s.SaveMessages(bg(), []core.Message{msg("mine", "a", "r1"), msg("late", "a", "r1")})
+		_, err := s.SaveMessages(bg(), []message.Message{msg("mine", "a", "r1"), msg("late", "a", "r1")})
 		return err
 	})
-	if !errors.Is(err, core.ErrResourceMismatch) {
+	if !errors.Is(err, memerr.ErrResourceMismatch) {
 		t.Fatalf("takeover after snapshot: %v", err)
 	}
 	got, _ := s.GetMessages(bg(), []string{"late", "mine"})
@@ -159,7 +161,7 @@ func TestSaveMessagesRowsNewerThanSnapshot(t *testing.T) {
 	}
 
 	// 2. A message moved to thread c after the snapshot, then saved into b.
-	if _, err := s.SaveMessages(bg(), []core.Message{msg("m", "a", "r1")}); err != nil {
+	if _, err := s.SaveMessages(bg(), []message.Message{msg("m", "a", "r1")}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := s.GetThread(bg(), "c")
@@ -167,7 +169,7 @@ func TestSaveMessagesRowsNewerThanSnapshot(t *testing.T) {
 		_, err := tx.Exec(bg(), "UPDATE "+s.q.messages+" SET thread_id = 'c' WHERE id = 'm'")
 		return err
 	}, func() error {
-		_, err := s.SaveMessages(bg(), []core.Message{msg("m", "b", "r1")})
+		_, err := s.SaveMessages(bg(), []message.Message{msg("m", "b", "r1")})
 		return err
 	})
 	if err != nil {

@@ -7,7 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 )
 
@@ -19,25 +20,25 @@ func Example() {
 	if dsn == "" {
 		return
 	}
-	store, err := postgres.Open(ctx, dsn, postgres.WithSchema("agentmem"))
+	db, err := postgres.Open(ctx, dsn, postgres.WithSchema("agentmem"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer store.Close()
+	defer db.Close()
 
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	if _, err := store.SaveThread(ctx, core.Thread{ID: "thread-1", ResourceID: "user-1", Title: "Hello", CreatedAt: now, UpdatedAt: now}); err != nil {
+	if _, err := db.SaveThread(ctx, store.Thread{ID: "thread-1", ResourceID: "user-1", Title: "Hello", CreatedAt: now, UpdatedAt: now}); err != nil {
 		log.Fatal(err)
 	}
-	q := core.NewMessage(core.RoleUser, "What is the capital of France?")
+	q := message.NewMessage(message.RoleUser, "What is the capital of France?")
 	q.ID, q.ThreadID, q.ResourceID, q.CreatedAt = "m1", "thread-1", "user-1", now
-	a := core.NewMessage(core.RoleAssistant, "Paris.")
+	a := message.NewMessage(message.RoleAssistant, "Paris.")
 	a.ID, a.ThreadID, a.ResourceID, a.CreatedAt = "m2", "thread-1", "user-1", now.Add(time.Second)
-	if _, err := store.SaveMessages(ctx, []core.Message{q, a}); err != nil {
+	if _, err := db.SaveMessages(ctx, []message.Message{q, a}); err != nil {
 		log.Fatal(err)
 	}
 
-	page, err := store.ListMessages(ctx, core.MessageQuery{ThreadID: "thread-1", PerPage: 10, Direction: core.Desc})
+	page, err := db.ListMessages(ctx, store.MessageQuery{ThreadID: "thread-1", PerPage: 10, Direction: store.Desc})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TestQueryPlansUseIndexes seeds 20,000 messages in 200 threads, ANALYZEs
@@ -23,14 +24,14 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 func checkQueryPlans(t *testing.T, s *Store) {
 	const threads, per = 200, 100
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var batch []core.Message
+	var batch []message.Message
 	for th := 0; th < threads; th++ {
 		tid := fmt.Sprintf("t%03d", th)
-		if _, err := s.SaveThread(bg(), core.Thread{ID: tid, ResourceID: fmt.Sprint("r", th%10)}); err != nil {
+		if _, err := s.SaveThread(bg(), store.Thread{ID: tid, ResourceID: fmt.Sprint("r", th%10)}); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < per; i++ {
-			m := core.NewMessage(core.RoleUser, "message text")
+			m := message.NewMessage(message.RoleUser, "message text")
 			m.ID, m.ThreadID, m.ResourceID = fmt.Sprintf("%s-m%03d", tid, i), tid, fmt.Sprint("r", th%10)
 			m.CreatedAt = base.Add(time.Duration(i) * time.Second)
 			batch = append(batch, m)
@@ -57,11 +58,11 @@ func checkQueryPlans(t *testing.T, s *Store) {
 	if _, err := s.pool.Exec(bg(), "ANALYZE "+s.q.messages+"; ANALYZE "+s.q.threads); err != nil {
 		t.Fatal(err)
 	}
-	cursor := &core.Cursor{CreatedAt: base.Add(50 * time.Second), Seq: 1 << 40}
-	queries := map[string]core.MessageQuery{
-		"history window":               {ThreadID: "t123", PerPage: 40, Direction: core.Desc},
-		"history window before cursor": {ThreadID: "t123", ResourceID: "r3", PerPage: 40, Direction: core.Desc, Before: cursor},
-		"include windows": {ThreadID: "t123", PerPage: 0, Include: []core.Include{
+	cursor := &store.Cursor{CreatedAt: base.Add(50 * time.Second), Seq: 1 << 40}
+	queries := map[string]store.MessageQuery{
+		"history window":               {ThreadID: "t123", PerPage: 40, Direction: store.Desc},
+		"history window before cursor": {ThreadID: "t123", ResourceID: "r3", PerPage: 40, Direction: store.Desc, Before: cursor},
+		"include windows": {ThreadID: "t123", PerPage: 0, Include: []store.Include{
 			{ID: "t123-m050", Before: 3, After: 3}, {ID: "t007-m010", Before: 5, After: 1}}},
 	}
 	plans := map[string]string{}

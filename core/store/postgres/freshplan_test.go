@@ -8,13 +8,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // explain returns the plan of q's ListMessages statement, as ListMessages runs it.
-func explain(t *testing.T, s *Store, q core.MessageQuery) string {
+func explain(t *testing.T, s *Store, q store.MessageQuery) string {
 	t.Helper()
-	q, err := core.NormalizeMessageQuery(q)
+	q, err := store.NormalizeMessageQuery(q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +31,9 @@ func explain(t *testing.T, s *Store, q core.MessageQuery) string {
 // explainWindow returns the plan ListWindow runs q's window statement with:
 // prepared, as pgx prepares it, then executed under windowGuard, which
 // keeps the generic plan.
-func explainWindow(t *testing.T, s *Store, q core.MessageQuery) string {
+func explainWindow(t *testing.T, s *Store, q store.MessageQuery) string {
 	t.Helper()
-	q, err := core.NormalizeMessageQuery(q)
+	q, err := store.NormalizeMessageQuery(q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,14 +105,14 @@ func TestWindowPlanOnFreshTable(t *testing.T) {
 	if _, err := s.pool.Exec(bg(), "ALTER TABLE "+s.q.messages+" SET (autovacuum_enabled = false)"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for lo := 0; lo < 20_000; lo += 2000 {
-		var batch []core.Message
+		var batch []message.Message
 		for i := lo; i < lo+2000; i++ {
-			m := core.NewMessage(core.RoleUser, "message text")
+			m := message.NewMessage(message.RoleUser, "message text")
 			m.ID, m.ThreadID, m.ResourceID = fmt.Sprint("m", i), "t", "r"
 			m.CreatedAt = base.Add(time.Duration(i) * time.Second)
 			batch = append(batch, m)
@@ -125,11 +126,11 @@ func TestWindowPlanOnFreshTable(t *testing.T) {
 		t.Fatalf("table analyzed (%v, %v): the test needs a fresh one", analyzed, err)
 	}
 	start := base.Add(10_000 * time.Second)
-	cursor := &core.Cursor{CreatedAt: base.Add(19_000 * time.Second), Seq: 1 << 40}
-	for name, q := range map[string]core.MessageQuery{
-		"window":                {ThreadID: "t", ResourceID: "r", PerPage: 250, Direction: core.Desc},
-		"window after boundary": {ThreadID: "t", ResourceID: "r", PerPage: 250, Direction: core.Desc, Range: core.DateRange{Start: &start}},
-		"window before cursor":  {ThreadID: "t", ResourceID: "r", PerPage: 250, Direction: core.Desc, Before: cursor},
+	cursor := &store.Cursor{CreatedAt: base.Add(19_000 * time.Second), Seq: 1 << 40}
+	for name, q := range map[string]store.MessageQuery{
+		"window":                {ThreadID: "t", ResourceID: "r", PerPage: 250, Direction: store.Desc},
+		"window after boundary": {ThreadID: "t", ResourceID: "r", PerPage: 250, Direction: store.Desc, Range: store.DateRange{Start: &start}},
+		"window before cursor":  {ThreadID: "t", ResourceID: "r", PerPage: 250, Direction: store.Desc, Before: cursor},
 	} {
 		for kind, plan := range map[string]string{"ListMessages": explain(t, s, q), "ListWindow": explainWindow(t, s, q)} {
 			if !strings.Contains(plan, "Index Scan Backward using messages_thread_created_seq_idx") || strings.Contains(plan, "Sort") {

@@ -10,7 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 var evil = []string{
@@ -25,19 +27,19 @@ func TestInjectionAsData(t *testing.T) {
 	schema := `agentmem "test"; DROP--` + freshSchema(t)[len("agentmem_test_"):]
 	dropSchemaAtCleanup(t, testDSN(t), schema)
 	raw := openSchema(t, schema)
-	s := core.Check(raw)
+	s := store.Check(raw)
 	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	for i, id := range evil {
 		res := "res " + id
 		meta := map[string]any{id: id, "k": id}
-		if _, err := s.SaveThread(bg(), core.Thread{ID: id, ResourceID: res, Title: id, Metadata: meta}); err != nil {
+		if _, err := s.SaveThread(bg(), store.Thread{ID: id, ResourceID: res, Title: id, Metadata: meta}); err != nil {
 			t.Fatalf("SaveThread %q: %v", id, err)
 		}
 		th, err := s.GetThread(bg(), id)
 		if err != nil || th.Title != id || !reflect.DeepEqual(th.Metadata, meta) {
 			t.Fatalf("GetThread %q: %+v %v", id, th, err)
 		}
-		p, err := s.ListThreads(bg(), core.ThreadQuery{ResourceID: res, Metadata: map[string]any{"k": id}})
+		p, err := s.ListThreads(bg(), store.ThreadQuery{ResourceID: res, Metadata: map[string]any{"k": id}})
 		if err != nil || len(p.Threads) != 1 || p.Threads[0].ID != id {
 			t.Fatalf("ListThreads filter %q: %+v %v", id, p, err)
 		}
@@ -46,9 +48,9 @@ func TestInjectionAsData(t *testing.T) {
 		if err != nil || up.Title != title || up.Metadata[id] != nil || up.Metadata["v"+fmt.Sprint(i)] != id {
 			t.Fatalf("UpdateThread %q: %+v %v", id, up, err)
 		}
-		var batch []core.Message
+		var batch []message.Message
 		for j := 0; j < 3; j++ {
-			m := core.NewMessage(core.RoleUser, id)
+			m := message.NewMessage(message.RoleUser, id)
 			m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprintf("%s#%d", id, j), id, res, at.Add(time.Duration(j)*time.Second)
 			m.Type, m.TokenEncoding = id, id
 			batch = append(batch, m)
@@ -56,8 +58,8 @@ func TestInjectionAsData(t *testing.T) {
 		if _, err := s.SaveMessages(bg(), batch); err != nil {
 			t.Fatalf("SaveMessages %q: %v", id, err)
 		}
-		lp, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: id, ResourceID: res, PerPage: 1,
-			Include: []core.Include{{ID: id + "#1", Before: 1, After: 1}}})
+		lp, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: id, ResourceID: res, PerPage: 1,
+			Include: []store.Include{{ID: id + "#1", Before: 1, After: 1}}})
 		if err != nil || len(lp.Messages) != 1 || lp.Messages[0].Text() != id || lp.Messages[0].Type != id || len(lp.Included) != 2 {
 			t.Fatalf("ListMessages %q: %+v %v", id, lp, err)
 		}
@@ -65,17 +67,17 @@ func TestInjectionAsData(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0].ID != id+"#2" {
 			t.Fatalf("GetMessages %q: %+v %v", id, got, err)
 		}
-		b, err := s.AdvanceBoundary(bg(), id, res, core.Boundary{CreatedAt: at, MessageIDs: []string{id, id + "#0"}, MaxTokens: 5})
+		b, err := s.AdvanceBoundary(bg(), id, res, store.Boundary{CreatedAt: at, MessageIDs: []string{id, id + "#0"}, MaxTokens: 5})
 		if err != nil || !reflect.DeepEqual(b.MessageIDs, []string{id, id + "#0"}) {
 			t.Fatalf("AdvanceBoundary %q: %+v %v", id, b, err)
 		}
-		if b, err = s.AdvanceBoundary(bg(), id, res, core.Boundary{CreatedAt: at, MessageIDs: []string{id + "'", id}, MaxTokens: 5}); err != nil ||
+		if b, err = s.AdvanceBoundary(bg(), id, res, store.Boundary{CreatedAt: at, MessageIDs: []string{id + "'", id}, MaxTokens: 5}); err != nil ||
 			!reflect.DeepEqual(b.MessageIDs, []string{id, id + "#0", id + "'"}) {
 			t.Fatalf("AdvanceBoundary union %q: %+v %v", id, b, err)
 		}
-		for _, scope := range []core.Scope{core.ScopeThread, core.ScopeResource} {
+		for _, scope := range []store.Scope{store.ScopeThread, store.ScopeResource} {
 			key := id
-			if scope == core.ScopeResource {
+			if scope == store.ScopeResource {
 				key = res
 			}
 			if _, err := s.PutWorkingMemory(bg(), scope, key, id, 0); err != nil {
@@ -93,7 +95,7 @@ func TestInjectionAsData(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	all, err := s.ListThreads(bg(), core.ThreadQuery{PerPage: core.PerPageAll})
+	all, err := s.ListThreads(bg(), store.ThreadQuery{PerPage: store.PerPageAll})
 	if err != nil || all.Total != len(evil) {
 		t.Fatalf("threads: %d %v, want %d", all.Total, err, len(evil))
 	}
@@ -109,23 +111,23 @@ func TestInjectionAsData(t *testing.T) {
 
 func TestUnstorableText(t *testing.T) {
 	s := openFresh(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r", Title: "nul \x00 inside"}); !errors.Is(err, core.ErrInvalidArgument) {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r", Title: "nul \x00 inside"}); !errors.Is(err, memerr.ErrInvalidArgument) {
 		t.Fatalf("NUL title: %v", err)
 	}
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
-	m := core.NewMessage(core.RoleUser, "ok")
+	m := message.NewMessage(message.RoleUser, "ok")
 	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt, m.Type = "m", "t", "r", time.Now(), "nul \x00 inside"
-	_, err := s.SaveMessages(bg(), []core.Message{m})
+	_, err := s.SaveMessages(bg(), []message.Message{m})
 	var pgErr *pgconn.PgError
-	if !errors.Is(err, core.ErrInvalidMessage) || !errors.As(err, &pgErr) {
+	if !errors.Is(err, memerr.ErrInvalidMessage) || !errors.As(err, &pgErr) {
 		t.Fatalf("NUL in type: %v", err)
 	}
 	// Content is JSON text: a NUL is stored as its escape and comes back.
-	m = core.NewMessage(core.RoleUser, "nul \x00 inside")
+	m = message.NewMessage(message.RoleUser, "nul \x00 inside")
 	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = "m", "t", "r", time.Now()
-	if _, err := s.SaveMessages(bg(), []core.Message{m}); err != nil {
+	if _, err := s.SaveMessages(bg(), []message.Message{m}); err != nil {
 		t.Fatalf("NUL in content: %v", err)
 	}
 	got, err := s.GetMessages(bg(), []string{"m"})
@@ -143,10 +145,10 @@ func TestDriverErrorsWrapped(t *testing.T) {
 	}
 	_, err := s.GetMessages(bg(), []string{"x"})
 	var pgErr *pgconn.PgError
-	if !errors.Is(err, core.ErrStorage) || !errors.As(err, &pgErr) || pgErr.Code != "42P01" {
+	if !errors.Is(err, memerr.ErrStorage) || !errors.As(err, &pgErr) || pgErr.Code != "42P01" {
 		t.Fatalf("err = %v", err)
 	}
-	var ce *core.Error
+	var ce *memerr.Error
 	if !errors.As(err, &ce) || ce.Op != "GetMessages" {
 		t.Fatalf("not a *core.Error with Op: %#v", err)
 	}
@@ -156,7 +158,7 @@ func TestDriverErrorsWrapped(t *testing.T) {
 // another transaction returns when its context expires.
 func TestContextCancelsQuery(t *testing.T) {
 	s := openFresh(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := s.pool.Begin(bg())
@@ -169,11 +171,11 @@ func TestContextCancelsQuery(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(bg(), 300*time.Millisecond)
 	defer cancel()
-	m := core.NewMessage(core.RoleUser, "blocked")
+	m := message.NewMessage(message.RoleUser, "blocked")
 	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = "m", "t", "r", time.Now()
 	start := time.Now()
-	_, err = s.SaveMessages(ctx, []core.Message{m})
-	if !errors.Is(err, core.ErrDeadlineExceeded) || !errors.Is(err, context.DeadlineExceeded) {
+	_, err = s.SaveMessages(ctx, []message.Message{m})
+	if !errors.Is(err, memerr.ErrDeadlineExceeded) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -190,7 +192,7 @@ func TestContextCancelsQuery(t *testing.T) {
 	// Expired before the call.
 	expired, cancel2 := context.WithDeadline(bg(), time.Now().Add(-time.Second))
 	defer cancel2()
-	if _, err := s.GetThread(expired, "t"); !errors.Is(err, core.ErrDeadlineExceeded) || !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := s.GetThread(expired, "t"); !errors.Is(err, memerr.ErrDeadlineExceeded) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("expired ctx: %v", err)
 	}
 }

@@ -25,10 +25,6 @@ import (
 
 const messageCols = "id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding, seq"
 
-// ReleasesBatches implements store.BatchReleaser: SaveMessages keeps
-// nothing of msgs once it returns.
-func (s *Store) ReleasesBatches() store.Messages { return s }
-
 // SaveMessages upserts the batch in one round trip: save_messages locks the
 // threads involved in id order (the target threads and the old threads of
 // moved messages), refuses the whole batch when a thread is missing or owned

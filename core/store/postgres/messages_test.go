@@ -9,16 +9,18 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // saveText saves messages with the given ids and one timestamp into thread
 // "t" of resource "r" as one batch.
-func saveText(t *testing.T, s *Store, at time.Time, ids ...string) ([]core.Message, error) {
+func saveText(t *testing.T, s *Store, at time.Time, ids ...string) ([]message.Message, error) {
 	t.Helper()
-	var batch []core.Message
+	var batch []message.Message
 	for _, id := range ids {
-		m := core.NewMessage(core.RoleUser, "text of "+id)
+		m := message.NewMessage(message.RoleUser, "text of "+id)
 		m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = id, "t", "r", at
 		batch = append(batch, m)
 	}
@@ -27,7 +29,7 @@ func saveText(t *testing.T, s *Store, at time.Time, ids ...string) ([]core.Messa
 
 func listIDs(t *testing.T, s *Store) []string {
 	t.Helper()
-	page, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	page, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func listIDs(t *testing.T, s *Store) []string {
 // SaveMessages returns are the stored ones.
 func TestSaveBatchOrder(t *testing.T) {
 	s := openFresh(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	at := now()
@@ -70,7 +72,7 @@ func TestSaveBatchOrder(t *testing.T) {
 // thread's resource's, one message or many.
 func TestSaveFallsBack(t *testing.T) {
 	s := openFresh(t)
-	for _, th := range []core.Thread{{ID: "t", ResourceID: "r"}, {ID: "u", ResourceID: "other"}} {
+	for _, th := range []store.Thread{{ID: "t", ResourceID: "r"}, {ID: "u", ResourceID: "other"}} {
 		if _, err := s.SaveThread(bg(), th); err != nil {
 			t.Fatal(err)
 		}
@@ -94,10 +96,10 @@ func TestSaveFallsBack(t *testing.T) {
 		for _, c := range []struct {
 			thread, resource string
 			want             error
-		}{{"nope", "r", core.ErrThreadNotFound}, {"u", "r", core.ErrResourceMismatch}} {
-			var batch []core.Message
+		}{{"nope", "r", memerr.ErrThreadNotFound}, {"u", "r", memerr.ErrResourceMismatch}} {
+			var batch []message.Message
 			for i := 0; i < n; i++ {
-				m := core.NewMessage(core.RoleUser, "refused")
+				m := message.NewMessage(message.RoleUser, "refused")
 				m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprint("x", n, i), c.thread, c.resource, at
 				batch = append(batch, m)
 			}
@@ -120,7 +122,7 @@ func TestSaveFallsBack(t *testing.T) {
 // of another resource; SaveMessages then goes on to save_messages.
 func TestSaveNewStatementsWriteAllOrNothing(t *testing.T) {
 	s := openFresh(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := saveText(t, s, now(), "m1"); err != nil {
@@ -178,9 +180,9 @@ func TestSaveNewStatementsWriteAllOrNothing(t *testing.T) {
 // take the save's parameters and answer crafted rows without writing.
 func TestSaveNewRowsChecksOrder(t *testing.T) {
 	s := openFresh(t)
-	var batch []core.Message
+	var batch []message.Message
 	for _, id := range []string{"a", "b", "c"} {
-		m := core.NewMessage(core.RoleUser, "text of "+id)
+		m := message.NewMessage(message.RoleUser, "text of "+id)
 		m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = id, "t", "r", now()
 		batch = append(batch, m)
 	}

@@ -12,7 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 func TestMigrationsOnceUnderConcurrentOpens(t *testing.T) {
@@ -56,7 +58,7 @@ func TestMigrationsOnceUnderConcurrentOpens(t *testing.T) {
 	}
 	// Every handle works on the one schema.
 	for i, s := range stores {
-		if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+		if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 			t.Fatalf("store %d: %v", i, err)
 		}
 	}
@@ -78,20 +80,20 @@ func TestNewUsesCallerPool(t *testing.T) {
 		t.Fatalf("Schema() = %q", s.Schema())
 	}
 	_ = s.Close() // must not close the caller's pool
-	if _, err := owner.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	if _, err := owner.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatalf("pool closed by a store that does not own it: %v", err)
 	}
-	if _, err := New(bg(), nil); !errors.Is(err, core.ErrInvalidConfig) {
+	if _, err := New(bg(), nil); !errors.Is(err, memerr.ErrInvalidConfig) {
 		t.Fatalf("nil pool: %v", err)
 	}
-	if _, err := New(bg(), owner.Pool(), WithSchema("")); !errors.Is(err, core.ErrInvalidConfig) {
+	if _, err := New(bg(), owner.Pool(), WithSchema("")); !errors.Is(err, memerr.ErrInvalidConfig) {
 		t.Fatalf("empty schema: %v", err)
 	}
 }
 
 func TestOpenErrors(t *testing.T) {
 	testDSN(t)
-	if _, err := Open(bg(), "postgres://%zz"); !errors.Is(err, core.ErrInvalidConfig) {
+	if _, err := Open(bg(), "postgres://%zz"); !errors.Is(err, memerr.ErrInvalidConfig) {
 		t.Fatalf("bad connection string: %v", err)
 	}
 	// Nothing listens on port 1: a connection failure, wrapped.
@@ -99,7 +101,7 @@ func TestOpenErrors(t *testing.T) {
 	defer cancel()
 	_, err := Open(ctx, "postgres://postgres@127.0.0.1:1/x?sslmode=disable&connect_timeout=2")
 	var ce *pgconn.ConnectError
-	if !errors.Is(err, core.ErrStorage) || !errors.As(err, &ce) {
+	if !errors.Is(err, memerr.ErrStorage) || !errors.As(err, &ce) {
 		t.Fatalf("unreachable server: %v (%T)", err, err)
 	}
 }
@@ -120,7 +122,7 @@ func TestMigrationKeepsRows(t *testing.T) {
 	quoted := quoteIdent(schema)
 
 	s := openSchema(t, schema)
-	page, err := s.ListResources(bg(), core.ResourceQuery{})
+	page, err := s.ListResources(bg(), store.ResourceQuery{})
 	if err != nil || len(page.Resources) != 1 || page.Resources[0].ID != "observed" {
 		t.Fatalf("ListResources after migrating: %+v %v", page, err)
 	}
@@ -134,9 +136,9 @@ func TestMigrationKeepsRows(t *testing.T) {
 		t.Fatalf("old row after migrating: %+v (invocation %+v)", old, inv)
 	}
 	upd := old.Clone()
-	upd.Content = core.NewMessage(core.RoleAssistant, "rewritten").Content
+	upd.Content = message.NewMessage(message.RoleAssistant, "rewritten").Content
 	upd.CreatedAt = time.Now()
-	saved, err := s.SaveMessages(bg(), []core.Message{upd})
+	saved, err := s.SaveMessages(bg(), []message.Message{upd})
 	if err != nil || !saved[0].CreatedAt.Equal(at) || saved[0].Seq != old.Seq {
 		t.Fatalf("upsert of a migrated row: %+v %v (want createdAt %v seq %d)", saved, err, at, old.Seq)
 	}
@@ -198,7 +200,7 @@ func TestMigrationFailureChangesNothing(t *testing.T) {
 		return version, collation
 	}
 	_, err := Open(bg(), testDSN(t), WithSchema(schema))
-	if !errors.Is(err, core.ErrStorage) || !strings.Contains(err.Error(), "0007_id_collation") {
+	if !errors.Is(err, memerr.ErrStorage) || !strings.Contains(err.Error(), "0007_id_collation") {
 		t.Fatalf("Open with a view over messages.id = %v, want a storage error naming 0007_id_collation", err)
 	}
 	if v, c := state(); v != 6 || c == "C" {

@@ -18,7 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // cluster is a private PostgreSQL cluster for fault injection.
@@ -125,7 +127,7 @@ func TestServerOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -160,9 +162,9 @@ func TestServerOutage(t *testing.T) {
 					return
 				default:
 				}
-				batch := make([]core.Message, size)
+				batch := make([]message.Message, size)
 				for i := range batch {
-					m := core.NewMessage(core.RoleUser, "load")
+					m := message.NewMessage(message.RoleUser, "load")
 					m.ID, m.ThreadID, m.ResourceID = fmt.Sprintf("w%d-b%05d-%d", w, b, i), "t", "r"
 					m.CreatedAt = base.Add(time.Duration(b) * time.Millisecond)
 					batch[i] = m
@@ -203,8 +205,8 @@ func TestServerOutage(t *testing.T) {
 	down := time.Now()
 	time.Sleep(1500 * time.Millisecond)
 	// Outside calls fail too, and as storage errors.
-	_, err = s.ListMessages(bg(), core.MessageQuery{ThreadID: "t", PerPage: 1})
-	if !errors.Is(err, core.ErrStorage) {
+	_, err = s.ListMessages(bg(), store.MessageQuery{ThreadID: "t", PerPage: 1})
+	if !errors.Is(err, memerr.ErrStorage) {
 		t.Fatalf("ListMessages during outage: %v", err)
 	}
 	upStart := time.Now()
@@ -240,7 +242,7 @@ func TestServerOutage(t *testing.T) {
 				t.Logf("failure after restart: %v", c.err)
 			}
 		}
-		if !errors.Is(c.err, core.ErrStorage) {
+		if !errors.Is(c.err, memerr.ErrStorage) {
 			t.Errorf("worker %d batch %d: error %v is not core.ErrStorage", c.worker, c.batch, c.err)
 		}
 		if c.start.After(down) && c.end.Before(upStart) {
@@ -257,7 +259,7 @@ func TestServerOutage(t *testing.T) {
 	}
 
 	// No batch is half saved; every acknowledged batch is complete.
-	p, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t", PerPage: core.PerPageAll})
+	p, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +281,7 @@ func TestServerOutage(t *testing.T) {
 		len(done), succeeded, outage, failedAfter, len(count), upStart.Sub(down).Round(time.Millisecond), firstOK.Sub(up).Round(time.Millisecond))
 
 	// The same store keeps working.
-	if _, err := s.AdvanceBoundary(bg(), "t", "r", core.Boundary{CreatedAt: base, MaxTokens: 1}); err != nil {
+	if _, err := s.AdvanceBoundary(bg(), "t", "r", store.Boundary{CreatedAt: base, MaxTokens: 1}); err != nil {
 		t.Fatalf("after restart: %v", err)
 	}
 }

@@ -24,7 +24,7 @@
 // such as tool arguments come back compacted); thread and resource metadata
 // are JSONB, whose object keys come back in JSONB's order. Other text
 // containing NUL characters cannot be stored (ErrInvalidMessage /
-// ErrInvalidArgument); core.CheckedStore refuses NUL everywhere. Id columns
+// ErrInvalidArgument); store.Checked refuses NUL everywhere. Id columns
 // use COLLATE "C" whatever the database's default collation: ids order as
 // bytes, as in the other stores, and their indexes compare without the
 // locale (migration 0007, which rebuilds those indexes once on an existing
@@ -81,7 +81,6 @@ type Store struct {
 
 var (
 	_ store.Store         = (*Store)(nil)
-	_ store.BatchReleaser = (*Store)(nil)
 )
 
 // Option configures Open and New.

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/storetest"
 )
 
@@ -105,12 +105,12 @@ func openFresh(t testing.TB) *Store { return openSchema(t, freshSchema(t)) }
 
 func TestConformance(t *testing.T) {
 	testDSN(t)
-	storetest.Run(t, func(t *testing.T) core.Store { return openFresh(t) })
+	storetest.Run(t, func(t *testing.T) store.Store { return openFresh(t) })
 }
 
 func TestConformanceShared(t *testing.T) {
 	testDSN(t)
-	storetest.RunShared(t, func(t *testing.T) (core.Store, core.Store) {
+	storetest.RunShared(t, func(t *testing.T) (store.Store, store.Store) {
 		schema := freshSchema(t)
 		return openSchema(t, schema), openSchema(t, schema)
 	})
@@ -145,7 +145,7 @@ func TestConformanceBehindPgBouncer(t *testing.T) {
 func runUnprepared(t *testing.T, dsn string) {
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
 		t.Run(mode.String(), func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) core.Store {
+			storetest.Run(t, func(t *testing.T) store.Store {
 				cfg, err := pgxpool.ParseConfig(dsn)
 				if err != nil {
 					t.Fatal(err)

@@ -12,7 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -85,23 +86,23 @@ func tracedStore(t *testing.T) (*Store, *counter) {
 
 func TestRoundTrips(t *testing.T) {
 	s, c := tracedStore(t)
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "t", ResourceID: "r", CreatedAt: now(), UpdatedAt: now()}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r", CreatedAt: now(), UpdatedAt: now()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SaveThread(bg(), core.Thread{ID: "u", ResourceID: "other", CreatedAt: now(), UpdatedAt: now()}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: "u", ResourceID: "other", CreatedAt: now(), UpdatedAt: now()}); err != nil {
 		t.Fatal(err)
 	}
-	batch := func(k int) []core.Message {
-		var out []core.Message
+	batch := func(k int) []message.Message {
+		var out []message.Message
 		for i := 0; i < 20; i++ {
-			m := core.NewMessage(core.RoleUser, "hello")
+			m := message.NewMessage(message.RoleUser, "hello")
 			m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprintf("m%d-%d", k, i), "t", "r", now()
 			out = append(out, m)
 		}
 		return out
 	}
-	cand := func(i int) core.Boundary {
-		return core.Boundary{CreatedAt: now(), MessageIDs: []string{fmt.Sprint("m", i)}, MaxTokens: 100, AtMaxRemoveTokens: 10}
+	cand := func(i int) store.Boundary {
+		return store.Boundary{CreatedAt: now(), MessageIDs: []string{fmt.Sprint("m", i)}, MaxTokens: 100, AtMaxRemoveTokens: 10}
 	}
 	type step struct {
 		name string
@@ -137,7 +138,7 @@ func TestRoundTrips(t *testing.T) {
 			b := batch(100 + i)
 			b[7].ThreadID = "u"
 			_, err := s.SaveMessages(bg(), b)
-			if !errors.Is(err, core.ErrResourceMismatch) {
+			if !errors.Is(err, memerr.ErrResourceMismatch) {
 				return fmt.Errorf("want ErrResourceMismatch, got %v", err)
 			}
 			return nil
@@ -145,36 +146,36 @@ func TestRoundTrips(t *testing.T) {
 		{"AdvanceBoundary", 1, func(i int) error { _, err := s.AdvanceBoundary(bg(), "t", "r", cand(i)); return err }},
 		{"AdvanceBoundary (missing thread)", 1, func(i int) error {
 			_, err := s.AdvanceBoundary(bg(), "nope", "r", cand(i))
-			if !errors.Is(err, core.ErrThreadNotFound) {
+			if !errors.Is(err, memerr.ErrThreadNotFound) {
 				return fmt.Errorf("want ErrThreadNotFound, got %v", err)
 			}
 			return nil
 		}},
 		{"AdvanceBoundary (other resource)", 1, func(i int) error {
 			_, err := s.AdvanceBoundary(bg(), "u", "r", cand(i))
-			if !errors.Is(err, core.ErrResourceMismatch) {
+			if !errors.Is(err, memerr.ErrResourceMismatch) {
 				return fmt.Errorf("want ErrResourceMismatch, got %v", err)
 			}
 			return nil
 		}},
 		{"ListMessages (page+includes+total)", 1, func(i int) error {
-			_, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t", PerPage: 10, Direction: core.Desc, IncludeTotal: true,
-				Include: []core.Include{{ID: "m0-3", Before: 2, After: 2}, {ID: "m0-15", Before: 1, After: 1}}})
+			_, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: "t", PerPage: 10, Direction: store.Desc, IncludeTotal: true,
+				Include: []store.Include{{ID: "m0-3", Before: 2, After: 2}, {ID: "m0-15", Before: 1, After: 1}}})
 			return err
 		}},
 		{"ListWindow", 1, func(i int) error {
 			start := now().Add(-time.Hour)
-			_, err := s.ListWindow(bg(), core.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: 10, Direction: core.Desc, Range: core.DateRange{Start: &start}},
+			_, err := s.ListWindow(bg(), store.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: 10, Direction: store.Desc, Range: store.DateRange{Start: &start}},
 				store.WindowFit{Encoding: "o200k_base", Fits: 100, Keep: 50})
 			return err
 		}},
 		{"PutWorkingMemory", 1, func(i int) error {
-			_, err := s.PutWorkingMemory(bg(), core.ScopeThread, "t", "wm", int64(i))
+			_, err := s.PutWorkingMemory(bg(), store.ScopeThread, "t", "wm", int64(i))
 			return err
 		}},
 		{"PutWorkingMemory (conflict)", 1, func(i int) error {
-			_, err := s.PutWorkingMemory(bg(), core.ScopeResource, "r", "wm", 99)
-			if !errors.Is(err, core.ErrConflict) {
+			_, err := s.PutWorkingMemory(bg(), store.ScopeResource, "r", "wm", 99)
+			if !errors.Is(err, memerr.ErrConflict) {
 				return fmt.Errorf("want ErrConflict, got %v", err)
 			}
 			return nil

@@ -188,15 +188,13 @@ func (s *Store) exec(ctx context.Context, sql string, vals [][]byte, read func(*
 	}
 	defer conn.Release()
 	c := conn.Conn()
-	s.primeHeap(ctx, c, vals)
 	if s.tracer != nil {
 		ctx = s.tracer.TraceQueryStart(ctx, c, pgx.TraceQueryStartData{SQL: sql})
 	}
 	var tag pgconn.CommandTag
-	rr, room, err := s.send(ctx, c, sql, vals)
+	rr, err := s.send(ctx, c, sql, vals)
 	if err == nil {
 		tag, err = read(c, rr)
-		room.release(c.PgConn())
 	}
 	if s.tracer != nil {
 		s.tracer.TraceQueryEnd(ctx, c, pgx.TraceQueryEndData{CommandTag: tag, Err: err})
@@ -204,20 +202,18 @@ func (s *Store) exec(ctx context.Context, sql string, vals [][]byte, read func(*
 	return err
 }
 
-// send starts sql with binary parameters and results, in room reserved
-// for its messages; the caller releases the room once the result is read.
-func (s *Store) send(ctx context.Context, c *pgx.Conn, sql string, vals [][]byte) (*pgconn.ResultReader, *room, error) {
+// send starts sql with binary parameters and results: a named prepared
+// statement when the pool caches statements, an unnamed one otherwise.
+func (s *Store) send(ctx context.Context, c *pgx.Conn, sql string, vals [][]byte) (*pgconn.ResultReader, error) {
 	formats := []int16{pgx.BinaryFormatCode}
 	if !s.prepares {
-		r := reserve(c.PgConn().Frontend(), sql, vals)
-		return c.PgConn().ExecParams(ctx, sql, vals, nil, formats, formats), r, nil
+		return c.PgConn().ExecParams(ctx, sql, vals, nil, formats, formats), nil
 	}
 	sd, err := c.Prepare(ctx, sql, sql)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// ExecStatement, unlike ExecPrepared, sends no Describe: the prepared
 	// statement's description already has the result's columns.
-	r := reserve(c.PgConn().Frontend(), sql, vals)
-	return c.PgConn().ExecStatement(ctx, sd, vals, formats, formats), r, nil
+	return c.PgConn().ExecStatement(ctx, sd, vals, formats, formats), nil
 }

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // withPoolSize adds pool_max_conns to a connection string.
@@ -27,7 +28,7 @@ func withPoolSize(dsn string, n int) string {
 
 // boundaryAtLeast reports whether got is not behind ref (same epoch assumed):
 // a newer createdAt, or the same one with every id of ref.
-func boundaryAtLeast(got, ref core.Boundary) bool {
+func boundaryAtLeast(got, ref store.Boundary) bool {
 	if got.CreatedAt.After(ref.CreatedAt) {
 		return true
 	}
@@ -60,7 +61,7 @@ func TestConcurrentLoadTwoPools(t *testing.T) {
 		t.Cleanup(func() { _ = s.Close() })
 		stores[i] = s
 	}
-	if _, err := stores[0].SaveThread(ctx, core.Thread{ID: "hot", ResourceID: "r"}); err != nil {
+	if _, err := stores[0].SaveThread(ctx, store.Thread{ID: "hot", ResourceID: "r"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -83,13 +84,13 @@ func TestConcurrentLoadTwoPools(t *testing.T) {
 	// Boundary racers and a watcher run until the writers are done.
 	stop := make(chan struct{})
 	var candMu sync.Mutex
-	var cands []core.Boundary
+	var cands []store.Boundary
 	for r := 0; r < 4; r++ {
 		bwg.Add(1)
 		go func(r int) {
 			defer bwg.Done()
 			rng := rand.New(rand.NewSource(int64(r)))
-			var last core.Boundary
+			var last store.Boundary
 			for i := 0; ; i++ {
 				select {
 				case <-stop:
@@ -97,7 +98,7 @@ func TestConcurrentLoadTwoPools(t *testing.T) {
 				default:
 				}
 				at := base.Add(time.Duration(rng.Intn(400)) * time.Millisecond)
-				cand := core.Boundary{CreatedAt: at, MessageIDs: []string{fmt.Sprintf("b%d-%d", r, i%3)}, MaxTokens: 1000, AtMaxRemoveTokens: 100}
+				cand := store.Boundary{CreatedAt: at, MessageIDs: []string{fmt.Sprintf("b%d-%d", r, i%3)}, MaxTokens: 1000, AtMaxRemoveTokens: 100}
 				got, err := stores[(r+i)%2].AdvanceBoundary(ctx, "hot", "r", cand)
 				if err != nil {
 					fail(fmt.Errorf("AdvanceBoundary: %w", err))
@@ -117,7 +118,7 @@ func TestConcurrentLoadTwoPools(t *testing.T) {
 	bwg.Add(1)
 	go func() {
 		defer bwg.Done()
-		var last core.Boundary
+		var last store.Boundary
 		for {
 			select {
 			case <-stop:
@@ -147,9 +148,9 @@ func TestConcurrentLoadTwoPools(t *testing.T) {
 			rng := rand.New(rand.NewSource(int64(1000 + w)))
 			for sent := 0; sent < each; {
 				k := min(1+rng.Intn(5), each-sent)
-				batch := make([]core.Message, k)
+				batch := make([]message.Message, k)
 				for j := range batch {
-					m := core.NewMessage(core.RoleUser, "load")
+					m := message.NewMessage(message.RoleUser, "load")
 					m.ID, m.ThreadID, m.ResourceID = fmt.Sprintf("w%02d-%03d", w, sent+j), "hot", "r"
 					// Many equal timestamps, all after every boundary candidate: a
 					// message inserted at or before the boundary pulls it back.
@@ -178,7 +179,7 @@ func TestConcurrentLoadTwoPools(t *testing.T) {
 		t.Fatal(firstErr)
 	}
 
-	p, err := stores[0].ListMessages(ctx, core.MessageQuery{ThreadID: "hot", PerPage: core.PerPageAll, IncludeTotal: true})
+	p, err := stores[0].ListMessages(ctx, store.MessageQuery{ThreadID: "hot", PerPage: store.PerPageAll, IncludeTotal: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestConcurrentLoadTwoPools(t *testing.T) {
 			t.Fatalf("duplicate id %s or seq %d", m.ID, m.Seq)
 		}
 		seen[m.ID], seqs[m.Seq] = true, true
-		if i > 0 && !core.Less(&p.Messages[i-1], &m) {
+		if i > 0 && !message.Less(&p.Messages[i-1], &m) {
 			t.Fatalf("order broken at %d", i)
 		}
 	}
@@ -259,7 +260,7 @@ func TestConcurrentMixedNoDeadlock(t *testing.T) {
 	}
 	threads := []string{"a", "b", "c", "d"}
 	for _, id := range threads {
-		if _, err := stores[0].SaveThread(ctx, core.Thread{ID: id, ResourceID: "r"}); err != nil {
+		if _, err := stores[0].SaveThread(ctx, store.Thread{ID: id, ResourceID: "r"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -276,9 +277,9 @@ func TestConcurrentMixedNoDeadlock(t *testing.T) {
 				var err error
 				switch op := rng.Intn(10); {
 				case op < 5:
-					batch := make([]core.Message, 1+rng.Intn(6))
+					batch := make([]message.Message, 1+rng.Intn(6))
 					for j := range batch {
-						m := core.NewMessage(core.RoleUser, "x")
+						m := message.NewMessage(message.RoleUser, "x")
 						m.ID, m.ThreadID, m.ResourceID = fmt.Sprint("m", rng.Intn(25)), threads[rng.Intn(len(threads))], "r"
 						m.CreatedAt = base.Add(time.Duration(rng.Intn(50)) * time.Second)
 						batch[j] = m
@@ -292,7 +293,7 @@ func TestConcurrentMixedNoDeadlock(t *testing.T) {
 					err = s.DeleteMessages(ctx, ids)
 				case op < 9:
 					_, err = s.AdvanceBoundary(ctx, threads[rng.Intn(len(threads))], "r",
-						core.Boundary{CreatedAt: base.Add(time.Duration(rng.Intn(50)) * time.Second), MessageIDs: []string{fmt.Sprint("m", rng.Intn(25))}, MaxTokens: 10})
+						store.Boundary{CreatedAt: base.Add(time.Duration(rng.Intn(50)) * time.Second), MessageIDs: []string{fmt.Sprint("m", rng.Intn(25))}, MaxTokens: 10})
 				default:
 					title := fmt.Sprint("w", w, "-", i)
 					_, err = s.UpdateThread(ctx, threads[rng.Intn(len(threads))], &title, map[string]any{"w": float64(w)})
@@ -312,7 +313,7 @@ func TestConcurrentMixedNoDeadlock(t *testing.T) {
 	// Each stored message is in exactly one thread.
 	total := 0
 	for _, id := range threads {
-		p, err := stores[0].ListMessages(ctx, core.MessageQuery{ThreadID: id, PerPage: core.PerPageAll})
+		p, err := stores[0].ListMessages(ctx, store.MessageQuery{ThreadID: id, PerPage: store.PerPageAll})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/core/store/storetest"
 )
@@ -20,17 +20,17 @@ func open(t *testing.T, path string) *sqlite.Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) core.Store {
+	storetest.Run(t, func(t *testing.T) store.Store {
 		return open(t, filepath.Join(t.TempDir(), "memory.db"))
 	})
 }
 
 func TestConformanceInMemory(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) core.Store { return open(t, ":memory:") })
+	storetest.Run(t, func(t *testing.T) store.Store { return open(t, ":memory:") })
 }
 
 func TestConformanceShared(t *testing.T) {
-	storetest.RunShared(t, func(t *testing.T) (core.Store, core.Store) {
+	storetest.RunShared(t, func(t *testing.T) (store.Store, store.Store) {
 		path := filepath.Join(t.TempDir(), "memory.db")
 		return open(t, path), open(t, path)
 	})

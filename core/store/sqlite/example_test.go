@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -18,13 +18,13 @@ func ExampleOpen() {
 	defer os.RemoveAll(dir)
 
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(dir, "memory.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "memory.db"))
 	if err != nil {
 		panic(err)
 	}
-	defer store.Close()
+	defer db.Close()
 
-	th, err := store.SaveThread(ctx, core.Thread{ID: "thread-1", ResourceID: "user-1", Title: "hello"})
+	th, err := db.SaveThread(ctx, store.Thread{ID: "thread-1", ResourceID: "user-1", Title: "hello"})
 	if err != nil {
 		panic(err)
 	}

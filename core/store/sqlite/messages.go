@@ -72,10 +72,6 @@ func queryMessages(ctx context.Context, tx querier, query string, args ...any) (
 	return out, rows.Err()
 }
 
-// ReleasesBatches implements store.BatchReleaser: SaveMessages keeps
-// nothing of msgs once it returns.
-func (s *Store) ReleasesBatches() store.Messages { return s }
-
 // SaveMessages upserts msgs in one transaction (all or none), checking that
 // every thread exists and belongs to the message's resource, and that an
 // existing message is not taken over by another resource. Rows are looked up

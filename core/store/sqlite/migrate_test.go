@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // TestObservedResourcesMigration: a file written before resource-scoped
@@ -12,7 +12,7 @@ import (
 func TestObservedResourcesMigration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "memory.db")
 	s := openFile(t, path)
-	rec := core.ObservationRecord{Key: core.ObservationKey(core.ScopeResource, "", "observed"), Observations: "o"}
+	rec := store.ObservationRecord{Key: store.ObservationKey(store.ScopeResource, "", "observed"), Observations: "o"}
 	if _, err := s.PutObservations(bg(), rec, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestObservedResourcesMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = openFile(t, path)
-	page, err := s.ListResources(bg(), core.ResourceQuery{})
+	page, err := s.ListResources(bg(), store.ResourceQuery{})
 	if err != nil || len(page.Resources) != 1 || page.Resources[0].ID != "observed" {
 		t.Fatalf("ListResources after migration = %+v %v", page, err)
 	}

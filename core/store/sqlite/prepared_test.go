@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -20,7 +20,7 @@ func TestPreparedStatementsBounded(t *testing.T) {
 	thread(t, s, "t", "r")
 	n := 0
 	for _, size := range []int{1, 2, 3, 4, 5, 6, 7, 99, 100, 101, 250, 501, 1, 2} {
-		batch := make([]core.Message, size)
+		batch := make([]message.Message, size)
 		for i := range batch {
 			batch[i] = msgAt(fmt.Sprintf("m%05d", n), "t", "r", "text", at(n))
 			n++
@@ -45,10 +45,10 @@ func TestPreparedStatementsBounded(t *testing.T) {
 func TestPreparedReads(t *testing.T) {
 	s := openTemp(t)
 	thread(t, s, "t", "r")
-	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("a", "t", "r", "text", at(1))}); err != nil {
+	if _, err := s.SaveMessages(bg(), []message.Message{msgAt("a", "t", "r", "text", at(1))}); err != nil {
 		t.Fatal(err)
 	}
-	q := store.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: 10, Direction: core.Desc}
+	q := store.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: 10, Direction: store.Desc}
 	for range 3 {
 		if _, err := s.GetThread(bg(), "t"); err != nil {
 			t.Fatal(err)

@@ -62,7 +62,6 @@ type Store struct {
 var (
 	_ store.Store         = (*Store)(nil)
 	_ store.BulkSaver     = (*Store)(nil)
-	_ store.BatchReleaser = (*Store)(nil)
 )
 
 // Open opens (creating if needed) the database at path and migrates its

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC)
@@ -35,15 +37,15 @@ func openTemp(t *testing.T) *Store {
 	return openFile(t, filepath.Join(t.TempDir(), "memory.db"))
 }
 
-func thread(t *testing.T, s core.Store, id, res string) {
+func thread(t *testing.T, s store.Store, id, res string) {
 	t.Helper()
-	if _, err := s.SaveThread(bg(), core.Thread{ID: id, ResourceID: res, Title: "t", CreatedAt: at(0), UpdatedAt: at(0)}); err != nil {
+	if _, err := s.SaveThread(bg(), store.Thread{ID: id, ResourceID: res, Title: "t", CreatedAt: at(0), UpdatedAt: at(0)}); err != nil {
 		t.Fatalf("SaveThread(%q): %v", id, err)
 	}
 }
 
-func msgAt(id, th, res, text string, ts time.Time) core.Message {
-	m := core.NewMessage(core.RoleUser, text)
+func msgAt(id, th, res, text string, ts time.Time) message.Message {
+	m := message.NewMessage(message.RoleUser, text)
 	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = id, th, res, ts
 	return m
 }
@@ -51,16 +53,16 @@ func msgAt(id, th, res, text string, ts time.Time) core.Message {
 func TestMemoryDB(t *testing.T) {
 	s := openFile(t, ":memory:")
 	thread(t, s, "t1", "r1")
-	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("m1", "t1", "r1", "hi", at(1))}); err != nil {
+	if _, err := s.SaveMessages(bg(), []message.Message{msgAt("m1", "t1", "r1", "hi", at(1))}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t1", PerPage: core.PerPageAll, Include: []core.Include{{ID: "m1", Before: 1}}})
+	p, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: "t1", PerPage: store.PerPageAll, Include: []store.Include{{ID: "m1", Before: 1}}})
 	if err != nil || len(p.Messages) != 1 {
 		t.Fatalf("list = %+v, %v", p, err)
 	}
 	// A second in-memory store is a different database.
 	s2 := openFile(t, ":memory:")
-	if _, err := s2.GetThread(bg(), "t1"); !errors.Is(err, core.ErrThreadNotFound) {
+	if _, err := s2.GetThread(bg(), "t1"); !errors.Is(err, memerr.ErrThreadNotFound) {
 		t.Fatalf("second :memory: store sees t1: %v", err)
 	}
 }
@@ -72,11 +74,11 @@ func TestMigrationsIdempotentAndReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	thread(t, s, "t1", "r1")
-	saved, err := s.SaveMessages(bg(), []core.Message{msgAt("m1", "t1", "r1", "hello", at(1))})
+	saved, err := s.SaveMessages(bg(), []message.Message{msgAt("m1", "t1", "r1", "hello", at(1))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutWorkingMemory(bg(), core.ScopeResource, "r1", "# notes", 0); err != nil {
+	if _, err := s.PutWorkingMemory(bg(), store.ScopeResource, "r1", "# notes", 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -88,7 +90,7 @@ func TestMigrationsIdempotentAndReopen(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0].Text() != "hello" || got[0].Seq != saved[0].Seq || !got[0].CreatedAt.Equal(at(1)) {
 			t.Fatalf("reopen %d: %+v, %v", i, got, err)
 		}
-		wm, err := s.GetWorkingMemory(bg(), core.ScopeResource, "r1")
+		wm, err := s.GetWorkingMemory(bg(), store.ScopeResource, "r1")
 		if err != nil || wm.Data != "# notes" || wm.Version != 1 {
 			t.Fatalf("reopen wm = %+v, %v", wm, err)
 		}
@@ -140,7 +142,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	if _, err := s.w.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', 0)`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(bg(), path); !errors.Is(err, core.ErrStorage) || !strings.Contains(err.Error(), "newer") {
+	if _, err := Open(bg(), path); !errors.Is(err, memerr.ErrStorage) || !strings.Contains(err.Error(), "newer") {
 		t.Fatalf("Open of newer schema: %v", err)
 	}
 }
@@ -165,21 +167,21 @@ func TestSharedRaces(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			id := fmt.Sprintf("m%d", i)
-			if _, err := s.AdvanceBoundary(bg(), "t1", "r1", core.Boundary{CreatedAt: at(5), MessageIDs: []string{id}, MaxTokens: 100}); err != nil {
+			if _, err := s.AdvanceBoundary(bg(), "t1", "r1", store.Boundary{CreatedAt: at(5), MessageIDs: []string{id}, MaxTokens: 100}); err != nil {
 				t.Error(err)
 			}
 			// After the boundary: a message inserted at or before it pulls it back.
-			if _, err := s.SaveMessages(bg(), []core.Message{msgAt(id, "t1", "r1", id, at(10+i))}); err != nil {
+			if _, err := s.SaveMessages(bg(), []message.Message{msgAt(id, "t1", "r1", id, at(10+i))}); err != nil {
 				t.Error(err)
 			}
 			for {
-				cur, err := s.GetWorkingMemory(bg(), core.ScopeThread, "t1")
+				cur, err := s.GetWorkingMemory(bg(), store.ScopeThread, "t1")
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				_, err = s.PutWorkingMemory(bg(), core.ScopeThread, "t1", cur.Data+id+";", cur.Version)
-				if errors.Is(err, core.ErrConflict) {
+				_, err = s.PutWorkingMemory(bg(), store.ScopeThread, "t1", cur.Data+id+";", cur.Version)
+				if errors.Is(err, memerr.ErrConflict) {
 					continue
 				}
 				if err != nil {
@@ -198,11 +200,11 @@ func TestSharedRaces(t *testing.T) {
 	if err != nil || th.Boundary == nil || len(th.Boundary.MessageIDs) != workers {
 		t.Fatalf("boundary = %+v, %v", th.Boundary, err)
 	}
-	wm, err := a.GetWorkingMemory(bg(), core.ScopeThread, "t1")
+	wm, err := a.GetWorkingMemory(bg(), store.ScopeThread, "t1")
 	if err != nil || wm.Version != workers || strings.Count(wm.Data, ";") != workers || wins != workers {
 		t.Fatalf("wm = %+v (wins %d), %v", wm, wins, err)
 	}
-	p, err := a.ListMessages(bg(), core.MessageQuery{ThreadID: "t1", PerPage: core.PerPageAll, IncludeTotal: true})
+	p, err := a.ListMessages(bg(), store.MessageQuery{ThreadID: "t1", PerPage: store.PerPageAll, IncludeTotal: true})
 	if err != nil || p.Total != workers {
 		t.Fatalf("messages total = %d, %v", p.Total, err)
 	}
@@ -212,15 +214,15 @@ func TestSharedRaces(t *testing.T) {
 // range scan without a sort step.
 func TestHistoryQueryUsesIndex(t *testing.T) {
 	s := openTemp(t)
-	cursor := &core.Cursor{CreatedAt: at(10), Seq: 5}
+	cursor := &store.Cursor{CreatedAt: at(10), Seq: 5}
 	start, end := at(1), at(20)
-	queries := []core.MessageQuery{
-		{ThreadID: "t1", PerPage: 40, Direction: core.Desc, Before: cursor},
-		{ThreadID: "t1", ResourceID: "r1", PerPage: 40, Direction: core.Desc},
-		{ThreadID: "t1", PerPage: core.PerPageAll, Range: core.DateRange{Start: &start, End: &end}},
+	queries := []store.MessageQuery{
+		{ThreadID: "t1", PerPage: 40, Direction: store.Desc, Before: cursor},
+		{ThreadID: "t1", ResourceID: "r1", PerPage: 40, Direction: store.Desc},
+		{ThreadID: "t1", PerPage: store.PerPageAll, Range: store.DateRange{Start: &start, End: &end}},
 	}
 	for _, q := range queries {
-		q, _ = core.NormalizeMessageQuery(q)
+		q, _ = store.NormalizeMessageQuery(q)
 		query, args, _ := listQuery(q)
 		plan := explain(t, s, query, args...)
 		if !strings.Contains(plan, "USING INDEX messages_thread_created_seq") || strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "SCAN") {
@@ -262,18 +264,18 @@ func explain(t *testing.T, s *Store, query string, args ...any) string {
 }
 
 func TestFailingBatchWritesNothing(t *testing.T) {
-	s := core.Check(openTemp(t))
+	s := store.Check(openTemp(t))
 	thread(t, s, "t1", "r1")
 	thread(t, s, "t2", "r2")
 	before, _ := s.GetThread(bg(), "t1")
-	bad := [][]core.Message{
+	bad := [][]message.Message{
 		{msgAt("a", "t1", "r1", "a", at(1)), msgAt("b", "missing", "r1", "b", at(2))},
 		{msgAt("a", "t1", "r1", "a", at(1)), msgAt("b", "t2", "r1", "b", at(2))},
 		{msgAt("a", "t1", "r1", "a", at(1)), {ID: "b", ThreadID: "t1", ResourceID: "r1", CreatedAt: at(2)}},
 		{msgAt("a", "t1", "r1", "a", at(1)), msgAt("b", "t1", "r1", "b", time.Time{})},
 		{msgAt("a", "t1", "r1", "a", at(1)), msgAt(" ", "t1", "r1", "b", at(2))},
 	}
-	want := []error{core.ErrThreadNotFound, core.ErrResourceMismatch, core.ErrInvalidMessage, core.ErrInvalidMessage, core.ErrInvalidArgument}
+	want := []error{memerr.ErrThreadNotFound, memerr.ErrResourceMismatch, memerr.ErrInvalidMessage, memerr.ErrInvalidMessage, memerr.ErrInvalidArgument}
 	for i, batch := range bad {
 		if _, err := s.SaveMessages(bg(), batch); !errors.Is(err, want[i]) {
 			t.Fatalf("batch %d: err = %v, want %v", i, err, want[i])
@@ -288,40 +290,40 @@ func TestFailingBatchWritesNothing(t *testing.T) {
 		t.Fatalf("failed batch bumped updatedAt")
 	}
 	// A message may not be taken over by another resource.
-	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("a", "t1", "r1", "a", at(1))}); err != nil {
+	if _, err := s.SaveMessages(bg(), []message.Message{msgAt("a", "t1", "r1", "a", at(1))}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("a", "t2", "r2", "hijack", at(1))}); !errors.Is(err, core.ErrResourceMismatch) {
+	if _, err := s.SaveMessages(bg(), []message.Message{msgAt("a", "t2", "r2", "hijack", at(1))}); !errors.Is(err, memerr.ErrResourceMismatch) {
 		t.Fatalf("cross-resource upsert: %v", err)
 	}
 }
 
 func TestInjectionAsData(t *testing.T) {
-	s := core.Check(openTemp(t))
+	s := store.Check(openTemp(t))
 	nasty := []string{`it's "quoted"`, `x'; DROP TABLE messages; --`, `-- comment`, `日本語 🚀 ü`, `a\b%_*`, `$.x`}
 	for i, id := range nasty {
 		res := "r" + id
 		meta := map[string]any{"k": id, "note": "v;--'" + id}
-		if _, err := s.SaveThread(bg(), core.Thread{ID: id, ResourceID: res, Title: id, Metadata: meta, CreatedAt: at(i)}); err != nil {
+		if _, err := s.SaveThread(bg(), store.Thread{ID: id, ResourceID: res, Title: id, Metadata: meta, CreatedAt: at(i)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.SaveMessages(bg(), []core.Message{msgAt(id+"m", id, res, id, at(i))}); err != nil {
+		if _, err := s.SaveMessages(bg(), []message.Message{msgAt(id+"m", id, res, id, at(i))}); err != nil {
 			t.Fatal(err)
 		}
 		th, err := s.GetThread(bg(), id)
 		if err != nil || th.Title != id || th.Metadata["note"] != "v;--'"+id {
 			t.Fatalf("thread %q = %+v, %v", id, th, err)
 		}
-		p, err := s.ListThreads(bg(), core.ThreadQuery{ResourceID: res, Metadata: map[string]any{"k": id}})
+		p, err := s.ListThreads(bg(), store.ThreadQuery{ResourceID: res, Metadata: map[string]any{"k": id}})
 		if err != nil || len(p.Threads) != 1 || p.Threads[0].ID != id {
 			t.Fatalf("filter %q = %+v, %v", id, p, err)
 		}
-		ms, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: id, ResourceID: res, PerPage: 10})
+		ms, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: id, ResourceID: res, PerPage: 10})
 		if err != nil || len(ms.Messages) != 1 || ms.Messages[0].Text() != id {
 			t.Fatalf("messages %q = %+v, %v", id, ms, err)
 		}
 	}
-	p, err := s.ListThreads(bg(), core.ThreadQuery{PerPage: core.PerPageAll})
+	p, err := s.ListThreads(bg(), store.ThreadQuery{PerPage: store.PerPageAll})
 	if err != nil || p.Total != len(nasty) {
 		t.Fatalf("threads = %d, %v", p.Total, err)
 	}
@@ -331,7 +333,7 @@ func TestLargeMessage(t *testing.T) {
 	s := openTemp(t)
 	thread(t, s, "t1", "r1")
 	big := strings.Repeat("0123456789abcdef", 5<<20/16)
-	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("big", "t1", "r1", big, at(1))}); err != nil {
+	if _, err := s.SaveMessages(bg(), []message.Message{msgAt("big", "t1", "r1", big, at(1))}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.GetMessages(bg(), []string{"big"})
@@ -343,29 +345,29 @@ func TestLargeMessage(t *testing.T) {
 func TestSubMicrosecondBounds(t *testing.T) {
 	s := openTemp(t)
 	thread(t, s, "t1", "r1")
-	if _, err := s.SaveMessages(bg(), []core.Message{msgAt("m", "t1", "r1", "x", at(1))}); err != nil {
+	if _, err := s.SaveMessages(bg(), []message.Message{msgAt("m", "t1", "r1", "x", at(1))}); err != nil {
 		t.Fatal(err)
 	}
 	half := at(1).Add(500 * time.Nanosecond)
 	before := at(1).Add(-500 * time.Nanosecond)
 	cases := []struct {
-		r    core.DateRange
+		r    store.DateRange
 		want int
 	}{
-		{core.DateRange{Start: &half}, 0},
-		{core.DateRange{Start: &before}, 1},
-		{core.DateRange{End: &half}, 1},
-		{core.DateRange{End: &before}, 0},
-		{core.DateRange{End: &half, EndExclusive: true}, 1},
-		{core.DateRange{Start: &before, StartExclusive: true}, 1},
+		{store.DateRange{Start: &half}, 0},
+		{store.DateRange{Start: &before}, 1},
+		{store.DateRange{End: &half}, 1},
+		{store.DateRange{End: &before}, 0},
+		{store.DateRange{End: &half, EndExclusive: true}, 1},
+		{store.DateRange{Start: &before, StartExclusive: true}, 1},
 	}
 	for i, c := range cases {
-		p, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t1", PerPage: core.PerPageAll, Range: c.r})
+		p, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: "t1", PerPage: store.PerPageAll, Range: c.r})
 		if err != nil || len(p.Messages) != c.want {
 			t.Fatalf("case %d: %d messages, want %d (%v)", i, len(p.Messages), c.want, err)
 		}
 	}
-	p, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t1", PerPage: core.PerPageAll, Before: &core.Cursor{CreatedAt: half}})
+	p, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: "t1", PerPage: store.PerPageAll, Before: &store.Cursor{CreatedAt: half}})
 	if err != nil || len(p.Messages) != 1 {
 		t.Fatalf("cursor after message: %d, %v", len(p.Messages), err)
 	}
@@ -374,7 +376,7 @@ func TestSubMicrosecondBounds(t *testing.T) {
 func TestCursorSameTimestamp(t *testing.T) {
 	s := openTemp(t)
 	thread(t, s, "t1", "r1")
-	var batch []core.Message
+	var batch []message.Message
 	for i := range 5 {
 		batch = append(batch, msgAt(fmt.Sprintf("m%d", i), "t1", "r1", "x", at(1)))
 	}
@@ -382,8 +384,8 @@ func TestCursorSameTimestamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t1", PerPage: 2, Direction: core.Desc,
-		Before: &core.Cursor{CreatedAt: at(1), Seq: saved[3].Seq}})
+	p, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: "t1", PerPage: 2, Direction: store.Desc,
+		Before: &store.Cursor{CreatedAt: at(1), Seq: saved[3].Seq}})
 	if err != nil || len(p.Messages) != 2 || p.Messages[0].ID != "m2" || p.Messages[1].ID != "m1" || !p.HasMore {
 		t.Fatalf("page = %+v, %v", p, err)
 	}
@@ -392,11 +394,11 @@ func TestCursorSameTimestamp(t *testing.T) {
 func TestHugePage(t *testing.T) {
 	s := openTemp(t)
 	thread(t, s, "t1", "r1")
-	tp, err := s.ListThreads(bg(), core.ThreadQuery{Page: math.MaxInt, PerPage: 100})
+	tp, err := s.ListThreads(bg(), store.ThreadQuery{Page: math.MaxInt, PerPage: 100})
 	if err != nil || len(tp.Threads) != 0 || tp.HasMore || tp.Total != 1 {
 		t.Fatalf("threads = %+v, %v", tp, err)
 	}
-	mp, err := s.ListMessages(bg(), core.MessageQuery{ThreadID: "t1", Page: math.MaxInt, PerPage: 100})
+	mp, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: "t1", Page: math.MaxInt, PerPage: 100})
 	if err != nil || len(mp.Messages) != 0 || mp.HasMore {
 		t.Fatalf("messages = %+v, %v", mp, err)
 	}
@@ -408,10 +410,10 @@ func TestClosedStoreErrorsAreStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = s.Close()
-	if _, err := s.GetThread(bg(), "t1"); !errors.Is(err, core.ErrStorage) {
+	if _, err := s.GetThread(bg(), "t1"); !errors.Is(err, memerr.ErrStorage) {
 		t.Fatalf("GetThread on closed store: %v", err)
 	}
-	if err := s.DeleteThread(bg(), "t1"); !errors.Is(err, core.ErrStorage) {
+	if err := s.DeleteThread(bg(), "t1"); !errors.Is(err, memerr.ErrStorage) {
 		t.Fatalf("DeleteThread on closed store: %v", err)
 	}
 }

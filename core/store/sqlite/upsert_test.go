@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -20,14 +20,14 @@ func TestUpsertRuns(t *testing.T) {
 	s := openTemp(t)
 	thread(t, s, "A", "r")
 	thread(t, s, "B", "r")
-	old, err := s.SaveMessages(bg(), []core.Message{msgAt("moved", "B", "r", "before", at(1)), msgAt("updated", "A", "r", "before", at(2))})
+	old, err := s.SaveMessages(bg(), []message.Message{msgAt("moved", "B", "r", "before", at(1)), msgAt("updated", "A", "r", "before", at(2))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	oldSeq := map[string]int64{old[0].ID: old[0].Seq, old[1].ID: old[1].Seq}
 	oldAt := map[string]time.Time{old[0].ID: at(1), old[1].ID: at(2)}
 
-	batch := make([]core.Message, 250)
+	batch := make([]message.Message, 250)
 	for i := range batch {
 		id, th := fmt.Sprintf("m%03d", i), "A"
 		switch i {
@@ -50,7 +50,7 @@ func TestUpsertRuns(t *testing.T) {
 			batch[i].Type = "v2"
 		}
 	}
-	want := map[string]core.Message{} // by id: the last copy, at the first one's time
+	want := map[string]message.Message{} // by id: the last copy, at the first one's time
 	for _, m := range batch {
 		if first, ok := want[m.ID]; ok {
 			m.CreatedAt = first.CreatedAt
@@ -80,7 +80,7 @@ func TestUpsertRuns(t *testing.T) {
 			}
 			last = max(last, m.Seq)
 		}
-		stored := map[string]core.Message{}
+		stored := map[string]message.Message{}
 		for _, th := range []string{"A", "B"} {
 			page, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: th, PerPage: store.PerPageAll})
 			if err != nil {

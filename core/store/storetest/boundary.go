@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -16,7 +15,7 @@ func bnd(at int, max, remove int, ids ...string) store.Boundary {
 	return store.Boundary{CreatedAt: T(at), MessageIDs: ids, MaxTokens: max, AtMaxRemoveTokens: remove}
 }
 
-func advance(t *testing.T, s *core.CheckedStore, thread string, b store.Boundary) store.Boundary {
+func advance(t *testing.T, s *store.Checked, thread string, b store.Boundary) store.Boundary {
 	t.Helper()
 	out, err := s.AdvanceBoundary(ctx(), thread, "r", b)
 	if err != nil {
@@ -25,7 +24,7 @@ func advance(t *testing.T, s *core.CheckedStore, thread string, b store.Boundary
 	return out
 }
 
-func stored(t *testing.T, s *core.CheckedStore, thread string) store.Boundary {
+func stored(t *testing.T, s *store.Checked, thread string) store.Boundary {
 	t.Helper()
 	th, err := s.GetThread(ctx(), thread)
 	if err != nil || th.Boundary == nil {
@@ -42,7 +41,7 @@ func sameBoundary(t *testing.T, what string, got, want store.Boundary) {
 	}
 }
 
-func testBoundaryMonotonic(t *testing.T, s *core.CheckedStore) {
+func testBoundaryMonotonic(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	advance(t, s, "A", bnd(1, 100, 25, "first"))
 	got := advance(t, s, "A", bnd(0, 100, 25, "older"))
@@ -69,14 +68,14 @@ func testBoundaryMonotonic(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testBoundaryEpochs(t *testing.T, s *core.CheckedStore) {
+func testBoundaryEpochs(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	advance(t, s, "A", bnd(5, 100, 25, "a"))
 	got := advance(t, s, "A", bnd(1, 200, 50, "b"))
 	sameBoundary(t, "new epoch replaces", got, bnd(1, 200, 50, "b"))
 }
 
-func testBoundaryOwnership(t *testing.T, s *core.CheckedStore) {
+func testBoundaryOwnership(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	_, err := s.AdvanceBoundary(ctx(), "A", "wrong", bnd(1, 100, 25, "x"))
 	wantCode(t, err, memerr.ErrResourceMismatch)
@@ -88,7 +87,7 @@ func testBoundaryOwnership(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testBoundaryPreservesThread(t *testing.T, s *core.CheckedStore) {
+func testBoundaryPreservesThread(t *testing.T, s *store.Checked) {
 	_, err := s.SaveThread(ctx(), store.Thread{ID: "A", ResourceID: "r", Title: "Keep title", Metadata: map[string]any{"unrelated": true}, CreatedAt: T(0), UpdatedAt: T(0)})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +104,7 @@ func testBoundaryPreservesThread(t *testing.T, s *core.CheckedStore) {
 	sameBoundary(t, "after UpdateThread", stored(t, s, "A"), bnd(1, 32, 0, "old"))
 }
 
-func testConcurrentSaves(t *testing.T, s *core.CheckedStore) {
+func testConcurrentSaves(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	const workers, each = 8, 25
 	var wg sync.WaitGroup

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -22,7 +21,7 @@ import (
 // the same batch twice. Every call must return the same messages (Seq
 // compared by order) or fail with the same code, and leave the same rows,
 // boundaries and bumped threads.
-func testBulkSameAsSave(t *testing.T, s *core.CheckedStore) {
+func testBulkSameAsSave(t *testing.T, s *store.Checked) {
 	sides := []struct {
 		name string
 		save func([]message.Message) ([]message.Message, error)
@@ -114,7 +113,7 @@ func describeSaved(msgs []message.Message, side string) string {
 
 // describeStored describes the side's threads in order, and their
 // boundaries.
-func describeStored(t *testing.T, s *core.CheckedStore, side string) string {
+func describeStored(t *testing.T, s *store.Checked, side string) string {
 	t.Helper()
 	var b strings.Builder
 	for _, th := range []string{"A", "B", "O"} {
@@ -132,7 +131,7 @@ func describeStored(t *testing.T, s *core.CheckedStore, side string) string {
 }
 
 // threadStamps returns the UpdatedAt of the side's threads.
-func threadStamps(t *testing.T, s *core.CheckedStore, side string) map[string]string {
+func threadStamps(t *testing.T, s *store.Checked, side string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, th := range []string{"A", "B", "O"} {

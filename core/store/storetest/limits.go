@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -13,7 +12,7 @@ import (
 // testHugePagingValues: page numbers and include ranges are caller input (an
 // HTTP query parameter, say). Values whose products overflow an int must
 // give an empty page or the whole window, never a panic or a storage error.
-func testHugePagingValues(t *testing.T, s *core.CheckedStore) {
+func testHugePagingValues(t *testing.T, s *store.Checked) {
 	fiveInA(t, s)
 	tp, err := s.ListThreads(ctx(), store.ThreadQuery{Page: math.MaxInt, PerPage: 100})
 	if err != nil || len(tp.Threads) != 0 || tp.HasMore || tp.Total != 2 {
@@ -49,7 +48,7 @@ func testHugePagingValues(t *testing.T, s *core.CheckedStore) {
 // testMessagesBatchTakeover: an id repeated in one batch behaves like
 // consecutive saves, so a later occurrence of another resource is a takeover
 // (ErrResourceMismatch) and, the batch being atomic, nothing is written.
-func testMessagesBatchTakeover(t *testing.T, s *core.CheckedStore) {
+func testMessagesBatchTakeover(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r1")
 	mustThread(t, s, "B", "r2")
 	_, err := s.SaveMessages(ctx(), []message.Message{msg("x", "A", "r1", "mine", T(1)), msg("x", "B", "r2", "stolen", T(2))})

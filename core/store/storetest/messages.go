@@ -9,14 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
 // fiveInA seeds thread A (M1..M5 at T1..T5, resource rA) and thread B (one message).
-func fiveInA(t *testing.T, s *core.CheckedStore) {
+func fiveInA(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "rA")
 	mustThread(t, s, "B", "rA")
 	for i := 1; i <= 5; i++ {
@@ -25,7 +24,7 @@ func fiveInA(t *testing.T, s *core.CheckedStore) {
 	mustSave(t, s, msg("B1", "B", "rA", "other thread", T(3)))
 }
 
-func testMessagesListDefault(t *testing.T, s *core.CheckedStore) {
+func testMessagesListDefault(t *testing.T, s *store.Checked) {
 	fiveInA(t, s)
 	p := list(t, s, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll, IncludeTotal: true})
 	eq(t, "ids", ids(p.Messages), []string{"M1", "M2", "M3", "M4", "M5"})
@@ -44,7 +43,7 @@ func testMessagesListDefault(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testMessagesPaging(t *testing.T, s *core.CheckedStore) {
+func testMessagesPaging(t *testing.T, s *store.Checked) {
 	fiveInA(t, s)
 	want := [][]string{{"M1", "M2"}, {"M3", "M4"}, {"M5"}}
 	for page, w := range want {
@@ -60,7 +59,7 @@ func testMessagesPaging(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testMessagesResourceFilter(t *testing.T, s *core.CheckedStore) {
+func testMessagesResourceFilter(t *testing.T, s *store.Checked) {
 	fiveInA(t, s)
 	p := list(t, s, store.MessageQuery{ThreadID: "A", ResourceID: "different-resource", PerPage: store.PerPageAll})
 	eq(t, "other resource", ids(p.Messages), nil)
@@ -70,7 +69,7 @@ func testMessagesResourceFilter(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testMessagesDateRange(t *testing.T, s *core.CheckedStore) {
+func testMessagesDateRange(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	for i := 0; i < 10; i++ {
 		mustSave(t, s, msg(fmt.Sprintf("m%d", i), "A", "r", "x", T(i)))
@@ -87,7 +86,7 @@ func testMessagesDateRange(t *testing.T, s *core.CheckedStore) {
 	eq(t, "end exclusive", ids(p.Messages), []string{"m5", "m6"})
 }
 
-func testMessagesCursor(t *testing.T, s *core.CheckedStore) {
+func testMessagesCursor(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	var saved []message.Message
 	for i := 0; i < 7; i++ {
@@ -113,7 +112,7 @@ func testMessagesCursor(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testMessagesIncludeWindows(t *testing.T, s *core.CheckedStore) {
+func testMessagesIncludeWindows(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "T1", "r")
 	mustThread(t, s, "T2", "r")
 	mustThread(t, s, "T3", "other")
@@ -135,7 +134,7 @@ func testMessagesIncludeWindows(t *testing.T, s *core.CheckedStore) {
 	eq(t, "included", ids(p.Included), []string{"first", "fourth", "fifth", "sixth"})
 }
 
-func testMessagesIncludeResourceScope(t *testing.T, s *core.CheckedStore) {
+func testMessagesIncludeResourceScope(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "mine", "r1")
 	mustThread(t, s, "theirs", "r2")
 	mustSave(t, s, msg("a", "mine", "r1", "a", T(0)))
@@ -145,7 +144,7 @@ func testMessagesIncludeResourceScope(t *testing.T, s *core.CheckedStore) {
 	eq(t, "foreign include", ids(p.Included), nil)
 }
 
-func testMessagesAll(t *testing.T, s *core.CheckedStore) {
+func testMessagesAll(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	var batch []message.Message
 	for i := 0; i < 55; i++ {
@@ -158,7 +157,7 @@ func testMessagesAll(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testMessagesBadThreadID(t *testing.T, s *core.CheckedStore) {
+func testMessagesBadThreadID(t *testing.T, s *store.Checked) {
 	for _, id := range []string{"", "   "} {
 		_, err := s.ListMessages(ctx(), store.MessageQuery{ThreadID: id})
 		wantCode(t, err, memerr.ErrMissingThreadID)
@@ -169,7 +168,7 @@ func testMessagesBadThreadID(t *testing.T, s *core.CheckedStore) {
 	wantCode(t, err, memerr.ErrInvalidArgument)
 }
 
-func testMessagesUpsert(t *testing.T, s *core.CheckedStore) {
+func testMessagesUpsert(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	first := mustSave(t, s, msg("m", "A", "r", "Original", T(1)))[0]
 	again := msg("m", "A", "r", "Updated", T(9))
@@ -189,7 +188,7 @@ func testMessagesUpsert(t *testing.T, s *core.CheckedStore) {
 // in the caller's slice, and a store that promises to keep nothing of a
 // batch (store.BatchReleaser; core reuses its batches) still reads back
 // what it saved once the batches are cleared.
-func testSaveLeavesInput(t *testing.T, s *core.CheckedStore) {
+func testSaveLeavesInput(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	east := time.FixedZone("east", 3*3600)
 	batches := [][]message.Message{
@@ -215,9 +214,7 @@ func testSaveLeavesInput(t *testing.T, s *core.CheckedStore) {
 		if len(out) != len(in) || &out[0] == &in[0] {
 			t.Fatalf("batch %d: SaveMessages returned %d messages in the caller's slice", i, len(out))
 		}
-		if store.Releases(s.Unwrap()) {
-			clear(in) // as core clears a batch it recycles
-		}
+		clear(in) // a caller may reuse its slice once SaveMessages returns
 	}
 	got, err := s.GetMessages(ctx(), []string{"m1", "m2", "m3", "m4", "m5"})
 	if err != nil {
@@ -230,7 +227,7 @@ func testSaveLeavesInput(t *testing.T, s *core.CheckedStore) {
 	eq(t, "stored texts", texts, []string{"one again", "two", "three", "four", "five"})
 }
 
-func testMessagesMove(t *testing.T, s *core.CheckedStore) {
+func testMessagesMove(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	mustThread(t, s, "B", "r")
 	mustSave(t, s, msg("m", "A", "r", "x", T(1)))
@@ -239,7 +236,7 @@ func testMessagesMove(t *testing.T, s *core.CheckedStore) {
 	eq(t, "new thread", ids(list(t, s, store.MessageQuery{ThreadID: "B", PerPage: store.PerPageAll}).Messages), []string{"m"})
 }
 
-func testMessagesValidationAtomic(t *testing.T, s *core.CheckedStore) {
+func testMessagesValidationAtomic(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	good := msg("good", "A", "r", "x", T(1))
 	bad := []message.Message{
@@ -261,7 +258,7 @@ func testMessagesValidationAtomic(t *testing.T, s *core.CheckedStore) {
 	eq(t, "nothing written", ids(list(t, s, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll}).Messages), nil)
 }
 
-func testMessagesOwnership(t *testing.T, s *core.CheckedStore) {
+func testMessagesOwnership(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r1")
 	_, err := s.SaveMessages(ctx(), []message.Message{msg("m1", "A", "r1", "ok", T(1)), msg("m2", "A", "r2", "forged", T(2))})
 	wantCode(t, err, memerr.ErrResourceMismatch)
@@ -277,7 +274,7 @@ func testMessagesOwnership(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testMessagesSameTimestampOrder(t *testing.T, s *core.CheckedStore) {
+func testMessagesSameTimestampOrder(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	// ids deliberately out of lexical order: insertion order must win.
 	for _, id := range []string{"z", "a", "m", "b"} {
@@ -287,7 +284,7 @@ func testMessagesSameTimestampOrder(t *testing.T, s *core.CheckedStore) {
 	eq(t, "desc", ids(list(t, s, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll, Direction: store.Desc}).Messages), []string{"b", "m", "a", "z"})
 }
 
-func testMessagesContentFidelity(t *testing.T, s *core.CheckedStore) {
+func testMessagesContentFidelity(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	raw := `{"format":2,"parts":[{"type":"step-start"},{"type":"text","text":"It ships tomorrow.","providerMetadata":{"openai":{"itemId":"i1"}}},` +
 		`{"type":"tool-invocation","toolInvocation":{"state":"result","toolCallId":"call-1","toolName":"lookupOrder","args":{"orderId":"A-1"},"result":{"eta":"2026-10-30"}}},` +
@@ -318,7 +315,7 @@ func testMessagesContentFidelity(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testMessagesTokens(t *testing.T, s *core.CheckedStore) {
+func testMessagesTokens(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	m := msg("m", "A", "r", "hello world", T(1))
 	m.Tokens, m.TokenEncoding = 7, "o200k_base"
@@ -329,7 +326,7 @@ func testMessagesTokens(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testGetMessages(t *testing.T, s *core.CheckedStore) {
+func testGetMessages(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r1")
 	mustThread(t, s, "B", "r1")
 	mustThread(t, s, "C", "r2")
@@ -342,7 +339,7 @@ func testGetMessages(t *testing.T, s *core.CheckedStore) {
 	eq(t, "ascending", ids(got), []string{"a1", "b1", "c1"})
 }
 
-func testDeleteMessages(t *testing.T, s *core.CheckedStore) {
+func testDeleteMessages(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	mustSave(t, s, msg("m1", "A", "r", "Message 1", T(1)), msg("m2", "A", "r", "Message 2", T(2)), msg("m3", "A", "r", "Message 3", T(3)))
 	if err := s.DeleteMessages(ctx(), []string{"m2", "unknown"}); err != nil {
@@ -354,7 +351,7 @@ func testDeleteMessages(t *testing.T, s *core.CheckedStore) {
 	eq(t, "left", texts(list(t, s, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll}).Messages), []string{"Message 1", "Message 3"})
 }
 
-func testUpdatedAtBump(t *testing.T, s *core.CheckedStore) {
+func testUpdatedAtBump(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	mustThread(t, s, "B", "r")
 	step := func(what string, id string, fn func()) {
@@ -372,7 +369,7 @@ func testUpdatedAtBump(t *testing.T, s *core.CheckedStore) {
 	step("delete", "B", func() { _ = s.DeleteMessages(ctx(), []string{"m"}) })
 }
 
-func testWorkingMemoryVersions(t *testing.T, s *core.CheckedStore) {
+func testWorkingMemoryVersions(t *testing.T, s *store.Checked) {
 	wm, err := s.GetWorkingMemory(ctx(), store.ScopeResource, "r")
 	if err != nil || wm.Version != 0 || wm.Data != "" {
 		t.Fatalf("fresh = %+v %v", wm, err)
@@ -396,7 +393,7 @@ func testWorkingMemoryVersions(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testWorkingMemoryThreadScope(t *testing.T, s *core.CheckedStore) {
+func testWorkingMemoryThreadScope(t *testing.T, s *store.Checked) {
 	_, err := s.GetWorkingMemory(ctx(), store.ScopeThread, "missing")
 	wantCode(t, err, memerr.ErrThreadNotFound)
 	_, err = s.PutWorkingMemory(ctx(), store.ScopeThread, "missing", "x", 0)
@@ -422,7 +419,7 @@ func testWorkingMemoryThreadScope(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testInjection(t *testing.T, s *core.CheckedStore) {
+func testInjection(t *testing.T, s *store.Checked) {
 	evil := []string{`o'brien`, `x"; DROP TABLE threads; --`, `a;b`, `--comment`, `ünï©ødé 漢字 🙂`, `\'\\`, `$1`, `%_`}
 	for i, id := range evil {
 		res := "res " + id

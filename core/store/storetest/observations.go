@@ -7,12 +7,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 )
 
-func getObs(t *testing.T, s *core.CheckedStore, key string) store.ObservationRecord {
+func getObs(t *testing.T, s *store.Checked, key string) store.ObservationRecord {
 	t.Helper()
 	r, err := s.GetObservations(ctx(), key)
 	if err != nil {
@@ -21,7 +20,7 @@ func getObs(t *testing.T, s *core.CheckedStore, key string) store.ObservationRec
 	return r
 }
 
-func putObs(t *testing.T, s *core.CheckedStore, rec store.ObservationRecord, expect int64) store.ObservationRecord {
+func putObs(t *testing.T, s *store.Checked, rec store.ObservationRecord, expect int64) store.ObservationRecord {
 	t.Helper()
 	out, err := s.PutObservations(ctx(), rec, expect)
 	if err != nil {
@@ -39,7 +38,7 @@ func sameObs(t *testing.T, what string, got, want store.ObservationRecord) {
 	}
 }
 
-func testObservationsRoundTrip(t *testing.T, s *core.CheckedStore) {
+func testObservationsRoundTrip(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	key := store.ObservationKey(store.ScopeThread, "A", "r")
 	zero := getObs(t, s, key)
@@ -81,7 +80,7 @@ func testObservationsRoundTrip(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testObservationsConflict(t *testing.T, s *core.CheckedStore) {
+func testObservationsConflict(t *testing.T, s *store.Checked) {
 	key := "resource:r"
 	first := putObs(t, s, store.ObservationRecord{Key: key, Observations: "one", ObservationTokens: 1, LastObservedAt: T(1)}, 0)
 	for _, expect := range []int64{0, 2, 7} {
@@ -97,7 +96,7 @@ func testObservationsConflict(t *testing.T, s *core.CheckedStore) {
 	sameObs(t, "after refusals", getObs(t, s, key), first)
 }
 
-func testObservationsGenerations(t *testing.T, s *core.CheckedStore) {
+func testObservationsGenerations(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	key := "thread:A"
 	if gens, err := s.ListObservationGenerations(ctx(), key); err != nil || len(gens) != 0 {
@@ -145,7 +144,7 @@ func testObservationsGenerations(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testResourceMessages(t *testing.T, s *core.CheckedStore) {
+func testResourceMessages(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	mustThread(t, s, "B", "r")
 	mustThread(t, s, "C", "other")
@@ -179,7 +178,7 @@ func testResourceMessages(t *testing.T, s *core.CheckedStore) {
 // testSharedObservationsRace: in every round two handles write the same
 // version at once; exactly one wins, the other gets ErrConflict. Every third
 // round is a reflection, whose archived generation must exist exactly once.
-func testSharedObservationsRace(t *testing.T, a, b *core.CheckedStore) {
+func testSharedObservationsRace(t *testing.T, a, b *store.Checked) {
 	mustThread(t, a, "A", "r")
 	key := "thread:A"
 	const rounds = 24
@@ -191,7 +190,7 @@ func testSharedObservationsRace(t *testing.T, a, b *core.CheckedStore) {
 		var mu sync.Mutex
 		wins, conflicts := 0, 0
 		start := make(chan struct{})
-		for w, s := range []*core.CheckedStore{a, b} {
+		for w, s := range []*store.Checked{a, b} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 )
 
-func testResources(t *testing.T, s *core.CheckedStore) {
+func testResources(t *testing.T, s *store.Checked) {
 	_, err := s.GetResource(ctx(), "missing")
 	wantCode(t, err, memerr.ErrNotFound)
 	r, err := s.UpdateResource(ctx(), "new", map[string]any{"a": "1"})
@@ -39,7 +38,7 @@ func testResources(t *testing.T, s *core.CheckedStore) {
 // testListResources: resources with a row (metadata or working memory) are
 // listed in byte order of their ids, in keyset pages, each as GetResource
 // returns it; a resource that only owns threads has no row.
-func testListResources(t *testing.T, s *core.CheckedStore) {
+func testListResources(t *testing.T, s *store.Checked) {
 	page, err := s.ListResources(ctx(), store.ResourceQuery{})
 	if err != nil || len(page.Resources) != 0 || page.HasMore {
 		t.Fatalf("empty store = %+v %v", page, err)
@@ -97,7 +96,7 @@ func testListResources(t *testing.T, s *core.CheckedStore) {
 // testObservedResourceListed: resource-scoped observations give their
 // resource a row, so a resource known only by its observations is listed
 // (export walks ListResources); its working memory stays unwritten.
-func testObservedResourceListed(t *testing.T, s *core.CheckedStore) {
+func testObservedResourceListed(t *testing.T, s *store.Checked) {
 	putObs(t, s, store.ObservationRecord{Key: store.ObservationKey(store.ScopeResource, "", "observed"), Observations: "o"}, 0)
 	page, err := s.ListResources(ctx(), store.ResourceQuery{})
 	if err != nil || len(page.Resources) != 1 || page.Resources[0].ID != "observed" {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -42,7 +41,7 @@ var badThreadFields = []struct {
 
 // testThreadFieldRules: a refused thread write returns ErrInvalidArgument
 // and changes nothing (no row, no update), on every backend.
-func testThreadFieldRules(t *testing.T, s *core.CheckedStore) {
+func testThreadFieldRules(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "kept", "r")
 	before, _ := s.GetThread(ctx(), "kept")
 	for _, c := range badThreadFields {
@@ -73,7 +72,7 @@ func testThreadFieldRules(t *testing.T, s *core.CheckedStore) {
 // testDeepMetadataReadable: metadata at the depth limit is stored and every
 // read of it works, filtered listing of all resources included (SQLite's
 // JSON functions fail past depth 1000, encoding/json past 10000).
-func testDeepMetadataReadable(t *testing.T, s *core.CheckedStore) {
+func testDeepMetadataReadable(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "plain", "r1")
 	deep := nested(store.MaxJSONDepth)
 	deep["tag"] = "x"
@@ -96,7 +95,7 @@ func testDeepMetadataReadable(t *testing.T, s *core.CheckedStore) {
 
 // testMessageFieldRules: a message with a bad field is refused with
 // ErrInvalidMessage and its batch writes nothing.
-func testMessageFieldRules(t *testing.T, s *core.CheckedStore) {
+func testMessageFieldRules(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	for name, mut := range map[string]func(m *message.Message){
 		"NUL type":           func(m *message.Message) { m.Type = "a\x00" },
@@ -126,7 +125,7 @@ func testMessageFieldRules(t *testing.T, s *core.CheckedStore) {
 
 // testOtherFieldRules: working memory, observations, query ids and lists of
 // ids follow the same rules.
-func testOtherFieldRules(t *testing.T, s *core.CheckedStore) {
+func testOtherFieldRules(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	for _, bad := range []string{"a\x00b", "a\xffb"} {
 		_, err := s.PutWorkingMemory(ctx(), store.ScopeThread, "A", bad, 0)
@@ -162,7 +161,7 @@ func testOtherFieldRules(t *testing.T, s *core.CheckedStore) {
 // testEndedContext: every call with a canceled (or expired) context returns
 // ErrCanceled (ErrDeadlineExceeded) wrapping the context error and writes
 // nothing; a nil context is refused with ErrInvalidArgument.
-func testEndedContext(t *testing.T, s *core.CheckedStore) {
+func testEndedContext(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	canceled, cancel := context.WithCancel(ctx())
 	cancel()
@@ -241,7 +240,7 @@ func testEndedContext(t *testing.T, s *core.CheckedStore) {
 // testBoundaryPullBack: a message inserted at or before the stored boundary
 // (a turn's input, stamped at Begin, saved after another turn trimmed) pulls
 // the boundary back to just before it; an update or a later message does not.
-func testBoundaryPullBack(t *testing.T, s *core.CheckedStore) {
+func testBoundaryPullBack(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	mustSave(t, s, msg("m1", "A", "r", "one", T(1)), msg("m5", "A", "r", "five", T(5)))
 	advance(t, s, "A", bnd(5, 100, 10, "m5"))
@@ -261,7 +260,7 @@ func testBoundaryPullBack(t *testing.T, s *core.CheckedStore) {
 
 // testBoundaryClamp: a candidate never covers a message with a Seq above
 // its SeenSeq (committed after the advancing turn read the thread).
-func testBoundaryClamp(t *testing.T, s *core.CheckedStore) {
+func testBoundaryClamp(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	seen := mustSave(t, s, msg("m1", "A", "r", "one", T(1)), msg("m4", "A", "r", "four", T(4)))
 	mustSave(t, s, msg("unseen", "A", "r", "committed later, stamped earlier", T(2)))

@@ -6,13 +6,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
-func testSharedVisibility(t *testing.T, a, b *core.CheckedStore) {
+func testSharedVisibility(t *testing.T, a, b *store.Checked) {
 	mustThread(t, a, "A", "r")
 	mustSave(t, a, msg("m1", "A", "r", "from a", T(1)))
 	p := list(t, b, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll})
@@ -21,7 +20,7 @@ func testSharedVisibility(t *testing.T, a, b *core.CheckedStore) {
 	eq(t, "a sees b", texts(list(t, a, store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll}).Messages), []string{"from a", "from b"})
 }
 
-func testSharedBoundaryRace(t *testing.T, a, b *core.CheckedStore) {
+func testSharedBoundaryRace(t *testing.T, a, b *store.Checked) {
 	mustThread(t, a, "A", "r")
 	var wg sync.WaitGroup
 	for i := 0; i < 40; i++ {
@@ -43,7 +42,7 @@ func testSharedBoundaryRace(t *testing.T, a, b *core.CheckedStore) {
 	}
 }
 
-func testSharedBoundaryUnion(t *testing.T, a, b *core.CheckedStore) {
+func testSharedBoundaryUnion(t *testing.T, a, b *store.Checked) {
 	mustThread(t, a, "A", "r")
 	var wg sync.WaitGroup
 	for i := 0; i < 10; i++ {
@@ -66,7 +65,7 @@ func testSharedBoundaryUnion(t *testing.T, a, b *core.CheckedStore) {
 	}
 }
 
-func testSharedWorkingMemoryRace(t *testing.T, a, b *core.CheckedStore) {
+func testSharedWorkingMemoryRace(t *testing.T, a, b *store.Checked) {
 	// Each writer retries on conflict; every increment must survive.
 	const writers, rounds = 4, 10
 	var wg sync.WaitGroup
@@ -104,7 +103,7 @@ func testSharedWorkingMemoryRace(t *testing.T, a, b *core.CheckedStore) {
 	}
 }
 
-func testSharedSaveRace(t *testing.T, a, b *core.CheckedStore) {
+func testSharedSaveRace(t *testing.T, a, b *store.Checked) {
 	mustThread(t, a, "A", "r")
 	const workers, each = 6, 20
 	var wg sync.WaitGroup

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -61,8 +60,8 @@ func hasMirror(t *testing.T, raw []byte) bool {
 // earlier version wrote (with mirrors, or one text part as an object) still
 // decode to the same message, and that the driver's compaction rewrites
 // them, resumably. s must be empty.
-func TestStoredContent(t *testing.T, s core.Store, raw Raw) {
-	cs := core.Check(s)
+func TestStoredContent(t *testing.T, s store.Store, raw Raw) {
+	cs := store.Check(s)
 	mustThread(t, cs, "t", "r")
 	mustSave(t, cs, mirrored("new", 1))
 	old := mirrored("old", 2)
@@ -141,7 +140,7 @@ func compactOnce(t *testing.T, raw Raw) (int, error) {
 // part as stores wrote it before the short form. It returns a check that
 // the three decode as saved and that the old row is in the short form once
 // compacted.
-func storedTexts(t *testing.T, cs *core.CheckedStore, raw Raw) func(when string, compacted bool) {
+func storedTexts(t *testing.T, cs *store.Checked, raw Raw) func(when string, compacted bool) {
 	t.Helper()
 	const text = `plain "text", <b>`
 	short := message.NewMessage(message.RoleUser, text)

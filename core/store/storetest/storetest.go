@@ -1,5 +1,5 @@
 // Package storetest is the conformance suite every store.Store must pass. It
-// drives the backend through core's CheckedStore, as core.Memory does, so
+// drives the backend through core's store.Checked, as core.Memory does, so
 // validation and error classification are tested once for every backend. A
 // backend proves itself with one line:
 //
@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -32,7 +31,7 @@ type PairOpener func(t *testing.T) (store.Store, store.Store)
 func Run(t *testing.T, open Opener) {
 	cases := []struct {
 		name string
-		fn   func(t *testing.T, s *core.CheckedStore)
+		fn   func(t *testing.T, s *store.Checked)
 	}{
 		{"ThreadRoundTrip", testThreadRoundTrip},
 		{"ThreadMissing", testThreadMissing},
@@ -99,7 +98,7 @@ func Run(t *testing.T, open Opener) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := core.Check(open(t))
+			s := store.Check(open(t))
 			t.Cleanup(func() { _ = s.Close() })
 			c.fn(t, s)
 		})
@@ -110,7 +109,7 @@ func Run(t *testing.T, open Opener) {
 func RunShared(t *testing.T, open PairOpener) {
 	cases := []struct {
 		name string
-		fn   func(t *testing.T, a, b *core.CheckedStore)
+		fn   func(t *testing.T, a, b *store.Checked)
 	}{
 		{"Visibility", testSharedVisibility},
 		{"BoundaryRace", testSharedBoundaryRace},
@@ -124,7 +123,7 @@ func RunShared(t *testing.T, open PairOpener) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ra, rb := open(t)
-			a, b := core.Check(ra), core.Check(rb)
+			a, b := store.Check(ra), store.Check(rb)
 			t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
 			c.fn(t, a, b)
 		})
@@ -139,7 +138,7 @@ func T(n int) time.Time { return base.Add(time.Duration(n) * time.Second) }
 
 func ctx() context.Context { return context.Background() }
 
-func mustThread(t *testing.T, s *core.CheckedStore, id, resource string) store.Thread {
+func mustThread(t *testing.T, s *store.Checked, id, resource string) store.Thread {
 	t.Helper()
 	th, err := s.SaveThread(ctx(), store.Thread{ID: id, ResourceID: resource, Title: "t " + id, CreatedAt: T(0), UpdatedAt: T(0)})
 	if err != nil {
@@ -154,7 +153,7 @@ func msg(id, thread, resource, text string, at time.Time) message.Message {
 	return m
 }
 
-func mustSave(t *testing.T, s *core.CheckedStore, msgs ...message.Message) []message.Message {
+func mustSave(t *testing.T, s *store.Checked, msgs ...message.Message) []message.Message {
 	t.Helper()
 	out, err := s.SaveMessages(ctx(), msgs)
 	if err != nil {
@@ -163,7 +162,7 @@ func mustSave(t *testing.T, s *core.CheckedStore, msgs ...message.Message) []mes
 	return out
 }
 
-func list(t *testing.T, s *core.CheckedStore, q store.MessageQuery) store.MessagePage {
+func list(t *testing.T, s *store.Checked, q store.MessageQuery) store.MessagePage {
 	t.Helper()
 	p, err := s.ListMessages(ctx(), q)
 	if err != nil {

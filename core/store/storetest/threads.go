@@ -6,12 +6,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 )
 
-func testThreadRoundTrip(t *testing.T, s *core.CheckedStore) {
+func testThreadRoundTrip(t *testing.T, s *store.Checked) {
 	in := store.Thread{ID: "1346362547862769664", ResourceID: "532374164040974346", Title: "odd ids",
 		Metadata:  map[string]any{"k": "v", "n": float64(3), "nested": map[string]any{"a": true}},
 		CreatedAt: T(1), UpdatedAt: T(2)}
@@ -29,7 +28,7 @@ func testThreadRoundTrip(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testThreadMissing(t *testing.T, s *core.CheckedStore) {
+func testThreadMissing(t *testing.T, s *store.Checked) {
 	_, err := s.GetThread(ctx(), "non-existent")
 	wantCode(t, err, memerr.ErrThreadNotFound)
 	_, err = s.SaveThread(ctx(), store.Thread{ID: "", ResourceID: "r"})
@@ -38,7 +37,7 @@ func testThreadMissing(t *testing.T, s *core.CheckedStore) {
 	wantCode(t, err, memerr.ErrMissingResourceID)
 }
 
-func testSaveThreadUpsert(t *testing.T, s *core.CheckedStore) {
+func testSaveThreadUpsert(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "t1", "r1")
 	if _, err := s.AdvanceBoundary(ctx(), "t1", "r1", store.Boundary{CreatedAt: T(5), MessageIDs: []string{"m"}, MaxTokens: 10, AtMaxRemoveTokens: 2}); err != nil {
 		t.Fatal(err)
@@ -55,7 +54,7 @@ func testSaveThreadUpsert(t *testing.T, s *core.CheckedStore) {
 	wantCode(t, err, memerr.ErrResourceMismatch)
 }
 
-func testUpdateThread(t *testing.T, s *core.CheckedStore) {
+func testUpdateThread(t *testing.T, s *store.Checked) {
 	_, err := s.SaveThread(ctx(), store.Thread{ID: "t1", ResourceID: "r1", Title: "Keep", Metadata: map[string]any{"key": "value", "gone": "x"}, CreatedAt: T(0), UpdatedAt: T(0)})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +81,7 @@ func testUpdateThread(t *testing.T, s *core.CheckedStore) {
 	wantCode(t, err, memerr.ErrThreadNotFound)
 }
 
-func testDeleteThreadCascades(t *testing.T, s *core.CheckedStore) {
+func testDeleteThreadCascades(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "t1", "r1")
 	mustThread(t, s, "t2", "r1")
 	mustSave(t, s, msg("m1", "t1", "r1", "a", T(1)), msg("m2", "t1", "r1", "b", T(2)), msg("m3", "t2", "r1", "c", T(3)))
@@ -100,7 +99,7 @@ func testDeleteThreadCascades(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testListThreadsPaging(t *testing.T, s *core.CheckedStore) {
+func testListThreadsPaging(t *testing.T, s *store.Checked) {
 	for i := 0; i < 17; i++ {
 		_, err := s.SaveThread(ctx(), store.Thread{ID: fmt.Sprintf("t%02d", i), ResourceID: "r1", CreatedAt: T(i), UpdatedAt: T(i)})
 		if err != nil {
@@ -129,7 +128,7 @@ func testListThreadsPaging(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testListThreadsOrder(t *testing.T, s *core.CheckedStore) {
+func testListThreadsOrder(t *testing.T, s *store.Checked) {
 	updated := []int{5, 1, 4, 2, 3}
 	for i, u := range updated {
 		_, err := s.SaveThread(ctx(), store.Thread{ID: fmt.Sprintf("t%d", i), ResourceID: "r", CreatedAt: T(i), UpdatedAt: T(u)})
@@ -158,7 +157,7 @@ func testListThreadsOrder(t *testing.T, s *core.CheckedStore) {
 // testListThreadsTieOrder: threads created at the same instant are ordered
 // by id as bytes (Go's string order, SQLite's BINARY), not by a database's
 // linguistic collation, in which "a" < "B" < "b".
-func testListThreadsTieOrder(t *testing.T, s *core.CheckedStore) {
+func testListThreadsTieOrder(t *testing.T, s *store.Checked) {
 	ids := []string{"b", "B", "a-1", "été", "a", "Z9", "_x", "a1"}
 	for _, id := range ids {
 		if _, err := s.SaveThread(ctx(), store.Thread{ID: id, ResourceID: "r", CreatedAt: T(1), UpdatedAt: T(1)}); err != nil {
@@ -185,7 +184,7 @@ func testListThreadsTieOrder(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testListThreadsFilters(t *testing.T, s *core.CheckedStore) {
+func testListThreadsFilters(t *testing.T, s *store.Checked) {
 	seed := []store.Thread{
 		{ID: "t1", ResourceID: "r1", Metadata: map[string]any{"category": "support-filter", "priority": "high", "status": "open"}},
 		{ID: "t2", ResourceID: "r1", Metadata: map[string]any{"category": "support-filter", "priority": "low", "status": "closed"}},
@@ -220,7 +219,7 @@ func testListThreadsFilters(t *testing.T, s *core.CheckedStore) {
 	}
 }
 
-func testListThreadsValidation(t *testing.T, s *core.CheckedStore) {
+func testListThreadsValidation(t *testing.T, s *store.Checked) {
 	for _, q := range []store.ThreadQuery{
 		{Page: -1}, {PerPage: -5}, {PerPage: store.PerPageAll, Page: 1},
 		{Metadata: map[string]any{"bad-key": "x"}}, {Metadata: map[string]any{"__proto__": "x"}},

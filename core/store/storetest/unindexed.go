@@ -6,26 +6,26 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 )
 
-func mark(t *testing.T, s *core.CheckedStore, ids ...string) {
+func mark(t *testing.T, s *store.Checked, ids ...string) {
 	t.Helper()
 	if err := s.MarkUnindexed(ctx(), ids); err != nil {
 		t.Fatalf("MarkUnindexed(%v): %v", ids, err)
 	}
 }
 
-func unmark(t *testing.T, s *core.CheckedStore, ids ...string) {
+func unmark(t *testing.T, s *store.Checked, ids ...string) {
 	t.Helper()
 	if err := s.ClearUnindexed(ctx(), ids); err != nil {
 		t.Fatalf("ClearUnindexed(%v): %v", ids, err)
 	}
 }
 
-func unindexed(t *testing.T, s *core.CheckedStore, resourceID string, limit int) []message.Message {
+func unindexed(t *testing.T, s *store.Checked, resourceID string, limit int) []message.Message {
 	t.Helper()
 	out, err := s.ListUnindexed(ctx(), resourceID, limit)
 	if err != nil {
@@ -36,7 +36,7 @@ func unindexed(t *testing.T, s *core.CheckedStore, resourceID string, limit int)
 
 // Markers are listed oldest first with the stored message, survive an
 // upsert, and are cleared by id; unknown ids and empty lists are fine.
-func testUnindexedMarkListClear(t *testing.T, s *core.CheckedStore) {
+func testUnindexedMarkListClear(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	mustSave(t, s, msg("m1", "A", "r", "one", T(1)), msg("m2", "A", "r", "two", T(2)), msg("m3", "A", "r", "three", T(3)))
 	eq(t, "nothing marked", ids(unindexed(t, s, "r", 10)), nil)
@@ -60,7 +60,7 @@ func testUnindexedMarkListClear(t *testing.T, s *core.CheckedStore) {
 }
 
 // Marking a marked message again (in one call or several) keeps one marker.
-func testUnindexedIdempotent(t *testing.T, s *core.CheckedStore) {
+func testUnindexedIdempotent(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	mustSave(t, s, msg("m1", "A", "r", "one", T(1)), msg("m2", "A", "r", "two", T(2)))
 	mark(t, s, "m2", "m2", "m1")
@@ -75,7 +75,7 @@ func testUnindexedIdempotent(t *testing.T, s *core.CheckedStore) {
 
 // Deleting a message or its thread removes the marker; a message saved
 // again under the id of a deleted one is not marked.
-func testUnindexedCascade(t *testing.T, s *core.CheckedStore) {
+func testUnindexedCascade(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	mustThread(t, s, "B", "r")
 	mustSave(t, s, msg("a1", "A", "r", "a1", T(1)), msg("a2", "A", "r", "a2", T(2)),
@@ -102,7 +102,7 @@ func testUnindexedCascade(t *testing.T, s *core.CheckedStore) {
 
 // The limit keeps the oldest markers, in (CreatedAt, Seq) order whatever
 // the order of marking.
-func testUnindexedLimit(t *testing.T, s *core.CheckedStore) {
+func testUnindexedLimit(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	mustSave(t, s, msg("m4", "A", "r", "four", T(4)), msg("m2", "A", "r", "two", T(2)))
 	mustSave(t, s, msg("m3", "A", "r", "three", T(2)), msg("m1", "A", "r", "one", T(1)))
@@ -122,7 +122,7 @@ func testUnindexedLimit(t *testing.T, s *core.CheckedStore) {
 }
 
 // A resource sees only its own markers; "" lists every resource's.
-func testUnindexedResourceFilter(t *testing.T, s *core.CheckedStore) {
+func testUnindexedResourceFilter(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r1")
 	mustThread(t, s, "B", "r2")
 	mustSave(t, s, msg("a1", "A", "r1", "a1", T(1)), msg("b1", "B", "r2", "b1", T(2)), msg("a2", "A", "r1", "a2", T(3)))
@@ -138,7 +138,7 @@ func testUnindexedResourceFilter(t *testing.T, s *core.CheckedStore) {
 
 // Markers are durable state of the database: another handle (process) sees
 // and clears them.
-func testSharedUnindexed(t *testing.T, a, b *core.CheckedStore) {
+func testSharedUnindexed(t *testing.T, a, b *store.Checked) {
 	mustThread(t, a, "A", "r")
 	mustSave(t, a, msg("m1", "A", "r", "one", T(1)), msg("m2", "A", "r", "two", T(2)))
 	mark(t, a, "m2", "m1")
@@ -149,7 +149,7 @@ func testSharedUnindexed(t *testing.T, a, b *core.CheckedStore) {
 
 // Marks racing deletes of their messages and threads never fail and leave
 // no marker of a deleted message behind.
-func testSharedUnindexedDeleteRace(t *testing.T, a, b *core.CheckedStore) {
+func testSharedUnindexedDeleteRace(t *testing.T, a, b *store.Checked) {
 	var all []string
 	for th := range 4 {
 		thread := fmt.Sprint("T", th)

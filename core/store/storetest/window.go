@@ -45,7 +45,7 @@ func sized(id, role string, tokens int, encoding string, at int) message.Message
 
 // testWindowDecodes checks ListWindow against ListMessages: the same page,
 // with exactly the rows WindowFit.Plan selects decoded.
-func testWindowDecodes(t *testing.T, s *core.CheckedStore) {
+func testWindowDecodes(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	call := msg("call", "A", "r", "", T(3))
 	call.Role, call.Tokens, call.TokenEncoding = message.RoleAssistant, 40, "e"
@@ -146,7 +146,7 @@ func bareIDs(w store.WindowPage) []string {
 // budget (a new boundary epoch) between turns: prompts, trimmed ids,
 // persisted boundaries and Recall's token window (with a date range) must
 // be identical.
-func testWindowSameAsList(t *testing.T, s *core.CheckedStore) {
+func testWindowSameAsList(t *testing.T, s *store.Checked) {
 	newMem := func(st store.Store) *core.Memory {
 		m, err := core.New(core.Options{Store: st, Tokenizer: byteTok{}})
 		if err != nil {
@@ -188,7 +188,7 @@ func testWindowSameAsList(t *testing.T, s *core.CheckedStore) {
 // turnOutcome runs one Begin and Commit and a Recall from a date and
 // describes what they returned and the boundary they left, with thread
 // names cut from ids.
-func turnOutcome(t *testing.T, s *core.CheckedStore, m *core.Memory, req core.TurnRequest, reply int, at, from time.Time) string {
+func turnOutcome(t *testing.T, s *store.Checked, m *core.Memory, req core.TurnRequest, reply int, at, from time.Time) string {
 	t.Helper()
 	turn, err := m.Begin(ctx(), req)
 	if err != nil {
@@ -239,7 +239,7 @@ func randomBudget(rng *rand.Rand) core.Config {
 
 // seedThreads saves the same random messages in threads w<round> and
 // l<round> and returns the last time offset used.
-func seedThreads(t *testing.T, s *core.CheckedStore, rng *rand.Rand, round int) int {
+func seedThreads(t *testing.T, s *store.Checked, rng *rand.Rand, round int) int {
 	type row struct {
 		role, text string
 		call       string // tool call id; state by callState

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
 
@@ -18,7 +18,7 @@ import (
 func graphPartition(vecs [][]float32) *partition {
 	p := newPartition("r", 1)
 	for i, v := range vecs {
-		p.put(core.VectorRecord{ID: fmt.Sprint(i), Vector: v, Meta: core.VectorMeta{ThreadID: fmt.Sprint("t", i%4)}})
+		p.put(vector.Record{ID: fmt.Sprint(i), Vector: v, Meta: vector.Meta{ThreadID: fmt.Sprint("t", i%4)}})
 	}
 	p.indexGraph()
 	g := p.graph

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector/local"
 )
@@ -19,9 +20,9 @@ func ExampleNewHashEmbedder() {
 		Config:   core.Config{SemanticRecall: &core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}}},
 	})
 	_, _ = mem.CreateThread(ctx, core.ThreadInput{ID: "t", ResourceID: "u"})
-	var msgs []core.Message
+	var msgs []message.Message
 	for _, text := range []string{"I am allergic to peanuts", "The weather is nice", "Let us talk about trains"} {
-		m := core.NewMessage(core.RoleUser, text)
+		m := message.NewMessage(message.RoleUser, text)
 		m.ThreadID, m.ResourceID = "t", "u"
 		msgs = append(msgs, m)
 	}

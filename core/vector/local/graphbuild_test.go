@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector"
 )
 
@@ -25,7 +24,7 @@ func bulkStore(t *testing.T, n int) (*Store, [][]float32) {
 	vecs := randomVectors(rand.New(rand.NewPCG(7, 9)), n, 96)
 	recs := make([]vector.Record, n)
 	for i, v := range vecs {
-		recs[i] = core.VectorRecord{ID: fmt.Sprint(i), Vector: v, Meta: core.VectorMeta{ResourceID: "r", ThreadID: "t", MessageID: fmt.Sprint(i)}}
+		recs[i] = vector.Record{ID: fmt.Sprint(i), Vector: v, Meta: vector.Meta{ResourceID: "r", ThreadID: "t", MessageID: fmt.Sprint(i)}}
 	}
 	if err := s.Upsert(ctx, "ix", recs); err != nil {
 		t.Fatal(err)
@@ -110,5 +109,48 @@ func TestBuildGraphs(t *testing.T) {
 		if err := s.BuildGraphs(ctx, "ix"); err == nil {
 			t.Error("BuildGraphs after Close succeeded")
 		}
+	}
+}
+
+// TestUpsertIndexes: a bulk load leaves no exact-scan stretch behind it.
+// When an Upsert returns, the written resource's graph covers every record
+// but at most graphLag and is calibrated, whether the load came in one write
+// (built outside the lock) or in batches (extended by the writes).
+func TestUpsertIndexes(t *testing.T) {
+	ctx := context.Background()
+	vecs := randomVectors(rand.New(rand.NewPCG(3, 4)), 3000, 96)
+	rec := func(i int) vector.Record {
+		return vector.Record{ID: fmt.Sprint(i), Vector: vecs[i], Meta: vector.Meta{ResourceID: "r", ThreadID: "t", MessageID: fmt.Sprint(i)}}
+	}
+	for _, batch := range []int{3000, 700, 100} {
+		s := NewWithOptions(Options{ApproximateFrom: 1000})
+		if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: "ix", Dimension: 96}); err != nil {
+			t.Fatal(err)
+		}
+		for lo := 0; lo < len(vecs); lo += batch {
+			var recs []vector.Record
+			for i := lo; i < lo+batch; i++ {
+				recs = append(recs, rec(i))
+			}
+			if err := s.Upsert(ctx, "ix", recs); err != nil {
+				t.Fatal(err)
+			}
+			s.mu.RLock()
+			p := s.indexes["ix"].parts["r"]
+			lag, beam, building := len(p.slots), 0, p.building
+			if p.graph != nil {
+				lag, beam = len(p.slots)-int(p.graph.n), p.graph.beam
+			}
+			s.mu.RUnlock()
+			if lo+batch >= 1000 && (lag > graphLag || beam == 0 || building) {
+				t.Fatalf("batch %d: after writing %d records the graph lags %d records (beam %d, building %v)",
+					batch, lo+batch, lag, beam, building)
+			}
+		}
+		hits, err := s.Query(ctx, "ix", vector.Query{Vector: vecs[1234], TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
+		if err != nil || len(hits) != 1 || hits[0].ID != "1234" {
+			t.Fatalf("batch %d: search = %v %v", batch, hits, err)
+		}
+		s.Close()
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // dupPartition returns a partition of n records drawn from distinct random
@@ -20,8 +20,8 @@ func dupPartition(r *rand.Rand, n, distinct, dim int) (*partition, [][]float32) 
 	vecs := randomVectors(r, distinct, dim)
 	p := newPartition("r", 1)
 	for i := range n {
-		p.put(core.VectorRecord{ID: fmt.Sprintf("%06d", i), Vector: vecs[i%distinct],
-			Meta: core.VectorMeta{ThreadID: fmt.Sprint("t", i*7%4)}})
+		p.put(vector.Record{ID: fmt.Sprintf("%06d", i), Vector: vecs[i%distinct],
+			Meta: vector.Meta{ThreadID: fmt.Sprint("t", i*7%4)}})
 	}
 	p.indexGraph()
 	g := p.graph
@@ -137,9 +137,9 @@ func TestGraphExtendJoinsNodes(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	p, vecs := dupPartition(r, 3000, 300, 16)
 	g := p.graph
-	p.put(core.VectorRecord{ID: "copy", Vector: vecs[7], Meta: core.VectorMeta{ThreadID: "new"}})
+	p.put(vector.Record{ID: "copy", Vector: vecs[7], Meta: vector.Meta{ThreadID: "new"}})
 	fresh := randomVectors(r, 1, 16)[0]
-	p.put(core.VectorRecord{ID: "fresh", Vector: fresh, Meta: core.VectorMeta{ThreadID: "new"}})
+	p.put(vector.Record{ID: "fresh", Vector: fresh, Meta: vector.Meta{ThreadID: "new"}})
 	p.indexGraph()
 	if g.nodes() != 301 || g.n != 3002 {
 		t.Fatalf("%d nodes over %d slots, want 301 over 3002", g.nodes(), g.n)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // messageID is the message id of record id in TestPartitionConsistent: a
@@ -34,8 +34,8 @@ func TestPartitionConsistent(t *testing.T) {
 			continue
 		}
 		v := []float32{float32(step%97 + 1), 1, 2}
-		p.put(core.VectorRecord{ID: id, Vector: v, Text: fmt.Sprint("x y", r.IntN(5), " z", r.IntN(3), " x"),
-			Meta: core.VectorMeta{ThreadID: fmt.Sprint("t", r.IntN(3)), MessageID: messageID(id)}})
+		p.put(vector.Record{ID: id, Vector: v, Text: fmt.Sprint("x y", r.IntN(5), " z", r.IntN(3), " x"),
+			Meta: vector.Meta{ThreadID: fmt.Sprint("t", r.IntN(3)), MessageID: messageID(id)}})
 		want[id] = v[0] / float32(math.Sqrt(float64(v[0]*v[0]+5)))
 		if p.graphStale() {
 			p.indexGraph()

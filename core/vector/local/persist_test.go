@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
 
@@ -37,11 +37,11 @@ func TestOpenVersion1(t *testing.T) {
 	check := func(s *Store) {
 		t.Helper()
 		ctx := context.Background()
-		hits, err := s.Query(ctx, "ix", core.VectorQuery{Vector: []float32{0, 2, 0}, TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+		hits, err := s.Query(ctx, "ix", vector.Query{Vector: []float32{0, 2, 0}, TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
 		if err != nil || len(hits) != 1 || hits[0].ID != "b#0" || hits[0].Meta.ThreadID != "t" {
 			t.Fatalf("vector query: %+v %v", hits, err)
 		}
-		hits, err = s.Query(ctx, "ix", core.VectorQuery{Text: "apples", Mode: core.SearchBM25, TopK: 2, Filter: core.VectorFilter{ResourceID: "r"}})
+		hits, err = s.Query(ctx, "ix", vector.Query{Text: "apples", Mode: vector.SearchBM25, TopK: 2, Filter: vector.Filter{ResourceID: "r"}})
 		if err != nil || len(hits) != 1 || hits[0].ID != "a#0" {
 			t.Fatalf("bm25 query: %+v %v", hits, err)
 		}
@@ -51,7 +51,7 @@ func TestOpenVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(s)
-	if err := s.EnsureIndex(context.Background(), core.IndexSpec{Name: "other", Dimension: 2}); err != nil {
+	if err := s.EnsureIndex(context.Background(), vector.IndexSpec{Name: "other", Dimension: 2}); err != nil {
 		t.Fatal(err)
 	}
 	s2, err := Open(path)
@@ -68,7 +68,7 @@ func TestOpenVersion1(t *testing.T) {
 // resource, its graph built, a query and the store's answer to it. The
 // records' texts repeat (so do their vectors) unless distinct is set, which
 // gives each a random vector.
-func graphStore(t *testing.T, path string, n int, distinct bool) (*Store, core.VectorQuery, []core.VectorHit) {
+func graphStore(t *testing.T, path string, n int, distinct bool) (*Store, vector.Query, []vector.Hit) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := OpenWithOptions(path, Options{ApproximateFrom: 10})
@@ -77,10 +77,10 @@ func graphStore(t *testing.T, path string, n int, distinct bool) (*Store, core.V
 	}
 	s.lazy = true
 	emb := NewHashEmbedder(32)
-	if err := s.EnsureIndex(ctx, core.IndexSpec{Name: "ix", Dimension: 32}); err != nil {
+	if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: "ix", Dimension: 32}); err != nil {
 		t.Fatal(err)
 	}
-	var recs []core.VectorRecord
+	var recs []vector.Record
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range n {
 		text := vectortest.Corpus[i%len(vectortest.Corpus)] + " " + vectortest.Queries[i%len(vectortest.Queries)]
@@ -88,8 +88,8 @@ func graphStore(t *testing.T, path string, n int, distinct bool) (*Store, core.V
 		if distinct {
 			vec = randomVectors(r, 1, 32)[0]
 		}
-		recs = append(recs, core.VectorRecord{ID: fmt.Sprint("m", i), Vector: vec, Text: text,
-			Meta: core.VectorMeta{MessageID: fmt.Sprint("m", i), ThreadID: fmt.Sprint("t", i%3), ResourceID: "r"}})
+		recs = append(recs, vector.Record{ID: fmt.Sprint("m", i), Vector: vec, Text: text,
+			Meta: vector.Meta{MessageID: fmt.Sprint("m", i), ThreadID: fmt.Sprint("t", i%3), ResourceID: "r"}})
 	}
 	if err := s.Upsert(ctx, "ix", recs); err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func graphStore(t *testing.T, path string, n int, distinct bool) (*Store, core.V
 	if err := s.BuildGraphs(ctx, "ix"); err != nil {
 		t.Fatal(err)
 	}
-	q := core.VectorQuery{Vector: emb.EmbedOne(vectortest.Queries[1]), TopK: 10, Filter: core.VectorFilter{ResourceID: "r"}}
+	q := vector.Query{Vector: emb.EmbedOne(vectortest.Queries[1]), TopK: 10, Filter: vector.Filter{ResourceID: "r"}}
 	before, err := s.Query(ctx, "ix", q)
 	if err != nil || s.indexes["ix"].parts["r"].graph == nil {
 		t.Fatalf("query: %v, graph %v", err, s.indexes["ix"].parts["r"].graph)
@@ -109,7 +109,7 @@ func graphStore(t *testing.T, path string, n int, distinct bool) (*Store, core.V
 // restored (not rebuilt) with the calibrated beam opened (0: none saved),
 // that q is answered as before, and that the graph is calibrated to beam
 // after it.
-func checkReopened(t *testing.T, path string, n int, q core.VectorQuery, before []core.VectorHit, opened, beam int) {
+func checkReopened(t *testing.T, path string, n int, q vector.Query, before []vector.Hit, opened, beam int) {
 	t.Helper()
 	s2, err := OpenWithOptions(path, Options{ApproximateFrom: 10})
 	if err != nil {
@@ -278,8 +278,8 @@ func TestGraphCalibratedAfterOpen(t *testing.T) {
 	if after, err := s2.Query(ctx, "ix", q); err != nil || fmt.Sprint(scores(after)) != fmt.Sprint(scores(before)) {
 		t.Fatalf("first search after Open differs (%v):\n%v\n%v", err, before, after)
 	}
-	rec := core.VectorRecord{ID: "new", Vector: q.Vector, Meta: core.VectorMeta{MessageID: "new", ThreadID: "t0", ResourceID: "r"}}
-	if err := s2.Upsert(ctx, "ix", []core.VectorRecord{rec}); err != nil {
+	rec := vector.Record{ID: "new", Vector: q.Vector, Meta: vector.Meta{MessageID: "new", ThreadID: "t0", ResourceID: "r"}}
+	if err := s2.Upsert(ctx, "ix", []vector.Record{rec}); err != nil {
 		t.Fatal(err)
 	}
 	if hits, err := s2.Query(ctx, "ix", q); err != nil || len(hits) == 0 || hits[0].ID != "new" {
@@ -296,7 +296,7 @@ func TestGraphCalibratedAfterOpen(t *testing.T) {
 }
 
 // scores lists the scores of hits.
-func scores(hits []core.VectorHit) []float64 {
+func scores(hits []vector.Hit) []float64 {
 	out := make([]float64, len(hits))
 	for i, h := range hits {
 		out[i] = h.Score

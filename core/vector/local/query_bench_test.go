@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 )
 
@@ -37,18 +37,18 @@ func BenchmarkModes(b *testing.B) {
 	approx, exact := New(), NewWithOptions(Options{ApproximateFrom: -1})
 	ctx := context.Background()
 	for _, s := range []*Store{approx, exact} {
-		if err := s.EnsureIndex(ctx, core.IndexSpec{Name: "ix", Dimension: DefaultDimension}); err != nil {
+		if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: "ix", Dimension: DefaultDimension}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	var recs []core.VectorRecord
+	var recs []vector.Record
 	for i := range n {
 		t := text(i)
 		if i > 0 {
 			t = text(i-1) + "\n" + t
 		}
-		recs = append(recs, core.VectorRecord{ID: fmt.Sprint("m", i, "#0"), Vector: emb.EmbedOne(t), Keywords: an.Analyze(t),
-			Meta: core.VectorMeta{MessageID: fmt.Sprint("m", i), ThreadID: "t", ResourceID: "r"}})
+		recs = append(recs, vector.Record{ID: fmt.Sprint("m", i, "#0"), Vector: emb.EmbedOne(t), Keywords: an.Analyze(t),
+			Meta: vector.Meta{MessageID: fmt.Sprint("m", i), ThreadID: "t", ResourceID: "r"}})
 	}
 	for _, s := range []*Store{approx, exact} {
 		if err := s.Upsert(ctx, "ix", recs); err != nil {
@@ -58,13 +58,13 @@ func BenchmarkModes(b *testing.B) {
 	lat := map[string][]time.Duration{}
 	for r := range 41 {
 		qt := fmt.Sprintf("what did I say about %s and %s in message %d", words[(r*3)%len(words)], words[(r*5+1)%len(words)], (r*7919)%n)
-		q := core.VectorQuery{Text: qt, Keywords: an.Analyze(qt), Vector: emb.EmbedOne(qt), TopK: 4, Filter: core.VectorFilter{ResourceID: "r"}}
+		q := vector.Query{Text: qt, Keywords: an.Analyze(qt), Vector: emb.EmbedOne(qt), TopK: 4, Filter: vector.Filter{ResourceID: "r"}}
 		for _, m := range []struct {
 			name  string
 			s     *Store
 			mode  string
 			alpha float64
-		}{{"vector", approx, core.SearchVector, 0}, {"hybrid", approx, core.SearchHybrid, 0.2}, {"exact-vector", exact, core.SearchVector, 0}} {
+		}{{"vector", approx, vector.SearchVector, 0}, {"hybrid", approx, vector.SearchHybrid, 0.2}, {"exact-vector", exact, vector.SearchVector, 0}} {
 			q.Mode, q.Alpha = m.mode, m.alpha
 			t0 := time.Now()
 			if _, err := m.s.Query(ctx, "ix", q); err != nil {
@@ -104,14 +104,14 @@ func BenchmarkHybridQuery(b *testing.B) {
 			for k := range 30 {
 				kw = append(kw, words[(i*7+k*13)%len(words)])
 			}
-			p.put(core.VectorRecord{ID: fmt.Sprint("m", i, "#0"), Vector: v, Keywords: strings.Join(kw, " "),
-				Meta: core.VectorMeta{MessageID: fmt.Sprint("m", i), ThreadID: "t"}})
+			p.put(vector.Record{ID: fmt.Sprint("m", i, "#0"), Vector: v, Keywords: strings.Join(kw, " "),
+				Meta: vector.Meta{MessageID: fmt.Sprint("m", i), ThreadID: "t"}})
 		}
 		p.indexGraph()
 		hq.p = p
 		for i, v := range randomVectors(r, 50, DefaultDimension) {
 			kw := words[i%len(words)] + " " + words[(i*5+1)%len(words)] + " message " + fmt.Sprint(i*397)
-			hq.queries = append(hq.queries, core.VectorQuery{Vector: v, Keywords: kw, TopK: 4, Alpha: 0.2})
+			hq.queries = append(hq.queries, vector.Query{Vector: v, Keywords: kw, TopK: 4, Alpha: 0.2})
 		}
 	})
 	b.ResetTimer()
@@ -124,5 +124,5 @@ func BenchmarkHybridQuery(b *testing.B) {
 var hq struct {
 	once    sync.Once
 	p       *partition
-	queries []core.VectorQuery
+	queries []vector.Query
 }

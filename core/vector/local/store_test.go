@@ -9,23 +9,24 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
 
 func TestConformance(t *testing.T) {
-	vectortest.Run(t, func(t *testing.T) core.VectorStore { return local.New() }, local.NewHashEmbedder(0))
+	vectortest.Run(t, func(t *testing.T) vector.Store { return local.New() }, local.NewHashEmbedder(0))
 }
 
 // The conformance cases with every resource searched through the graph.
 func TestConformanceApproximate(t *testing.T) {
-	vectortest.Run(t, func(t *testing.T) core.VectorStore { return local.NewWithOptions(local.Options{ApproximateFrom: 1}) },
+	vectortest.Run(t, func(t *testing.T) vector.Store { return local.NewWithOptions(local.Options{ApproximateFrom: 1}) },
 		local.NewHashEmbedder(0))
 }
 
 func TestConformancePersistent(t *testing.T) {
-	vectortest.Run(t, func(t *testing.T) core.VectorStore {
+	vectortest.Run(t, func(t *testing.T) vector.Store {
 		s, err := local.Open(filepath.Join(t.TempDir(), "vectors.bin"))
 		if err != nil {
 			t.Fatal(err)
@@ -46,8 +47,8 @@ func TestPersistence(t *testing.T) {
 	for i, text := range vectortest.Corpus {
 		h.Upsert(vectortest.Rec(fmt.Sprint("m", i), "t", "r", text))
 	}
-	h.Delete(core.VectorFilter{ResourceID: "r", MessageIDs: []string{"m1"}})
-	q := core.VectorQuery{Text: vectortest.Queries[4], TopK: 10, Mode: core.SearchHybrid, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: "r"}}
+	h.Delete(vector.Filter{ResourceID: "r", MessageIDs: []string{"m1"}})
+	q := vector.Query{Text: vectortest.Queries[4], TopK: 10, Mode: vector.SearchHybrid, Alpha: 0.5, Filter: vector.Filter{ResourceID: "r"}}
 	before := h.Query(q)
 	// A second handle reads what the first wrote, without Close.
 	s2, err := local.Open(path)
@@ -62,7 +63,7 @@ func TestPersistence(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Upsert(context.Background(), h.Index, nil); !errors.Is(err, core.ErrVector) {
+	if err := s.Upsert(context.Background(), h.Index, nil); !errors.Is(err, memerr.ErrVector) {
 		t.Fatalf("Upsert after Close: %v", err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
@@ -72,7 +73,7 @@ func TestPersistence(t *testing.T) {
 	if err := os.WriteFile(path, []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := local.Open(path); !errors.Is(err, core.ErrVector) {
+	if _, err := local.Open(path); !errors.Is(err, memerr.ErrVector) {
 		t.Fatalf("Open of a corrupt file: %v", err)
 	}
 }
@@ -95,15 +96,15 @@ func TestBuffered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hits := vectortest.NewH(t, s2, local.NewHashEmbedder(8)).Query(core.VectorQuery{Text: "hello", TopK: 5, Filter: core.VectorFilter{ResourceID: "r"}}); len(hits) != 1 {
+	if hits := vectortest.NewH(t, s2, local.NewHashEmbedder(8)).Query(vector.Query{Text: "hello", TopK: 5, Filter: vector.Filter{ResourceID: "r"}}); len(hits) != 1 {
 		t.Fatalf("after Flush: %+v", hits)
 	}
-	h.Delete(core.VectorFilter{ResourceID: "r"})
+	h.Delete(vector.Filter{ResourceID: "r"})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s3, _ := local.Open(path)
-	if hits := vectortest.NewH(t, s3, local.NewHashEmbedder(8)).Query(core.VectorQuery{Text: "hello", TopK: 5, Filter: core.VectorFilter{ResourceID: "r"}}); len(hits) != 0 {
+	if hits := vectortest.NewH(t, s3, local.NewHashEmbedder(8)).Query(vector.Query{Text: "hello", TopK: 5, Filter: vector.Filter{ResourceID: "r"}}); len(hits) != 0 {
 		t.Fatalf("after Close: %+v", hits)
 	}
 }
@@ -113,24 +114,24 @@ func TestErrors(t *testing.T) {
 	s := local.New()
 	emb := local.NewHashEmbedder(8)
 	rec := vectortest.Rec("m", "t", "r", "x")
-	if err := s.Upsert(ctx, "nope", []core.VectorRecord{rec}); !errors.Is(err, core.ErrVector) {
+	if err := s.Upsert(ctx, "nope", []vector.Record{rec}); !errors.Is(err, memerr.ErrVector) {
 		t.Fatalf("Upsert to a missing index: %v", err)
 	}
 	h := vectortest.NewH(t, s, emb)
 	rec.Vector = []float32{1, 2, 3}
-	err := s.Upsert(ctx, h.Index, []core.VectorRecord{rec})
-	if !errors.Is(err, core.ErrVector) || !errors.Is(err, core.ErrEmbeddingDimensionMismatch) {
+	err := s.Upsert(ctx, h.Index, []vector.Record{rec})
+	if !errors.Is(err, memerr.ErrVector) || !errors.Is(err, memerr.ErrEmbeddingDimensionMismatch) {
 		t.Fatalf("dimension mismatch: %v", err)
 	}
-	_, err = s.Query(ctx, h.Index, core.VectorQuery{TopK: 1, Filter: core.VectorFilter{ThreadID: "t"}})
-	if !errors.Is(err, core.ErrVector) || !errors.Is(err, core.ErrMissingResourceID) {
+	_, err = s.Query(ctx, h.Index, vector.Query{TopK: 1, Filter: vector.Filter{ThreadID: "t"}})
+	if !errors.Is(err, memerr.ErrVector) || !errors.Is(err, memerr.ErrMissingResourceID) {
 		t.Fatalf("query without resource: %v", err)
 	}
-	_, err = s.Query(ctx, h.Index, core.VectorQuery{Text: "x", Mode: "fuzzy", Filter: core.VectorFilter{ResourceID: "r"}})
-	if !errors.Is(err, core.ErrVector) {
+	_, err = s.Query(ctx, h.Index, vector.Query{Text: "x", Mode: "fuzzy", Filter: vector.Filter{ResourceID: "r"}})
+	if !errors.Is(err, memerr.ErrVector) {
 		t.Fatalf("unknown mode: %v", err)
 	}
-	if err := s.EnsureIndex(ctx, core.IndexSpec{Name: h.Index, Dimension: 9}); !errors.Is(err, core.ErrVector) {
+	if err := s.EnsureIndex(ctx, vector.IndexSpec{Name: h.Index, Dimension: 9}); !errors.Is(err, memerr.ErrVector) {
 		t.Fatalf("EnsureIndex with another dimension: %v", err)
 	}
 }
@@ -152,13 +153,13 @@ func testConcurrent(t *testing.T, s *local.Store) {
 			for i := range 50 {
 				id := fmt.Sprintf("g%d-%d", g, i)
 				h.Upsert(vectortest.Rec(id, "t", res, vectortest.Corpus[i%len(vectortest.Corpus)]))
-				for _, hit := range h.Query(core.VectorQuery{Text: vectortest.Queries[i%len(vectortest.Queries)], TopK: 3, Mode: core.SearchHybrid, Alpha: 0.5, Filter: core.VectorFilter{ResourceID: res}}) {
+				for _, hit := range h.Query(vector.Query{Text: vectortest.Queries[i%len(vectortest.Queries)], TopK: 3, Mode: vector.SearchHybrid, Alpha: 0.5, Filter: vector.Filter{ResourceID: res}}) {
 					if hit.Meta.ResourceID != res {
 						t.Errorf("leak: %+v", hit)
 					}
 				}
 				if i%10 == 9 {
-					h.Delete(core.VectorFilter{ResourceID: res, MessageIDs: []string{id}})
+					h.Delete(vector.Filter{ResourceID: res, MessageIDs: []string{id}})
 				}
 			}
 		}()

@@ -9,7 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
@@ -40,7 +41,7 @@ func TestIsolation1000(t *testing.T) {
 	server(t)
 	for _, vz := range []string{weaviate.VectorizerNone, "text2vec-transformers"} {
 		t.Run(vz, func(t *testing.T) {
-			var emb core.Embedder
+			var emb vector.Embedder
 			if vz == weaviate.VectorizerNone {
 				emb = local.NewHashEmbedder(0)
 			}
@@ -53,7 +54,7 @@ func TestIsolation1000(t *testing.T) {
 type recorder struct {
 	mu    sync.Mutex
 	texts []string
-	emb   core.Embedder
+	emb   vector.Embedder
 }
 
 func (r *recorder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -78,7 +79,7 @@ func TestSelfEmbeddingSendsOnlyText(t *testing.T) {
 	s := open(t, "text2vec-transformers", map[string]any{"inferenceUrl": url})
 	h := vectortest.NewH(t, s, nil)
 	h.Upsert(vectortest.Rec("m1", "thread-1", "res-1", "Only this text"))
-	h.Query(core.VectorQuery{Text: "a query", TopK: 1, Filter: core.VectorFilter{ResourceID: "res-1"}})
+	h.Query(vector.Query{Text: "a query", TopK: 1, Filter: vector.Filter{ResourceID: "res-1"}})
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if !slices.Equal(rec.texts, []string{"Only this text", "a query"}) {
@@ -106,14 +107,14 @@ func TestBatchErrors(t *testing.T) {
 		h.Upsert(vectortest.Rec("m1", "t", "r", "first"))
 		bad := vectortest.Rec("m2", "t", "r", "second")
 		bad.Vector = []float32{1, 0, 0}
-		err := s.Upsert(ctx, h.Index, []core.VectorRecord{bad})
+		err := s.Upsert(ctx, h.Index, []vector.Record{bad})
 		t.Log(err)
-		if !errors.Is(err, core.ErrVector) || !strings.Contains(err.Error(), "m2#0") {
+		if !errors.Is(err, memerr.ErrVector) || !strings.Contains(err.Error(), "m2#0") {
 			t.Fatalf("Upsert of a 3-dim vector into a 384-dim tenant: %v", err)
 		}
-		_, err = s.Query(ctx, h.Index, core.VectorQuery{Vector: []float32{1, 0}, TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+		_, err = s.Query(ctx, h.Index, vector.Query{Vector: []float32{1, 0}, TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
 		t.Log(err)
-		if !errors.Is(err, core.ErrVector) {
+		if !errors.Is(err, memerr.ErrVector) {
 			t.Fatalf("query with a 2-dim vector: %v", err)
 		}
 	})
@@ -121,25 +122,25 @@ func TestBatchErrors(t *testing.T) {
 		s := open(t, weaviate.VectorizerNone, nil)
 		rec := vectortest.Rec("m", "t", "r", "x")
 		rec.Vector = []float32{1}
-		if err := s.Upsert(ctx, "nope", []core.VectorRecord{rec}); !errors.Is(err, core.ErrVector) {
+		if err := s.Upsert(ctx, "nope", []vector.Record{rec}); !errors.Is(err, memerr.ErrVector) {
 			t.Fatalf("Upsert to a missing index: %v", err)
 		}
-		if _, err := s.Query(ctx, "nope", core.VectorQuery{Vector: []float32{1}, Filter: core.VectorFilter{ResourceID: "r"}}); !errors.Is(err, core.ErrVector) {
+		if _, err := s.Query(ctx, "nope", vector.Query{Vector: []float32{1}, Filter: vector.Filter{ResourceID: "r"}}); !errors.Is(err, memerr.ErrVector) {
 			t.Fatalf("Query of a missing index: %v", err)
 		}
-		if err := s.Delete(ctx, "nope", core.VectorFilter{ResourceID: "r"}); err != nil {
+		if err := s.Delete(ctx, "nope", vector.Filter{ResourceID: "r"}); err != nil {
 			t.Fatalf("Delete on a missing index: %v", err)
 		}
-		_, err := s.Query(ctx, "nope", core.VectorQuery{Vector: []float32{1}})
-		if !errors.Is(err, core.ErrVector) || !errors.Is(err, core.ErrMissingResourceID) {
+		_, err := s.Query(ctx, "nope", vector.Query{Vector: []float32{1}})
+		if !errors.Is(err, memerr.ErrVector) || !errors.Is(err, memerr.ErrMissingResourceID) {
 			t.Fatalf("Query without resource: %v", err)
 		}
 		self := open(t, "text2vec-transformers", nil)
-		if err := self.EnsureIndex(ctx, core.IndexSpec{Name: "clash"}); err != nil {
+		if err := self.EnsureIndex(ctx, vector.IndexSpec{Name: "clash"}); err != nil {
 			t.Fatal(err)
 		}
 		none, _ := weaviate.New(ctx, weaviate.Config{Host: mustHost(t), ClassPrefix: strings.TrimSuffix(self.ClassName("x"), "X")})
-		if err := none.EnsureIndex(ctx, core.IndexSpec{Name: "clash", Dimension: 3}); !errors.Is(err, core.ErrVector) {
+		if err := none.EnsureIndex(ctx, vector.IndexSpec{Name: "clash", Dimension: 3}); !errors.Is(err, memerr.ErrVector) {
 			t.Fatalf("EnsureIndex over a class with another vectorizer: %v", err)
 		}
 	})
@@ -150,19 +151,19 @@ func TestBatchErrors(t *testing.T) {
 func testFailingObject(t *testing.T, s *weaviate.Store) {
 	ctx := context.Background()
 	h := vectortest.NewH(t, s, nil)
-	err := s.Upsert(ctx, h.Index, []core.VectorRecord{
+	err := s.Upsert(ctx, h.Index, []vector.Record{
 		vectortest.Rec("good", "t", "r", "a fine text"), vectortest.Rec("bad", "t", "r", "FAIL_EMBEDDING please")})
 	t.Log(err)
-	if !errors.Is(err, core.ErrVector) || !strings.Contains(err.Error(), `"bad#0"`) || !strings.Contains(err.Error(), "1 of 2") {
+	if !errors.Is(err, memerr.ErrVector) || !strings.Contains(err.Error(), `"bad#0"`) || !strings.Contains(err.Error(), "1 of 2") {
 		t.Fatalf("Upsert with a failing object: %v", err)
 	}
-	hits := h.Query(core.VectorQuery{Text: "fine", TopK: 10, Filter: core.VectorFilter{ResourceID: "r"}})
+	hits := h.Query(vector.Query{Text: "fine", TopK: 10, Filter: vector.Filter{ResourceID: "r"}})
 	if len(hits) != 1 || hits[0].ID != "good#0" {
 		t.Fatalf("stored: %+v", hits)
 	}
-	_, err = h.QueryErr(core.VectorQuery{Text: "FAIL_EMBEDDING", TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}})
+	_, err = h.QueryErr(vector.Query{Text: "FAIL_EMBEDDING", TopK: 1, Filter: vector.Filter{ResourceID: "r"}})
 	t.Log(err)
-	if !errors.Is(err, core.ErrVector) || !strings.Contains(err.Error(), "graphql") {
+	if !errors.Is(err, memerr.ErrVector) || !strings.Contains(err.Error(), "graphql") {
 		t.Fatalf("query whose embedding fails: %v", err)
 	}
 }

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 )
@@ -46,8 +47,8 @@ func TestServerRestart(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := s.Query(ctx, h.Index, core.VectorQuery{Text: "x", Vector: h.Prepare([]core.VectorRecord{{Text: "x"}})[0].Vector,
-		TopK: 1, Filter: core.VectorFilter{ResourceID: "r"}}); !errors.Is(err, core.ErrVector) {
+	if _, err := s.Query(ctx, h.Index, vector.Query{Text: "x", Vector: h.Prepare([]vector.Record{{Text: "x"}})[0].Vector,
+		TopK: 1, Filter: vector.Filter{ResourceID: "r"}}); !errors.Is(err, memerr.ErrVector) {
 		t.Fatalf("Query while the server is down: %v", err)
 	}
 	out, err := exec.Command(start).Output()
@@ -55,7 +56,7 @@ func TestServerRestart(t *testing.T) {
 		t.Fatalf("restart: %v", err)
 	}
 	t.Logf("restarted as pid %s", strings.TrimSpace(string(out)))
-	hits := h.Query(core.VectorQuery{Text: vectortest.Queries[0], TopK: 5, Filter: core.VectorFilter{ResourceID: "r"}})
+	hits := h.Query(vector.Query{Text: vectortest.Queries[0], TopK: 5, Filter: vector.Filter{ResourceID: "r"}})
 	if len(hits) != 1 || hits[0].ID != "m1#0" {
 		t.Fatalf("after restart: %+v", hits)
 	}

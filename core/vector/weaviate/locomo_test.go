@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
@@ -20,10 +20,10 @@ func TestLoCoMoRecall(t *testing.T) {
 	convs := vectortest.LoadLoCoMo(t)
 	ref := vectortest.NewH(t, local.New(), local.NewHashEmbedder(0))
 	vectortest.IndexLoCoMo(ref, convs)
-	exact := vectortest.EvalLoCoMo(ref, convs, core.SearchBM25, 0)
+	exact := vectortest.EvalLoCoMo(ref, convs, vector.SearchBM25, 0)
 	for _, vz := range []string{weaviate.VectorizerNone, "text2vec-transformers"} {
 		t.Run(vz, func(t *testing.T) {
-			var emb core.Embedder
+			var emb vector.Embedder
 			if vz == weaviate.VectorizerNone {
 				emb = local.NewHashEmbedder(0)
 			}

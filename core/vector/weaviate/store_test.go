@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
@@ -75,11 +75,11 @@ func openWith(t testing.TB, cfg weaviate.Config) *weaviate.Store {
 
 func TestConformanceVectorizerNone(t *testing.T) {
 	server(t)
-	vectortest.Run(t, func(t *testing.T) core.VectorStore { return open(t, weaviate.VectorizerNone, nil) },
+	vectortest.Run(t, func(t *testing.T) vector.Store { return open(t, weaviate.VectorizerNone, nil) },
 		local.NewHashEmbedder(0))
 }
 
 func TestConformanceSelfEmbedding(t *testing.T) {
 	server(t)
-	vectortest.Run(t, func(t *testing.T) core.VectorStore { return open(t, "text2vec-transformers", nil) }, nil)
+	vectortest.Run(t, func(t *testing.T) vector.Store { return open(t, "text2vec-transformers", nil) }, nil)
 }

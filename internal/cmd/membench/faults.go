@@ -93,7 +93,7 @@ func procFaults(pid int) (int64, bool) {
 	if i < 0 {
 		return 0, false
 	}
-	// After the command: state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt.
+	// After the command: state, ppid, pgrp, sid, tty_nr, tpgid, flags, minflt.
 	f := strings.Fields(s[i+1:])
 	if len(f) < 8 {
 		return 0, false

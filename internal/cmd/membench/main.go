@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
@@ -107,7 +108,7 @@ func writeHeapProfile(path string) {
 type bench struct {
 	n      int
 	dbPath string
-	store  core.Store
+	store  store.Store
 	pg     *postgres.Store
 	// opened is when the process started using agentmem (after flag parsing).
 	opened time.Time
@@ -205,7 +206,7 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 	b.emit("first_batch_ms", batchMs[0], "batch_ms_p50", percentile(batchMs, 0.5), "batch_ms_max", percentile(batchMs, 1),
 		"batches_2_10_ms_max", percentile(window(batchMs, 1, 10), 1), "batch_100_ms", at(batchMs, 99))
 	// The first ten batches one by one: the first save of a fresh process
-	// should be no slower than the tenth (issue 17).
+	// should be no slower than the tenth.
 	b.emit("batches_1_10_ms", window(batchMs, 0, 10), "batch_10_ms", at(batchMs, 9))
 	// Minor page faults of batches 1-10 and 100 (the server's: null when its
 	// backends cannot be read).

@@ -91,7 +91,7 @@ func (s *server) authenticated(r *http.Request) bool {
 // cookie never holds the token itself.
 func (s *server) sessionValue() string {
 	mac := hmac.New(sha256.New, []byte(s.opts.Token))
-	mac.Write([]byte("agentmem inspector session"))
+	mac.Write([]byte("agentmem inspector login"))
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
@@ -135,7 +135,7 @@ func (s *server) loginForm(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "login", "Log in", loginData{Next: safeNext(r.URL.Query().Get("next"))})
 }
 
-// login checks the submitted token and sets the HttpOnly session cookie.
+// login checks the submitted token and sets the HttpOnly login cookie.
 func (s *server) login(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Token == "" {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
@@ -151,7 +151,7 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// logout clears the session cookie.
+// logout clears the login cookie.
 func (s *server) logout(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-const token = "s3cret-token"
+const token = "s3cret-token-0123456789"
 
 func TestTokenRequired(t *testing.T) {
 	f := newFixture(t, stores[0].open(t))
@@ -119,4 +119,52 @@ func csrfOf(t *testing.T, body string) string {
 		t.Fatal("no CSRF token on the page")
 	}
 	return m[1]
+}
+
+// TestLogoutOnlyWhenLoggedIn: the log-out button shows only to a request
+// that carries the token.
+func TestLogoutOnlyWhenLoggedIn(t *testing.T) {
+	f := newFixture(t, stores[0].open(t))
+	h := f.handler(t, Options{Token: token})
+	w := get(h, "/login")
+	wantStatus(t, w, http.StatusOK)
+	if strings.Contains(w.Body.String(), "Log out") {
+		t.Error("the login page offers \"Log out\" to a visitor who is not logged in")
+	}
+	w = get(h, "/", "Authorization", "Bearer "+token)
+	wantStatus(t, w, http.StatusOK)
+	if !strings.Contains(w.Body.String(), "Log out") {
+		t.Error("a logged-in page has no \"Log out\"")
+	}
+}
+
+// TestShortTokenRefused: a token shorter than MinTokenLength is refused.
+func TestShortTokenRefused(t *testing.T) {
+	f := newFixture(t, stores[0].open(t))
+	for _, tok := range []string{"a", strings.Repeat("x", MinTokenLength-1)} {
+		if _, err := New(Options{Memory: f.mem, Token: tok}); err == nil || !strings.Contains(err.Error(), "at least") {
+			t.Errorf("token %q: %v, want a refusal", tok, err)
+		}
+	}
+	if _, err := New(Options{Memory: f.mem, Token: strings.Repeat("x", MinTokenLength)}); err != nil {
+		t.Errorf("token of %d characters: %v", MinTokenLength, err)
+	}
+}
+
+// TestStaticServesFilesOnly: /static/ lists nothing, and malformed names are
+// not found rather than failing.
+func TestStaticServesFilesOnly(t *testing.T) {
+	f := newFixture(t, stores[0].open(t))
+	h := f.handler(t, Options{})
+	for _, path := range []string{"/static/", "/static/%ff", "/static/%c0%ae%c0%ae/app.css", "/static/nope.css"} {
+		w := get(h, path)
+		wantStatus(t, w, http.StatusNotFound)
+		if w.Header().Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: Cache-Control %q", path, w.Header().Get("Cache-Control"))
+		}
+		if strings.Contains(w.Body.String(), "app.css") {
+			t.Errorf("%s lists the assets", path)
+		}
+	}
+	wantStatus(t, get(h, "/static/app.css"), http.StatusOK)
 }

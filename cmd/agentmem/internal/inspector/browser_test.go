@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -178,7 +179,7 @@ func browseLogin(t *testing.T, ctx context.Context, base string) {
 		typeAndSubmit("form.login input[name=token]", token),
 		chromedp.WaitVisible(chromedp.CSS("#recall-form")))
 	if c := run(t, ctx, chromedp.Evaluate[string](`document.cookie`)); c != "" {
-		t.Errorf("document.cookie = %q: the session cookie must be HttpOnly", c)
+		t.Errorf("document.cookie = %q: the login cookie must be HttpOnly", c)
 	}
 	screenshot(t, ctx, "login-then-recall.png")
 }
@@ -212,7 +213,7 @@ func browseThread(t *testing.T, ctx context.Context, base string, f *fixture) {
 	}
 	// Every stored message is on the page with its stored token count.
 	shown := run(t, ctx, chromedp.Evaluate[map[string]int](`Object.fromEntries(Array.from(document.querySelectorAll('.conversation article.msg')).map(m => [m.dataset.id, parseInt(m.querySelector('.tokens').dataset.tokens, 10)]))`))
-	p, err := f.store.ListMessages(bg, core.MessageQuery{ThreadID: f.support.ID, PerPage: core.PerPageAll})
+	p, err := f.store.ListMessages(bg, store.MessageQuery{ThreadID: f.support.ID, PerPage: store.PerPageAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +263,7 @@ func browseRecall(t *testing.T, ctx context.Context, base string) {
 		typeAndSubmit("#recall-form input[name=q]", "peanut allergy"),
 		chromedp.WaitVisible(chromedp.CSS("section.hit")))
 	if first := run(t, ctx, chromedp.Text(chromedp.CSS("section.hit article.recalled .text"))); !strings.Contains(strings.ToLower(first), "peanut") {
-		t.Errorf("best vector hit %q does not mention peanuts", first)
+		t.Errorf("best hit %q does not mention peanuts", first)
 	}
 	// Switching the mode submits the form again.
 	do(t, ctx,

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/core/vector/local"
@@ -22,9 +24,9 @@ var bg = context.Background()
 // scriptMessage is stored text that would run if the pages did not escape it.
 const scriptMessage = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> is this text safe?`
 
-// budget is the fixture's small token budget, so that turns trim history
+// fixtureBudget is the fixture's small token budget, so that turns trim history
 // and the support thread gets a persisted boundary.
-const budget = 600
+const fixtureBudget = 600
 
 // fixture is memory filled through core.Memory: a support thread with a
 // tool call, reasoning, a file, a <script> message and a boundary; a second
@@ -32,7 +34,7 @@ const budget = 600
 // another resource.
 type fixture struct {
 	mem      *core.Memory
-	store    core.Store
+	store    store.Store
 	vectors  *local.Store
 	embedder *local.HashEmbedder
 	support  core.Thread
@@ -44,10 +46,10 @@ type fixture struct {
 // stores are the backends the handler tests run on.
 var stores = []struct {
 	name string
-	open func(t *testing.T) core.Store
+	open func(t *testing.T) store.Store
 }{
-	{"memstore", func(t *testing.T) core.Store { return memstore.New() }},
-	{"sqlite", func(t *testing.T) core.Store {
+	{"memstore", func(t *testing.T) store.Store { return memstore.New() }},
+	{"sqlite", func(t *testing.T) store.Store {
 		s, err := sqlite.Open(bg, filepath.Join(t.TempDir(), "memory.db"))
 		if err != nil {
 			t.Fatal(err)
@@ -60,13 +62,13 @@ var stores = []struct {
 // memoryConfig is the configuration the fixture's turns run under.
 func memoryConfig() core.Config {
 	return core.Config{
-		MessageHistory: &core.MessageHistory{MaxTokens: budget},
+		MessageHistory: &core.MessageHistory{MaxTokens: fixtureBudget},
 		SemanticRecall: &core.SemanticRecall{TopK: 2, MessageRange: &core.MessageRange{Before: 1, After: 1}},
 		WorkingMemory:  &core.WorkingMemoryConfig{Enabled: true},
 	}
 }
 
-func newFixture(t *testing.T, store core.Store) *fixture {
+func newFixture(t *testing.T, store store.Store) *fixture {
 	t.Helper()
 	f := &fixture{store: store, vectors: local.New(), embedder: local.NewHashEmbedder(0)}
 	var err error
@@ -137,7 +139,7 @@ func supportTurns() []scriptedTurn {
 	say := func(s string) core.Message { return core.NewMessage(core.RoleAssistant, s) }
 	lookup := core.Message{Role: core.RoleAssistant, Content: core.Content{Parts: []core.Part{
 		{Type: core.PartReasoning, Reasoning: "The user wants the order status; look it up first."},
-		{Type: core.PartToolInvocation, ToolInvocation: &core.ToolInvocation{State: core.ToolStateResult, ToolCallID: "call-1",
+		{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: "call-1",
 			ToolName: "lookupOrder", Args: json.RawMessage(`{"orderId":"A-1"}`), Result: json.RawMessage(`{"eta":"2026-10-30","carrier":"DHL"}`)}},
 	}}}
 	invoice := core.Message{Role: core.RoleUser, Content: core.Content{Parts: []core.Part{
@@ -180,7 +182,7 @@ func (f *fixture) observedThread(t *testing.T) core.Thread {
 		runTurn(t, mem, th, []core.Message{core.NewMessage(core.RoleUser, fmt.Sprintf("Question %d: what should I cook on Friday evening?", i))},
 			core.NewMessage(core.RoleAssistant, "How about a fresh pasta with tomatoes and basil?"))
 	}
-	rec, err := core.Check(f.store).GetObservations(bg, core.ObservationKey(core.ScopeThread, th.ID, th.ResourceID))
+	rec, err := store.Check(f.store).GetObservations(bg, store.ObservationKey(core.ScopeThread, th.ID, th.ResourceID))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,12 @@ import (
 	"net"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // DefaultAddr is the address `agentmem serve` listens on by default.
@@ -38,7 +42,7 @@ const CodeNeedsToken core.Code = "INSPECTOR_NEEDS_TOKEN"
 
 // ErrNeedsToken is the sentinel of Serve's error for a non-loopback address
 // when Options.Token is empty; compare with errors.Is.
-var ErrNeedsToken = core.NewSentinel(CodeNeedsToken, "a non-loopback address needs a token")
+var ErrNeedsToken = memerr.NewSentinel(CodeNeedsToken, "a non-loopback address needs a token")
 
 // Options configure the inspector.
 type Options struct {
@@ -46,19 +50,20 @@ type Options struct {
 	// the history window and recall of the next-prompt view.
 	Memory *core.Memory
 	// Store is the storage to read; nil means Memory's store.
-	Store core.Store
+	Store store.Store
 	// Vector and Embedder serve the recall playground: the same values given
 	// to core.New. Without Vector the playground says recall is not
 	// configured; Embedder is needed unless Vector embeds by itself.
-	Vector   core.VectorStore
-	Embedder core.Embedder
+	Vector   vector.Store
+	Embedder vector.Embedder
 	// EmbeddingDimension names the index of a self-embedding vector store
 	// (as core.Options.EmbeddingDimension does).
 	EmbeddingDimension int
 	// Write allows editing working memory and deleting threads.
 	Write bool
 	// Token, when set, is required on every request: as "Authorization:
-	// Bearer <token>" or through the login form's HttpOnly cookie.
+	// Bearer <token>" or through the login form's HttpOnly cookie. It must
+	// have at least MinTokenLength characters.
 	Token string
 	// PollInterval is how often an open thread view checks for changes;
 	// default 2s.
@@ -74,17 +79,24 @@ type Options struct {
 type server struct {
 	opts  Options
 	mem   *core.Memory
-	store *core.CheckedStore
+	store *store.Checked
 	pages *pages
 	csrf  string // per-process token embedded in every form
 	log   *slog.Logger
 }
 
+// MinTokenLength is the shortest Options.Token accepted: a token guards an
+// address other machines can reach, so it must not be guessable.
+const MinTokenLength = 16
+
 // New returns the inspector's HTTP handler.
 func New(opts Options) (http.Handler, error) {
 	const op = "inspector.New"
 	if opts.Memory == nil {
-		return nil, core.Errorf(core.CodeInvalidArgument, op, "Options.Memory is required")
+		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "Options.Memory is required")
+	}
+	if n := utf8.RuneCountInString(opts.Token); opts.Token != "" && n < MinTokenLength {
+		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "the token has %d characters; use at least %d (for example: openssl rand -hex 16)", n, MinTokenLength)
 	}
 	raw := opts.Store
 	if raw == nil {
@@ -93,9 +105,9 @@ func New(opts Options) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	store := core.Check(raw) // validated calls and optional capabilities as ErrUnsupported
+	store := store.Check(raw) // validated calls and optional capabilities as ErrUnsupported
 	if opts.Vector != nil && !opts.Vector.SelfEmbedding() && opts.Embedder == nil {
-		return nil, core.Errorf(core.CodeInvalidArgument, op, "Options.Vector needs Options.Embedder (the store does not embed)")
+		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "Options.Vector needs Options.Embedder (the store does not embed)")
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second

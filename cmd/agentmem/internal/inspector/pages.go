@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/core"
 )
@@ -48,7 +49,7 @@ type frame struct {
 	Title  string
 	CSRF   string
 	Write  bool
-	Token  bool // a token guards the app (show the log-out button)
+	Token  bool // the request is logged in with the app's token (show the log-out button)
 	PollMS int64
 	Body   any
 }
@@ -56,7 +57,7 @@ type frame struct {
 // render executes a page into a buffer first, so a template failure becomes
 // a clean 500 instead of half a page.
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, name, title string, body any) {
-	f := frame{Title: title, CSRF: s.csrf, Write: s.opts.Write, Token: s.opts.Token != "",
+	f := frame{Title: title, CSRF: s.csrf, Write: s.opts.Write, Token: s.opts.Token != "" && s.authenticated(r),
 		PollMS: s.opts.PollInterval.Milliseconds(), Body: body}
 	var buf bytes.Buffer
 	if err := s.pages.sets[name].ExecuteTemplate(&buf, "layout", f); err != nil {
@@ -130,7 +131,21 @@ func staticHandler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return http.StripPrefix("/static/", http.FileServerFS(sub)), nil
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Only the embedded files themselves: no directory listing, and a
+		// name that is not a valid path (bad escapes decode to invalid
+		// UTF-8) is simply not found.
+		name := strings.TrimPrefix(r.URL.Path, "/static/")
+		if !utf8.ValidString(name) || !fs.ValidPath(name) {
+			http.NotFound(w, r)
+			return
+		}
+		if fi, err := fs.Stat(sub, name); err != nil || !fi.Mode().IsRegular() {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeFileFS(w, r, sub, name)
+	}), nil
 }
 
 // formatTime renders a timestamp in UTC; the zero time is "—".

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 )
 
@@ -16,13 +18,13 @@ func TestStatusOf(t *testing.T) {
 		want int
 	}{
 		{badRequest{msg: "x"}, http.StatusBadRequest},
-		{core.Errorf(core.CodeThreadNotFound, "op", "x"), http.StatusNotFound},
-		{core.Errorf(core.CodeInvalidArgument, "op", "x"), http.StatusBadRequest},
-		{core.Errorf(core.CodeConflict, "op", "x"), http.StatusConflict},
-		{core.Errorf(core.CodeVector, "op", "x"), http.StatusBadGateway},
-		{core.Errorf(core.CodeUnsupported, "op", "x"), http.StatusNotImplemented},
+		{memerr.Errorf(core.CodeThreadNotFound, "op", "x"), http.StatusNotFound},
+		{memerr.Errorf(core.CodeInvalidArgument, "op", "x"), http.StatusBadRequest},
+		{memerr.Errorf(core.CodeConflict, "op", "x"), http.StatusConflict},
+		{memerr.Errorf(core.CodeVector, "op", "x"), http.StatusBadGateway},
+		{memerr.Errorf(core.CodeUnsupported, "op", "x"), http.StatusNotImplemented},
 		{&core.Error{Code: core.CodeDeadlineExceeded, Err: context.DeadlineExceeded}, http.StatusServiceUnavailable},
-		{core.Errorf(core.CodeStorage, "op", "x"), http.StatusInternalServerError},
+		{memerr.Errorf(core.CodeStorage, "op", "x"), http.StatusInternalServerError},
 		{errors.New("plain"), http.StatusInternalServerError},
 	} {
 		if got := statusOf(tc.err); got != tc.want {
@@ -31,9 +33,9 @@ func TestStatusOf(t *testing.T) {
 	}
 }
 
-// bareStore has the methods of core.Store and none of the optional
+// bareStore has the methods of store.Store and none of the optional
 // capabilities (no observations, resources or index queue).
-type bareStore struct{ core.Store }
+type bareStore struct{ store.Store }
 
 func TestStoreWithoutOptionalCapabilities(t *testing.T) {
 	mem, err := core.New(core.Options{Store: bareStore{memstore.New()}})

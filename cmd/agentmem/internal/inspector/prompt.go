@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // Token sources of the next-prompt view, in the order the bar draws them.
@@ -88,16 +90,19 @@ func (s *server) promptView(w http.ResponseWriter, r *http.Request) {
 func (s *server) parsePromptForm(r *http.Request) (core.Thread, promptForm, error) {
 	q := r.URL.Query()
 	f := promptForm{ThreadID: q.Get("id"), System: q.Get("system"), Input: q.Get("input"), Remove: -1}
-	if err := core.ValidateID("id", f.ThreadID); err != nil {
+	if err := store.ValidateID("id", f.ThreadID); err != nil {
 		return core.Thread{}, f, err
 	}
 	th, err := s.store.GetThread(r.Context(), f.ThreadID)
 	if err != nil {
 		return core.Thread{}, f, err
 	}
-	if !q.Has("budget") && th.Boundary != nil {
-		f.Budget, f.Remove = th.Boundary.MaxTokens, th.Boundary.AtMaxRemoveTokens
-		return th, f, nil
+	if !q.Has("budget") {
+		r := f.request(th)
+		if r.BoundaryBudget() {
+			f.Budget, f.Remove = r.Budget, r.Remove
+			return th, f, nil
+		}
 	}
 	if f.Budget, err = intParam("budget", q.Get("budget"), 0, 0, 10_000_000); err != nil {
 		return th, f, err
@@ -110,46 +115,98 @@ func (s *server) parsePromptForm(r *http.Request) (core.Thread, promptForm, erro
 	return th, f, nil
 }
 
-// config is the per-call override of the form: read-only, and the chosen budget.
-func (f promptForm) config() *core.Config {
+// PromptRequest asks for the next prompt of a thread. The command's prompt
+// and the inspector's prompt page both build it with NextPrompt, so the same
+// request gives the same messages and token counts in both.
+type PromptRequest struct {
+	Thread core.Thread
+	// Budget is the token budget of the whole prompt; 0 means none.
+	Budget int
+	// Remove is what a budget trims beyond itself (AtMaxRemoveTokens);
+	// -1 means the default, 25% of the budget.
+	Remove int
+	// Last caps the remembered messages; 0 keeps the memory's setting.
+	Last int
+	// WorkingMemory turns working memory on for this prompt.
+	WorkingMemory bool
+	// System are the agent's instructions, Input the next user message
+	// (also the recall query); both optional.
+	System []string
+	Input  string
+}
+
+// BoundaryBudget fills in the budget and trim the thread's boundary was set
+// under, so that a prompt asked for without a budget matches what the agent
+// that set the boundary sees. It reports whether it did.
+func (r *PromptRequest) BoundaryBudget() bool {
+	if r.Thread.Boundary == nil || r.Thread.Boundary.MaxTokens <= 0 {
+		return false
+	}
+	r.Budget, r.Remove = r.Thread.Boundary.MaxTokens, r.Thread.Boundary.AtMaxRemoveTokens
+	return true
+}
+
+// Config is the per-call override the request stands for: read-only, and
+// its budget, count cap and working memory.
+func (r PromptRequest) Config() *core.Config {
 	cfg := &core.Config{ReadOnly: core.Bool(true)}
-	if f.Budget > 0 {
-		cfg.MessageHistory = &core.MessageHistory{MaxTokens: f.Budget}
-		if f.Remove >= 0 {
-			cfg.MessageHistory.AtMaxRemoveTokens = core.Int(f.Remove)
+	if r.Budget > 0 {
+		cfg.MessageHistory = &core.MessageHistory{MaxTokens: r.Budget}
+		if r.Remove >= 0 {
+			cfg.MessageHistory.AtMaxRemoveTokens = core.Int(r.Remove)
 		}
+	}
+	if r.Last > 0 {
+		cfg.LastMessages = core.LastN(r.Last)
+	}
+	if r.WorkingMemory {
+		cfg.WorkingMemory = &core.WorkingMemoryConfig{Enabled: true}
 	}
 	return cfg
 }
 
-func (f promptForm) request(th core.Thread, cfg *core.Config) core.TurnRequest {
-	req := core.TurnRequest{ThreadID: th.ID, ResourceID: th.ResourceID, Config: cfg}
-	if strings.TrimSpace(f.System) != "" {
-		req.System = []string{f.System}
+// turnRequest is the read-only Begin's request, under cfg.
+func (r PromptRequest) turnRequest(cfg *core.Config) core.TurnRequest {
+	req := core.TurnRequest{ThreadID: r.Thread.ID, ResourceID: r.Thread.ResourceID, Config: cfg}
+	for _, s := range r.System {
+		if strings.TrimSpace(s) != "" {
+			req.System = append(req.System, s)
+		}
 	}
-	if strings.TrimSpace(f.Input) != "" {
-		req.Input = []core.Message{core.NewMessage(core.RoleUser, f.Input)}
+	if strings.TrimSpace(r.Input) != "" {
+		req.Input = []core.Message{core.NewMessage(core.RoleUser, r.Input)}
 	}
 	return req
+}
+
+// NextPrompt runs the read-only Begin of r on mem: what the model would see
+// next turn. Nothing is stored and the boundary does not move.
+func NextPrompt(ctx context.Context, mem *core.Memory, r PromptRequest) (*core.Turn, error) {
+	return mem.Begin(ctx, r.turnRequest(r.Config()))
+}
+
+// request is the form as a PromptRequest.
+func (f promptForm) request(th core.Thread) PromptRequest {
+	return PromptRequest{Thread: th, Budget: f.Budget, Remove: f.Remove, System: []string{f.System}, Input: f.Input}
 }
 
 // nextPrompt builds the prompt and sorts its tokens by source.
 func (s *server) nextPrompt(ctx context.Context, th core.Thread, f promptForm) (promptData, error) {
 	d := promptData{Thread: th, Form: f}
-	cfg := f.config()
-	turn, err := s.mem.Begin(ctx, f.request(th, cfg))
+	req := f.request(th)
+	turn, err := NextPrompt(ctx, s.mem, req)
 	if err != nil {
 		return d, err
 	}
 	if err := turn.RecallErr(); err != nil {
 		d.RecallErr = err.Error()
 	}
-	history, err := s.historyIDs(ctx, th, f, cfg)
+	history, err := s.historyIDs(ctx, req)
 	if err != nil {
 		return d, err
 	}
 	prompt := turn.Messages()
-	nSystem := len(f.request(th, cfg).System)
+	nSystem := len(req.turnRequest(nil).System)
 	tokens := map[string]int{}
 	counts := map[string]int{}
 	for i, m := range prompt {
@@ -160,7 +217,7 @@ func (s *server) nextPrompt(ctx context.Context, th core.Thread, f promptForm) (
 		counts[v.Source]++
 		d.Messages = append(d.Messages, v)
 	}
-	d.Total = core.PromptTokens(prompt)
+	d.Total = budget.PromptTokens(prompt)
 	tokens[srcFraming] = d.Total - sum(tokens)
 	d.ReadOnlyWM = tokens[srcWorkingMemory] > 0
 	trimmed, err := s.withContent(ctx, turn.Trimmed())
@@ -205,14 +262,14 @@ func (s *server) withContent(ctx context.Context, msgs []core.Message) ([]core.M
 // semantic recall would hold, so that the other remembered messages can be
 // told apart as recall hits (both come back as core.SourceMemory). Nil when
 // recall cannot run this turn (it is off or there is no input to query with).
-func (s *server) historyIDs(ctx context.Context, th core.Thread, f promptForm, cfg *core.Config) (map[string]bool, error) {
+func (s *server) historyIDs(ctx context.Context, req PromptRequest) (map[string]bool, error) {
 	rc := s.mem.Config().SemanticRecall
-	if rc == nil || rc.Disabled || strings.TrimSpace(f.Input) == "" {
+	if rc == nil || rc.Disabled || strings.TrimSpace(req.Input) == "" {
 		return nil, nil
 	}
-	plain := *cfg
+	plain := req.Config()
 	plain.SemanticRecall = &core.SemanticRecall{Disabled: true}
-	turn, err := s.mem.Begin(ctx, f.request(th, &plain))
+	turn, err := s.mem.Begin(ctx, req.turnRequest(plain))
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 var (
@@ -98,7 +98,7 @@ func TestPromptViewBudget(t *testing.T) {
 			t.Errorf("a trimming prompt view changed memory")
 		}
 		// Without a budget in the form, the one of the thread's boundary is used.
-		wantContains(t, get(h, promptURL(f.support.ID)).Body.String(), `name="budget" min="0" value="`+itoa(budget)+`"`)
+		wantContains(t, get(h, promptURL(f.support.ID)).Body.String(), `name="budget" min="0" value="`+itoa(fixtureBudget)+`"`)
 		wantStatus(t, get(h, promptURL(f.support.ID, "budget", "-1")), http.StatusBadRequest)
 		wantStatus(t, get(h, promptURL(f.support.ID, "budget", "100", "remove", "101")), http.StatusBadRequest)
 		wantStatus(t, get(h, promptURL("missing")), http.StatusNotFound)
@@ -114,7 +114,7 @@ type memState struct {
 
 func (f *fixture) snapshot(t *testing.T) memState {
 	t.Helper()
-	p, err := f.store.ListMessages(bg, core.MessageQuery{ThreadID: f.support.ID, IncludeTotal: true})
+	p, err := f.store.ListMessages(bg, store.MessageQuery{ThreadID: f.support.ID, IncludeTotal: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // recallForm is what the playground's form submitted.
@@ -44,7 +47,7 @@ type hitView struct {
 }
 
 // modeLabels names the modes as people call them.
-var modeLabels = map[string]string{core.SearchVector: "vector", core.SearchBM25: "keyword", core.SearchHybrid: "hybrid"}
+var modeLabels = map[string]string{vector.SearchVector: "vector", vector.SearchBM25: "keyword", vector.SearchHybrid: "hybrid"}
 
 // recallView is the recall playground: a query against the vector store,
 // hits with scores and the message range around each.
@@ -71,7 +74,7 @@ func (s *server) recallView(w http.ResponseWriter, r *http.Request) {
 // modes lists the search modes of the vector store: all it declares, else
 // plain vector search.
 func (s *server) modes() []modeOption {
-	list := []string{core.SearchVector}
+	list := []string{vector.SearchVector}
 	if ml, ok := s.opts.Vector.(interface{ SearchModes() []string }); ok {
 		list = ml.SearchModes()
 	}
@@ -99,14 +102,16 @@ func (s *server) parseRecallForm(r *http.Request, modes []modeOption) (recallFor
 		if rc.MessageRange != nil {
 			f.Before, f.After = rc.MessageRange.Before, rc.MessageRange.After
 		}
-		if rc.Hybrid != nil {
-			f.Mode = defaultString(f.Mode, core.SearchHybrid)
-			if rc.Hybrid.Alpha != nil {
-				f.Alpha = *rc.Hybrid.Alpha
-			}
+		f.Mode = defaultString(f.Mode, rc.Mode)
+		if rc.Hybrid != nil && rc.Hybrid.Alpha != nil {
+			f.Alpha = *rc.Hybrid.Alpha
 		}
 	}
-	f.Mode = defaultString(f.Mode, core.SearchVector)
+	// As in a turn: hybrid where the store supports it, else vector.
+	if f.Mode == "" && slices.ContainsFunc(modes, func(m modeOption) bool { return m.Value == vector.SearchHybrid }) {
+		f.Mode = vector.SearchHybrid
+	}
+	f.Mode = defaultString(f.Mode, vector.SearchVector)
 	if !slices.ContainsFunc(modes, func(m modeOption) bool { return m.Value == f.Mode }) {
 		return f, badRequest{msg: "mode " + strconv.Quote(f.Mode) + " is not supported by this vector store"}
 	}
@@ -126,7 +131,7 @@ func (s *server) parseRecallForm(r *http.Request, modes []modeOption) (recallFor
 		}
 	}
 	if f.Query != "" {
-		if err := core.ValidateID("resource", f.Resource); err != nil {
+		if err := store.ValidateID("resource", f.Resource); err != nil {
 			return f, err
 		}
 	}
@@ -136,21 +141,21 @@ func (s *server) parseRecallForm(r *http.Request, modes []modeOption) (recallFor
 // search runs the query the way core's recall does (same index name,
 // analyzer, embedder and resource filter) and loads each hit's message range.
 func (s *server) search(ctx context.Context, f recallForm) (string, []hitView, error) {
-	q := core.VectorQuery{Text: f.Query, Keywords: s.mem.Analyzer().Analyze(f.Query), TopK: f.TopK, Mode: f.Mode,
-		Filter: core.VectorFilter{ResourceID: f.Resource, ThreadID: f.Thread}}
-	if f.Mode == core.SearchHybrid {
+	q := vector.Query{Text: f.Query, Keywords: s.mem.Analyzer().Analyze(f.Query), TopK: f.TopK, Mode: f.Mode,
+		Filter: vector.Filter{ResourceID: f.Resource, ThreadID: f.Thread}}
+	if f.Mode == vector.SearchHybrid {
 		q.Alpha = f.Alpha
 	}
-	index := core.IndexName(s.opts.EmbeddingDimension)
+	index := vector.IndexName(s.opts.EmbeddingDimension)
 	if !s.opts.Vector.SelfEmbedding() {
 		vecs, err := s.opts.Embedder.Embed(ctx, []string{f.Query})
 		if err != nil {
 			return "", nil, &core.Error{Code: core.CodeVector, Op: "embed", Msg: "embedder failed", Err: err}
 		}
 		if len(vecs) != 1 || len(vecs[0]) == 0 {
-			return "", nil, core.Errorf(core.CodeVector, "embed", "embedder returned no vector")
+			return "", nil, memerr.Errorf(core.CodeVector, "embed", "embedder returned no vector")
 		}
-		q.Vector, index = vecs[0], core.IndexName(len(vecs[0]))
+		q.Vector, index = vecs[0], vector.IndexName(len(vecs[0]))
 	}
 	hits, err := s.opts.Vector.Query(ctx, index, q)
 	if err != nil {
@@ -169,9 +174,9 @@ func (s *server) search(ctx context.Context, f recallForm) (string, []hitView, e
 }
 
 // hitRange loads the hit's message and its neighbours in its own thread.
-func (s *server) hitRange(ctx context.Context, h core.VectorHit, f recallForm) ([]messageView, error) {
-	p, err := s.store.ListMessages(ctx, core.MessageQuery{ThreadID: h.Meta.ThreadID, ResourceID: f.Resource,
-		Include: []core.Include{{ID: h.Meta.MessageID, Before: f.Before, After: f.After}}})
+func (s *server) hitRange(ctx context.Context, h vector.Hit, f recallForm) ([]messageView, error) {
+	p, err := s.store.ListMessages(ctx, store.MessageQuery{ThreadID: h.Meta.ThreadID, ResourceID: f.Resource,
+		Include: []store.Include{{ID: h.Meta.MessageID, Before: f.Before, After: f.After}}})
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 var hitRE = regexp.MustCompile(`<section class="hit" data-rank="(\d+)">`)
@@ -16,7 +16,7 @@ func recallURL(kv ...string) string { return pageURL("/recall", kv...) }
 func TestRecallPlayground(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		h := f.handler(t, Options{})
-		w := get(h, recallURL("resource", "user-456", "q", "peanut allergy", "topk", "3", "before", "1", "after", "0"))
+		w := get(h, recallURL("resource", "user-456", "q", "peanut allergy", "mode", "vector", "topk", "3", "before", "1", "after", "0"))
 		wantStatus(t, w, http.StatusOK)
 		body := w.Body.String()
 		if n := len(hitRE.FindAllString(body, -1)); n != 3 {
@@ -25,7 +25,7 @@ func TestRecallPlayground(t *testing.T) {
 		wantContains(t, body, "memory_messages_384", "(vector)", `value="vector" checked`)
 		// The hits match what the vector store itself returns, in order.
 		vec := f.embedder.EmbedOne("peanut allergy")
-		hits, err := f.vectors.Query(bg, core.IndexName(len(vec)), core.VectorQuery{Vector: vec, TopK: 3, Filter: core.VectorFilter{ResourceID: "user-456"}})
+		hits, err := f.vectors.Query(bg, vector.IndexName(len(vec)), vector.Query{Vector: vec, TopK: 3, Filter: vector.Filter{ResourceID: "user-456"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestRecallPlayground(t *testing.T) {
 func TestRecallModes(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		h := f.handler(t, Options{})
-		for _, mode := range []string{core.SearchVector, core.SearchBM25, core.SearchHybrid} {
+		for _, mode := range []string{vector.SearchVector, vector.SearchBM25, vector.SearchHybrid} {
 			w := get(h, recallURL("resource", "user-456", "q", "gift basket peanuts", "mode", mode, "alpha", "0.3"))
 			wantStatus(t, w, http.StatusOK)
 			wantContains(t, w.Body.String(), "("+mode+")", `value="`+mode+`" checked`)
@@ -60,7 +60,7 @@ func TestRecallModes(t *testing.T) {
 			}
 		}
 		// Another resource's messages never come back.
-		w := get(h, recallURL("resource", "user-789", "q", "peanuts", "mode", core.SearchBM25))
+		w := get(h, recallURL("resource", "user-789", "q", "peanuts", "mode", vector.SearchBM25))
 		wantStatus(t, w, http.StatusOK)
 		wantContains(t, w.Body.String(), `<p class="count" id="hit-count">0 hits`)
 		// A thread filter keeps hits of that thread only.
@@ -105,4 +105,14 @@ func TestRecallNotConfigured(t *testing.T) {
 	if strings.Contains(w.Body.String(), `id="hit-count"`) {
 		t.Error("searched without a vector store")
 	}
+}
+
+// TestRecallDefaultsToHybrid: without a mode the playground searches as a
+// turn does, hybrid where the vector store supports it.
+func TestRecallDefaultsToHybrid(t *testing.T) {
+	eachStore(t, func(t *testing.T, f *fixture) {
+		w := get(f.handler(t, Options{}), recallURL("resource", "user-456", "q", "peanut allergy"))
+		wantStatus(t, w, http.StatusOK)
+		wantContains(t, w.Body.String(), "(hybrid)", `value="hybrid" checked`)
+	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
 
@@ -56,11 +57,11 @@ func TestRecallPlaygroundWeaviate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []string{core.SearchVector, core.SearchBM25, core.SearchHybrid} {
+	for _, mode := range []string{vector.SearchVector, vector.SearchBM25, vector.SearchHybrid} {
 		w := get(h, recallURL("resource", "user-w", "q", "allergic to peanuts", "mode", mode))
 		wantStatus(t, w, http.StatusOK)
 		body := w.Body.String()
-		wantContains(t, body, "("+mode+")", core.IndexName(0))
+		wantContains(t, body, "("+mode+")", vector.IndexName(0))
 		at := strings.Index(body, `data-rank="1"`)
 		if at < 0 {
 			t.Errorf("mode %s: no hits", mode)
@@ -73,7 +74,7 @@ func TestRecallPlaygroundWeaviate(t *testing.T) {
 		}
 	}
 	// Another resource's tenant stays invisible.
-	w := get(h, recallURL("resource", "user-none", "q", "peanuts", "mode", core.SearchBM25))
+	w := get(h, recallURL("resource", "user-none", "q", "peanuts", "mode", vector.SearchBM25))
 	wantStatus(t, w, http.StatusOK)
 	wantContains(t, w.Body.String(), `id="hit-count">0 hits`)
 }

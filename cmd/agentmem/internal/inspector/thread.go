@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // messagesPerPage is how many messages the thread view shows at once.
@@ -65,8 +66,8 @@ type wmView struct {
 // obsView is the observational-memory record of one scope.
 type obsView struct {
 	Scope    core.Scope
-	Record   core.ObservationRecord
-	Archived []core.ObservationRecord
+	Record   store.ObservationRecord
+	Archived []store.ObservationRecord
 }
 
 // threadView shows one thread as chat bubbles with its boundary, working
@@ -92,7 +93,7 @@ func (s *server) threadView(w http.ResponseWriter, r *http.Request) {
 
 // loadThread gathers everything the thread view shows, in named steps.
 func (s *server) loadThread(ctx context.Context, id string, page int) (threadData, error) {
-	if err := core.ValidateID("id", id); err != nil {
+	if err := store.ValidateID("id", id); err != nil {
 		return threadData{}, err
 	}
 	th, err := s.store.GetThread(ctx, id)
@@ -100,8 +101,8 @@ func (s *server) loadThread(ctx context.Context, id string, page int) (threadDat
 		return threadData{}, err
 	}
 	d := threadData{Thread: th, Metadata: jsonText(th.Metadata), Page: page, Live: page == 0, LineAt: -1}
-	p, err := s.store.ListMessages(ctx, core.MessageQuery{ThreadID: id, Page: page, PerPage: messagesPerPage,
-		Direction: core.Desc, IncludeTotal: true})
+	p, err := s.store.ListMessages(ctx, store.MessageQuery{ThreadID: id, Page: page, PerPage: messagesPerPage,
+		Direction: store.Desc, IncludeTotal: true})
 	if err != nil {
 		return threadData{}, err
 	}
@@ -136,7 +137,7 @@ func (s *server) loadThread(ctx context.Context, id string, page int) (threadDat
 // viewBoundary places the boundary line after the last excluded message of
 // the page (at the top when the whole page is newer than the boundary but
 // older pages exist) and sums what lies on either side.
-func (s *server) viewBoundary(b core.Boundary, msgs []messageView, older bool) (*boundaryView, int) {
+func (s *server) viewBoundary(b store.Boundary, msgs []messageView, older bool) (*boundaryView, int) {
 	v := &boundaryView{CreatedAt: b.CreatedAt, IDs: len(b.MessageIDs), MaxTokens: b.MaxTokens, AtMaxRemove: b.AtMaxRemoveTokens}
 	line := -1
 	for i, m := range msgs {
@@ -197,7 +198,7 @@ func (s *server) workingMemory(ctx context.Context, th core.Thread) ([]wmView, e
 func (s *server) observations(ctx context.Context, th core.Thread) ([]obsView, error) {
 	var out []obsView
 	for _, scope := range []core.Scope{core.ScopeThread, core.ScopeResource} {
-		key := core.ObservationKey(scope, th.ID, th.ResourceID)
+		key := store.ObservationKey(scope, th.ID, th.ResourceID)
 		rec, err := s.store.GetObservations(ctx, key)
 		if errors.Is(err, core.ErrUnsupported) {
 			return nil, nil
@@ -248,14 +249,14 @@ func (s *server) threadState(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) currentState(ctx context.Context, id string) (string, error) {
-	if err := core.ValidateID("id", id); err != nil {
+	if err := store.ValidateID("id", id); err != nil {
 		return "", err
 	}
 	th, err := s.store.GetThread(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	p, err := s.store.ListMessages(ctx, core.MessageQuery{ThreadID: id, IncludeTotal: true})
+	p, err := s.store.ListMessages(ctx, store.MessageQuery{ThreadID: id, IncludeTotal: true})
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 var tokensRE = regexp.MustCompile(`<article class="msg[^"]*" id="m-[^"]*" data-id="([^"]+)">\s*<header>\s*<span class="role">[^<]*</span>\s*<span class="tokens" data-tokens="(\d+)">`)
@@ -30,7 +31,7 @@ func TestThreadView(t *testing.T) {
 		wantContains(t, body, "<strong>Name</strong>: Ada &lt;b&gt;Lovelace&lt;/b&gt;")
 		// Every message shows its stored token count, in order, and the line
 		// sits right after the last message the boundary excludes.
-		p, err := f.store.ListMessages(bg, core.MessageQuery{ThreadID: f.support.ID, PerPage: core.PerPageAll})
+		p, err := f.store.ListMessages(bg, store.MessageQuery{ThreadID: f.support.ID, PerPage: store.PerPageAll})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func TestThreadViewObservations(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		w := get(f.handler(t, Options{}), threadURL(f.cooking.ID, 0))
 		wantStatus(t, w, http.StatusOK)
-		rec, err := core.Check(f.store).GetObservations(bg, core.ObservationKey(core.ScopeThread, f.cooking.ID, f.cooking.ResourceID))
+		rec, err := store.Check(f.store).GetObservations(bg, store.ObservationKey(core.ScopeThread, f.cooking.ID, f.cooking.ResourceID))
 		if err != nil {
 			t.Fatal(err)
 		}

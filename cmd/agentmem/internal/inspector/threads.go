@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // threadsPerPage is the page size of the thread list.
@@ -76,7 +77,7 @@ func (s *server) threadList(w http.ResponseWriter, r *http.Request) {
 // search text the store pages; with one, the resource's threads are
 // scanned and filtered here (the store has no title search).
 func (s *server) findThreads(ctx context.Context, resource, search string, page int) (threads []core.Thread, total int, more bool, err error) {
-	base := core.ThreadQuery{ResourceID: resource, OrderBy: "updatedAt", Direction: core.Desc}
+	base := store.ThreadQuery{ResourceID: resource, OrderBy: "updatedAt", Direction: store.Desc}
 	if search == "" {
 		base.Page, base.PerPage = page, threadsPerPage
 		p, err := s.store.ListThreads(ctx, base)
@@ -109,7 +110,7 @@ func (s *server) findThreads(ctx context.Context, resource, search string, page 
 
 // threadRow counts a thread's messages and loads its newest one.
 func (s *server) threadRow(ctx context.Context, t core.Thread) (threadRow, error) {
-	p, err := s.store.ListMessages(ctx, core.MessageQuery{ThreadID: t.ID, PerPage: 1, Direction: core.Desc, IncludeTotal: true})
+	p, err := s.store.ListMessages(ctx, store.MessageQuery{ThreadID: t.ID, PerPage: 1, Direction: store.Desc, IncludeTotal: true})
 	if err != nil {
 		return threadRow{}, err
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // errReadOnly is the refusal of a write while Options.Write is off.
@@ -42,7 +44,7 @@ func (s *server) writeWorkingMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if cur.Version != version {
-		s.fail(w, r, core.Errorf(core.CodeConflict, "inspector",
+		s.fail(w, r, memerr.Errorf(core.CodeConflict, "inspector",
 			"the working memory changed since the page was loaded (version %d, now %d); reload and edit again", version, cur.Version))
 		return
 	}
@@ -80,7 +82,7 @@ func (s *server) writableThread(w http.ResponseWriter, r *http.Request) (core.Th
 		return core.Thread{}, false
 	}
 	id := r.PostFormValue("id")
-	err := core.ValidateID("id", id)
+	err := store.ValidateID("id", id)
 	var th core.Thread
 	if err == nil {
 		th, err = s.store.GetThread(r.Context(), id)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // csrfFor reads the CSRF token off the thread page.
@@ -16,7 +18,7 @@ func (f *fixture) csrfFor(t *testing.T, h http.Handler) string {
 	return csrfOf(t, get(h, threadURL(f.support.ID, 0)).Body.String())
 }
 
-func (f *fixture) resourceWM(t *testing.T) core.WorkingMemory {
+func (f *fixture) resourceWM(t *testing.T) store.WorkingMemory {
 	t.Helper()
 	wm, err := f.store.GetWorkingMemory(bg, core.ScopeResource, "user-456")
 	if err != nil {
@@ -75,12 +77,12 @@ func TestCSRF(t *testing.T) {
 		if _, err := f.store.GetThread(bg, f.support.ID); !errors.Is(err, core.ErrThreadNotFound) {
 			t.Errorf("thread after delete: %v", err)
 		}
-		p, err := f.store.ListMessages(bg, core.MessageQuery{ThreadID: f.support.ID, IncludeTotal: true})
+		p, err := f.store.ListMessages(bg, store.MessageQuery{ThreadID: f.support.ID, IncludeTotal: true})
 		if err != nil || p.Total != 0 {
 			t.Errorf("messages after delete: %d, %v", p.Total, err)
 		}
 		vec := f.embedder.EmbedOne("peanut")
-		hits, err := f.vectors.Query(bg, core.IndexName(len(vec)), core.VectorQuery{Vector: vec, TopK: 50, Filter: core.VectorFilter{ResourceID: "user-456", ThreadID: f.support.ID}})
+		hits, err := f.vectors.Query(bg, vector.IndexName(len(vec)), vector.Query{Vector: vec, TopK: 50, Filter: vector.Filter{ResourceID: "user-456", ThreadID: f.support.ID}})
 		if err != nil || len(hits) != 0 {
 			t.Errorf("vectors after delete: %d, %v", len(hits), err)
 		}

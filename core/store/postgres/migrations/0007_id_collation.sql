@@ -6,7 +6,7 @@
 -- ICU locale) every comparison in their indexes goes through the locale: a
 -- save's insert into messages_pkey compares ~log2(rows) times per row, and
 -- 200,000 random UUID keys took 1.3x as long to insert as under "C"
--- (BENCHMARKS.md, "Sixth session"). Byte order is also the order the other
+-- (BENCHMARKS.md). Byte order is also the order the other
 -- stores use (SQLite's BINARY, Go's string comparison), so ListThreads breaks
 -- ties by id the same way on every store, and ListResources' pages (which
 -- compare COLLATE "C") walk the primary key.

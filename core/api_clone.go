@@ -1,0 +1,213 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// CloneOptions describe a thread copy.
+type CloneOptions struct {
+	SourceThreadID string
+	NewThreadID    string          // generated when empty; must not exist
+	ResourceID     string          // default: the source's resource
+	Title          *string         // default: "Clone of <source title>" ("" for an untitled source)
+	Metadata       map[string]any  // merged into the clone's metadata
+	MessageLimit   int             // keep only the newest N messages (0: all)
+	Range          store.DateRange // only messages in this range
+	MessageIDs     []string        // only these messages
+}
+
+// CloneThread copies a thread and its (selected) messages under new ids. The
+// clone's metadata records {clone: {sourceThreadId, clonedAt, lastMessageId}};
+// thread-scoped working memory and observations are copied (the active
+// generation, keeping its number), and when the clone goes to another
+// resource, the source resource's working memory and resource-scoped
+// observations too, unless that resource has its own (never overwritten). A
+// failure removes the partial clone.
+func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Message, error) {
+	const op = "CloneThread"
+	s, err := m.open(ctx, "CloneThread")
+	if err != nil {
+		return Thread{}, nil, err
+	}
+	if err := store.ValidateID("threadId", o.SourceThreadID); err != nil {
+		return Thread{}, nil, err
+	}
+	src, err := s.GetThread(ctx, o.SourceThreadID)
+	if errors.Is(err, ErrThreadNotFound) {
+		return Thread{}, nil, memerr.Errorf(CodeThreadNotFound, op, "Source thread with id %s not found", o.SourceThreadID)
+	} else if err != nil {
+		return Thread{}, nil, err
+	}
+	if o.NewThreadID == "" {
+		o.NewThreadID = m.opts.NewID()
+	}
+	if o.ResourceID == "" {
+		o.ResourceID = src.ResourceID
+	}
+	msgs, err := cloneSelection(ctx, s, src.ID, o)
+	if err != nil {
+		return Thread{}, nil, err
+	}
+	copies, idMap, info := m.copyMessages(msgs, o, src.ID)
+	th, err := m.createClone(ctx, s, src, o, info)
+	if err != nil {
+		return Thread{}, nil, err
+	}
+	if copies, err = cloneContents(ctx, s, src, th, copies, idMap); err != nil {
+		_ = s.DeleteThread(context.WithoutCancel(ctx), th.ID)
+		return Thread{}, nil, err
+	}
+	if st, err := m.settings(nil); err == nil {
+		m.runEffects(ctx, m.saveEffects(st, copies, nil))
+	}
+	return th, copies, nil
+}
+
+// cloneSelection lists the source's messages that o selects: in o.Range,
+// among o.MessageIDs when given, the newest o.MessageLimit.
+func cloneSelection(ctx context.Context, s *store.Checked, threadID string, o CloneOptions) ([]Message, error) {
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: store.PerPageAll, Range: o.Range})
+	if err != nil {
+		return nil, err
+	}
+	msgs := page.Messages
+	if len(o.MessageIDs) > 0 {
+		want := map[string]bool{}
+		for _, id := range o.MessageIDs {
+			want[id] = true
+		}
+		var sel []Message
+		for _, msg := range msgs {
+			if want[msg.ID] {
+				sel = append(sel, msg)
+			}
+		}
+		msgs = sel
+	}
+	if o.MessageLimit > 0 && len(msgs) > o.MessageLimit {
+		msgs = msgs[len(msgs)-o.MessageLimit:]
+	}
+	return msgs, nil
+}
+
+// copyMessages copies msgs under new ids into the clone. It returns the
+// copies, the map from source to copy ids and the clone's metadata record
+// {sourceThreadId, clonedAt, lastMessageId}.
+func (m *Memory) copyMessages(msgs []Message, o CloneOptions, sourceID string) ([]Message, map[string]string, map[string]any) {
+	info := map[string]any{"sourceThreadId": sourceID, "clonedAt": m.stamp().Format(time.RFC3339Nano)}
+	copies := make([]Message, len(msgs))
+	idMap := make(map[string]string, len(msgs))
+	for i, msg := range msgs {
+		c := msg.Clone()
+		c.ID, c.ThreadID, c.ResourceID, c.Seq = m.opts.NewID(), o.NewThreadID, o.ResourceID, 0
+		idMap[msg.ID] = c.ID
+		copies[i] = c
+		info["lastMessageId"] = msg.ID
+	}
+	return copies, idMap, info
+}
+
+// createClone creates the clone's thread with its title and metadata.
+// Insert-only: of two concurrent clones to one id exactly one creates it.
+func (m *Memory) createClone(ctx context.Context, s *store.Checked, src Thread, o CloneOptions, info map[string]any) (Thread, error) {
+	const op = "CloneThread"
+	title := ""
+	if src.Title != "" {
+		title = "Clone of " + src.Title
+	}
+	if o.Title != nil {
+		title = *o.Title
+	}
+	meta := message.CloneMetadata(src.Metadata)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	for k, v := range message.CloneMetadata(o.Metadata) {
+		meta[k] = v
+	}
+	meta["clone"] = info
+	now := m.stamp()
+	if err := m.checkTitle(op, title); err != nil {
+		return Thread{}, err
+	}
+	th, err := s.CreateThread(ctx, Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})
+	if errors.Is(err, ErrThreadExists) {
+		return Thread{}, memerr.Errorf(CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)
+	}
+	return th, err
+}
+
+// cloneContents fills the created clone th: the source's thread working
+// memory, the source resource's working memory when the clone goes to
+// another resource (unless that resource has its own: never overwritten),
+// the copies, and the observations (see cloneObservations). It returns the
+// copies as stored.
+func cloneContents(ctx context.Context, s *store.Checked, src, th Thread, copies []Message, idMap map[string]string) ([]Message, error) {
+	moved := th.ResourceID != src.ResourceID
+	if err := cloneWorkingMemory(ctx, s, ScopeThread, src.ID, th.ID); err != nil {
+		return nil, err
+	}
+	if moved {
+		if err := cloneWorkingMemory(ctx, s, ScopeResource, src.ResourceID, th.ResourceID); err != nil && !errors.Is(err, ErrConflict) {
+			return nil, err
+		}
+	}
+	if len(copies) > 0 {
+		var err error
+		if copies, err = s.SaveMessages(ctx, copies); err != nil {
+			return nil, err
+		}
+	}
+	if err := cloneObservations(ctx, s, store.ObservationKey(ScopeThread, src.ID, ""), store.ObservationKey(ScopeThread, th.ID, ""), idMap); err != nil {
+		return nil, err
+	}
+	if moved {
+		err := cloneObservations(ctx, s, store.ObservationKey(ScopeResource, "", src.ResourceID), store.ObservationKey(ScopeResource, "", th.ResourceID), idMap)
+		if err != nil && !errors.Is(err, ErrConflict) {
+			return nil, err
+		}
+	}
+	return copies, nil
+}
+
+// cloneWorkingMemory copies the working memory of scope's from to to when
+// from has one; the write is insert-only (ErrConflict when to has one).
+func cloneWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, from, to string) error {
+	wm, err := s.GetWorkingMemory(ctx, scope, from)
+	if err != nil || wm.Version == 0 {
+		return err
+	}
+	_, err = s.PutWorkingMemory(ctx, scope, to, wm.Data, 0)
+	return err
+}
+
+// cloneObservations copies the active generation of the observational-memory
+// record under from to the new record under to, keeping its generation number
+// and remapping observed message ids to the copies (ids of messages not
+// copied are dropped); archived generations stay with the source. The write
+// is insert-only: an existing record under to is ErrConflict.
+func cloneObservations(ctx context.Context, s *store.Checked, from, to string, idMap map[string]string) error {
+	if _, _, obs, _ := s.Capabilities(); !obs {
+		return nil // a store without observations has none to copy
+	}
+	rec, err := s.GetObservations(ctx, from)
+	if err != nil || rec.Version == 0 {
+		return err
+	}
+	out := rec.Clone()
+	out.Key, out.Version = to, 0
+	out.ObservedMessageIDs = out.ObservedMessageIDs[:0]
+	for _, id := range rec.ObservedMessageIDs {
+		if n, ok := idMap[id]; ok {
+			out.ObservedMessageIDs = append(out.ObservedMessageIDs, n)
+		}
+	}
+	_, err = s.PutObservations(ctx, out, 0)
+	return err
+}

@@ -1,0 +1,218 @@
+package core
+
+import (
+	"context"
+
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// SaveMessages validates and stores messages (the page's saveMessages). Every
+// message needs ThreadID and ResourceID; its thread must exist and belong to
+// that resource. System messages and transient signals are dropped; working
+// memory tool parts and tags are stripped; missing IDs and timestamps are
+// assigned. A batch is all or nothing. New messages are indexed for semantic
+// recall when it is enabled; indexing failures never fail the save.
+func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
+	return m.saveMessages(ctx, msgs, cfg, false)
+}
+
+// SaveMessagesBulk is SaveMessages for large batches of new messages, such
+// as an import: the same checks, effects and result, written through the
+// store's store.BulkSaver when it has one (less work per message, more per
+// call), else through SaveMessages.
+func (m *Memory) SaveMessagesBulk(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
+	return m.saveMessages(ctx, msgs, cfg, true)
+}
+
+func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, bulk bool) ([]Message, error) {
+	const op = "SaveMessages"
+	s, err := m.open(ctx, "SaveMessages")
+	if err != nil {
+		return nil, err
+	}
+	st, err := m.settings(cfg)
+	if err != nil {
+		return nil, err
+	}
+	batch := make([]Message, 0, len(msgs))
+	for i := range msgs {
+		msg := msgs[i].Clone()
+		msg.Tokens, msg.TokenEncoding = 0, ""
+		if err := store.ValidateID("threadId", msg.ThreadID); err != nil {
+			return nil, err
+		}
+		if err := store.ValidateID("resourceId", msg.ResourceID); err != nil {
+			return nil, err
+		}
+		if err := m.validateMessage(op, &msg); err != nil {
+			return nil, err
+		}
+		if p, ok := m.prepare(op, msg); ok {
+			batch = append(batch, p)
+		}
+	}
+	if len(batch) == 0 {
+		return nil, nil
+	}
+	budget.CountAll(batch, m.countTokens)
+	saved, err := s.SaveValidated(ctx, batch, bulk)
+	if err != nil {
+		return nil, err
+	}
+	// What is stored is indexed, whatever readOnly says about turns.
+	m.runEffects(ctx, m.saveEffects(st, saved, nil))
+	return saved, nil
+}
+
+// ContentUpdate is a partial content update: non-nil Parts replace the parts,
+// Metadata is merged one level deep (a nil value deletes a key).
+type ContentUpdate struct {
+	Parts    []Part
+	Metadata map[string]any
+}
+
+// MessageUpdate is a partial message update; nil fields are unchanged.
+type MessageUpdate struct {
+	ID       string
+	Role     *Role
+	ThreadID *string
+	Content  *ContentUpdate
+}
+
+// UpdateMessages applies partial updates; unknown ids are ignored. Changed
+// content is re-tokenized and re-indexed for semantic recall.
+func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Message, error) {
+	s, err := m.open(ctx, "UpdateMessages")
+	if err != nil {
+		return nil, err
+	}
+	st, err := m.settings(nil)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(ups))
+	for _, u := range ups {
+		if err := store.ValidateID("id", u.ID); err != nil {
+			return nil, err
+		}
+		ids = append(ids, u.ID)
+	}
+	current, err := s.GetMessages(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	changed, stale, reindex, err := m.applyUpdates(current, ups)
+	if err != nil || len(changed) == 0 {
+		return nil, err
+	}
+	saved, err := s.SaveMessages(ctx, changed)
+	if err != nil {
+		return nil, err
+	}
+	if st.recall != nil {
+		m.unindex(ctx, stale)
+		m.runEffects(ctx, m.saveEffects(st, reindex, nil))
+	}
+	return saved, nil
+}
+
+// applyUpdates applies ups to the stored messages current, in order (several
+// updates of one id apply to one saved message). It returns each changed
+// message once; of those whose text or thread changed, the stored version
+// (stale, to unindex) and the new one (to reindex).
+func (m *Memory) applyUpdates(current []Message, ups []MessageUpdate) (changed, stale, reindex []Message, err error) {
+	byID := make(map[string]*Message, len(current))
+	for i := range current {
+		byID[current[i].ID] = &current[i]
+	}
+	orig := map[string]Message{}
+	var order []string
+	for _, u := range ups {
+		cur, ok := byID[u.ID]
+		if !ok {
+			continue
+		}
+		next, err := m.updated(*cur, u)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if _, seen := orig[u.ID]; !seen {
+			orig[u.ID] = *cur
+			order = append(order, u.ID)
+		}
+		*cur = next
+	}
+	for _, id := range order {
+		next, was := *byID[id], orig[id]
+		if next.Text() != was.Text() || next.ThreadID != was.ThreadID {
+			stale = append(stale, was)
+			reindex = append(reindex, next)
+		}
+		changed = append(changed, next)
+	}
+	return changed, stale, reindex, nil
+}
+
+// updated is cur with u applied, validated, its tokens counted anew when its
+// content changed. Metadata merges one level deep; a nil value deletes a key.
+func (m *Memory) updated(cur Message, u MessageUpdate) (Message, error) {
+	next := cur.Clone()
+	if u.Role != nil {
+		next.Role = *u.Role
+	}
+	if u.ThreadID != nil {
+		next.ThreadID = *u.ThreadID
+	}
+	if c := u.Content; c != nil {
+		if c.Parts != nil {
+			next.Content.Parts = Content{Parts: c.Parts}.Clone().Parts
+		}
+		if len(c.Metadata) > 0 && next.Content.Metadata == nil {
+			next.Content.Metadata = map[string]any{}
+		}
+		for k, v := range message.CloneMetadata(c.Metadata) {
+			if v == nil {
+				delete(next.Content.Metadata, k)
+			} else {
+				next.Content.Metadata[k] = v
+			}
+		}
+	}
+	if err := m.validateMessage("UpdateMessages", &next); err != nil {
+		return Message{}, err
+	}
+	if u.Content != nil {
+		next.Tokens, next.TokenEncoding = 0, ""
+		m.countTokens(&next)
+	}
+	return next, nil
+}
+
+// DeleteMessages deletes messages and their vectors; unknown ids are fine.
+func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
+	s, err := m.open(ctx, "DeleteMessages")
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := store.ValidateID("id", id); err != nil {
+			return &Error{Code: CodeInvalidArgument, Op: "DeleteMessages", Msg: "All message IDs must be non-empty strings"}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var doomed []Message
+	if m.opts.Vector != nil {
+		if doomed, err = s.GetMessages(ctx, ids); err != nil {
+			return err
+		}
+	}
+	if err := s.DeleteMessages(ctx, ids); err != nil {
+		return err
+	}
+	m.unindex(ctx, doomed)
+	return nil
+}

@@ -1,0 +1,185 @@
+package core
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
+)
+
+// ThreadInput describes a thread to create.
+type ThreadInput struct {
+	ID         string // generated when empty
+	ResourceID string
+	Title      string
+	Metadata   map[string]any
+}
+
+// CreateThread creates (or replaces) a thread. An empty ID is generated.
+// With working memory enabled, a string Metadata["workingMemory"] is moved
+// into working memory (the resource's in resource scope, the thread's in
+// thread scope), as Mastra's saveThread does; it is not kept in the metadata.
+func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, error) {
+	const op = "CreateThread"
+	s, err := m.open(ctx, op)
+	if err != nil {
+		return Thread{}, err
+	}
+	if in.ID == "" {
+		in.ID = m.opts.NewID()
+	}
+	if err := m.checkTitle(op, in.Title); err != nil {
+		return Thread{}, err
+	}
+	meta, wm, err := m.metadataWorkingMemory(op, in.Metadata)
+	if err != nil {
+		return Thread{}, err
+	}
+	now := m.stamp()
+	th, err := s.SaveThread(ctx, Thread{ID: in.ID, ResourceID: in.ResourceID, Title: in.Title,
+		Metadata: meta, CreatedAt: now, UpdatedAt: now})
+	if err != nil || wm == nil {
+		return th, err
+	}
+	return th, m.writeMetadataWorkingMemory(ctx, s, th, *wm)
+}
+
+// GetThread returns a thread. With a non-empty resourceID, a thread of another
+// resource is reported as ErrThreadNotFound (tenant isolation).
+func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, error) {
+	s, err := m.open(ctx, "GetThread")
+	if err != nil {
+		return Thread{}, err
+	}
+	if err := store.ValidateID("threadId", id); err != nil {
+		return Thread{}, err
+	}
+	if err := checkOptionalResource("GetThread", resourceID); err != nil {
+		return Thread{}, err
+	}
+	t, err := s.GetThread(ctx, id)
+	if err != nil {
+		return Thread{}, err
+	}
+	if resourceID != "" && t.ResourceID != resourceID {
+		return Thread{}, memerr.Errorf(CodeThreadNotFound, "GetThread", "Thread %s not found", id)
+	}
+	return t, nil
+}
+
+// ListThreads lists threads, newest first by default.
+func (m *Memory) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
+	s, err := m.open(ctx, "ListThreads")
+	if err != nil {
+		return store.ThreadPage{}, err
+	}
+	return s.ListThreads(ctx, q)
+}
+
+// ThreadUpdate is a partial thread update: a nil Title is left unchanged and
+// Metadata is shallow-merged (a nil value deletes a key).
+type ThreadUpdate struct {
+	Title    *string
+	Metadata map[string]any
+}
+
+// UpdateThread applies a partial update. A string Metadata["workingMemory"]
+// is written into working memory, as in CreateThread.
+func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (Thread, error) {
+	const op = "UpdateThread"
+	s, err := m.open(ctx, op)
+	if err != nil {
+		return Thread{}, err
+	}
+	if err := store.ValidateID("threadId", id); err != nil {
+		return Thread{}, err
+	}
+	if up.Title != nil {
+		if err := m.checkTitle(op, *up.Title); err != nil {
+			return Thread{}, err
+		}
+	}
+	meta, wm, err := m.metadataWorkingMemory(op, up.Metadata)
+	if err != nil {
+		return Thread{}, err
+	}
+	th, err := s.UpdateThread(ctx, id, up.Title, meta)
+	if err != nil || wm == nil {
+		return th, err
+	}
+	return th, m.writeMetadataWorkingMemory(ctx, s, th, *wm)
+}
+
+// metadataWorkingMemory splits a string "workingMemory" key off thread
+// metadata when working memory is enabled, and validates it (schema and size,
+// before anything is written); wm is nil when
+// there is none (the metadata is then returned as given).
+func (m *Memory) metadataWorkingMemory(op string, meta map[string]any) (rest map[string]any, wm *string, err error) {
+	data, ok := meta["workingMemory"].(string)
+	if !ok || m.st.wm == nil {
+		return meta, nil, nil
+	}
+	if err := checkWorkingMemoryData(op, m.st.wm, data); err != nil {
+		return nil, nil, err
+	}
+	if _, err := m.checkWorkingMemory(data); err != nil {
+		return nil, nil, err
+	}
+	rest = make(map[string]any, len(meta))
+	for k, v := range meta {
+		if k != "workingMemory" {
+			rest[k] = v
+		}
+	}
+	return rest, &data, nil
+}
+
+// writeMetadataWorkingMemory stores working memory that came with the thread
+// metadata, in the instance's scope.
+func (m *Memory) writeMetadataWorkingMemory(ctx context.Context, s *store.Checked, th Thread, data string) error {
+	scope, id, err := m.st.wm.target(th.ID, th.ResourceID)
+	if err != nil {
+		return err
+	}
+	return m.replaceWorkingMemory(ctx, s, scope, id, data)
+}
+
+// DeleteThread deletes a thread, its messages and its vectors.
+func (m *Memory) DeleteThread(ctx context.Context, id string) error {
+	s, err := m.open(ctx, "DeleteThread")
+	if err != nil {
+		return err
+	}
+	if err := store.ValidateID("threadId", id); err != nil {
+		return err
+	}
+	t, err := s.GetThread(ctx, id)
+	if errors.Is(err, ErrThreadNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.DeleteThread(ctx, id); err != nil {
+		return err
+	}
+	return m.deleteVectors(ctx, vector.Filter{ResourceID: t.ResourceID, ThreadID: id})
+}
+
+// ownedThread loads a thread and checks it belongs to resourceID.
+func (m *Memory) ownedThread(ctx context.Context, s *store.Checked, op, threadID, resourceID string) (Thread, error) {
+	if err := checkOptionalResource(op, resourceID); err != nil {
+		return Thread{}, err
+	}
+	t, err := s.GetThread(ctx, threadID)
+	if err != nil {
+		return Thread{}, err
+	}
+	if resourceID != "" && t.ResourceID != resourceID {
+		return Thread{}, &Error{Code: CodeResourceMismatch, Op: op,
+			Msg: "Thread with id " + threadID + " is for resource with id " + t.ResourceID + " but resource " + resourceID + " was queried."}
+	}
+	return t, nil
+}

@@ -1,0 +1,117 @@
+package window
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// MarkRecalled merges the recalled messages of this thread into the
+// conversation and marks every message of a recalled window (hit and
+// range) message.SourceRecall, also when history already held it. It returns the
+// conversation and each recalled message's rank (0 = most relevant hit).
+func MarkRecalled(conv, same []message.Message, inc []store.Include) ([]message.Message, map[string]int) {
+	conv = Merge(conv, same)
+	pos := make(map[string]int, len(conv))
+	for i := range conv {
+		pos[conv[i].ID] = i
+	}
+	ranks := map[string]int{}
+	for r, in := range inc {
+		i, ok := pos[in.ID]
+		if !ok {
+			continue // another thread's hit
+		}
+		for j := max(i-in.Before, 0); j <= min(i+in.After, len(conv)-1); j++ {
+			if cur, seen := ranks[conv[j].ID]; !seen || r < cur {
+				ranks[conv[j].ID] = r
+			}
+		}
+	}
+	for i := range conv {
+		if _, ok := ranks[conv[i].ID]; ok {
+			conv[i].Source = message.SourceRecall
+		}
+	}
+	return conv, ranks
+}
+
+// Remembered is how a prompt over its token budget gives way
+// (Turn.Trimmed lists what was dropped). What is kept, in order, while it fits
+// limit:
+//
+//  1. Always: system messages (instructions, working memory, observations,
+//     the recalled messages of other threads, all in overhead), context and
+//     input.
+//  2. Recalled messages of this thread (message.SourceRecall), most relevant hit
+//     first, each hit whole with its message range. A hit that was also in
+//     the history window is still a recalled message.
+//  3. Sliding history (message.SourceMemory), newest first, a tool call with its
+//     result.
+//
+// The walk stops at the first unit that does not fit, so sliding history
+// gives way first, oldest first, then recalled hits, least relevant first.
+// Before the walk, a unit larger than the whole room remembered messages
+// have (limit minus overhead and what is always kept) is dropped on its own:
+// one oversized message never empties the window. Only dropped sliding
+// history advances the thread's persisted boundary (SlidingOnly).
+func Remembered(conv []message.Message, ranks map[string]int, limit, overhead int) budget.Policy {
+	protected := func(m *message.Message) bool {
+		return m.Source != message.SourceMemory && m.Source != message.SourceRecall
+	}
+	room := limit - overhead
+	for i := range conv {
+		if protected(&conv[i]) {
+			room -= conv[i].Tokens
+		}
+	}
+	return budget.Policy{
+		Limit:     limit,
+		Overhead:  overhead,
+		Protected: protected,
+		Rank:      func(groups [][]int) [][]int { return keepOrder(conv, ranks, groups, room) },
+	}
+}
+
+// keepOrder returns the units to keep first: recalled hits by relevance (the
+// tool groups of one hit merged), then sliding-history groups newest first;
+// units larger than room are left out (dropped).
+func keepOrder(conv []message.Message, ranks map[string]int, groups [][]int, room int) [][]int {
+	byRank := map[int][]int{}
+	var sliding [][]int
+	for _, g := range groups {
+		rank := -1
+		for _, i := range g {
+			if r, ok := ranks[conv[i].ID]; ok && conv[i].Source == message.SourceRecall && (rank < 0 || r < rank) {
+				rank = r
+			}
+		}
+		if rank < 0 {
+			sliding = append(sliding, g)
+		} else {
+			byRank[rank] = append(byRank[rank], g...)
+		}
+	}
+	var out [][]int
+	for _, r := range slices.Sorted(maps.Keys(byRank)) {
+		out = append(out, byRank[r])
+	}
+	slices.SortFunc(sliding, func(a, b []int) int { return slices.Max(b) - slices.Max(a) })
+	out = append(out, sliding...)
+	return slices.DeleteFunc(out, func(u []int) bool { return budget.Tokens(conv, u) > room })
+}
+
+// SlidingOnly returns the sliding-history messages of dropped: only they
+// advance the persisted boundary.
+func SlidingOnly(dropped []message.Message) []message.Message {
+	out := dropped[:0:0]
+	for _, msg := range dropped {
+		if msg.Source == message.SourceMemory {
+			out = append(out, msg)
+		}
+	}
+	return out
+}

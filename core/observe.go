@@ -1,0 +1,332 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/agentmem/agentmem/core/internal/observe"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// Observational memory (OM). The state of a thread (or resource) is one
+// ObservationRecord: the active observations and a cursor (LastObservedAt and
+// the ids observed at exactly that time) of what was observed. A turn shows
+// the observations as fenced system messages and loads only the messages
+// after the cursor. After Commit saves a turn, the observer turns the
+// unobserved messages into observation lines once they pass
+// Observation.MessageTokens; each batch is stored with one compare-and-set
+// that appends the lines and moves the cursor together, so a message is
+// observed at most once and a failure (model error, timeout, crash before the
+// write) leaves the messages unobserved, to be observed on a later turn. When
+// the observations pass Reflection.ObservationTokens, the reflector condenses
+// them into a new generation; the store archives the previous one in the same
+// write.
+
+// maxObserveAttempts bounds the re-reads of one cycle after lost
+// compare-and-sets.
+const maxObserveAttempts = 3
+
+// observationView is what a turn loads: the record, the unobserved messages
+// of the turn's thread and, in resource scope, those of the resource's other
+// threads.
+type observationView struct {
+	rec   store.ObservationRecord
+	own   []Message
+	other []Message
+	past  bool // the thread has messages, observed or not (input echo filter)
+}
+
+// loadObservations reads the record and the newest unobserved messages (up
+// to the cap).
+func (m *Memory) loadObservations(ctx context.Context, s *store.Checked, o *observationSettings, th Thread) (observationView, error) {
+	key := store.ObservationKey(o.scope, th.ID, th.ResourceID)
+	rec, err := s.GetObservations(ctx, key)
+	if err != nil {
+		return observationView{}, err
+	}
+	msgs, _, err := m.unobserved(ctx, s, o, th, rec, store.Desc)
+	if err != nil {
+		return observationView{}, err
+	}
+	v := observationView{rec: rec}
+	for _, msg := range msgs {
+		if msg.ThreadID == th.ID {
+			v.own = append(v.own, msg)
+		} else {
+			v.other = append(v.other, msg)
+		}
+	}
+	switch {
+	case len(v.own) > 0 || rec.Version == 0:
+		v.past = len(v.own) > 0
+	case o.scope == ScopeThread:
+		v.past = true
+	default: // a shared record says nothing about this thread
+		page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, PerPage: 1})
+		if err != nil {
+			return observationView{}, err
+		}
+		v.past = len(page.Messages) > 0
+	}
+	return v, nil
+}
+
+// unobserved returns the unobserved messages of the record's thread or
+// resource, chronologically: the oldest up to the cap with dir Asc, the
+// newest with Desc. Token counts are the stored ones. seen maps the ids of
+// the observed messages read in the lookback window to their CreatedAt.
+func (m *Memory) unobserved(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, rec store.ObservationRecord, dir store.Direction) (out []Message, seen map[string]time.Time, err error) {
+	// The observed messages of the lookback window are read and skipped.
+	limit := o.maxUnobserved + len(rec.ObservedMessageIDs)
+	since := rec.ObservedSince()
+	var raw []Message
+	if o.scope == ScopeResource {
+		raw, err = s.ListResourceMessages(ctx, store.ResourceMessageQuery{ResourceID: th.ResourceID, Since: since, Limit: limit, Direction: dir})
+		if err != nil {
+			return nil, nil, err
+		}
+	} else {
+		q := store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: dir, PerPage: limit}
+		if !since.IsZero() {
+			q.Range.Start = &since
+		}
+		page, err := s.ListMessages(ctx, q)
+		if err != nil {
+			return nil, nil, err
+		}
+		raw = page.Messages
+	}
+	seen = map[string]time.Time{}
+	out = make([]Message, 0, len(raw))
+	for _, msg := range raw {
+		if rec.Observed(msg.CreatedAt, msg.ID) {
+			seen[msg.ID] = msg.CreatedAt
+			continue
+		}
+		if msg.Role == RoleSystem {
+			continue
+		}
+		m.ensureTokens(&msg)
+		out = append(out, msg)
+	}
+	if len(out) > o.maxUnobserved {
+		out = out[:o.maxUnobserved]
+	}
+	if dir == store.Desc {
+		slices.Reverse(out)
+	}
+	return out, seen, nil
+}
+
+// observationMessages renders the observations as system messages (see
+// observe.SystemTexts); none when there are no observations.
+func (m *Memory) observationMessages(rec store.ObservationRecord) []Message {
+	texts := observe.SystemTexts(rec.Observations)
+	out := make([]Message, 0, len(texts))
+	for _, t := range texts {
+		out = append(out, m.systemMessage(t))
+	}
+	return out
+}
+
+// observeAfterCommit runs (or, in background mode, schedules) an observation
+// cycle for the thread of a committed turn. It never fails the turn: the
+// error of a synchronous cycle is logged and returned for
+// Turn.ObservationErr.
+func (m *Memory) observeAfterCommit(ctx context.Context, o *observationSettings, th Thread) error {
+	if o.background {
+		m.scheduleObservation(ctx, o, th)
+		return nil
+	}
+	return m.observationCycle(ctx, o, th)
+}
+
+// scheduleObservation runs a cycle of the record in the background (see
+// observe.Runtime.Schedule: at most one cycle in flight per key, requests
+// coalesce). The cycle outlives the caller's cancellation.
+func (m *Memory) scheduleObservation(ctx context.Context, o *observationSettings, th Thread) {
+	key := store.ObservationKey(o.scope, th.ID, th.ResourceID)
+	bctx := context.WithoutCancel(ctx)
+	m.observer.Schedule(key, &m.bg, func() { _ = m.observationCycle(bctx, o, th) })
+}
+
+// observationCycle observes the record's unobserved messages when they pass the
+// threshold, then reflects when the observations pass theirs. Failures are
+// logged and returned; whatever was not stored is retried by a later cycle.
+func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, th Thread) error {
+	s, err := m.checked()
+	if err != nil {
+		return err
+	}
+	key := store.ObservationKey(o.scope, th.ID, th.ResourceID)
+	// A synchronous Commit never waits for another turn's cycle: what it
+	// saved is observed by a later cycle.
+	unlock, err := m.observer.Lock(ctx, key, o.background)
+	if errors.Is(err, observe.ErrBusy) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	rec, err := m.observeBatches(ctx, s, o, th, key)
+	if err != nil {
+		m.log.WarnContext(ctx, "agentmem: observation failed; the messages stay unobserved and are observed on a later turn", "key", key, "err", err)
+		return err
+	}
+	if err := m.reflectObservations(ctx, s, o, key, rec); err != nil {
+		m.log.WarnContext(ctx, "agentmem: reflection failed; it is retried on a later turn", "key", key, "err", err)
+		return err
+	}
+	return nil
+}
+
+// observeBatches observes the unobserved messages in batches when they pass
+// MessageTokens; each batch is stored with a compare-and-set that appends its
+// observations and advances the cursor together. A lost compare-and-set
+// (another process observed meanwhile) discards the batch's output and starts
+// over from the stored record. It returns the newest record it knows.
+func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
+	var rec store.ObservationRecord
+	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
+		var err error
+		if rec, err = s.GetObservations(ctx, key); err != nil {
+			return rec, err
+		}
+		msgs, seen, err := m.unobserved(ctx, s, o, th, rec, store.Asc)
+		if err != nil {
+			return rec, err
+		}
+		if observe.Tokens(msgs) <= o.messageTokens {
+			return rec, nil
+		}
+		conflict := false
+		for _, batch := range observe.Batches(msgs, o.maxTokensPerBatch) {
+			text, err := m.generateObservations(ctx, o, o.observer, o.observerInstructions, observe.ObserverInstructions,
+				observe.ObserverPrompt(rec, batch, o.scope == ScopeResource))
+			if err != nil {
+				return rec, &Error{Code: CodeObservation, Op: "observe", Msg: "observer model failed", Err: err}
+			}
+			stored, err := s.PutObservations(ctx, observe.Append(rec, batch, text, seen, m.tk), rec.Version)
+			if errors.Is(err, ErrConflict) {
+				conflict = true
+				break
+			}
+			if err != nil {
+				return rec, err
+			}
+			rec = stored
+		}
+		if !conflict {
+			return rec, nil
+		}
+	}
+	return s.GetObservations(ctx, key)
+}
+
+// reflectObservations condenses the observations into a new generation while
+// they pass Reflection.ObservationTokens.
+func (m *Memory) reflectObservations(ctx context.Context, s *store.Checked, o *observationSettings, key string, rec store.ObservationRecord) error {
+	for attempt := 0; attempt < maxObserveAttempts && rec.ObservationTokens > o.reflectTokens && !m.observer.ReflectedOversize(rec); attempt++ {
+		text, err := m.generateObservations(ctx, o, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
+		if err != nil {
+			return &Error{Code: CodeObservation, Op: "reflect", Msg: "reflector model failed", Err: err}
+		}
+		if text == "" {
+			return memerr.Errorf(CodeObservation, "reflect", "reflector returned no observations; keeping generation %d", rec.Generation)
+		}
+		next := rec.Clone()
+		next.Observations, next.ObservationTokens, next.Generation = text, m.tk.Count(text), rec.Generation+1
+		stored, err := s.PutObservations(ctx, next, rec.Version)
+		if errors.Is(err, ErrConflict) {
+			if rec, err = s.GetObservations(ctx, key); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		oversize := stored.ObservationTokens > o.reflectTokens
+		m.observer.NoteOversize(stored, oversize)
+		if oversize {
+			m.log.WarnContext(ctx, "agentmem: reflection did not bring the observations under reflection.observationTokens; reflecting again after the next observation",
+				"key", key, "tokens", stored.ObservationTokens, "limit", o.reflectTokens)
+		}
+		return nil
+	}
+	return nil
+}
+
+// generateObservations calls a model with the observation timeout and
+// cleans its output. A model that ignores its context is not waited for past
+// the timeout.
+func (m *Memory) generateObservations(ctx context.Context, o *observationSettings, model Model, instructions, def, prompt string) (string, error) {
+	if instructions == "" {
+		instructions = def
+	}
+	cctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	type result struct {
+		text string
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		text, err := model.Generate(cctx, instructions, prompt)
+		ch <- result{text, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return "", r.err
+		}
+		return observe.Clean(r.text), nil
+	case <-cctx.Done():
+		return "", fmt.Errorf("no answer within %s: %w", o.timeout, cctx.Err())
+	}
+}
+
+// ObservationErr reports the failure of this turn's observation or
+// reflection, which ran synchronously in Commit (the turn still committed; the
+// messages are observed on a later turn); nil when it worked, was not needed,
+// runs in the background or observational memory is off.
+func (t *Turn) ObservationErr() error {
+	if t == nil {
+		return nil
+	}
+	return t.obsErr
+}
+
+// Observations returns the observational-memory record that a turn of the
+// thread would use (thread or resource scope per the merged config). In
+// thread scope the thread must exist and belong to resourceID.
+func (m *Memory) Observations(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
+	s, err := m.open(ctx, "Observations")
+	if err != nil {
+		return store.ObservationRecord{}, err
+	}
+	if err := store.ValidateID("threadId", threadID); err != nil {
+		return store.ObservationRecord{}, err
+	}
+	if err := store.ValidateID("resourceId", resourceID); err != nil {
+		return store.ObservationRecord{}, err
+	}
+	st, err := m.settings(cfg)
+	if err != nil {
+		return store.ObservationRecord{}, err
+	}
+	if st.observation == nil {
+		return store.ObservationRecord{}, memerr.Errorf(CodeInvalidConfig, "Observations", "observational memory is not enabled")
+	}
+	if st.observation.scope == ScopeThread {
+		if _, err := m.ownedThread(ctx, s, "Observations", threadID, resourceID); err != nil {
+			return store.ObservationRecord{}, err
+		}
+	}
+	return s.GetObservations(ctx, store.ObservationKey(st.observation.scope, threadID, resourceID))
+}

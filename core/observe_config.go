@@ -1,0 +1,223 @@
+package core
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults of observational memory.
+const (
+	DefaultObservationMessageTokens     = 30000
+	DefaultObservationMaxTokensPerBatch = 10000
+	DefaultReflectionObservationTokens  = 40000
+	DefaultObservationTimeout           = 60 * time.Second
+	// DefaultMaxUnobservedMessages is the safety cap on unobserved messages
+	// loaded into one prompt (the newest are kept) and observed in one cycle.
+	DefaultMaxUnobservedMessages = 1000
+)
+
+// ObservationalMemoryConfig configures observational memory (OM): instead of
+// raw history, an observer model turns the conversation into dated,
+// prioritised observation lines once the unobserved messages pass
+// Observation.MessageTokens, and a reflector model condenses the observations
+// into a new generation once they pass Reflection.ObservationTokens. A turn
+// then sees the observations (system messages) and only the messages not yet
+// observed; OM replaces message-history loading and token trimming, while
+// semantic recall and working memory still apply.
+//
+// A nil *ObservationalMemoryConfig leaves the setting unset (off);
+// &ObservationalMemoryConfig{} enables it with defaults; Disabled turns it off
+// (e.g. per call). In a Config merge, the fields an override sets replace
+// those of the base one by one (see Config.Merge); an override's Model
+// replaces both role models, and an override's ObserverModel or
+// ReflectorModel splits a base Model into the two roles first.
+type ObservationalMemoryConfig struct {
+	Disabled bool
+	// Model is the observer and the reflector; Options.Model is the fallback.
+	// Setting it together with ObserverModel or ReflectorModel is an error.
+	Model          Model
+	ObserverModel  Model
+	ReflectorModel Model
+	Observation    ObservationConfig
+	Reflection     ReflectionConfig
+	// Scope is ScopeThread (default: one record per thread) or ScopeResource
+	// (one record shared by all threads of the resource).
+	Scope Scope
+	// Background runs observation and reflection after Commit returns, in a
+	// bounded worker: one cycle in flight per record, extra requests
+	// coalesced; Memory.Close waits for it. The default (false) runs them
+	// inside Commit, synchronously and deterministically.
+	Background bool
+	// Timeout bounds each observer or reflector call; default 60s. A call that
+	// fails or times out is logged and retried on a later turn; the turn
+	// itself never fails because of it.
+	Timeout time.Duration
+	// MaxUnobservedMessages caps the unobserved messages a prompt loads (the
+	// newest are kept) and one cycle observes; default 1000.
+	MaxUnobservedMessages int
+	// ObserverInstructions and ReflectorInstructions replace the built-in
+	// system prompts of the two models.
+	ObserverInstructions  string
+	ReflectorInstructions string
+}
+
+// ObservationConfig configures the observer.
+type ObservationConfig struct {
+	// MessageTokens: once the unobserved messages (by their stored token
+	// counts) exceed it, they are observed; default 30000.
+	MessageTokens int
+	// MaxTokensPerBatch caps the messages sent to one observer call; each
+	// batch is stored as soon as it is observed; default 10000.
+	MaxTokensPerBatch int
+	// BufferTokens is reserved for asynchronous pre-observation (Mastra's
+	// bufferTokens). This version does not buffer: 0 (the default) is the
+	// only accepted value, and anything else is ErrInvalidConfig.
+	BufferTokens float64
+}
+
+// ReflectionConfig configures the reflector.
+type ReflectionConfig struct {
+	// ObservationTokens: once the active observations exceed it, the
+	// reflector condenses them into a new generation; default 40000.
+	ObservationTokens int
+}
+
+// observationSettings is a validated, defaulted ObservationalMemoryConfig.
+type observationSettings struct {
+	observer, reflector   Model
+	messageTokens         int
+	maxTokensPerBatch     int
+	reflectTokens         int
+	scope                 Scope
+	background            bool
+	timeout               time.Duration
+	maxUnobserved         int
+	observerInstructions  string
+	reflectorInstructions string
+}
+
+func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
+	bad := func(format string, a ...any) (*observationSettings, error) {
+		return nil, &Error{Code: CodeInvalidConfig, Msg: "observationalMemory." + fmt.Sprintf(format, a...)}
+	}
+	if o.Model != nil && (o.ObserverModel != nil || o.ReflectorModel != nil) {
+		return bad("model cannot be combined with observerModel or reflectorModel; set either model (both) or each one")
+	}
+	obs, ref := o.Observation, o.Reflection
+	switch {
+	case obs.MessageTokens < 0:
+		return bad("observation.messageTokens must be a positive integer")
+	case obs.MaxTokensPerBatch < 0:
+		return bad("observation.maxTokensPerBatch must be a positive integer")
+	case ref.ObservationTokens < 0:
+		return bad("reflection.observationTokens must be a positive integer")
+	case o.Timeout < 0:
+		return bad("timeout must be positive")
+	case o.MaxUnobservedMessages < 0:
+		return bad("maxUnobservedMessages must be a positive integer")
+	case obs.BufferTokens != 0:
+		return bad("observation.bufferTokens: asynchronous buffering is not supported; leave it 0 (use Background to observe after Commit)")
+	}
+	s := &observationSettings{
+		observer: o.ObserverModel, reflector: o.ReflectorModel,
+		messageTokens: obs.MessageTokens, maxTokensPerBatch: obs.MaxTokensPerBatch, reflectTokens: ref.ObservationTokens,
+		scope: o.Scope, background: o.Background, timeout: o.Timeout, maxUnobserved: o.MaxUnobservedMessages,
+		observerInstructions: o.ObserverInstructions, reflectorInstructions: o.ReflectorInstructions,
+	}
+	if o.Model != nil {
+		s.observer, s.reflector = o.Model, o.Model
+	}
+	if s.messageTokens == 0 {
+		s.messageTokens = DefaultObservationMessageTokens
+	}
+	if s.maxTokensPerBatch == 0 {
+		s.maxTokensPerBatch = DefaultObservationMaxTokensPerBatch
+	}
+	if s.reflectTokens == 0 {
+		s.reflectTokens = DefaultReflectionObservationTokens
+	}
+	if s.timeout == 0 {
+		s.timeout = DefaultObservationTimeout
+	}
+	if s.maxUnobserved == 0 {
+		s.maxUnobserved = DefaultMaxUnobservedMessages
+	}
+	var err error
+	if s.scope, err = resolveScope("observationalMemory.scope", s.scope, ScopeThread); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// withModels fills the observer and reflector from the fallback model and
+// fails when observational memory is on without any model.
+func (s settings) withModels(fallback Model) (settings, error) {
+	if s.observation == nil {
+		return s, nil
+	}
+	o := *s.observation
+	if o.observer == nil {
+		o.observer = fallback
+	}
+	if o.reflector == nil {
+		o.reflector = fallback
+	}
+	if o.observer == nil || o.reflector == nil {
+		return settings{}, &Error{Code: CodeInvalidConfig,
+			Msg: "observationalMemory needs a model: set observationalMemory.model (or observerModel and reflectorModel) or Options.Model"}
+	}
+	s.observation = &o
+	return s, nil
+}
+
+// mergeObservational overlays the set fields of over on base (both owned by
+// the caller); over's Disabled always applies.
+func mergeObservational(base, over *ObservationalMemoryConfig) *ObservationalMemoryConfig {
+	if base == nil || over == nil {
+		return pick(base, over)
+	}
+	base.Disabled = over.Disabled
+	switch {
+	case over.Model != nil:
+		base.Model, base.ObserverModel, base.ReflectorModel = over.Model, nil, nil
+	case over.ObserverModel != nil || over.ReflectorModel != nil:
+		if base.Model != nil {
+			base.ObserverModel, base.ReflectorModel, base.Model = base.Model, base.Model, nil
+		}
+		if over.ObserverModel != nil {
+			base.ObserverModel = over.ObserverModel
+		}
+		if over.ReflectorModel != nil {
+			base.ReflectorModel = over.ReflectorModel
+		}
+	}
+	if over.Observation.MessageTokens != 0 {
+		base.Observation.MessageTokens = over.Observation.MessageTokens
+	}
+	if over.Observation.MaxTokensPerBatch != 0 {
+		base.Observation.MaxTokensPerBatch = over.Observation.MaxTokensPerBatch
+	}
+	if over.Observation.BufferTokens != 0 {
+		base.Observation.BufferTokens = over.Observation.BufferTokens
+	}
+	if over.Reflection.ObservationTokens != 0 {
+		base.Reflection.ObservationTokens = over.Reflection.ObservationTokens
+	}
+	if over.Scope != "" {
+		base.Scope = over.Scope
+	}
+	base.Background = base.Background || over.Background
+	if over.Timeout != 0 {
+		base.Timeout = over.Timeout
+	}
+	if over.MaxUnobservedMessages != 0 {
+		base.MaxUnobservedMessages = over.MaxUnobservedMessages
+	}
+	if over.ObserverInstructions != "" {
+		base.ObserverInstructions = over.ObserverInstructions
+	}
+	if over.ReflectorInstructions != "" {
+		base.ReflectorInstructions = over.ReflectorInstructions
+	}
+	return base
+}

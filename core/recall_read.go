@@ -1,0 +1,107 @@
+package core
+
+import (
+	"context"
+
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/window"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// RecallQuery selects messages of a thread (the page's recall).
+type RecallQuery struct {
+	ThreadID   string
+	ResourceID string // when set, the thread must belong to it
+	Page       int
+	// PerPage: 0 uses the configured history (lastMessages / token budget);
+	// PerPageAll returns every message.
+	PerPage int
+	// Direction decides which page is selected (default: newest first); the
+	// result is always chronological.
+	Direction    store.Direction
+	Range        store.DateRange
+	IncludeTotal bool
+	// VectorSearch, when set and semantic recall is on, adds the messages
+	// around the best semantic matches.
+	VectorSearch string
+	Config       *Config
+}
+
+// RecallResult is the result of Recall; Messages are chronological.
+type RecallResult struct {
+	Messages []Message
+	Total    int
+	Page     int
+	PerPage  int
+	HasMore  bool
+}
+
+// Recall returns messages of a thread: the configured history window (count or
+// token bounded, after the persisted boundary), or an explicit page, plus
+// semantic matches. The result is always in chronological order.
+func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error) {
+	const op = "Recall"
+	s, err := m.open(ctx, "Recall")
+	if err != nil {
+		return RecallResult{}, err
+	}
+	if err := store.ValidateID("threadId", q.ThreadID); err != nil {
+		return RecallResult{}, err
+	}
+	st, err := m.settings(q.Config)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	wantVector := st.recall != nil && q.VectorSearch != ""
+	if !st.historyEnabled && q.PerPage == 0 && !wantVector {
+		return RecallResult{Page: q.Page}, nil
+	}
+	th, err := m.ownedThread(ctx, s, op, q.ThreadID, q.ResourceID)
+	if err != nil {
+		return RecallResult{}, err
+	}
+	var includes []store.Include
+	if wantVector {
+		if includes, err = m.semanticIncludes(ctx, st, th, q.ResourceID, q.VectorSearch); err != nil {
+			return RecallResult{}, err
+		}
+	}
+	if q.PerPage == 0 && st.tokenBudget() {
+		hist, err := m.loadHistory(ctx, s, th, st, q.Range, nil)
+		if err != nil {
+			return RecallResult{}, err
+		}
+		kept, err := fillBare(ctx, s, window.TrimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, budget.ReplyPriming), hist.bare)
+		if err != nil {
+			return RecallResult{}, err
+		}
+		extra, err := m.fetchIncludes(ctx, s, th, includes, kept)
+		if err != nil {
+			return RecallResult{}, err
+		}
+		out := kept // chronological, as loaded
+		if extra = window.AfterBoundary(th.ID, th.Boundary, store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}, extra); len(extra) > 0 {
+			out = window.Merge(kept, extra)
+		}
+		return RecallResult{Messages: out, Total: len(out)}, nil
+	}
+	perPage := q.PerPage
+	if perPage == 0 && st.historyEnabled {
+		// History disabled: perPage stays 0, so only the semantic hits come back.
+		perPage = st.maxMessages
+		if perPage < 0 {
+			perPage = store.PerPageAll
+		}
+	}
+	dir := q.Direction
+	if dir == "" && perPage != store.PerPageAll {
+		dir = store.Desc
+	}
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: q.ResourceID, Page: q.Page,
+		PerPage: perPage, Direction: dir, Range: q.Range, Include: includes, IncludeTotal: q.IncludeTotal})
+	if err != nil {
+		return RecallResult{}, err
+	}
+	return RecallResult{Messages: window.Merge(page.Messages, page.Included), Total: page.Total,
+		Page: q.Page, PerPage: perPage, HasMore: page.HasMore}, nil
+}

@@ -1,0 +1,101 @@
+package core
+
+import (
+	"context"
+
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/window"
+	"github.com/agentmem/agentmem/core/memerr"
+)
+
+// Commit persists the turn: the (filtered) input and the response messages in
+// one atomic save, then indexes them for semantic recall, generates a title
+// and runs observational memory (observation and reflection, inside Commit
+// or in the background; their failures are logged and never fail Commit, see
+// ObservationErr). Read-only turns and turns with history disabled (and
+// observational memory off) save nothing.
+func (t *Turn) Commit(ctx context.Context, response []Message) error {
+	const op = "Commit"
+	if err := t.enterCommit(ctx); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.committed {
+		return memerr.Errorf(CodeInvalidArgument, op, "turn already committed")
+	}
+	m := t.m
+	resp := window.Clone(response)
+	for i := range resp {
+		r := &resp[i]
+		if r.Role == "" {
+			r.Role = RoleAssistant
+		}
+		if err := m.validateMessage(op, r); err != nil {
+			return err
+		}
+		if err := t.responseIDs(op, r); err != nil {
+			return err
+		}
+		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
+		r.Tokens, r.TokenEncoding = 0, "" // counted once when saved
+	}
+	for _, p := range m.opts.Processors {
+		if op, ok := p.(OutputProcessor); ok {
+			var err error
+			if resp, err = op.ProcessOutput(ctx, ProcessorInput{ThreadID: t.req.ThreadID, ResourceID: t.req.ResourceID, Messages: resp, Tokenizer: m.tk}); err != nil {
+				return err
+			}
+		}
+	}
+	t.committed = true
+	if t.st.readOnly || (!t.st.historyEnabled && t.st.observation == nil) {
+		return nil
+	}
+	var batch []Message
+	for _, msg := range append(window.Clone(t.persist), resp...) {
+		if p, ok := m.prepare(op, msg); ok {
+			batch = append(batch, p)
+		}
+	}
+	if len(batch) > 0 {
+		s, err := m.checked()
+		if err != nil {
+			return err
+		}
+		budget.CountAll(batch, m.countTokens)
+		saved, err := s.SaveMessages(ctx, batch)
+		if err != nil {
+			t.committed = false
+			return err
+		}
+		m.runEffects(ctx, m.saveEffects(t.st, saved, t))
+		return nil
+	}
+	m.runEffects(ctx, m.saveEffects(t.st, nil, t))
+	return nil
+}
+
+// enterCommit refuses a nil turn or context before Commit touches anything.
+func (t *Turn) enterCommit(ctx context.Context) error {
+	if t == nil {
+		return memerr.Errorf(CodeInvalidArgument, "Commit", "nil turn (Begin failed?)")
+	}
+	if ctx == nil {
+		return memerr.Errorf(CodeInvalidArgument, "Commit", "nil context")
+	}
+	return nil
+}
+
+// responseIDs refuses a response message that names another thread or
+// resource than the turn's, as Begin refuses such input: silently moving it
+// would store it where its author did not mean it to go.
+func (t *Turn) responseIDs(op string, r *Message) error {
+	if r.ThreadID != "" && r.ThreadID != t.req.ThreadID {
+		return memerr.Errorf(CodeInvalidArgument, op, "response message %q has threadId %q, the turn's is %q", r.ID, r.ThreadID, t.req.ThreadID)
+	}
+	if r.ResourceID != "" && r.ResourceID != t.req.ResourceID {
+		return memerr.Errorf(CodeInvalidArgument, op, "response message %q has resourceId %q, the turn's is %q", r.ID, r.ResourceID, t.req.ResourceID)
+	}
+	return nil
+}

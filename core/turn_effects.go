@@ -1,0 +1,115 @@
+package core
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/agentmem/agentmem/core/internal/indexing"
+)
+
+// effectTimeout bounds one background side effect.
+const effectTimeout = 2 * time.Minute
+
+// sideEffect is one thing memory does after messages are saved. Storage is
+// the source of truth, so a side effect never fails the save: its failure
+// is logged (and, for observational memory, reported by Turn.ObservationErr).
+type sideEffect struct {
+	name string
+	// background effects run detached from the caller's context, bounded
+	// by effectTimeout, and are awaited by Memory.Close.
+	background bool
+	run        func(ctx context.Context) error
+}
+
+// saveEffects lists what follows a save, in order: the new messages are
+// indexed inline (so that the next turn can recall them); messages whose
+// earlier indexing failed are retried in the background (up to retryBatch
+// per resource, never on the caller's latency); for a committed turn, the
+// title and observational memory follow, each in the background when
+// configured so.
+func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn) []sideEffect {
+	var fx []sideEffect
+	if st.recall != nil && len(saved) > 0 {
+		indexed := false
+		fx = append(fx,
+			sideEffect{name: "index", run: func(ctx context.Context) error {
+				var prior *indexing.Prior
+				if turn != nil {
+					prior = &turn.prior
+				}
+				indexed = m.index(ctx, st, saved, prior)
+				return nil
+			}},
+			sideEffect{name: "index retry", background: true, run: func(ctx context.Context) error {
+				if indexed {
+					m.retryResources(ctx, st, saved)
+				}
+				return nil
+			}})
+	}
+	if turn == nil {
+		return fx
+	}
+	if st.title != nil && len(saved) > 0 {
+		fx = append(fx, sideEffect{name: "title", background: st.title.Background, run: func(ctx context.Context) error {
+			m.maybeTitle(ctx, st, turn.thread, saved)
+			return nil
+		}})
+	}
+	if st.observation != nil {
+		// Background observation has its own coalescing queue (scheduleObservation).
+		fx = append(fx, sideEffect{name: "observe", run: func(ctx context.Context) error {
+			turn.obsErr = m.observeAfterCommit(ctx, st.observation, turn.thread)
+			return nil
+		}})
+	}
+	return fx
+}
+
+// runEffects runs side effects in order, inline or in the background.
+func (m *Memory) runEffects(ctx context.Context, fx []sideEffect) {
+	for _, f := range fx {
+		if !f.background {
+			m.runEffect(ctx, f)
+			continue
+		}
+		m.bg.Add(1)
+		go func() {
+			defer m.bg.Done()
+			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), effectTimeout)
+			defer cancel()
+			m.runEffect(bctx, f)
+		}()
+	}
+}
+
+func (m *Memory) runEffect(ctx context.Context, f sideEffect) {
+	if err := f.run(ctx); err != nil {
+		m.log.WarnContext(ctx, "agentmem: "+f.name+" after save failed", "err", err)
+	}
+}
+
+// retryResources retries the recorded unindexed messages of the resources
+// of msgs.
+func (m *Memory) retryResources(ctx context.Context, st settings, msgs []Message) {
+	s, err := m.checked()
+	if err != nil {
+		return
+	}
+	var resources []string
+	for _, msg := range msgs {
+		if !slices.Contains(resources, msg.ResourceID) {
+			resources = append(resources, msg.ResourceID)
+		}
+	}
+	for _, res := range resources {
+		if m.clean.IsClean(res, time.Now()) {
+			continue // no marker can be there: skip the read
+		}
+		if err := m.retryUnindexed(ctx, s, st, res); err != nil {
+			m.log.WarnContext(ctx, "agentmem: retrying unindexed messages failed; they stay recorded for the next write (or run Reindex)",
+				"err", err, "resourceId", res)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package core
+
+import (
+	"context"
+	"slices"
+
+	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/window"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// historyPageSize is how many messages one newest-first history read fetches.
+const historyPageSize = 64
+
+// maxHistoryPage caps one history read.
+const maxHistoryPage = 1000
+
+// history is what loadHistory read: chronological messages after the boundary.
+type history struct {
+	messages []Message
+	// bare holds the ids of messages read without content (beyond what the
+	// token budget can keep; see store.WindowReader): fillBare completes
+	// those a step keeps.
+	bare map[string]bool
+	// complete: the load reached the start of the thread and excluded
+	// nothing, so messages are every message before the turn.
+	complete bool
+	reads    int // storage round trips, for tests
+}
+
+// loadHistory reads the newest messages of a thread, newest first in keyset
+// pages, stopping at the count cap, once the token budget is exceeded, at the
+// persisted boundary (token mode, same limits only) or at the start of the
+// thread. Its cost is O(window), never O(thread); under a token budget the
+// rows beyond what a trim can keep are read bare (historyPage). A page edge may separate a
+// result row from its older call row; that is safe because a result part
+// carries its call (name and arguments), and a call row is never newer than
+// its result.
+// rng is the caller's date range (Recall); the later of its start and the
+// boundary applies.
+// links are the tool-call ids of the turn's input: their stored calls are
+// decoded wherever the window reaches (see store.WindowFit.Links).
+func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, st settings, rng store.DateRange, links []string) (history, error) {
+	if !st.historyEnabled {
+		return history{}, nil
+	}
+	var h history
+	var b *store.Boundary
+	if st.tokenBudget() && th.Boundary != nil &&
+		th.Boundary.SameEpoch(store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}) {
+		b = th.Boundary
+	}
+	q := store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: store.Desc, PerPage: historyPageSize, Range: rng}
+	if b != nil && (rng.Start == nil || b.CreatedAt.After(*rng.Start)) {
+		start := b.CreatedAt
+		q.Range.Start, q.Range.StartExclusive = &start, false
+	}
+	switch {
+	case st.maxMessages > 0 && !st.tokenBudget():
+		q.PerPage = st.maxMessages
+	case st.tokenBudget():
+		// Size the first page to the budget so a typical window is one read.
+		q.PerPage = min(max(st.maxTokens/32, historyPageSize), maxHistoryPage)
+		if st.maxMessages > 0 {
+			q.PerPage = min(q.PerPage-1, st.maxMessages) + 1 // no overflow at LastN(math.MaxInt)
+		}
+	}
+	var newestFirst []Message
+	tokens := 0
+	for {
+		page, err := m.historyPage(ctx, s, st, q, tokens, links)
+		if err != nil {
+			return history{}, err
+		}
+		h.reads++
+		newestFirst = slices.Grow(newestFirst, len(page.Messages))
+		for i, msg := range page.Messages {
+			if msg.Role == RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {
+				continue
+			}
+			if page.Bare != nil && page.Bare[i] {
+				if h.bare == nil {
+					h.bare = map[string]bool{}
+				}
+				h.bare[msg.ID] = true
+			} else {
+				links = append(links, msg.ToolCallIDs()...)
+			}
+			m.ensureTokens(&msg)
+			newestFirst = append(newestFirst, msg)
+			tokens += msg.Tokens
+		}
+		full := (st.maxMessages > 0 && len(newestFirst) >= st.maxMessages) ||
+			(st.tokenBudget() && tokens > st.maxTokens)
+		if !page.HasMore || len(page.Messages) == 0 || full {
+			h.complete = b == nil && !full && (!page.HasMore || len(page.Messages) == 0)
+			break
+		}
+		last := page.Messages[len(page.Messages)-1]
+		q.Before = &store.Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
+		if st.tokenBudget() && tokens > 0 {
+			// Next page: what the remaining budget needs at the average size so far.
+			avg := max(tokens/len(newestFirst), 1)
+			q.PerPage = min(max((st.maxTokens-tokens)/avg*3/2+1, historyPageSize), maxHistoryPage)
+		}
+	}
+	slices.Reverse(newestFirst)
+	h.messages = window.CapByCount(newestFirst, st.maxMessages)
+	return h, nil
+}
+
+// historyPage reads one newest-first page of history; under a token budget
+// only the rows a trim can keep, and the tool rows linked to them or to
+// links, are decoded (used: the tokens of the messages earlier pages
+// listed). The budget's fixed costs known here are the reply priming and
+// AtMaxRemoveTokens; instructions, working memory and input are not, so up
+// to their worth of rows is decoded and then dropped.
+func (m *Memory) historyPage(ctx context.Context, s *store.Checked, st settings, q store.MessageQuery, used int, links []string) (store.WindowPage, error) {
+	if !st.tokenBudget() {
+		page, err := s.ListMessages(ctx, q)
+		return store.WindowPage{MessagePage: page}, err
+	}
+	fits := st.maxTokens - budget.ReplyPriming
+	return s.ListWindow(ctx, q, store.WindowFit{Encoding: m.tk.Encoding(), Fits: fits, Keep: fits - st.atMaxRemove, Used: used, Links: links})
+}
+
+// fillBare returns msgs with the content of those read bare loaded (one
+// GetMessages for all). Only a message a trim keeps although the read did
+// not expect it (one larger than the room skipped before it) needs it.
+func fillBare(ctx context.Context, s *store.Checked, msgs []Message, bare map[string]bool) ([]Message, error) {
+	var ids []string
+	for i := range msgs {
+		if bare[msgs[i].ID] {
+			ids = append(ids, msgs[i].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return msgs, nil
+	}
+	found, err := s.GetMessages(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	content := make(map[string]Content, len(found))
+	for _, f := range found {
+		content[f.ID] = f.Content
+	}
+	out := slices.Clone(msgs)
+	for i := range out {
+		if c, ok := content[out[i].ID]; ok && bare[out[i].ID] {
+			out[i].Content = c
+		}
+	}
+	return out, nil
+}
+
+// ensureTokens counts a stored message whose count is missing or was made
+// with another encoding (in memory only; storage is not rewritten).
+func (m *Memory) ensureTokens(msg *Message) {
+	if msg.TokenEncoding != m.tk.Encoding() || msg.Tokens <= 0 {
+		msg.Tokens, msg.TokenEncoding = 0, ""
+		m.countTokens(msg)
+	}
+}
+
+// historySource is where a turn's remembered conversation comes from: the
+// sliding window of recent messages after the persisted boundary, or, with
+// observational memory on, the observations and every message not yet
+// observed. Begin asks the source instead of branching on the feature.
+type historySource interface {
+	// load reads the remembered messages of th, chronological, for a turn
+	// with input.
+	load(ctx context.Context, s *store.Checked, th Thread, input []Message) ([]Message, error)
+	// hasPast reports whether the thread has messages older than those
+	// loaded (the input filter treats such a thread as non-empty).
+	hasPast() bool
+	// frame returns the system messages the source adds after the
+	// instructions (the observations) and messages of other threads to show
+	// in the fenced other-thread block.
+	frame() (system, others []Message)
+	// trims reports whether the token budget trims this source's messages.
+	trims() bool
+	// complete reports whether the loaded messages are every message of
+	// the thread before the turn (used as indexing context without a read).
+	complete() bool
+	// bare returns the ids of loaded messages read without content
+	// (history.bare).
+	bare() map[string]bool
+}
+
+// newHistorySource picks the source for the turn's settings.
+func (m *Memory) newHistorySource(st settings) historySource {
+	if st.observation != nil {
+		return &observedHistory{m: m, set: st.observation}
+	}
+	return &windowHistory{m: m, st: st}
+}
+
+// windowHistory is the count- and/or token-bounded window of the newest
+// messages after the persisted boundary.
+type windowHistory struct {
+	m      *Memory
+	st     settings
+	done   bool
+	unread map[string]bool
+}
+
+func (w *windowHistory) load(ctx context.Context, s *store.Checked, th Thread, input []Message) ([]Message, error) {
+	var links []string
+	for i := range input {
+		links = append(links, input[i].ToolCallIDs()...)
+	}
+	h, err := w.m.loadHistory(ctx, s, th, w.st, store.DateRange{}, links)
+	w.done, w.unread = h.complete, h.bare
+	return h.messages, err
+}
+
+func (w *windowHistory) bare() map[string]bool { return w.unread }
+
+func (w *windowHistory) complete() bool { return w.done }
+
+// hasPast is true when the load stopped before the start of the thread: at
+// the window's limit or at the trim boundary, which may hide every stored
+// message. Without message history nothing is read and the whole input is
+// kept, as Mastra keeps it when no history loader runs.
+func (w *windowHistory) hasPast() bool { return w.st.historyEnabled && !w.done }
+
+func (w *windowHistory) frame() (system, others []Message) { return nil, nil }
+func (w *windowHistory) trims() bool                       { return w.st.tokenBudget() }
+
+// observedHistory is observational memory's view: the observed part of the
+// conversation is in the observations (fenced system messages, chunked so
+// that the prefix stays byte-identical while none is added), the rest is
+// loaded whole (up to a safety cap) and never trimmed.
+type observedHistory struct {
+	m    *Memory
+	set  *observationSettings
+	view observationView
+}
+
+func (o *observedHistory) load(ctx context.Context, s *store.Checked, th Thread, _ []Message) ([]Message, error) {
+	v, err := o.m.loadObservations(ctx, s, o.set, th)
+	if err != nil {
+		return nil, err
+	}
+	o.view = v
+	return v.own, nil
+}
+
+func (o *observedHistory) hasPast() bool { return o.view.past }
+
+func (o *observedHistory) frame() (system, others []Message) {
+	return o.m.observationMessages(o.view.rec), o.view.other
+}
+
+func (o *observedHistory) trims() bool           { return false }
+func (o *observedHistory) complete() bool        { return false }
+func (o *observedHistory) bare() map[string]bool { return nil }
