@@ -261,17 +261,13 @@ func ablations() []ablation {
 func TestLoCoMoThroughMemoryPgvector(t *testing.T) {
 	convs := vectortest.LoadLoCoMo(t)
 	ref := locomoMemory(t, local.New(), local.NewHashEmbedder(0), core.SemanticRecall{}, convs)
-	open := func() (core.VectorStore, core.Embedder) {
-		ms := openPG(t, nil)
-		vs, err := pgvector.New(bg, ms.Pool(), pgvector.Config{Schema: ms.Schema()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return vs, local.NewHashEmbedder(0)
+	ms := openPG(t, nil)
+	vs, err := pgvector.New(bg, ms.Pool(), pgvector.Config{Schema: ms.Schema()})
+	if err != nil {
+		t.Fatal(err)
 	}
-	vs, emb := open()
-	mem := locomoMemory(t, vs, emb, core.SemanticRecall{}, convs)
-	for _, sr := range []*core.SemanticRecall{nil, {Mode: core.SearchBM25}, {Mode: core.SearchVector}} {
+	mem := locomoMemory(t, vs, local.NewHashEmbedder(0), core.SemanticRecall{}, convs)
+	for _, sr := range []*core.SemanticRecall{nil, {Mode: vector.SearchBM25}, {Mode: vector.SearchVector}} {
 		got, want := total(evalMemoryLoCoMo(t, mem, convs, sr)), total(evalMemoryLoCoMo(t, ref, convs, sr))
 		name := "default"
 		if sr != nil {

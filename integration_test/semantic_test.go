@@ -45,7 +45,7 @@ func vectorBackends() []vectorBackend {
 			t.Cleanup(func() { dropClasses(s, prefix) })
 			return s, local.NewHashEmbedder(384)
 		}},
-		{"pgvector", func(t *testing.T) (core.VectorStore, core.Embedder) {
+		{"pgvector", func(t *testing.T) (vector.Store, vector.Embedder) {
 			ms := openPG(t, nil) // its schema holds the vector tables too
 			s, err := pgvector.New(bg, ms.Pool(), pgvector.Config{Schema: ms.Schema()})
 			if err != nil {
