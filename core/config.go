@@ -473,6 +473,9 @@ func mergeIndexConfig(base, over vector.IndexConfig) vector.IndexConfig {
 	if over.HNSW.EfConstruction != 0 {
 		base.HNSW.EfConstruction = over.HNSW.EfConstruction
 	}
+	if over.IVFFlat.Lists != 0 {
+		base.IVFFlat.Lists = over.IVFFlat.Lists
+	}
 	return base
 }
 

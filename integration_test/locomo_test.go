@@ -3,6 +3,7 @@ package integration_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vector/pgvector"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
@@ -249,5 +251,31 @@ func ablations() []ablation {
 		{"no file captions", core.SemanticRecall{IndexText: &core.IndexText{NoFiles: true}}},
 		{"analyzer none, context 0, no captions (before)", core.SemanticRecall{Language: analysis.None,
 			IndexText: &core.IndexText{ContextMessages: core.Int(0), NoFiles: true}}},
+	}
+}
+
+// TestLoCoMoThroughMemoryPgvector is the same on pgvector (messages in the
+// memory store, vectors in PostgreSQL), whose default, BM25 and vector
+// recall must be within 0.01 of the local store's with the same embedder
+// and analyzer.
+func TestLoCoMoThroughMemoryPgvector(t *testing.T) {
+	convs := vectortest.LoadLoCoMo(t)
+	ref := locomoMemory(t, local.New(), local.NewHashEmbedder(0), core.SemanticRecall{}, convs)
+	ms := openPG(t, nil)
+	vs, err := pgvector.New(bg, ms.Pool(), pgvector.Config{Schema: ms.Schema()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := locomoMemory(t, vs, local.NewHashEmbedder(0), core.SemanticRecall{}, convs)
+	for _, sr := range []*core.SemanticRecall{nil, {Mode: vector.SearchBM25}, {Mode: vector.SearchVector}} {
+		got, want := total(evalMemoryLoCoMo(t, mem, convs, sr)), total(evalMemoryLoCoMo(t, ref, convs, sr))
+		name := "default"
+		if sr != nil {
+			name = sr.Mode
+		}
+		report(t, "pgvector", name, got)
+		if math.Abs(got.Recall-want.Recall) > 0.01 {
+			t.Errorf("%s: pgvector recall %.3f, local %.3f", name, got.Recall, want.Recall)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vector/pgvector"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
 
@@ -42,6 +43,14 @@ func vectorBackends() []vectorBackend {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { dropClasses(s, prefix) })
+			return s, local.NewHashEmbedder(384)
+		}},
+		{"pgvector", func(t *testing.T) (vector.Store, vector.Embedder) {
+			ms := openPG(t, nil) // its schema holds the vector tables too
+			s, err := pgvector.New(bg, ms.Pool(), pgvector.Config{Schema: ms.Schema()})
+			if err != nil {
+				t.Fatal(err)
+			}
 			return s, local.NewHashEmbedder(384)
 		}},
 	}

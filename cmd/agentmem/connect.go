@@ -16,6 +16,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vector/pgvector"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
 
@@ -109,6 +110,9 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 	if f.vector == "" {
 		return nil
 	}
+	if isPostgres(f.vector) {
+		return c.openPgvector(ctx, f)
+	}
 	if !strings.HasPrefix(f.vector, "http://") && !strings.HasPrefix(f.vector, "https://") {
 		if err := c.openEmbedder(ctx, f); err != nil {
 			return err
@@ -134,6 +138,30 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 		return err
 	}
 	s, err := weaviate.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	c.Vector, c.closers = s, append(c.closers, s.Close)
+	return nil
+}
+
+// openPgvector opens the pgvector store of a postgres:// --vector: on the
+// message store's pool when it names the same database as --db, else on a
+// pool of its own; its tables go to --pg-schema.
+func (c *connection) openPgvector(ctx context.Context, f globalFlags) error {
+	if err := c.openEmbedder(ctx, f); err != nil {
+		return err
+	}
+	cfg := pgvector.Config{Schema: f.pgSchema}
+	if ps, ok := c.Store.Unwrap().(*postgres.Store); ok && f.vector == f.db {
+		s, err := pgvector.New(ctx, ps.Pool(), cfg)
+		if err != nil {
+			return err
+		}
+		c.Vector = s
+		return nil
+	}
+	s, err := pgvector.Open(ctx, f.vector, cfg)
 	if err != nil {
 		return err
 	}

@@ -59,10 +59,10 @@ and the semantic-recall index.
 
 Connect with --db: a SQLite file (default ./memory.db) or a postgres:// DSN;
 AGENTMEM_DB sets the default. Semantic search and reindexing also use
---vector (a local index file, or a Weaviate address http://host:port; without
-it, memory.vectors beside memory.db when it exists) and an embedder
-(--embedder hash, the offline default, or the URL of an OpenAI-compatible
-/v1/embeddings endpoint with --embed-model).
+--vector (a local index file, a postgres:// DSN with pgvector, or a Weaviate
+address http://host:port; without it, memory.vectors beside memory.db when it
+exists) and an embedder (--embedder hash, the offline default, or the URL of
+an OpenAI-compatible /v1/embeddings endpoint with --embed-model).
 
 Commands only read unless given --write. Output is aligned text; --json
 prints JSON for scripts. Long work shows a progress bar (on a terminal),
@@ -103,7 +103,7 @@ func (a *app) addGlobalFlags(root *cobra.Command) {
 	}
 	f.StringVar(&a.flags.db, "db", db, "SQLite file or postgres:// DSN (env AGENTMEM_DB)")
 	f.StringVar(&a.flags.pgSchema, "pg-schema", "public", "PostgreSQL schema holding agentmem's tables")
-	f.StringVar(&a.flags.vector, "vector", os.Getenv("AGENTMEM_VECTOR"), "semantic-recall index: a local index file, or a Weaviate address http://host:port[?grpc=host:port&prefix=ClassPrefix&vectorizer=text2vec-...] (vectorizer: Weaviate embeds itself, no --embedder; env AGENTMEM_VECTOR)")
+	f.StringVar(&a.flags.vector, "vector", os.Getenv("AGENTMEM_VECTOR"), "semantic-recall index: a local index file, a PostgreSQL database postgres://… with pgvector (tables in --pg-schema; the same DSN as --db shares its connections), or a Weaviate address http://host:port[?grpc=host:port&prefix=ClassPrefix&vectorizer=text2vec-...] (vectorizer: Weaviate embeds itself, no --embedder; env AGENTMEM_VECTOR)")
 	f.StringVar(&a.flags.embedder, "embedder", envOr("AGENTMEM_EMBEDDER", "hash"), "\"hash\" (offline) or the base URL of an OpenAI-compatible embeddings API, e.g. http://localhost:11434/v1 (env AGENTMEM_EMBEDDER; key in AGENTMEM_EMBEDDER_KEY)")
 	f.StringVar(&a.flags.embedModel, "embed-model", os.Getenv("AGENTMEM_EMBED_MODEL"), "embedding model name for a URL --embedder (env AGENTMEM_EMBED_MODEL)")
 	f.BoolVar(&a.flags.json, "json", false, "print JSON instead of aligned text")

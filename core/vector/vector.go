@@ -66,6 +66,9 @@ type IndexConfig struct {
 	Type   string // "hnsw", "flat", "ivfflat"
 	Metric string // "cosine" (default), "euclidean", "dotproduct"
 	HNSW   struct{ M, EfConstruction int }
+	// IVFFlat tunes an "ivfflat" index: Lists is its number of inverted
+	// lists (clusters); 0 lets the store choose from the number of records.
+	IVFFlat struct{ Lists int }
 }
 
 // Meta is the metadata stored with every message vector.

@@ -5,6 +5,10 @@
 // messages found by semantic recall are marked "recall". A second run
 // continues the same thread and says so; -fresh starts over. It needs no
 // network and finishes in seconds.
+//
+// With -pg (or $DATABASE_URL) it runs on PostgreSQL instead: messages and
+// their vectors in one database (core/store/postgres and core/vector/pgvector
+// on one pool; the server needs the pgvector extension).
 package main
 
 import (
@@ -22,15 +26,25 @@ import (
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vector/pgvector"
 )
 
 func main() {
 	dir := flag.String("dir", ".", "directory of memory.db and memory.vectors")
+	pg := flag.String("pg", os.Getenv("DATABASE_URL"), "PostgreSQL connection string (default $DATABASE_URL): messages and vectors (pgvector) there instead of in -dir")
 	fresh := flag.Bool("fresh", false, "delete the stored memory and start over")
 	flag.Parse()
-	if _, err := run(context.Background(), *dir, *fresh, os.Stdout); err != nil {
+	var err error
+	if *pg != "" {
+		_, err = runPostgres(context.Background(), *pg, *fresh, os.Stdout)
+	} else {
+		_, err = run(context.Background(), *dir, *fresh, os.Stdout)
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
 }
@@ -62,6 +76,28 @@ func run(ctx context.Context, dir string, fresh bool, out io.Writer) ([][]core.M
 		return nil, err
 	}
 	defer vectors.Close()
+	return play(ctx, db, vectors, dbPath, false, out)
+}
+
+// runPostgres is run on PostgreSQL: the message store and pgvector share
+// the pool of dsn; fresh deletes the conversation's thread (messages and
+// vectors).
+func runPostgres(ctx context.Context, dsn string, fresh bool, out io.Writer) ([][]core.Message, error) {
+	db, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	vectors, err := pgvector.New(ctx, db.Pool(), pgvector.Config{})
+	if err != nil {
+		return nil, err
+	}
+	return play(ctx, db, vectors, "PostgreSQL", fresh, out)
+}
+
+// play runs the conversation on a message store and a vector store; dbPath
+// names the storage in the output; fresh deletes the thread first.
+func play(ctx context.Context, db store.Store, vectors vector.Store, dbPath string, fresh bool, out io.Writer) ([][]core.Message, error) {
 	mem, err := core.New(core.Options{
 		Store:    db,
 		Vector:   vectors,
@@ -73,6 +109,11 @@ func run(ctx context.Context, dir string, fresh bool, out io.Writer) ([][]core.M
 	})
 	if err != nil {
 		return nil, err
+	}
+	if fresh {
+		if err := mem.DeleteThread(ctx, threadID); err != nil {
+			return nil, err
+		}
 	}
 	if err := announce(ctx, mem, dbPath, out); err != nil {
 		return nil, err

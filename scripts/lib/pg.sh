@@ -3,6 +3,9 @@
 #
 # Source it, then:
 #   pg_install   install Debian's postgresql package when no initdb is present
+#   pg_install_pgvector
+#                make the pgvector extension ("vector") available; run it
+#                before pg_start (see the function)
 #   pg_start     create and start a fresh cluster, create database agentmem_test
 #                and export:
 #                  AGENTMEM_PG_DSN      postgres://postgres@127.0.0.1:PORT/agentmem_test?sslmode=disable
@@ -40,6 +43,55 @@ pg_install() {
 	apt-get update -qq >/dev/null || return 1
 	apt-get install -y -qq postgresql >/dev/null || return 1
 	pg_bindir >/dev/null
+}
+
+# pg_install_pgvector makes the pgvector extension available to the newest
+# installed PostgreSQL. Nothing happens when its control file is installed.
+# Otherwise it installs Debian's postgresql-NN-pgvector when the package
+# exists, else builds the source tree $AGENTMEM_PGVECTOR_SRC (default
+# ../shared/vendor/pgvector next to the repository; copied first, the tree
+# may be read-only) with postgresql-server-dev-NN. Run it before pg_start:
+# installing the dev package may upgrade the server package, and a cluster
+# started before would fail to load its libraries. Elsewhere, install your
+# distribution's postgresql-NN-pgvector (or build pgvector from source).
+pg_install_pgvector() {
+	local bindir major src tmp
+	bindir=$(pg_bindir) || {
+		echo "pg.sh: PostgreSQL is not installed (run pg_install)" >&2
+		return 1
+	}
+	major=$(basename "$(dirname "$bindir")")
+	if [ -f "/usr/share/postgresql/$major/extension/vector.control" ]; then
+		return 0
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null || return 1
+	if apt-cache show "postgresql-$major-pgvector" >/dev/null 2>&1; then
+		echo "pg.sh: installing postgresql-$major-pgvector" >&2
+		apt-get install -y -qq "postgresql-$major-pgvector" >/dev/null || return 1
+	else
+		src=${AGENTMEM_PGVECTOR_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/../shared/vendor/pgvector}
+		if [ ! -f "$src/vector.control" ]; then
+			echo "pg.sh: no postgresql-$major-pgvector package and no pgvector source at $src (set AGENTMEM_PGVECTOR_SRC)" >&2
+			return 1
+		fi
+		echo "pg.sh: building pgvector from $src" >&2
+		apt-get install -y -qq "postgresql-server-dev-$major" make gcc >/dev/null || return 1
+		tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-pgvector.XXXXXX") || return 1
+		cp -r "$src/." "$tmp/"
+		if ! make -s -C "$tmp" PG_CONFIG="$bindir/pg_config" OPTFLAGS="" >"$tmp/build.log" 2>&1 ||
+			! make -s -C "$tmp" install PG_CONFIG="$bindir/pg_config" >>"$tmp/build.log" 2>&1; then
+			echo "pg.sh: pgvector build failed:" >&2
+			tail -n 30 "$tmp/build.log" >&2
+			rm -rf "$tmp"
+			return 1
+		fi
+		rm -rf "$tmp"
+	fi
+	[ -f "/usr/share/postgresql/$major/extension/vector.control" ] || {
+		echo "pg.sh: pgvector installed, but no vector.control for PostgreSQL $major" >&2
+		return 1
+	}
 }
 
 # _pg_as_owner runs a command as the cluster owner (postgres when we are root).

@@ -9,6 +9,7 @@
 //	membench -n 100000 -dsn postgres://...             # PostgreSQL (the database should be fresh)
 //	membench -n 100000 -db /tmp/b.db -vector /tmp/b.vec # bench-vec.mjs's semantic recall (local store)
 //	membench -n 100000 -db /tmp/b.db -vector /tmp/b.vec -check-recall # and the graph's recall@10 against an exact scan
+//	membench -n 100000 -dsn postgres://... -vector pgvector -mode vector # bench-pgvec.mjs: messages and vectors in one PostgreSQL
 //
 // scripts/bench runs it beside Mastra's scripts when AGENTMEM_BENCH_MASTRA=1.
 package main
@@ -54,7 +55,8 @@ func main() {
 	n := flag.Int("n", 1000, "messages to save")
 	dbPath := flag.String("db", "", "SQLite file (removed first)")
 	dsn := flag.String("dsn", "", "PostgreSQL connection string (instead of -db)")
-	vecPath := flag.String("vector", "", "local vector store file: run bench-vec.mjs's semantic-recall benchmark instead")
+	vecPath := flag.String("vector", "", `local vector store file, or "pgvector" (with -dsn): run bench-vec.mjs's (bench-pgvec.mjs's) semantic-recall benchmark instead`)
+	metric := flag.String("metric", "cosine", "with -vector pgvector: the HNSW index's metric")
 	memprofile := flag.String("memprofile", "", "write a heap profile to this file at the end")
 	trace := flag.String("trace", "", "with -vector: sample RSS and the Go heap into this directory, with a heap profile per phase")
 	mode := flag.String("mode", "", `with -vector: the recall's search mode ("" = the default, vector, bm25)`)
@@ -69,7 +71,9 @@ func main() {
 	if err != nil {
 		log.Fatalf("membench: %v", err)
 	}
-	if *vecPath != "" {
+	if *vecPath == "pgvector" {
+		err = b.runPgvector(ctx, *mode, *metric)
+	} else if *vecPath != "" {
 		err = b.runVector(ctx, *vecPath, *mode)
 		if err == nil && *checkRecall {
 			err = b.checkRecall(ctx, *vecPath)

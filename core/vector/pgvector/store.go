@@ -1,0 +1,251 @@
+// Package pgvector is a vector.Store on PostgreSQL with the pgvector
+// extension (pgx/v5 and pgvector-go), so that messages and their vectors can
+// live in one database.
+//
+// New uses a *pgxpool.Pool the caller owns (for instance the one of
+// core/store/postgres); Open connects with a connection string and closes its
+// pool on Close. Either creates the extension when it is missing and the role
+// may (CREATE EXTENSION IF NOT EXISTS vector; otherwise ErrNoExtension) and
+// applies the package's migrations under a transaction-scoped advisory lock,
+// as the message store does.
+//
+// Each index is one table, vectors_<index>, with one row per record: the
+// resource, thread and message ids, role, creation time, the analyzed
+// keywords as a tsvector (lexemes exactly as the analyzer made them, with
+// their positions, so no text search configuration is applied) and the
+// vector, of type vector(d), or halfvec(d) for 2,000 < d ≤ 4,000 (the
+// largest vector an index accepts is 2,000 dimensions, a halfvec 4,000). A
+// table vector_indexes records every index's dimension, configuration and
+// version; vector_resources records per resource its version and its number
+// of records and keywords (the BM25 statistics and the choice between exact
+// and approximate search).
+//
+// IndexConfig.Type selects the approximate index: "hnsw" (default; m and
+// ef_construction from IndexConfig.HNSW, ef_search per query from TopK),
+// "ivfflat" (IndexConfig.IVFFlat.Lists; the index is built by EnsureIndex or
+// Reindex once the table holds enough rows for its centroids, and until then
+// the table is searched exactly) or "flat" (no approximate index). Metric
+// "cosine", "dotproduct" or "euclidean" selects the operator class.
+//
+// Every statement is scoped by resource (and thread), through a b-tree on
+// (resource_id, thread_id). A resource that holds few records compared with
+// the table is searched exactly (its rows are read through the b-tree and
+// sorted); a larger one through the approximate index with iterative index
+// scans (pgvector 0.8), so that the resource filter does not starve the
+// result. Keyword search is BM25 (k1 1.2, b 0.75) over the GIN-indexed
+// tsvector; hybrid search fuses the two rankings as package local does
+// (relativeScoreFusion, vector.KeywordTerms).
+package pgvector
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DefaultTopK is the number of hits a query with TopK <= 0 returns.
+const DefaultTopK = 10
+
+// DefaultSchema is the schema of the tables when Config.Schema is empty.
+const DefaultSchema = "public"
+
+// ErrNoExtension is the cause (errors.Is) of the error New returns when the
+// server has no pgvector extension, or the role may not create it.
+var ErrNoExtension = errors.New(`PostgreSQL extension "vector" (pgvector) is not installed`)
+
+// Config configures a Store. The zero value is the default.
+type Config struct {
+	// Schema holds the tables (created if missing; default "public").
+	Schema string
+	// ExactBelow is the number of records of a resource below which it is
+	// always searched exactly; 0 means DefaultExactBelow. A negative value
+	// searches every resource through the approximate index when there is
+	// one (for tests and measurements).
+	ExactBelow int
+	// EfSearch is hnsw.ef_search for a query of k hits; 0 means
+	// max(DefaultEfSearch, 2·k).
+	EfSearch int
+}
+
+// DefaultExactBelow is Config.ExactBelow's default.
+const DefaultExactBelow = 2000
+
+// DefaultEfSearch is the smallest hnsw.ef_search of a query.
+const DefaultEfSearch = 64
+
+// Store is the pgvector vector store; it is safe for concurrent use.
+type Store struct {
+	pool    *pgxpool.Pool
+	owned   bool
+	cfg     Config
+	schema  string
+	qschema string
+	// iterative reports whether the server's pgvector has iterative index
+	// scans (0.8 and later).
+	iterative bool
+	// extVersion is the server's pgvector version.
+	extVersion string
+	tables     tables
+}
+
+var _ vector.Store = (*Store)(nil)
+
+// Open connects with a pgx connection string (URL or key=value form) and
+// returns a Store that closes its pool on Close.
+func Open(ctx context.Context, connString string, cfg Config) (*Store, error) {
+	pc, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, &memerr.Error{Code: memerr.CodeInvalidConfig, Op: "pgvector.Open", Msg: "invalid connection string", Err: err}
+	}
+	// A cancelled context asks the server to cancel the statement, instead of
+	// only dropping the connection while the server carries on.
+	pc.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, vecErr("Open", "connect", err)
+	}
+	s, err := New(ctx, pool, cfg)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.owned = true
+	return s, nil
+}
+
+// New returns a Store on pool, which stays the caller's (Close leaves it
+// open): it checks the extension and migrates the schema.
+func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
+	const op = "New"
+	if pool == nil {
+		return nil, &memerr.Error{Code: memerr.CodeInvalidConfig, Op: "pgvector.New", Msg: "nil pool"}
+	}
+	if cfg.Schema == "" {
+		cfg.Schema = DefaultSchema
+	}
+	if strings.ContainsRune(cfg.Schema, 0) || len(cfg.Schema) > 63 {
+		return nil, &memerr.Error{Code: memerr.CodeInvalidConfig, Op: "pgvector.New", Msg: "schema name must be 1-63 bytes without NUL"}
+	}
+	if cfg.ExactBelow == 0 {
+		cfg.ExactBelow = DefaultExactBelow
+	}
+	s := &Store{pool: pool, cfg: cfg, schema: cfg.Schema, qschema: quoteIdent(cfg.Schema)}
+	if err := s.extension(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		return nil, vecErr(op, "migrate", err)
+	}
+	return s, nil
+}
+
+// extension creates the vector extension when it is missing and reads its
+// version.
+func (s *Store) extension(ctx context.Context) error {
+	const op = "New"
+	version, err := s.extensionVersion(ctx)
+	if err != nil {
+		return vecErr(op, "read installed extensions", err)
+	}
+	if version == "" {
+		_, cerr := s.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector")
+		if version, err = s.extensionVersion(ctx); err != nil {
+			return vecErr(op, "read installed extensions", err)
+		}
+		if version == "" {
+			var available bool
+			_ = s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')").Scan(&available)
+			msg := `the server has no extension "vector": install pgvector (Debian/Ubuntu: postgresql-NN-pgvector, or build it from source)`
+			if available {
+				msg = `extension "vector" is available but not created in this database, and this role may not create it: run CREATE EXTENSION vector as its owner`
+			}
+			return &memerr.Error{Code: memerr.CodeInvalidConfig, Op: "pgvector." + op, Msg: msg, Err: errors.Join(ErrNoExtension, cerr)}
+		}
+	}
+	s.extVersion = version
+	s.iterative = !versionBelow(version, 0, 8)
+	return nil
+}
+
+func (s *Store) extensionVersion(ctx context.Context) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, "SELECT extversion FROM pg_extension WHERE extname = 'vector'").Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+// versionBelow reports whether the dotted version v is below major.minor.
+func versionBelow(v string, major, minor int) bool {
+	var a, b int
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) >= 1 {
+		a = atoi(parts[0])
+	}
+	if len(parts) >= 2 {
+		b = atoi(parts[1])
+	}
+	return a < major || a == major && b < minor
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// Pool returns the store's pool.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// ExtensionVersion returns the server's pgvector version.
+func (s *Store) ExtensionVersion() string { return s.extVersion }
+
+// Close closes the pool when Open created it.
+func (s *Store) Close() error {
+	if s.owned {
+		s.pool.Close()
+	}
+	return nil
+}
+
+// SelfEmbedding reports false: records and queries carry vectors.
+func (s *Store) SelfEmbedding() bool { return false }
+
+// SearchModes lists the supported Query modes.
+func (s *Store) SearchModes() []string {
+	return []string{vector.SearchVector, vector.SearchBM25, vector.SearchHybrid}
+}
+
+// sql replaces {{schema}} by the quoted schema.
+func (s *Store) sql(q string) string { return strings.ReplaceAll(q, "{{schema}}", s.qschema) }
+
+// quoteIdent quotes an SQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// vecErr is the store's error: CodeVector, the cause (a pgx error, a
+// context error) reachable through errors.Is and errors.As.
+func vecErr(op, msg string, err error) error {
+	return &memerr.Error{Code: memerr.CodeVector, Op: "pgvector." + op, Msg: msg, Err: err}
+}
+
+func missingResource(op string) error { return vecErr(op, "filter", memerr.ErrMissingResourceID) }
+
+// Schema returns the schema of the store's tables.
+func (s *Store) Schema() string { return s.schema }

@@ -1,0 +1,280 @@
+package pgvector
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/analysis"
+
+	"github.com/jackc/pgx/v5"
+	pgv "github.com/pgvector/pgvector-go"
+)
+
+// rows is an Upsert's records as the column arrays of one INSERT.
+type rows struct {
+	resource, id, thread, message, role, keywords, embedding []string
+	createdAt                                                []any
+	terms                                                    []int32
+}
+
+// Upsert writes recs, replacing records of the same id within their
+// resource, in one transaction. Every record is checked first (ids, a vector
+// of the index's dimension with finite values, no NUL in ids): a bad one
+// fails the call before anything is written. A resource written with
+// another index version fails it with memerr.ErrIndexVersionMismatch.
+func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) error {
+	const op = "Upsert"
+	if len(recs) == 0 {
+		return nil
+	}
+	for _, r := range recs {
+		switch {
+		case r.ID == "":
+			return vecErr(op, "record id is required", memerr.ErrInvalidArgument)
+		case r.Meta.ResourceID == "":
+			return vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
+		case len(r.Vector) == 0:
+			return vecErr(op, "record "+r.ID+" has no vector", memerr.ErrInvalidArgument)
+		case hasNUL(r.ID, r.Meta.ResourceID, r.Meta.ThreadID, r.Meta.MessageID, string(r.Meta.Role)):
+			return vecErr(op, "record "+strconv.Quote(r.ID)+": ids cannot hold NUL characters", memerr.ErrInvalidArgument)
+		case !finite(r.Vector):
+			return vecErr(op, "record "+r.ID+" has a NaN or infinite vector value", memerr.ErrInvalidArgument)
+		}
+	}
+	ix, err := s.table(ctx, op, index)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if len(r.Vector) != ix.dim {
+			return dimErr(op, index, ix.dim, len(r.Vector))
+		}
+	}
+	rs, resources, counts, terms := collect(recs)
+	qt := s.qtable(ix)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return vecErr(op, "connect", err)
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	// Lock the resources' rows in id order (creating the missing ones with
+	// the index's version), so that writers of one resource serialise and
+	// its counts stay exact; the versions come back to be checked.
+	var versions []resourceVersion
+	b.Queue(s.sql(`INSERT INTO {{schema}}.vector_resources (index_name, resource_id, version)
+SELECT $1, r, i.version FROM unnest($2::text[]) AS r, {{schema}}.vector_indexes AS i WHERE i.name = $1 ORDER BY r
+ON CONFLICT (index_name, resource_id) DO UPDATE SET version = vector_resources.version
+RETURNING resource_id, version, (SELECT version FROM {{schema}}.vector_indexes WHERE name = $1)`), index, resources).Query(func(rows pgx.Rows) error {
+		var err error
+		versions, err = pgx.CollectRows(rows, pgx.RowToStructByPos[resourceVersion])
+		return err
+	})
+	b.Queue(`WITH old AS (
+	DELETE FROM `+qt+` AS t USING unnest($2::text[], $3::text[]) AS u(resource_id, id)
+	WHERE t.resource_id = u.resource_id AND t.id = u.id RETURNING t.resource_id, t.terms
+), o AS (SELECT resource_id, count(*) AS n, sum(terms) AS t FROM old GROUP BY resource_id)
+UPDATE `+s.sql("{{schema}}.vector_resources")+` AS v SET records = v.records + u.n - coalesce(o.n, 0), terms = v.terms + u.t - coalesce(o.t, 0)
+FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS u(resource_id, n, t) LEFT JOIN o USING (resource_id)
+WHERE v.index_name = $1 AND v.resource_id = u.resource_id`, index, rs.resource, rs.id, resources, counts, terms)
+	b.Queue(`INSERT INTO `+qt+` (resource_id, id, thread_id, message_id, role, created_at, keywords, terms, embedding)
+SELECT r, i, th, m, ro, c, k::tsvector, n, e::`+ix.storage+` FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[], $9::text[]) AS u(r, i, th, m, ro, c, k, n, e)`,
+		rs.resource, rs.id, rs.thread, rs.message, rs.role, rs.createdAt, rs.keywords, rs.terms, rs.embedding)
+	err = conn.SendBatch(ctx, b).Close()
+	if err == nil {
+		err = checkVersions(op, index, versions)
+	}
+	if err != nil {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		var me *memerr.Error
+		if errors.As(err, &me) {
+			return err
+		}
+		return vecErr(op, "write to index "+index, err)
+	}
+	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
+		return vecErr(op, "commit", err)
+	}
+	return nil
+}
+
+// resourceVersion is a resource's recorded version and its index's.
+type resourceVersion struct {
+	Resource, Version string
+	Index             *string
+}
+
+func checkVersions(op, index string, vs []resourceVersion) error {
+	for _, v := range vs {
+		if v.Index != nil && v.Version != *v.Index {
+			return versionErr(op, index, v.Resource, v.Version, *v.Index)
+		}
+	}
+	return nil
+}
+
+// collect turns recs into column arrays, the last of equal (resource, id)
+// winning, and counts records and keyword terms per resource (sorted).
+func collect(recs []vector.Record) (rs rows, resources []string, counts, terms []int64) {
+	type key struct{ r, id string }
+	last := make(map[key]int, len(recs))
+	for i, r := range recs {
+		last[key{r.Meta.ResourceID, r.ID}] = i
+	}
+	per := map[string][2]int64{}
+	for i, r := range recs {
+		if last[key{r.Meta.ResourceID, r.ID}] != i {
+			continue
+		}
+		kw, n := tsvector(r.Keywords, r.Text)
+		rs.resource = append(rs.resource, r.Meta.ResourceID)
+		rs.id = append(rs.id, r.ID)
+		rs.thread = append(rs.thread, r.Meta.ThreadID)
+		rs.message = append(rs.message, r.Meta.MessageID)
+		rs.role = append(rs.role, string(r.Meta.Role))
+		rs.createdAt = append(rs.createdAt, r.Meta.CreatedAt)
+		rs.keywords = append(rs.keywords, kw)
+		rs.terms = append(rs.terms, int32(n))
+		rs.embedding = append(rs.embedding, pgv.NewVector(r.Vector).String())
+		c := per[r.Meta.ResourceID]
+		per[r.Meta.ResourceID] = [2]int64{c[0] + 1, c[1] + int64(n)}
+	}
+	for r := range per {
+		resources = append(resources, r)
+	}
+	sort.Strings(resources)
+	for _, r := range resources {
+		counts = append(counts, per[r][0])
+		terms = append(terms, per[r][1])
+	}
+	return rs, resources, counts, terms
+}
+
+// Limits of a tsvector: a lexeme's bytes, a position, positions per lexeme.
+const (
+	maxLexeme    = 2046
+	maxPosition  = 16383
+	maxPositions = 256
+)
+
+// tsvector returns the tsvector literal of a record's keywords (its
+// analyzed Keywords, else the plain terms of its text), each term a lexeme
+// as is with its positions, and the number of terms (the BM25 length). The
+// literal is cast, not parsed by a text search configuration, so lexemes
+// are exactly the analyzer's terms.
+func tsvector(keywords, text string) (string, int) {
+	var ts []string
+	if keywords != "" {
+		ts = strings.Fields(keywords)
+	} else {
+		ts = analysis.Plain.Terms(text)
+	}
+	pos := map[string][]int{}
+	var order []string
+	n := 0
+	for _, t := range ts {
+		t = strings.ReplaceAll(t, "\x00", "")
+		if t == "" || len(t) > maxLexeme {
+			continue
+		}
+		n++
+		if _, ok := pos[t]; !ok {
+			order = append(order, t)
+		}
+		if len(pos[t]) < maxPositions {
+			pos[t] = append(pos[t], min(n, maxPosition))
+		}
+	}
+	var b strings.Builder
+	for i, t := range order {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(lexeme(t))
+		b.WriteByte(':')
+		for j, p := range pos[t] {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(p))
+		}
+	}
+	return b.String(), n
+}
+
+// lexeme quotes a term for a tsvector or tsquery literal.
+func lexeme(t string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + "'"
+}
+
+func hasNUL(ss ...string) bool {
+	for _, s := range ss {
+		if strings.IndexByte(s, 0) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func finite(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Delete removes the records of f.ResourceID, narrowed to f.ThreadID and/or
+// f.MessageIDs when set. Deleting a whole resource (only ResourceID) also
+// clears its version. Unknown ids, resources and indexes are no error.
+func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error {
+	const op = "Delete"
+	if f.ResourceID == "" {
+		return missingResource(op)
+	}
+	ix, err := s.table(ctx, op, index)
+	if errors.Is(err, errNoIndex) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	qt, qr := s.qtable(ix), s.sql("{{schema}}.vector_resources")
+	if f.ThreadID == "" && len(f.MessageIDs) == 0 {
+		// The resource's row first, as writers lock it first.
+		b := &pgx.Batch{}
+		b.Queue("DELETE FROM "+qr+" WHERE index_name = $1 AND resource_id = $2", index, f.ResourceID)
+		b.Queue("DELETE FROM "+qt+" WHERE resource_id = $1", f.ResourceID)
+		if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+			return vecErr(op, "delete resource", err)
+		}
+		return nil
+	}
+	ids := f.MessageIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	_, err = s.pool.Exec(ctx, `WITH l AS (SELECT 1 FROM `+qr+` WHERE index_name = $1 AND resource_id = $2 FOR UPDATE),
+d AS (DELETE FROM `+qt+` WHERE EXISTS (SELECT 1 FROM l) AND resource_id = $2 AND ($3 = '' OR thread_id = $3)
+	AND (cardinality($4::text[]) = 0 OR message_id = ANY($4::text[])) RETURNING terms)
+UPDATE `+qr+` SET records = records - (SELECT count(*) FROM d), terms = terms - (SELECT coalesce(sum(terms), 0) FROM d)
+WHERE index_name = $1 AND resource_id = $2`, index, f.ResourceID, f.ThreadID, ids)
+	if err != nil {
+		return vecErr(op, "delete", err)
+	}
+	return nil
+}
+
+func versionErr(op, name, resource, have, want string) error {
+	return &memerr.Error{Code: memerr.CodeIndexVersionMismatch, Op: "pgvector." + op,
+		Msg: "resource " + strconv.Quote(resource) + " of index " + name + " was written with version " +
+			strconv.Quote(have) + ", not " + strconv.Quote(want) + " (delete and reindex the resource)"}
+}
