@@ -16,7 +16,7 @@ import (
 const (
 	calibSample = 64   // queries: ±0.01 standard error on recall@10 near 0.95
 	calibK      = 10   // recall@calibK is estimated
-	calibTarget = 0.97 // issue 17's 0.95 of exact float32 search, plus margins for the sample's error and the int8 codes
+	calibTarget = 0.97 // recall 0.95 of exact float32 search, plus margins for the sample's error and the int8 codes
 	// graphCutover: a beam wider than n/graphCutover (and than hnswEfMin)
 	// costs about as much as scanning the n slots' codes exactly, so the
 	// partition scans exactly instead. (A graph of fewer nodes than slots

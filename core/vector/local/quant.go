@@ -5,7 +5,7 @@ import "math"
 // Vectors are kept as int8 codes of the unit vector with one float32 scale
 // each (symmetric scalar quantization): a 384-dimension vector takes 388
 // bytes instead of 1,536 as float32, which is what keeps a 100k-message
-// resource within a small process (BENCHMARKS.md, issue 17). Cosine
+// resource within a small process (BENCHMARKS.md). Cosine
 // similarity against a unit float32 query is scale·Σ q_i·code_i; the
 // rounding error per component is at most scale/2 (≤ 0.4% of the largest
 // component), measured as recall against exact float32 search in

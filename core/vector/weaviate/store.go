@@ -44,7 +44,7 @@
 // one of this store. Its cost is speed: keyword search then reads every
 // posting list of the query terms in full (the pre-1.29 WAND), so hybrid
 // queries over terms that most records share are far slower than vector
-// queries (see BENCHMARKS.md, issue 12). Hybrid queries therefore leave
+// queries (see BENCHMARKS.md). Hybrid queries therefore leave
 // terms held by more than half of the tenant's records out of their keyword
 // side (vector.KeywordTerms), judged on a cached sample of the tenant's
 // records (sample.go). A server with the fix can switch
