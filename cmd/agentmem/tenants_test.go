@@ -33,7 +33,7 @@ func TestMaintainWeaviateTenants(t *testing.T) {
 	if !strings.Contains(r.stdout, "1 active tenants, 1 set INACTIVE") {
 		t.Fatalf("--idle 0: %s", r.stdout)
 	}
-	doc = jsonDoc(t, b.agentmem(t, "", "--json", "search", "ada", "sister Zanzibarina Reykjavik", "--top-k", "1").ok(t))
+	doc = jsonDoc(t, b.agentmem(t, "", "--json", "search", "ada", "sister Zanzibarina Reykjavik", "--top-k", "1", "--mode", "vector").ok(t))
 	if hits := doc["hits"].([]any); len(hits) != 1 || hits[0].(map[string]any)["messageId"] != "trip-3" {
 		t.Fatalf("search of the retired resource: %v", hits)
 	}
