@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/message"
@@ -46,13 +45,13 @@ func (m *Memory) filterInput(ctx context.Context, s *store.Checked, st settings,
 		return fresh, history, nil
 	case len(history) == 0 && !past:
 		for i := range fresh {
-			stripProviderMetadata(&fresh[i])
+			window.StripProviderMetadata(&fresh[i])
 		}
 		return fresh, history, nil
 	case len(input) == 0:
 		return nil, history, nil
 	}
-	calls := toolCallStates(known)
+	calls := window.ToolCallStates(known)
 	last := input[len(input)-1]
 	switch last.Role {
 	case RoleUser:
@@ -74,7 +73,7 @@ func (m *Memory) filterInput(ctx context.Context, s *store.Checked, st settings,
 		})
 		return append(updates, tail...), window.WithoutIDs(history, updates), nil
 	case RoleAssistant:
-		if results := trailingResults(last); len(results.Content.Parts) > 0 {
+		if results := window.TrailingResults(last); len(results.Content.Parts) > 0 {
 			updates := m.toolUpdates(results, known, calls, func(p *Part) bool {
 				return calls[p.ToolInvocation.ToolCallID] != message.ToolStateResult
 			})
@@ -117,35 +116,6 @@ func (m *Memory) storedCopies(ctx context.Context, s *store.Checked, history, in
 	return known, nil
 }
 
-// toolCallStates maps the tool-call ids of stored messages to their state;
-// a result anywhere finishes the call.
-func toolCallStates(known map[string]*Message) map[string]string {
-	states := map[string]string{}
-	for _, msg := range known {
-		for _, p := range msg.Content.Parts {
-			if ti := p.ToolInvocation; ti != nil && states[ti.ToolCallID] != message.ToolStateResult {
-				states[ti.ToolCallID] = ti.State
-			}
-		}
-	}
-	return states
-}
-
-// trailingResults returns msg with only its trailing run of tool results.
-func trailingResults(msg Message) Message {
-	parts := msg.Content.Parts
-	i := len(parts)
-	for i > 0 && isToolResult(&parts[i-1]) {
-		i--
-	}
-	msg.Content.Parts = parts[i:]
-	return msg
-}
-
-func isToolResult(p *Part) bool {
-	return p.ToolInvocation != nil && p.ToolInvocation.State == message.ToolStateResult
-}
-
 // toolUpdates returns the tool results of msg that keep selects, as messages
 // to persist: merged into the stored copy of msg when it holds their calls
 // (same id, each call advanced to its result), else as a new message of the
@@ -153,7 +123,7 @@ func isToolResult(p *Part) bool {
 func (m *Memory) toolUpdates(msg Message, known map[string]*Message, calls map[string]string, keep func(*Part) bool) []Message {
 	var kept []Part
 	for i := range msg.Content.Parts {
-		if p := &msg.Content.Parts[i]; isToolResult(p) && keep(p) {
+		if p := &msg.Content.Parts[i]; window.IsToolResult(p) && keep(p) {
 			kept = append(kept, *p)
 		}
 	}
@@ -163,7 +133,7 @@ func (m *Memory) toolUpdates(msg Message, known map[string]*Message, calls map[s
 	var out []Message
 	if stored, ok := known[msg.ID]; ok {
 		merged := stored.Clone()
-		rest := advanceCalls(&merged, kept)
+		rest := window.AdvanceCalls(&merged, kept)
 		if len(rest) < len(kept) {
 			merged.Source, merged.Tokens, merged.TokenEncoding = SourceInput, 0, ""
 			m.countTokens(&merged)
@@ -174,62 +144,10 @@ func (m *Memory) toolUpdates(msg Message, known map[string]*Message, calls map[s
 	if len(kept) > 0 {
 		msg.Content.Parts = kept
 		// A v4 text mirror kept verbatim would bring the echoed text back.
-		msg.Content.Extra = withoutKey(msg.Content.Extra, "content")
+		msg.Content.Extra = window.WithoutKey(msg.Content.Extra, "content")
 		msg.Tokens, msg.TokenEncoding = 0, ""
 		m.countTokens(&msg)
 		out = append(out, msg)
 	}
 	return out
-}
-
-// withoutKey returns a copy of raw without key (raw itself when it lacks it).
-func withoutKey(raw map[string]json.RawMessage, key string) map[string]json.RawMessage {
-	if _, ok := raw[key]; !ok {
-		return raw
-	}
-	out := make(map[string]json.RawMessage, len(raw))
-	for k, v := range raw {
-		if k != key {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// advanceCalls replaces the pending calls of msg with the matching results
-// and returns the results that matched none.
-func advanceCalls(msg *Message, results []Part) []Part {
-	var rest []Part
-	for _, r := range results {
-		matched := false
-		for i := range msg.Content.Parts {
-			ti := msg.Content.Parts[i].ToolInvocation
-			if ti != nil && ti.ToolCallID == r.ToolInvocation.ToolCallID && ti.State == message.ToolStateCall {
-				msg.Content.Parts[i] = r
-				matched = true
-				break
-			}
-		}
-		if !matched {
-			rest = append(rest, r)
-		}
-	}
-	return rest
-}
-
-// stripProviderMetadata removes the provider metadata of an assistant
-// message's parts, tool results excepted.
-func stripProviderMetadata(msg *Message) {
-	if msg.Role != RoleAssistant {
-		return
-	}
-	parts := make([]Part, len(msg.Content.Parts))
-	for i, p := range msg.Content.Parts {
-		if !isToolResult(&p) {
-			p.ProviderMetadata = nil
-			p.Extra = withoutKey(p.Extra, "providerOptions")
-		}
-		parts[i] = p
-	}
-	msg.Content.Parts = parts
 }
