@@ -41,7 +41,9 @@ type meta struct {
 
 // Query returns the TopK (DefaultTopK when <= 0) best hits of
 // q.Filter.ResourceID, best first (ties by id), narrowed to
-// q.Filter.ThreadID when set. Scores: SearchVector by metric, cosine
+// q.Filter.ThreadID when set and to the records whose message metadata
+// matches q.Filter.Metadata (an invalid filter fails with
+// memerr.ErrInvalidArgument). Scores: SearchVector by metric, cosine
 // similarity (1 − cosine distance), the inner product (dotproduct) or
 // 1/(1 + distance) (euclidean); SearchBM25 the BM25 of the records sharing a
 // term with the query's keywords; SearchHybrid the relativeScoreFusion of
@@ -52,6 +54,9 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 	const op = "Query"
 	if q.Filter.ResourceID == "" {
 		return nil, missingResource(op)
+	}
+	if err := q.Filter.Metadata.Validate(); err != nil {
+		return nil, err
 	}
 	mode := q.Mode
 	if mode == "" {
@@ -151,7 +156,7 @@ func sortHits(hs []scoredHit) {
 	})
 }
 
-const hitColumns = "id, message_id, thread_id, resource_id, role, created_at"
+const hitColumns = "id, message_id, thread_id, resource_id, role, created_at, metadata"
 
 // scanHits reads rows of hitColumns and a score column.
 func scanHits(rows pgx.Rows, score func(float64) float64) ([]scoredHit, error) {
@@ -161,11 +166,13 @@ func scanHits(rows pgx.Rows, score func(float64) float64) ([]scoredHit, error) {
 		var h scoredHit
 		var role string
 		var at time.Time
+		var md []byte
 		var v float64
-		if err := rows.Scan(&h.ID, &h.Meta.MessageID, &h.Meta.ThreadID, &h.Meta.ResourceID, &role, &at, &v); err != nil {
+		if err := rows.Scan(&h.ID, &h.Meta.MessageID, &h.Meta.ThreadID, &h.Meta.ResourceID, &role, &at, &md, &v); err != nil {
 			return nil, err
 		}
 		h.Meta.Role, h.Meta.CreatedAt, h.Score = message.Role(role), at, score(v)
+		h.Meta.Metadata = decodeMetadata(md)
 		out = append(out, h)
 	}
 	return out, rows.Err()
@@ -176,9 +183,13 @@ func scanHits(rows pgx.Rows, score func(float64) float64) ([]scoredHit, error) {
 // a thread filter (threads are small), for a resource of fewer than
 // Config.ExactBelow records, and for one so small a share of the table that
 // an index scan would pass over many more rows of other resources (about
-// ef·tuples/records) than the resource holds (shareFactor times).
+// ef·tuples/records) than the resource holds (shareFactor times). A
+// metadata filter needs iterative index scans (pgvector 0.8): without them
+// the index yields ef candidates at most, and the filter may leave fewer
+// than TopK of them.
 func (s *Store) exact(m meta, q vector.Query, ef int) bool {
-	if m.cfg.Type == TypeFlat || m.storage == "vector" && m.dim > maxIndexedVector {
+	if m.cfg.Type == TypeFlat || m.storage == "vector" && m.dim > maxIndexedVector ||
+		!s.iterative && !q.Filter.Metadata.IsZero() {
 		return true
 	}
 	if s.cfg.ExactBelow < 0 {
@@ -217,15 +228,15 @@ func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) (
 		ef = min(int(float64(ef)*m.tuples/float64(m.records)), max(1000, ef))
 	}
 	dist := "(embedding " + operator(m.cfg.Metric) + " $2::" + m.storage + ")"
-	if exact {
-		dist += " + 0" // not the indexed expression: the planner reads the resource's rows
-	}
-	sql := "SELECT " + hitColumns + ", " + dist + " AS d FROM " + s.qtable(m.tableInfo) +
-		" WHERE resource_id = $1 AND ($3 = '' OR thread_id = $3) ORDER BY d LIMIT $4"
-	args := []any{q.Filter.ResourceID, pgv.NewVector(q.Vector).String(), q.Filter.ThreadID, n}
+	p := &params{args: []any{q.Filter.ResourceID, pgv.NewVector(q.Vector).String(), q.Filter.ThreadID, n}}
+	where := " WHERE resource_id = $1 AND ($3 = '' OR thread_id = $3) AND " + metadataCond(q.Filter.Metadata, "", p) +
+		" ORDER BY d LIMIT $4"
 	score := scoreFunc(m.cfg.Metric)
+	// Adding 0 makes the distance other than the indexed expression: the
+	// planner reads the resource's rows.
+	exactSQL := "SELECT " + hitColumns + ", " + dist + " + 0 AS d FROM " + s.qtable(m.tableInfo) + where
 	if exact {
-		rows, err := s.pool.Query(ctx, sql, args...)
+		rows, err := s.pool.Query(ctx, exactSQL, p.args...)
 		if err != nil {
 			return nil, err
 		}
@@ -243,12 +254,23 @@ func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) (
 		b.Queue(searchSettings, strconv.Itoa(ef), strconv.Itoa(probes(m)))
 	}
 	var hits []scoredHit
-	b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+	b.Queue("SELECT "+hitColumns+", "+dist+" AS d FROM "+s.qtable(m.tableInfo)+where, p.args...).Query(func(rows pgx.Rows) error {
 		var err error
 		hits, err = scanHits(rows, score)
 		return err
 	})
-	return hits, s.pool.SendBatch(ctx, b).Close()
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil || len(hits) >= n || q.Filter.Metadata.IsZero() {
+		return hits, err
+	}
+	// An index scan ends at its tuple bound, and an HNSW graph may not
+	// reach every row (near-duplicate vectors): a filter that kept fewer
+	// than n of the rows it saw is answered from the resource's rows, so
+	// that no matching record is left out.
+	rows, err := s.pool.Query(ctx, exactSQL, p.args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanHits(rows, score)
 }
 
 // searchSettings sets a query's index search parameters for the rest of its
@@ -379,15 +401,16 @@ func (s *Store) keywordSide(ctx context.Context, m meta, q vector.Query, ts []te
 	for i, t := range ts {
 		words[i], idfs[i], ors[i] = t.text, t.idf, lexeme(t.text)
 	}
-	rows := s.customPlan(ctx, `SELECT c.id, c.message_id, c.thread_id, c.resource_id, c.role, c.created_at,
+	p := &params{args: []any{q.Filter.ResourceID, q.Filter.ThreadID, words, idfs, bm25K1 * (1 - bm25B), bm25K1 * bm25B / avg, bm25K1 + 1,
+		strings.Join(ors, " | "), n}}
+	rows := s.customPlan(ctx, `SELECT c.id, c.message_id, c.thread_id, c.resource_id, c.role, c.created_at, c.metadata,
 	sum(u.idf * x.tf * $7::float8 / (x.tf + $5::float8 + $6::float8 * c.terms)) AS score
 FROM `+s.qtable(m.tableInfo)+` AS c,
 	LATERAL (SELECT lexeme, cardinality(positions)::float8 AS tf FROM unnest(c.keywords)) AS x
 	JOIN unnest($3::text[], $4::float8[]) AS u(term, idf) ON u.term = x.lexeme
 WHERE c.resource_id = $1 AND ($2 = '' OR c.thread_id = $2) AND c.keywords @@ $8::tsquery
-GROUP BY c.resource_id, c.id ORDER BY score DESC, c.id LIMIT $9`,
-		q.Filter.ResourceID, q.Filter.ThreadID, words, idfs, bm25K1*(1-bm25B), bm25K1*bm25B/avg, bm25K1+1,
-		strings.Join(ors, " | "), n)
+	AND `+metadataCond(q.Filter.Metadata, "c", p)+`
+GROUP BY c.resource_id, c.id ORDER BY score DESC, c.id LIMIT $9`, p.args...)
 	var hits []scoredHit
 	err := rows(func(r pgx.Rows) error {
 		var err error

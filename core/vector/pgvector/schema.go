@@ -210,6 +210,7 @@ func (s *Store) createIndex(ctx context.Context, tx pgx.Tx, spec vector.IndexSpe
 	keywords    tsvector    NOT NULL,
 	terms       integer     NOT NULL,
 	embedding   %s(%d)      NOT NULL,
+	metadata    jsonb,
 	PRIMARY KEY (resource_id, id)
 )`, qt, st, spec.Dimension),
 		fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (resource_id, thread_id)", quoteIdent(table+"_thread"), qt),

@@ -20,6 +20,7 @@ import (
 type rows struct {
 	resource, id, thread, message, role, keywords, embedding []string
 	createdAt                                                []any
+	metadata                                                 []*string
 	terms                                                    []int32
 }
 
@@ -84,9 +85,9 @@ RETURNING resource_id, version, (SELECT version FROM {{schema}}.vector_indexes W
 UPDATE `+s.sql("{{schema}}.vector_resources")+` AS v SET records = v.records + u.n - coalesce(o.n, 0), terms = v.terms + u.t - coalesce(o.t, 0)
 FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS u(resource_id, n, t) LEFT JOIN o USING (resource_id)
 WHERE v.index_name = $1 AND v.resource_id = u.resource_id`, index, rs.resource, rs.id, resources, counts, terms)
-	b.Queue(`INSERT INTO `+qt+` (resource_id, id, thread_id, message_id, role, created_at, keywords, terms, embedding)
-SELECT r, i, th, m, ro, c, k::tsvector, n, e::`+ix.storage+` FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[], $9::text[]) AS u(r, i, th, m, ro, c, k, n, e)`,
-		rs.resource, rs.id, rs.thread, rs.message, rs.role, rs.createdAt, rs.keywords, rs.terms, rs.embedding)
+	b.Queue(`INSERT INTO `+qt+` (resource_id, id, thread_id, message_id, role, created_at, keywords, terms, embedding, metadata)
+SELECT r, i, th, m, ro, c, k::tsvector, n, e::`+ix.storage+`, md::jsonb FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[], $9::text[], $10::text[]) AS u(r, i, th, m, ro, c, k, n, e, md)`,
+		rs.resource, rs.id, rs.thread, rs.message, rs.role, rs.createdAt, rs.keywords, rs.terms, rs.embedding, rs.metadata)
 	err = conn.SendBatch(ctx, b).Close()
 	if err == nil {
 		err = checkVersions(op, index, versions)
@@ -143,6 +144,7 @@ func collect(recs []vector.Record) (rs rows, resources []string, counts, terms [
 		rs.keywords = append(rs.keywords, kw)
 		rs.terms = append(rs.terms, int32(n))
 		rs.embedding = append(rs.embedding, pgv.NewVector(r.Vector).String())
+		rs.metadata = append(rs.metadata, metadataJSON(r.Meta.Metadata))
 		c := per[r.Meta.ResourceID]
 		per[r.Meta.ResourceID] = [2]int64{c[0] + 1, c[1] + int64(n)}
 	}
