@@ -68,7 +68,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 		return th, nil // nothing to move and nothing left to repair
 	}
 	if m.opts.Vector != nil && from != resourceID {
-		if err := m.markThreadUnindexed(ctx, s, threadID); err != nil {
+		if err := s.MarkThreadUnindexed(ctx, threadID); err != nil {
 			return Thread{}, err
 		}
 		moveStep(ctx, "marked")
@@ -130,33 +130,6 @@ func (m *Memory) deleteOld(ctx context.Context, threadID string, olds []string) 
 		}
 	}
 	return nil
-}
-
-// markBatch is how many message ids one MarkUnindexed call of a move carries.
-const markBatch = 500
-
-// markThreadUnindexed marks every message of a thread unindexed, newest
-// first, a page at a time.
-func (m *Memory) markThreadUnindexed(ctx context.Context, s *store.Checked, threadID string) error {
-	q := store.MessageQuery{ThreadID: threadID, PerPage: markBatch, Direction: store.Desc}
-	for {
-		page, err := s.ListMessages(ctx, q)
-		if err != nil {
-			return err
-		}
-		ids := make([]string, len(page.Messages))
-		for i := range page.Messages {
-			ids[i] = page.Messages[i].ID
-		}
-		if err := s.MarkUnindexed(ctx, ids); err != nil {
-			return err
-		}
-		if !page.HasMore {
-			return nil
-		}
-		last := page.Messages[len(page.Messages)-1]
-		q.Before = &store.Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
-	}
 }
 
 // moveStepKey is the context key of a function called after each durable

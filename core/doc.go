@@ -28,16 +28,8 @@
 // title and observational memory (in the background when configured;
 // [Memory.Close] awaits them). A side effect never fails the save.
 //
-// The retry of failed indexing reads the store's unindexed queue only when a
-// marker can be there: once per resource and process, again after this
-// process marks a message, and at most a minute after another process did.
-//
-// Tokens are counted once per message, when it is saved (a large batch on
-// all cores), and stored with it. The default tokenizer (tiktoken
-// o200k_base) reads precomputed ranks embedded in the binary, which the
-// operating system pages in as counts touch them. [New] calls a tokenizer's
-// Warm, if it has one, in the background: the default one pages its table
-// in (4.1 MiB resident), so that a process's first save does not wait for it.
+// Tokens are counted once per message, when it is saved, and stored with
+// it (package budget).
 //
 // # Configuration
 //
@@ -74,24 +66,10 @@
 //
 // # Drivers
 //
-// The contracts live in their own packages, so that a driver never imports
-// the engine, and each name has one spelling:
-//
-//	core/message   Message, Part, ToolInvocation, format-2 JSON, ToolGroups
-//	core/store     Store = Threads + Messages + WorkingMemories + Boundaries;
-//	               optional ThreadCreator, Resources, Observations, IndexQueue
-//	core/vector    vector.Store, Embedder, records, queries, hits
-//	core/memerr    Error, Code, sentinels, WrapStorage
-//	core/budget    token counts and the one token trimmer (turn, Recall, TokenLimiter)
-//
-// core itself names only what a user of the turn touches: Thread, Scope,
-// Message with its Content, Part, Role and Source, and the errors.
-//
-// Memory wraps its store in a [store.Checked], which validates and normalises
-// every call, names the operation and classifies failures; a driver keeps
-// only what is atomic and database-specific. A message store proves itself
-// with one line: storetest.Run (core/store/storetest) drives it through the
-// same store.Checked. vectortest.Run (core/vector/vectortest) drives a
-// vector.Store directly, as Memory calls it: Memory checks ids, scopes and
-// dimensions before a vector store sees a call.
+// The contracts live in their own packages (core/store, core/vector,
+// core/message, core/memerr), so a driver never imports core, and each name
+// has one spelling; core names only what a user of the turn touches.
+// store.Checked validates every store call Memory makes, and storetest
+// drives backends through it; vectortest drives a vector.Store directly.
+// docs/architecture.md draws the packages and what may import what.
 package core

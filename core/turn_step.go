@@ -2,9 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/binary"
-	"hash/fnv"
-	"strconv"
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/window"
@@ -58,7 +55,7 @@ type StepProcessor interface {
 // stepState is what the steps of one turn share: token counts by content,
 // so a loop's growing list of messages is tokenized once, not at every step.
 type stepState struct {
-	counts map[uint64]int
+	counts budget.Memo
 }
 
 // Step returns the prompt of the next model call of the turn's agent loop:
@@ -171,43 +168,4 @@ func (t *Turn) fitStep(prompt, resp []Message) ([]Message, []Message) {
 
 // stepTokens counts msg, reusing the count of a message with the same
 // role and content counted at an earlier step of the turn.
-func (t *Turn) stepTokens(msg *Message) int {
-	key := contentKey(msg)
-	if n, ok := t.steps.counts[key]; ok {
-		return n
-	}
-	n := budget.MessageTokens(t.m.tk, msg)
-	if t.steps.counts == nil {
-		t.steps.counts = map[uint64]int{}
-	}
-	t.steps.counts[key] = n
-	return n
-}
-
-// contentKey hashes everything budget.MessageTokens reads.
-func contentKey(msg *Message) uint64 {
-	h := fnv.New64a()
-	field := func(s string) {
-		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	field(string(msg.Role))
-	for i := range msg.Content.Parts {
-		p := &msg.Content.Parts[i]
-		field(p.Type)
-		field(p.Text)
-		field(p.Reasoning)
-		field(p.MimeType)
-		field(strconv.Itoa(len(p.Data)))
-		if ti := p.ToolInvocation; ti != nil {
-			field(ti.State)
-			field(ti.ToolName)
-			field(string(ti.Args))
-			field(string(ti.Result))
-			field(ti.ErrorText)
-		}
-	}
-	return h.Sum64()
-}
+func (t *Turn) stepTokens(msg *Message) int { return t.steps.counts.MessageTokens(t.m.tk, msg) }

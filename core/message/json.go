@@ -284,3 +284,38 @@ func (c *Content) decodeV1Parts(b []byte) error {
 	}
 	return nil
 }
+
+// EncodedSizeBound is an upper bound of len(json.Marshal(c)), or false when
+// c has metadata (arbitrary values; measured by encoding). JSON escaping
+// turns one input byte into at most 6 ("\u003c"), every field costs less
+// than 64 bytes of name and punctuation, and the v4 mirrors MarshalJSON
+// derives repeat each part's content at most once (hence twice the parts).
+func (c *Content) EncodedSizeBound() (int, bool) {
+	if len(c.Metadata) > 0 {
+		return 0, false
+	}
+	const field, esc = 64, 6
+	parts := 0
+	for i := range c.Parts {
+		p := &c.Parts[i]
+		n := len(p.Type) + len(p.Text) + len(p.Reasoning) + len(p.Data) + len(p.MimeType) + len(p.Filename) + len(p.ProviderMetadata)
+		for k, v := range p.Extra {
+			n += len(k) + len(v)
+		}
+		for _, d := range p.Details {
+			n += len(d.Type) + len(d.Text) + len(d.Data) + len(d.Signature) + 4*field/esc
+		}
+		if ti := p.ToolInvocation; ti != nil {
+			n += len(ti.State) + len(ti.ToolCallID) + len(ti.ToolName) + len(ti.Args) + len(ti.Result) + len(ti.ErrorText) + 8*field/esc + 20
+		}
+		if src := p.Source; src != nil {
+			n += len(src.SourceType) + len(src.ID) + len(src.URL) + len(src.Title) + len(src.ProviderMetadata) + 5*field/esc
+		}
+		parts += esc*n + (8+len(p.Extra))*field
+	}
+	n := len(c.ProviderMetadata)
+	for k, v := range c.Extra {
+		n += len(k) + len(v) + field/esc
+	}
+	return 2*parts + esc*n + 8*field, true
+}

@@ -447,3 +447,31 @@ func checkKey(key string) error {
 	_, _, err := ParseObservationKey(key)
 	return err
 }
+
+// markBatch is how many message ids one MarkUnindexed call of
+// MarkThreadUnindexed carries.
+const markBatch = 500
+
+// MarkThreadUnindexed marks every message of a thread unindexed, newest
+// first, a page at a time (IndexQueue).
+func (c *Checked) MarkThreadUnindexed(ctx context.Context, threadID string) error {
+	q := MessageQuery{ThreadID: threadID, PerPage: markBatch, Direction: Desc}
+	for {
+		page, err := c.ListMessages(ctx, q)
+		if err != nil {
+			return err
+		}
+		ids := make([]string, len(page.Messages))
+		for i := range page.Messages {
+			ids[i] = page.Messages[i].ID
+		}
+		if err := c.MarkUnindexed(ctx, ids); err != nil {
+			return err
+		}
+		if !page.HasMore {
+			return nil
+		}
+		last := page.Messages[len(page.Messages)-1]
+		q.Before = &Cursor{CreatedAt: last.CreatedAt, Seq: last.Seq}
+	}
+}

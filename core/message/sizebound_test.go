@@ -1,14 +1,12 @@
-package core
+package message
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/agentmem/agentmem/core/message"
 )
 
-// TestEncodedSizeBound: the bound that lets validateMessage skip encoding is
+// TestEncodedSizeBound: the bound that lets a size check skip encoding is
 // never below the real encoded size, for every part type, for text that
 // escaping expands most (control characters, HTML characters, invalid
 // UTF-8) and for the mirrors MarshalJSON derives.
@@ -19,11 +17,11 @@ func TestEncodedSizeBound(t *testing.T) {
 		{},
 		{Parts: []Part{TextPart("")}},
 		{Parts: []Part{TextPart(worst), TextPart(worst)}},
-		{Parts: []Part{{Type: PartReasoning, Reasoning: worst, Details: []message.ReasoningDetail{{Type: "text", Text: worst, Signature: worst}}}}},
-		{Parts: []Part{{Type: PartToolInvocation, ToolInvocation: &message.ToolInvocation{State: message.ToolStateResult, ToolCallID: worst, ToolName: "t",
+		{Parts: []Part{{Type: PartReasoning, Reasoning: worst, Details: []ReasoningDetail{{Type: "text", Text: worst, Signature: worst}}}}},
+		{Parts: []Part{{Type: PartToolInvocation, ToolInvocation: &ToolInvocation{State: ToolStateResult, ToolCallID: worst, ToolName: "t",
 			Args: json.RawMessage(`{"a":"<<<<"}`), Result: json.RawMessage(`["<&>"]`), IsError: true, ErrorText: worst, Step: &step}}}},
 		{Parts: []Part{{Type: PartFile, Data: worst, MimeType: "text/plain", Filename: worst}}},
-		{Parts: []Part{{Type: PartSource, Source: &message.SourceRef{SourceType: "url", ID: worst, URL: worst, Title: worst, ProviderMetadata: json.RawMessage(`{"x":"<"}`)}}}},
+		{Parts: []Part{{Type: PartSource, Source: &SourceRef{SourceType: "url", ID: worst, URL: worst, Title: worst, ProviderMetadata: json.RawMessage(`{"x":"<"}`)}}}},
 		{Parts: []Part{{Type: "custom", Extra: map[string]json.RawMessage{"k<": json.RawMessage(`"<<<"`)}}},
 			ProviderMetadata: json.RawMessage(`{"p":"<>"}`), Extra: map[string]json.RawMessage{"x<": json.RawMessage(`"&&"`)}},
 	}
@@ -32,12 +30,12 @@ func TestEncodedSizeBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bound, ok := encodedSizeBound(&c)
+		bound, ok := c.EncodedSizeBound()
 		if !ok || bound < len(b) {
 			t.Errorf("content %d: bound %d (ok %v) below the encoded size %d", i, bound, ok, len(b))
 		}
 	}
-	if _, ok := encodedSizeBound(&Content{Metadata: map[string]any{"k": "v"}}); ok {
+	if _, ok := (&Content{Metadata: map[string]any{"k": "v"}}).EncodedSizeBound(); ok {
 		t.Error("content with metadata got a bound; its values can be anything")
 	}
 }
