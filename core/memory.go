@@ -42,7 +42,8 @@ type Options struct {
 	// the fallback observer and reflector of observational memory.
 	Model Model
 	// Logger receives background failures (indexing, titles, observational
-	// memory); default slog.Default().
+	// memory) and, once per message, warnings about stored messages read
+	// without parts that could not be decoded; default slog.Default().
 	Logger *slog.Logger
 	// MaxMessageBytes caps one message's encoded content; default 4 MiB.
 	MaxMessageBytes int
