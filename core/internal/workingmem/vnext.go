@@ -22,8 +22,7 @@ const (
 		`"updateReason":{"type":"string","enum":["append-new-memory","clarify-existing-memory","replace-irrelevant-memory"],"description":"Why the working memory changes; default append-new-memory. Any other value requires searchString."}}}`
 )
 
-// EditToolDescription and EditToolParams describe the search-and-replace
-// tool.
+// EditToolDescription describes the search-and-replace tool.
 func EditToolDescription() string { return toolDescriptionEdit }
 
 // EditToolParams is the JSON Schema of the search-and-replace tool's
