@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 )
 
@@ -51,31 +55,86 @@ func TestSkippedPartsWarnOncePerMessage(t *testing.T) {
 		"lastMessages": {},
 		"token budget": {MessageHistory: &core.MessageHistory{MaxTokens: 4000}},
 	} {
-		t.Run(name, func(t *testing.T) { skippedWarnOnce(t, cfg) })
+		t.Run(name, func(t *testing.T) {
+			for _, b := range rawBackends(t) {
+				t.Run(b.name, func(t *testing.T) { skippedWarnOnce(t, cfg, b) })
+			}
+		})
 	}
 }
 
-func skippedWarnOnce(t *testing.T, cfg core.Config) {
-	path := filepath.Join(t.TempDir(), "memory.db")
-	s, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
+// rawBackend is a store plus a way to rewrite a stored row's content behind
+// its back, as another client would.
+type rawBackend struct {
+	name       string
+	open       func(t *testing.T) store.Store
+	setContent func(t *testing.T, s store.Store, id, content string)
+}
+
+// rawBackends returns SQLite and, with AGENTMEM_PG_DSN, PostgreSQL.
+func rawBackends(t *testing.T) []rawBackend {
+	paths, schemas := map[store.Store]string{}, map[store.Store]string{}
+	out := []rawBackend{{
+		name: "sqlite",
+		open: func(t *testing.T) store.Store {
+			path := filepath.Join(t.TempDir(), "memory.db")
+			s, err := sqlite.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			paths[s] = path
+			return s
+		},
+		setContent: func(t *testing.T, s store.Store, id, content string) {
+			db, err := sql.Open("sqlite", paths[s])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.ExecContext(ctx, `UPDATE messages SET content = ? WHERE id = ?`, content, id); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}}
+	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	if dsn == "" {
+		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
+		}
+		return out
 	}
-	t.Cleanup(func() { _ = s.Close() })
+	return append(out, rawBackend{
+		name: "postgres",
+		open: func(t *testing.T) store.Store {
+			schema := fmt.Sprintf("skipped_%d", rand.Int64())
+			s, err := postgres.Open(ctx, dsn, postgres.WithSchema(schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				_, _ = s.Pool().Exec(ctx, `DROP SCHEMA "`+schema+`" CASCADE`)
+				_ = s.Close()
+			})
+			schemas[s] = schema
+			return s
+		},
+		setContent: func(t *testing.T, s store.Store, id, content string) {
+			if _, err := s.(*postgres.Store).Pool().Exec(ctx, `UPDATE "`+schemas[s]+`".messages SET content = $1::jsonb WHERE id = $2`, content, id); err != nil {
+				t.Fatal(err)
+			}
+		},
+	})
+}
+
+func skippedWarnOnce(t *testing.T, cfg core.Config, b rawBackend) {
+	s := b.open(t)
 	seed(t, s, "t", "r",
 		userAt("m1", "t", "r", "first", T(1)),
 		userAt("m2", "t", "r", "second", T(2)),
 		userAt("m3", "t", "r", "third", T(3)))
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	for _, id := range []string{"m1", "m3"} {
-		if _, err := db.ExecContext(ctx, `UPDATE messages SET content = ? WHERE id = ?`,
-			`{"format":2,"parts":[null,{"type":"text","text":"kept `+id+`"}]}`, id); err != nil {
-			t.Fatal(err)
-		}
+		b.setContent(t, s, id, `{"format":2,"parts":[null,{"type":"text","text":"kept `+id+`"}]}`)
 	}
 
 	var log bytes.Buffer
