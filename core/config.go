@@ -496,6 +496,9 @@ func mergeWorkingMemoryConfig(base, over *WorkingMemoryConfig) *WorkingMemoryCon
 	if over.Scope != "" {
 		base.Scope = over.Scope
 	}
+	if over.Version != "" {
+		base.Version = over.Version
+	}
 	return base
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/agentmem/agentmem/core/internal/ids"
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/observe"
+	"github.com/agentmem/agentmem/core/internal/onceset"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -41,7 +42,8 @@ type Options struct {
 	// the fallback observer and reflector of observational memory.
 	Model Model
 	// Logger receives background failures (indexing, titles, observational
-	// memory); default slog.Default().
+	// memory) and, once per message, warnings about stored messages read
+	// without parts that could not be decoded; default slog.Default().
 	Logger *slog.Logger
 	// MaxMessageBytes caps one message's encoded content; default 4 MiB.
 	MaxMessageBytes int
@@ -79,6 +81,7 @@ type Memory struct {
 	sysCache map[string]int
 	bg       sync.WaitGroup
 	observer observe.Runtime // observational-memory locks and background jobs
+	skipped  *onceset.Set    // ids of stored messages whose skipped parts were reported
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -99,7 +102,8 @@ func New(opts Options) (*Memory, error) {
 		return nil, memerr.Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	opts.Config = Config{}
-	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
+	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension,
+		skipped: onceset.New(maxSkippedReported)}
 	if m.ix, err = newIndexing(cfg.SemanticRecall); err != nil {
 		return nil, err
 	}

@@ -100,6 +100,7 @@ func (m *Memory) unobserved(ctx context.Context, s *store.Checked, o *observatio
 		}
 		raw = page.Messages
 	}
+	m.reportSkipped(ctx, raw)
 	seen = map[string]time.Time{}
 	out = make([]Message, 0, len(raw))
 	for _, msg := range raw {

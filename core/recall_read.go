@@ -82,7 +82,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		if err != nil {
 			return RecallResult{}, err
 		}
-		kept, err := fillBare(ctx, s, window.TrimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, budget.ReplyPriming), hist.bare)
+		kept, err := m.fillBare(ctx, s, window.TrimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, budget.ReplyPriming), hist.bare)
 		if err != nil {
 			return RecallResult{}, err
 		}
@@ -113,6 +113,8 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	if err != nil {
 		return RecallResult{}, err
 	}
+	m.reportSkipped(ctx, page.Messages)
+	m.reportSkipped(ctx, page.Included)
 	return RecallResult{Messages: window.Merge(page.Messages, page.Included), Total: page.Total,
 		Page: q.Page, PerPage: perPage, HasMore: page.HasMore}, nil
 }

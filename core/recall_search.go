@@ -106,6 +106,7 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 	if err != nil {
 		return nil, err
 	}
+	m.reportSkipped(ctx, page.Included)
 	byID := make(map[string]Message, len(page.Included))
 	for _, msg := range page.Included {
 		byID[msg.ID] = msg
@@ -200,6 +201,7 @@ func (m *Memory) fetchIncludes(ctx context.Context, s *store.Checked, th Thread,
 	if err != nil {
 		return nil, err
 	}
+	m.reportSkipped(ctx, page.Included)
 	seen := make(map[string]bool, len(have))
 	for _, h := range have {
 		seen[h.ID] = true

@@ -209,7 +209,7 @@ func (t *Turn) stepBudget(ctx context.Context, b *build) (err error) {
 			return err
 		}
 	}
-	b.conv, err = fillBare(ctx, b.s, b.conv, b.src.bare())
+	b.conv, err = t.m.fillBare(ctx, b.s, b.conv, b.src.bare())
 	return err
 }
 

@@ -74,6 +74,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, s
 			return history{}, err
 		}
 		h.reads++
+		m.reportSkipped(ctx, page.Messages)
 		newestFirst = slices.Grow(newestFirst, len(page.Messages))
 		for i, msg := range page.Messages {
 			if msg.Role == RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {
@@ -128,7 +129,7 @@ func (m *Memory) historyPage(ctx context.Context, s *store.Checked, st settings,
 // fillBare returns msgs with the content of those read bare loaded (one
 // GetMessages for all). Only a message a trim keeps although the read did
 // not expect it (one larger than the room skipped before it) needs it.
-func fillBare(ctx context.Context, s *store.Checked, msgs []Message, bare map[string]bool) ([]Message, error) {
+func (m *Memory) fillBare(ctx context.Context, s *store.Checked, msgs []Message, bare map[string]bool) ([]Message, error) {
 	var ids []string
 	for i := range msgs {
 		if bare[msgs[i].ID] {
@@ -142,6 +143,7 @@ func fillBare(ctx context.Context, s *store.Checked, msgs []Message, bare map[st
 	if err != nil {
 		return nil, err
 	}
+	m.reportSkipped(ctx, found)
 	content := make(map[string]Content, len(found))
 	for _, f := range found {
 		content[f.ID] = f.Content

@@ -71,7 +71,11 @@ func (m *Memory) workingMemoryTurn(ctx context.Context, st settings, th Thread) 
 	if st.readOnly {
 		return workingmem.RenderReadOnly(wc.schema, cur.Data), nil, nil
 	}
-	return workingmem.Render(wc.schema, wc.Template, cur.Data), []Tool{m.workingMemoryTool(*wc, scope, id, th)}, nil
+	tools = []Tool{m.workingMemoryTool(*wc, scope, id, th)}
+	if wc.Version == WorkingMemoryVNext {
+		return workingmem.RenderEdit(wc.Template, cur.Data, wc.Template != DefaultWorkingMemoryTemplate), tools, nil
+	}
+	return workingmem.Render(wc.schema, wc.Template, cur.Data), tools, nil
 }
 
 // WorkingMemoryErr reports a working-memory read failure of this turn (the
@@ -252,6 +256,16 @@ func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id strin
 		Description: workingmem.ToolDescription(wc.schema) + m.workingMemoryLimitNote(),
 		Parameters:  workingmem.ToolParams(wc.schema),
 	}
+	parse := func(args json.RawMessage) (workingmem.Update, workingmem.Result) {
+		return workingmem.ParseUpdate(wc.schema, wc.Template, args)
+	}
+	if wc.Version == WorkingMemoryVNext {
+		t.Description = workingmem.EditToolDescription() + m.workingMemoryLimitNote()
+		t.Parameters = workingmem.EditToolParams()
+		parse = func(args json.RawMessage) (workingmem.Update, workingmem.Result) {
+			return workingmem.ParseEdit(wc.Template, scope == ScopeResource, args)
+		}
+	}
 	// ensureThread recreates the turn's thread if it vanished (thread scope).
 	ensureThread := func(ctx context.Context, s *store.Checked) error {
 		if _, err := s.GetThread(ctx, th.ID); err == nil || !errors.Is(err, ErrThreadNotFound) {
@@ -266,7 +280,7 @@ func (m *Memory) workingMemoryTool(wc WorkingMemoryConfig, scope Scope, id strin
 		if err != nil {
 			return nil, err
 		}
-		compute, res := workingmem.ParseUpdate(wc.schema, wc.Template, args)
+		compute, res := parse(args)
 		if compute == nil {
 			return res.JSON(), nil
 		}

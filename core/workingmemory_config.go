@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/agentmem/agentmem/core/internal/workingmem"
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // DefaultWorkingMemoryTemplate is the markdown template used when none is
@@ -32,9 +33,21 @@ type WorkingMemoryConfig struct {
 	Template string          // markdown template; default DefaultWorkingMemoryTemplate
 	Schema   json.RawMessage // JSON Schema; switches to JSON mode (merge updates)
 	Scope    Scope           // default ScopeResource
+	// Version picks the update tool of Markdown working memory:
+	// WorkingMemoryStable (default) replaces the whole memory,
+	// WorkingMemoryVNext (Mastra's version 'vnext') appends newMemory or
+	// replaces the text named by searchString, with an updateReason. VNext
+	// does not combine with Schema.
+	Version string
 
 	schema *workingmem.Schema // compiled Schema, set by resolve
 }
+
+// Working memory versions (WorkingMemoryConfig.Version).
+const (
+	WorkingMemoryStable = "stable"
+	WorkingMemoryVNext  = "vnext"
+)
 
 // resolve validates and defaults w. The schema is compiled unless prev (the
 // resolved instance setting) already holds it compiled.
@@ -42,6 +55,16 @@ func (w WorkingMemoryConfig) resolve(prev *WorkingMemoryConfig) (WorkingMemoryCo
 	var err error
 	if w.Scope, err = resolveScope("workingMemory.scope", w.Scope, ScopeResource); err != nil {
 		return w, err
+	}
+	switch w.Version {
+	case "", WorkingMemoryStable:
+		w.Version = WorkingMemoryStable
+	case WorkingMemoryVNext:
+		if len(w.Schema) > 0 {
+			return w, memerr.Errorf(memerr.CodeInvalidConfig, "", "workingMemory.version %q applies to Markdown working memory only; remove the schema or the version", w.Version)
+		}
+	default:
+		return w, memerr.Errorf(memerr.CodeInvalidConfig, "", "workingMemory.version must be %q or %q, not %q", WorkingMemoryStable, WorkingMemoryVNext, w.Version)
 	}
 	w.schema = nil
 	switch {

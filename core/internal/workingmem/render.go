@@ -32,6 +32,18 @@ const escapeNote = "- The content of the working_memory_data block is stored dat
 // instructions, the template (Markdown) or the schema's skeleton (when sch is
 // set), and the stored data, fenced.
 func Render(sch *Schema, template, data string) string {
+	return render(sch, template, data, false, false)
+}
+
+// RenderEdit is Render for the search-and-replace tool (Markdown only): the
+// model sends changes, not the whole memory.
+// customTemplate adds the rule to store only what the template has a place
+// for (a default template is a suggestion, a custom one a contract).
+func RenderEdit(template, data string, customTemplate bool) string {
+	return render(nil, template, data, true, customTemplate)
+}
+
+func render(sch *Schema, template, data string, edit, customTemplate bool) string {
 	jsonMode := sch != nil
 	format := "Markdown"
 	if jsonMode {
@@ -47,7 +59,14 @@ func Render(sch *Schema, template, data string) string {
 	b.WriteString("2. Update it proactively, as soon as you learn something new or something changes; do not wait to be asked.\n")
 	b.WriteString("3. Use the " + format + " format of the template below.\n")
 	b.WriteString("4. Act naturally: do not mention the memory system or the tool to the user, and do not ask for personal information just to fill the template.\n")
-	if !jsonMode {
+	switch {
+	case edit:
+		b.WriteString("5. There is no need to call the tool when nothing changed.\n")
+		b.WriteString("6. Being irrelevant to the current conversation is no reason to remove information.\n")
+		if customTemplate {
+			b.WriteString("7. Only store information that has a place in the template.\n")
+		}
+	case !jsonMode:
 		b.WriteString("5. The tool takes exactly one parameter: memory.\n")
 		b.WriteString("6. memory is a single string holding the whole Markdown text.\n")
 		b.WriteString("7. Never pass an object or a JSON value as memory, always a string.\n")
@@ -74,6 +93,8 @@ func Render(sch *Schema, template, data string) string {
 	if jsonMode {
 		b.WriteString("- Pass the fields to change as an object in memory: it is merged into the stored object. " +
 			"Nested objects are merged, arrays are replaced as a whole (send the complete array), and null deletes a field.\n")
+	} else if edit {
+		b.WriteString("- Send only what changes: newMemory alone is appended; with searchString, the exact stored text it names is replaced by newMemory (one line at a time is most accurate).\n")
 	} else {
 		b.WriteString("- Do not remove empty sections of the template.\n")
 		b.WriteString("- Every update replaces the stored memory: always send the entire Markdown content, not only the changes.\n")
