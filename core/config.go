@@ -8,7 +8,6 @@ import (
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
-	"github.com/agentmem/agentmem/core/vector/analysis"
 )
 
 // LastMessages is the count cap of remembered history. Its zero value means
@@ -218,6 +217,22 @@ func clonePtr[T any](p *T) *T {
 	return &v
 }
 
+// setIf sets *dst to v unless v is the zero value (an override left unset).
+func setIf[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
+	}
+}
+
+// orDefault sets *dst to def when it is the zero value (a setting left unset).
+func orDefault[T comparable](dst *T, def T) {
+	var zero T
+	if *dst == zero {
+		*dst = def
+	}
+}
+
 // pick returns over when it is set, else base.
 func pick[T any](base, over *T) *T {
 	if over != nil {
@@ -232,9 +247,7 @@ func mergeHistory(base, over *MessageHistory) *MessageHistory {
 	if base == nil || over == nil {
 		return pick(base, over)
 	}
-	if over.MaxTokens != 0 {
-		base.MaxTokens = over.MaxTokens
-	}
+	setIf(&base.MaxTokens, over.MaxTokens)
 	base.AtMaxRemoveTokens = pick(base.AtMaxRemoveTokens, over.AtMaxRemoveTokens)
 	return base
 }
@@ -371,9 +384,7 @@ func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
 	if rc.TopK < 0 || rc.MaxChunkChars < 0 || rc.Threshold < 0 {
 		return nil, invalidConfig("semanticRecall: topK, maxChunkChars and threshold must be non-negative")
 	}
-	if rc.TopK == 0 {
-		rc.TopK = 4
-	}
+	orDefault(&rc.TopK, 4)
 	if rc.MessageRange == nil {
 		rc.MessageRange = &MessageRange{Before: 1, After: 1}
 	} else if rc.MessageRange.Before < 0 || rc.MessageRange.After < 0 {
@@ -383,11 +394,9 @@ func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
 	if rc.Scope, err = resolveScope("semanticRecall.scope", rc.Scope, ScopeResource); err != nil {
 		return nil, err
 	}
-	if rc.MaxChunkChars == 0 {
-		rc.MaxChunkChars = 16384
-	}
-	if err := checkMode(rc.Mode); err != nil {
-		return nil, invalidConfig("%v", err)
+	orDefault(&rc.MaxChunkChars, 16384)
+	if err := vector.CheckMode(rc.Mode); err != nil {
+		return nil, invalidConfig("semanticRecall.%v", err)
 	}
 	if err := rc.Filter.Validate(); err != nil {
 		return nil, invalidConfig("semanticRecall.filter: %s", err.(*memerr.Error).Msg)
@@ -417,9 +426,7 @@ func resolveTitle(t *TitleConfig) (*TitleConfig, error) {
 	if tc.MinMessages < 0 {
 		return nil, invalidConfig("generateTitle.minMessages must be non-negative")
 	}
-	if tc.MinMessages == 0 {
-		tc.MinMessages = 1
-	}
+	orDefault(&tc.MinMessages, 1)
 	return &tc, nil
 }
 
@@ -433,26 +440,16 @@ func mergeRecall(base, over *SemanticRecall) *SemanticRecall {
 		return pick(base, over)
 	}
 	base.Disabled = over.Disabled
-	if over.TopK != 0 {
-		base.TopK = over.TopK
-	}
+	setIf(&base.TopK, over.TopK)
 	base.MessageRange = pick(base.MessageRange, over.MessageRange)
-	if over.Scope != "" {
-		base.Scope = over.Scope
-	}
-	if over.MaxChunkChars != 0 {
-		base.MaxChunkChars = over.MaxChunkChars
-	}
-	if over.Threshold != 0 {
-		base.Threshold = over.Threshold
-	}
+	setIf(&base.Scope, over.Scope)
+	setIf(&base.MaxChunkChars, over.MaxChunkChars)
+	setIf(&base.Threshold, over.Threshold)
 	base.IndexConfig = mergeIndexConfig(base.IndexConfig, over.IndexConfig)
 	if h := over.Hybrid; h != nil && (base.Hybrid == nil || h.Alpha != nil) {
 		base.Hybrid = h
 	}
-	if over.Mode != "" {
-		base.Mode = over.Mode
-	}
+	setIf(&base.Mode, over.Mode)
 	if !over.Filter.IsZero() {
 		base.Filter = over.Filter
 	}
@@ -461,21 +458,11 @@ func mergeRecall(base, over *SemanticRecall) *SemanticRecall {
 }
 
 func mergeIndexConfig(base, over vector.IndexConfig) vector.IndexConfig {
-	if over.Type != "" {
-		base.Type = over.Type
-	}
-	if over.Metric != "" {
-		base.Metric = over.Metric
-	}
-	if over.HNSW.M != 0 {
-		base.HNSW.M = over.HNSW.M
-	}
-	if over.HNSW.EfConstruction != 0 {
-		base.HNSW.EfConstruction = over.HNSW.EfConstruction
-	}
-	if over.IVFFlat.Lists != 0 {
-		base.IVFFlat.Lists = over.IVFFlat.Lists
-	}
+	setIf(&base.Type, over.Type)
+	setIf(&base.Metric, over.Metric)
+	setIf(&base.HNSW.M, over.HNSW.M)
+	setIf(&base.HNSW.EfConstruction, over.HNSW.EfConstruction)
+	setIf(&base.IVFFlat.Lists, over.IVFFlat.Lists)
 	return base
 }
 
@@ -487,18 +474,12 @@ func mergeWorkingMemoryConfig(base, over *WorkingMemoryConfig) *WorkingMemoryCon
 	}
 	base.Enabled = base.Enabled || over.Enabled
 	base.Disabled = over.Disabled
-	if over.Template != "" {
-		base.Template = over.Template
-	}
+	setIf(&base.Template, over.Template)
 	if len(over.Schema) > 0 {
 		base.Schema = over.Schema
 	}
-	if over.Scope != "" {
-		base.Scope = over.Scope
-	}
-	if over.Version != "" {
-		base.Version = over.Version
-	}
+	setIf(&base.Scope, over.Scope)
+	setIf(&base.Version, over.Version)
 	return base
 }
 
@@ -509,15 +490,9 @@ func mergeTitle(base, over *TitleConfig) *TitleConfig {
 		return pick(base, over)
 	}
 	base.Disabled = over.Disabled
-	if over.Model != nil {
-		base.Model = over.Model
-	}
-	if over.Instructions != "" {
-		base.Instructions = over.Instructions
-	}
-	if over.MinMessages != 0 {
-		base.MinMessages = over.MinMessages
-	}
+	setIf(&base.Model, over.Model)
+	setIf(&base.Instructions, over.Instructions)
+	setIf(&base.MinMessages, over.MinMessages)
 	if over.OnTitle != nil {
 		base.OnTitle = over.OnTitle
 	}
@@ -549,30 +524,12 @@ const DefaultContextMessages = 1
 // newIndexing resolves the indexing settings of r (nil: the defaults).
 func newIndexing(r *SemanticRecall) (*indexing.Recipe, error) {
 	if r == nil {
-		r = &SemanticRecall{}
+		return indexing.Configure("", nil, false, false, DefaultContextMessages)
 	}
-	an, err := analysis.New(r.Language)
-	if err != nil {
-		return nil, &Error{Code: CodeInvalidConfig, Op: "New", Msg: "semanticRecall.language", Err: err}
-	}
-	context, tools, files := DefaultContextMessages, true, true
+	var context *int
+	noTools, noFiles := false, false
 	if t := r.IndexText; t != nil {
-		if t.ContextMessages != nil {
-			if *t.ContextMessages < 0 || *t.ContextMessages > 16 {
-				return nil, memerr.Errorf(CodeInvalidConfig, "New", "semanticRecall.indexText.contextMessages must be within [0, 16]")
-			}
-			context = *t.ContextMessages
-		}
-		tools, files = !t.NoTools, !t.NoFiles
+		context, noTools, noFiles = t.ContextMessages, t.NoTools, t.NoFiles
 	}
-	return indexing.New(an, context, tools, files), nil
-}
-
-// checkMode validates SemanticRecall.Mode.
-func checkMode(mode string) error {
-	switch mode {
-	case "", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25:
-		return nil
-	}
-	return fmt.Errorf("semanticRecall.mode must be %q, %q or %q, got %q", vector.SearchVector, vector.SearchHybrid, vector.SearchBM25, mode)
+	return indexing.Configure(r.Language, context, noTools, noFiles, DefaultContextMessages)
 }

@@ -67,12 +67,8 @@ func resolveRecallExtras(rc *SemanticRecall) error {
 			return invalidConfig("semanticRecall.retrieval: topK and maxTokens must be non-negative")
 		}
 		rr := *r
-		if rr.TopK == 0 {
-			rr.TopK = 8
-		}
-		if rr.MaxTokens == 0 {
-			rr.MaxTokens = 2000
-		}
+		orDefault(&rr.TopK, 8)
+		orDefault(&rr.MaxTokens, 2000)
 		rc.Retrieval = &rr
 	}
 	return nil

@@ -133,21 +133,11 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 	if o.Model != nil {
 		s.observer, s.reflector = o.Model, o.Model
 	}
-	if s.messageTokens == 0 {
-		s.messageTokens = DefaultObservationMessageTokens
-	}
-	if s.maxTokensPerBatch == 0 {
-		s.maxTokensPerBatch = DefaultObservationMaxTokensPerBatch
-	}
-	if s.reflectTokens == 0 {
-		s.reflectTokens = DefaultReflectionObservationTokens
-	}
-	if s.timeout == 0 {
-		s.timeout = DefaultObservationTimeout
-	}
-	if s.maxUnobserved == 0 {
-		s.maxUnobserved = DefaultMaxUnobservedMessages
-	}
+	orDefault(&s.messageTokens, DefaultObservationMessageTokens)
+	orDefault(&s.maxTokensPerBatch, DefaultObservationMaxTokensPerBatch)
+	orDefault(&s.reflectTokens, DefaultReflectionObservationTokens)
+	orDefault(&s.timeout, DefaultObservationTimeout)
+	orDefault(&s.maxUnobserved, DefaultMaxUnobservedMessages)
 	var err error
 	if s.scope, err = resolveScope("observationalMemory.scope", s.scope, ScopeThread); err != nil {
 		return nil, err
@@ -190,43 +180,19 @@ func mergeObservational(base, over *ObservationalMemoryConfig) *ObservationalMem
 		if base.Model != nil {
 			base.ObserverModel, base.ReflectorModel, base.Model = base.Model, base.Model, nil
 		}
-		if over.ObserverModel != nil {
-			base.ObserverModel = over.ObserverModel
-		}
-		if over.ReflectorModel != nil {
-			base.ReflectorModel = over.ReflectorModel
-		}
+		setIf(&base.ObserverModel, over.ObserverModel)
+		setIf(&base.ReflectorModel, over.ReflectorModel)
 	}
-	if over.Observation.MessageTokens != 0 {
-		base.Observation.MessageTokens = over.Observation.MessageTokens
-	}
-	if over.Observation.MaxTokensPerBatch != 0 {
-		base.Observation.MaxTokensPerBatch = over.Observation.MaxTokensPerBatch
-	}
-	if over.Observation.BufferTokens != 0 {
-		base.Observation.BufferTokens = over.Observation.BufferTokens
-	}
-	if over.Reflection.ObservationTokens != 0 {
-		base.Reflection.ObservationTokens = over.Reflection.ObservationTokens
-	}
-	if over.Scope != "" {
-		base.Scope = over.Scope
-	}
+	setIf(&base.Observation.MessageTokens, over.Observation.MessageTokens)
+	setIf(&base.Observation.MaxTokensPerBatch, over.Observation.MaxTokensPerBatch)
+	setIf(&base.Observation.BufferTokens, over.Observation.BufferTokens)
+	setIf(&base.Reflection.ObservationTokens, over.Reflection.ObservationTokens)
+	setIf(&base.Scope, over.Scope)
 	base.Background = base.Background || over.Background
-	if over.Timeout != 0 {
-		base.Timeout = over.Timeout
-	}
-	if over.MaxUnobservedMessages != 0 {
-		base.MaxUnobservedMessages = over.MaxUnobservedMessages
-	}
-	if over.ObserverInstructions != "" {
-		base.ObserverInstructions = over.ObserverInstructions
-	}
-	if over.ReflectorInstructions != "" {
-		base.ReflectorInstructions = over.ReflectorInstructions
-	}
-	if over.Instruction != "" {
-		base.Instruction = over.Instruction
-	}
+	setIf(&base.Timeout, over.Timeout)
+	setIf(&base.MaxUnobservedMessages, over.MaxUnobservedMessages)
+	setIf(&base.ObserverInstructions, over.ObserverInstructions)
+	setIf(&base.ReflectorInstructions, over.ReflectorInstructions)
+	setIf(&base.Instruction, over.Instruction)
 	return base
 }

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -135,18 +134,9 @@ func (m *Memory) indexMessages(ctx context.Context, s *store.Checked, st setting
 		return err
 	}
 	if err := m.opts.Vector.Upsert(ctx, name, recs); err != nil {
-		return vectorErr("Upsert", "indexing failed", err)
+		return memerr.WrapVector("Upsert", "indexing failed", err)
 	}
 	return nil
-}
-
-// vectorErr wraps a vector store failure; a version mismatch keeps its own
-// code, so callers see that a reindex repairs it.
-func vectorErr(op, msg string, err error) error {
-	if errors.Is(err, ErrIndexVersionMismatch) {
-		return &Error{Code: CodeIndexVersionMismatch, Op: op, Msg: ErrIndexVersionMismatch.Msg(), Err: err}
-	}
-	return &Error{Code: CodeVector, Op: op, Msg: msg, Err: err}
 }
 
 // index indexes msgs, logging failures, and reports whether it succeeded:

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/core/internal/rerank"
+	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 )
@@ -86,7 +87,7 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 	}
 	hits, err := m.opts.Vector.Query(ctx, name, q)
 	if err != nil {
-		return nil, vectorErr("Query", "semantic recall query failed", err)
+		return nil, memerr.WrapVector("Query", "semantic recall query failed", err)
 	}
 	var cands []searchHit
 	seen := map[string]bool{}

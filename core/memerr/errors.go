@@ -197,3 +197,13 @@ func WithOp(op string, err error) error {
 	}
 	return err
 }
+
+// WrapVector wraps a vector store failure of op as CodeVector with msg; an
+// index-version mismatch keeps its own code, so that callers see that a
+// reindex repairs it.
+func WrapVector(op, msg string, err error) error {
+	if errors.Is(err, ErrIndexVersionMismatch) {
+		return &Error{Code: CodeIndexVersionMismatch, Op: op, Msg: ErrIndexVersionMismatch.Msg(), Err: err}
+	}
+	return &Error{Code: CodeVector, Op: op, Msg: msg, Err: err}
+}

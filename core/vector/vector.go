@@ -234,3 +234,13 @@ func UnitVector(v []float64) []float32 {
 	}
 	return out
 }
+
+// CheckMode validates a search mode: "" (the store's default),
+// SearchVector, SearchHybrid or SearchBM25.
+func CheckMode(mode string) error {
+	switch mode {
+	case "", SearchVector, SearchHybrid, SearchBM25:
+		return nil
+	}
+	return fmt.Errorf("mode must be %q, %q or %q, got %q", SearchVector, SearchHybrid, SearchBM25, mode)
+}

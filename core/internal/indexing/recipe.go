@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
@@ -131,4 +132,22 @@ func (r *Recipe) Records(msgs []message.Message, maxChunk int, prev map[string]s
 		}
 	}
 	return recs, embed
+}
+
+// Configure resolves a recipe from semantic recall's settings: the analysis
+// language, the context messages (nil: def; within [0, 16]) and whether tool
+// calls and files are left out. Errors are memerr.ErrInvalidConfig.
+func Configure(language string, context *int, noTools, noFiles bool, def int) (*Recipe, error) {
+	an, err := analysis.New(language)
+	if err != nil {
+		return nil, &memerr.Error{Code: memerr.CodeInvalidConfig, Op: "New", Msg: "semanticRecall.language", Err: err}
+	}
+	n := def
+	if context != nil {
+		if *context < 0 || *context > 16 {
+			return nil, memerr.Errorf(memerr.CodeInvalidConfig, "New", "semanticRecall.indexText.contextMessages must be within [0, 16]")
+		}
+		n = *context
+	}
+	return New(an, n, !noTools, !noFiles), nil
 }
