@@ -8,6 +8,7 @@ package vector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -243,4 +244,22 @@ func CheckMode(mode string) error {
 		return nil
 	}
 	return fmt.Errorf("mode must be %q, %q or %q, got %q", SearchVector, SearchHybrid, SearchBM25, mode)
+}
+
+// ResolveMode returns q's search mode ("" is SearchVector) and whether a
+// query vector takes part in it (vector search, hybrid with Alpha > 0), or
+// an error naming an unknown mode or a hybrid Alpha outside [0,1]. Stores
+// check it first, so every store accepts the same queries.
+func (q Query) ResolveMode() (mode string, usesVector bool, err error) {
+	mode = q.Mode
+	if mode == "" {
+		mode = SearchVector
+	}
+	switch {
+	case mode != SearchVector && mode != SearchBM25 && mode != SearchHybrid:
+		return "", false, fmt.Errorf("unknown search mode %q", mode)
+	case mode == SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
+		return "", false, errors.New("hybrid alpha must be within [0,1]")
+	}
+	return mode, mode == SearchVector || (mode == SearchHybrid && q.Alpha > 0), nil
 }

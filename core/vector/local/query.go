@@ -46,16 +46,10 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	if err != nil {
 		return nil, err
 	}
-	mode := q.Mode
-	if mode == "" {
-		mode = vector.SearchVector
-	}
-	needVec := mode == vector.SearchVector || (mode == vector.SearchHybrid && q.Alpha > 0)
+	mode, needVec, err := q.ResolveMode()
 	switch {
-	case mode != vector.SearchVector && mode != vector.SearchBM25 && mode != vector.SearchHybrid:
-		return nil, vecErr(op, "unknown search mode "+strconv.Quote(mode), nil)
-	case mode == vector.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
-		return nil, vecErr(op, "hybrid alpha must be within [0,1]", nil)
+	case err != nil:
+		return nil, vecErr(op, err.Error(), nil)
 	case needVec && len(q.Vector) == 0:
 		return nil, vecErr(op, "query vector is required for mode "+mode, nil)
 	case needVec && ix.dim != 0 && len(q.Vector) != ix.dim:

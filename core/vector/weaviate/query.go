@@ -86,16 +86,12 @@ func (s *Store) plan(q vector.Query) (queryPlan, error) {
 	if err := q.Filter.Metadata.Validate(); err != nil {
 		return queryPlan{}, err
 	}
-	p := queryPlan{mode: q.Mode, text: gqlText(q.Text)}
-	if p.mode == "" {
-		p.mode = vector.SearchVector
-	}
-	switch mode := p.mode; {
-	case mode != vector.SearchVector && mode != vector.SearchBM25 && mode != vector.SearchHybrid:
-		return queryPlan{}, vecErr(op, "unknown search mode "+strconv.Quote(mode), nil)
-	case mode == vector.SearchHybrid && (q.Alpha < 0 || q.Alpha > 1):
-		return queryPlan{}, vecErr(op, "hybrid alpha must be within [0,1]", nil)
-	case !s.SelfEmbedding() && len(q.Vector) == 0 && (mode == vector.SearchVector || mode == vector.SearchHybrid && q.Alpha > 0):
+	mode, needVec, err := q.ResolveMode()
+	p := queryPlan{mode: mode, text: gqlText(q.Text)}
+	switch {
+	case err != nil:
+		return queryPlan{}, vecErr(op, err.Error(), nil)
+	case !s.SelfEmbedding() && len(q.Vector) == 0 && needVec:
 		return queryPlan{}, vecErr(op, "query vector is required for mode "+mode+" (vectorizer none)", nil)
 	case !gqlSafe(q.Filter.ThreadID):
 		return queryPlan{}, vecErr(op, "thread id contains control characters", nil)
