@@ -203,6 +203,7 @@ func cloneObservations(ctx context.Context, s *store.Checked, from, to string, i
 	}
 	out := rec.Clone()
 	out.Key, out.Version = to, 0
+	out.Buffer = store.ObservationBuffer{} // its messages stay unobserved in the copy
 	out.ObservedMessageIDs = out.ObservedMessageIDs[:0]
 	for _, id := range rec.ObservedMessageIDs {
 		if n, ok := idMap[id]; ok {

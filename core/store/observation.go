@@ -33,6 +33,9 @@ type ObservationRecord struct {
 	// ObservedMessageIDs are the ids of the observed messages created at most
 	// ObservationLookback before LastObservedAt.
 	ObservedMessageIDs []string
+	// Buffer holds observations and a reflection made ahead of time, not
+	// active yet (see ObservationBuffer).
+	Buffer ObservationBuffer
 	// Version counts writes: 0 for a never-written record.
 	Version   int64
 	UpdatedAt time.Time
@@ -41,7 +44,24 @@ type ObservationRecord struct {
 // Clone returns a deep copy of r.
 func (r ObservationRecord) Clone() ObservationRecord {
 	r.ObservedMessageIDs = append([]string(nil), r.ObservedMessageIDs...)
+	r.Buffer = r.Buffer.Clone()
 	return r
+}
+
+// DropObservedChunks removes the buffered chunks that cover a message r
+// already observes (another writer observed it first), so a chunk is never
+// applied on top of its messages' observations; it returns how many it
+// dropped.
+func (r *ObservationRecord) DropObservedChunks() int {
+	var kept []BufferedChunk
+	for _, c := range r.Buffer.Chunks {
+		if !slices.ContainsFunc(c.Messages, func(m ObservedMessage) bool { return r.Observed(m.CreatedAt, m.ID) }) {
+			kept = append(kept, c)
+		}
+	}
+	n := len(r.Buffer.Chunks) - len(kept)
+	r.Buffer.Chunks = kept
+	return n
 }
 
 // Observed reports whether a message with the given time and id is covered by
@@ -110,5 +130,5 @@ func CheckObservationWrite(cur, rec ObservationRecord) (archive bool, err error)
 	if rec.ObservationTokens < 0 {
 		return false, memerr.Errorf(memerr.CodeInvalidArgument, op, "observationTokens must be non-negative")
 	}
-	return archive, nil
+	return archive, checkBuffer(rec)
 }

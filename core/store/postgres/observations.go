@@ -29,16 +29,33 @@ ORDER BY created_at DIR, seq DIR LIMIT $3`
 
 const obsCols = "key, observations, observation_tokens, generation, last_observed_at, observed_message_ids, version, updated_at"
 
-// scanObservation reads one row of obsCols.
+// activeCols are obsCols and the buffer, which only the active record has.
+const activeCols = obsCols + ", buffer"
+
+// scanObservation reads one row of obsCols (an archived generation).
 func scanObservation(row pgx.Row) (store.ObservationRecord, error) {
+	return scanRecord(row, false)
+}
+
+// scanRecord reads one row of obsCols, or of activeCols with buffer.
+func scanRecord(row pgx.Row, buffer bool) (store.ObservationRecord, error) {
 	var (
 		r       store.ObservationRecord
 		tokens  int32
 		gen     int32
 		last    *time.Time
 		updated time.Time
+		buf     string
 	)
-	if err := row.Scan(&r.Key, &r.Observations, &tokens, &gen, &last, &r.ObservedMessageIDs, &r.Version, &updated); err != nil {
+	dest := []any{&r.Key, &r.Observations, &tokens, &gen, &last, &r.ObservedMessageIDs, &r.Version, &updated}
+	if buffer {
+		dest = append(dest, &buf)
+	}
+	if err := row.Scan(dest...); err != nil {
+		return store.ObservationRecord{}, err
+	}
+	var err error
+	if r.Buffer, err = store.DecodeObservationBuffer(buf); err != nil {
 		return store.ObservationRecord{}, err
 	}
 	r.ObservationTokens, r.Generation, r.UpdatedAt = int(tokens), int(gen), updated.UTC()
@@ -55,7 +72,7 @@ func (s *Store) GetObservations(ctx context.Context, key string) (store.Observat
 	if _, _, err := store.ParseObservationKey(key); err != nil {
 		return store.ObservationRecord{}, opError(op, err)
 	}
-	r, err := scanObservation(s.pool.QueryRow(ctx, s.q.getObservations, key))
+	r, err := scanRecord(s.pool.QueryRow(ctx, s.q.getObservations, key), true)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ObservationRecord{Key: key}, nil
 	}
@@ -65,7 +82,7 @@ func (s *Store) GetObservations(ctx context.Context, key string) (store.Observat
 	return r, nil
 }
 
-const getObservationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.observations WHERE key = $1`
+const getObservationsSQL = `SELECT ` + activeCols + ` FROM {{schema}}.observations WHERE key = $1`
 
 // PutObservations writes rec by compare-and-set on the version, in one
 // transaction: it locks the thread (thread keys) against a concurrent delete
@@ -135,7 +152,7 @@ func (s *Store) lockRecord(ctx context.Context, tx pgx.Tx, scope store.Scope, id
 			return store.ObservationRecord{}, err
 		}
 	}
-	cur, err := scanObservation(tx.QueryRow(ctx, s.q.lockObservations, key))
+	cur, err := scanRecord(tx.QueryRow(ctx, s.q.lockObservations, key), true)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ObservationRecord{Key: key}, nil
 	}
@@ -155,7 +172,7 @@ func (s *Store) archiveGeneration(ctx context.Context, tx pgx.Tx, cur store.Obse
 func (s *Store) upsertObservations(ctx context.Context, tx pgx.Tx, rec store.ObservationRecord, expectVersion int64, at time.Time) (store.ObservationRecord, error) {
 	var version *int64
 	err := tx.QueryRow(ctx, s.q.putObservations, rec.Key, rec.Observations, int32(rec.ObservationTokens), int32(rec.Generation),
-		timeOrNil(rec.LastObservedAt), nonNil(rec.ObservedMessageIDs), expectVersion, at).Scan(&version)
+		timeOrNil(rec.LastObservedAt), nonNil(rec.ObservedMessageIDs), expectVersion, at, store.EncodeObservationBuffer(rec.Buffer)).Scan(&version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeConflict, "PutObservations", "observations of %s were written concurrently", rec.Key)
 	}
@@ -183,7 +200,7 @@ func timeOrNil(t time.Time) *time.Time {
 
 const (
 	lockThreadSQL       = `SELECT 1 FROM {{schema}}.threads WHERE id = $1 FOR KEY SHARE`
-	lockObservationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.observations WHERE key = $1 FOR UPDATE`
+	lockObservationsSQL = `SELECT ` + activeCols + ` FROM {{schema}}.observations WHERE key = $1 FOR UPDATE`
 	ensureResourceSQL   = `INSERT INTO {{schema}}.resources (id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (id) DO NOTHING`
 
 	archiveObservationsSQL = `
@@ -196,12 +213,13 @@ ON CONFLICT (key, generation) DO UPDATE SET
 	version = excluded.version, updated_at = excluded.updated_at, archived_at = excluded.archived_at`
 
 	putObservationsSQL = `
-INSERT INTO {{schema}}.observations AS o (` + obsCols + `)
-VALUES ($1, $2, $3, $4, $5, $6, $7::bigint + 1, $8)
+INSERT INTO {{schema}}.observations AS o (` + activeCols + `)
+VALUES ($1, $2, $3, $4, $5, $6, $7::bigint + 1, $8, $9::text::jsonb)
 ON CONFLICT (key) DO UPDATE SET
 	observations = excluded.observations, observation_tokens = excluded.observation_tokens,
 	generation = excluded.generation, last_observed_at = excluded.last_observed_at,
-	observed_message_ids = excluded.observed_message_ids, version = excluded.version, updated_at = excluded.updated_at
+	observed_message_ids = excluded.observed_message_ids, version = excluded.version, updated_at = excluded.updated_at,
+	buffer = excluded.buffer
 WHERE o.version = $7::bigint
 RETURNING o.version`
 )

@@ -40,7 +40,16 @@ func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessag
 
 const obsCols = `key, observations, observation_tokens, generation, last_observed_at, observed_message_ids, version, updated_at`
 
+// activeCols are obsCols and the buffer, which only the active record has.
+const activeCols = obsCols + `, buffer`
+
+// scanObservation reads one row of obsCols (an archived generation).
 func scanObservation(sc scanner) (store.ObservationRecord, error) {
+	return scanRecord(sc, false)
+}
+
+// scanRecord reads one row of obsCols, or of activeCols with buffer.
+func scanRecord(sc scanner, buffer bool) (store.ObservationRecord, error) {
 	var (
 		r       store.ObservationRecord
 		last    sql.NullInt64
@@ -49,8 +58,17 @@ func scanObservation(sc scanner) (store.ObservationRecord, error) {
 		version int64
 		tokens  int64
 		gen     int64
+		buf     string
 	)
-	if err := sc.Scan(&r.Key, &r.Observations, &tokens, &gen, &last, &ids, &version, &updated); err != nil {
+	dest := []any{&r.Key, &r.Observations, &tokens, &gen, &last, &ids, &version, &updated}
+	if buffer {
+		dest = append(dest, &buf)
+	}
+	if err := sc.Scan(dest...); err != nil {
+		return r, err
+	}
+	var err error
+	if r.Buffer, err = store.DecodeObservationBuffer(buf); err != nil {
 		return r, err
 	}
 	r.ObservationTokens, r.Generation, r.Version, r.UpdatedAt = int(tokens), int(gen), version, fromMicro(updated)
@@ -66,7 +84,7 @@ func scanObservation(sc scanner) (store.ObservationRecord, error) {
 func getObservations(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, key string) (store.ObservationRecord, error) {
-	r, err := scanObservation(q.QueryRowContext(ctx, `SELECT `+obsCols+` FROM observations WHERE key = ?`, key))
+	r, err := scanRecord(q.QueryRowContext(ctx, `SELECT `+activeCols+` FROM observations WHERE key = ?`, key), true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.ObservationRecord{Key: key}, nil
 	}
@@ -149,11 +167,13 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 			}
 		}
 		rec.Version, rec.UpdatedAt = expectVersion+1, fromMicro(now)
-		_, err = tx.ExecContext(ctx, `INSERT INTO observations (`+obsCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		_, err = tx.ExecContext(ctx, `INSERT INTO observations (`+activeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (key) DO UPDATE SET observations = excluded.observations, observation_tokens = excluded.observation_tokens,
 				generation = excluded.generation, last_observed_at = excluded.last_observed_at,
-				observed_message_ids = excluded.observed_message_ids, version = excluded.version, updated_at = excluded.updated_at`,
-			rec.Key, rec.Observations, rec.ObservationTokens, rec.Generation, nullMicro(rec), encodeIDs(rec.ObservedMessageIDs), rec.Version, now)
+				observed_message_ids = excluded.observed_message_ids, version = excluded.version, updated_at = excluded.updated_at,
+				buffer = excluded.buffer`,
+			rec.Key, rec.Observations, rec.ObservationTokens, rec.Generation, nullMicro(rec), encodeIDs(rec.ObservedMessageIDs), rec.Version, now,
+			store.EncodeObservationBuffer(rec.Buffer))
 		return err
 	})
 	if err != nil {
