@@ -174,6 +174,13 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 		return err
 	}
 	defer unlock()
+	if o.buffer != nil {
+		if err := m.observer.BufferedCycle(ctx, m.observeEnv(ctx, s, o, th, key), o.buffer); err != nil {
+			m.log.WarnContext(ctx, "agentmem: buffered observation failed; it is retried on a later turn", "key", key, "err", err)
+			return err
+		}
+		return nil
+	}
 	rec, err := m.observeBatches(ctx, s, o, th, key, o.messageTokens)
 	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: observation failed; the messages stay unobserved and are observed on a later turn", "key", key, "err", err)

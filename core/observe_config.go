@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"time"
+
+	"github.com/agentmem/agentmem/core/internal/observe"
 )
 
 // Defaults of observational memory.
@@ -73,10 +75,23 @@ type ObservationConfig struct {
 	// MaxTokensPerBatch caps the messages sent to one observer call; each
 	// batch is stored as soon as it is observed; default 10000.
 	MaxTokensPerBatch int
-	// BufferTokens is reserved for asynchronous pre-observation (Mastra's
-	// bufferTokens). This version does not buffer: 0 (the default) is the
-	// only accepted value, and anything else is ErrInvalidConfig.
+	// BufferTokens turns on buffering (Mastra's bufferTokens; 0, the
+	// default, is off): every BufferTokens of new unobserved tokens a
+	// background observer call stores a buffered chunk, and when the
+	// unobserved messages reach MessageTokens chunks are activated without a
+	// model call. Below 1 it is a fraction of MessageTokens, else tokens;
+	// it must stay under MessageTokens. Thread scope only.
 	BufferTokens float64
+	// BufferActivation is how much activation observes (Mastra's
+	// bufferActivation; default 0.8 with buffering): a ratio in (0, 1] of
+	// MessageTokens, the rest staying as raw messages, or (>= 1000) the
+	// tokens of raw messages to keep.
+	BufferActivation float64
+	// BlockAfter is where a turn waits (Mastra's blockAfter; default 1.2
+	// with buffering): past it, Commit activates every chunk and observes
+	// the rest synchronously. In [1, 100) it multiplies MessageTokens,
+	// else tokens; at least MessageTokens, and only with BufferTokens.
+	BlockAfter float64
 }
 
 // ReflectionConfig configures the reflector.
@@ -84,6 +99,16 @@ type ReflectionConfig struct {
 	// ObservationTokens: once the active observations exceed it, the
 	// reflector condenses them into a new generation; default 40000.
 	ObservationTokens int
+	// BufferActivation buffers reflection (Mastra's
+	// reflection.bufferActivation; default 0.5 with observation buffering,
+	// 0 off without): at this ratio of ObservationTokens a background
+	// reflection starts, activated without a model call once the
+	// observations pass ObservationTokens.
+	BufferActivation float64
+	// BlockAfter: past it (default 1.2 × ObservationTokens with reflection
+	// buffering; [1, 100) multiplies, else tokens) Commit reflects
+	// synchronously.
+	BlockAfter float64
 }
 
 // observationSettings is a validated, defaulted ObservationalMemoryConfig.
@@ -99,6 +124,7 @@ type observationSettings struct {
 	observerInstructions  string
 	reflectorInstructions string
 	instruction           string
+	buffer                *observe.BufferSettings // nil: no buffering
 }
 
 func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
@@ -120,8 +146,6 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 		return bad("timeout must be positive")
 	case o.MaxUnobservedMessages < 0:
 		return bad("maxUnobservedMessages must be a positive integer")
-	case obs.BufferTokens != 0:
-		return bad("observation.bufferTokens: asynchronous buffering is not supported; leave it 0 (use Background to observe after Commit)")
 	}
 	s := &observationSettings{
 		observer: o.ObserverModel, reflector: o.ReflectorModel,
@@ -141,6 +165,11 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 	var err error
 	if s.scope, err = resolveScope("observationalMemory.scope", s.scope, ScopeThread); err != nil {
 		return nil, err
+	}
+	if s.buffer, err = observe.ResolveBuffer(observe.BufferInput{MessageTokens: s.messageTokens, ReflectTokens: s.reflectTokens,
+		BufferTokens: obs.BufferTokens, Activation: obs.BufferActivation, BlockAfter: obs.BlockAfter,
+		ReflectActivation: ref.BufferActivation, ReflectBlockAfter: ref.BlockAfter, ResourceScope: s.scope == ScopeResource}); err != nil {
+		return bad("%v", err)
 	}
 	return s, nil
 }
@@ -186,7 +215,11 @@ func mergeObservational(base, over *ObservationalMemoryConfig) *ObservationalMem
 	setIf(&base.Observation.MessageTokens, over.Observation.MessageTokens)
 	setIf(&base.Observation.MaxTokensPerBatch, over.Observation.MaxTokensPerBatch)
 	setIf(&base.Observation.BufferTokens, over.Observation.BufferTokens)
+	setIf(&base.Observation.BufferActivation, over.Observation.BufferActivation)
+	setIf(&base.Observation.BlockAfter, over.Observation.BlockAfter)
 	setIf(&base.Reflection.ObservationTokens, over.Reflection.ObservationTokens)
+	setIf(&base.Reflection.BufferActivation, over.Reflection.BufferActivation)
+	setIf(&base.Reflection.BlockAfter, over.Reflection.BlockAfter)
 	setIf(&base.Scope, over.Scope)
 	base.Background = base.Background || over.Background
 	setIf(&base.Timeout, over.Timeout)

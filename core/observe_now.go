@@ -15,6 +15,11 @@ import (
 // returned: a failed batch leaves its messages unobserved.
 func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
 	return m.observeCall(ctx, "ObserveNow", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
+		if o.buffer != nil { // buffered chunks first: their messages are not observed again
+			if err := m.observer.Flush(ctx, m.observeEnv(ctx, s, o, th, key), o.buffer); err != nil {
+				return store.ObservationRecord{}, err
+			}
+		}
 		rec, err := m.observeBatches(ctx, s, o, th, key, 0)
 		if err != nil {
 			return rec, err

@@ -119,7 +119,6 @@ func TestObservationalConfig(t *testing.T) {
 		{Model: obs, ReflectorModel: ref},
 		{Model: obs, Observation: core.ObservationConfig{MessageTokens: -1}},
 		{Model: obs, Observation: core.ObservationConfig{MaxTokensPerBatch: -5}},
-		{Model: obs, Observation: core.ObservationConfig{BufferTokens: 0.2}},
 		{Model: obs, Observation: core.ObservationConfig{BufferTokens: -1}},
 		{Model: obs, Reflection: core.ReflectionConfig{ObservationTokens: -1}},
 		{Model: obs, Scope: "global"},

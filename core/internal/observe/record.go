@@ -50,6 +50,8 @@ func Append(rec store.ObservationRecord, batch []message.Message, text string, s
 			next.ObservedMessageIDs = append(next.ObservedMessageIDs, msg.ID)
 		}
 	}
+	// A buffered chunk over messages now observed is never applied.
+	next.DropObservedChunks()
 	return next
 }
 

@@ -34,6 +34,7 @@ type keyLock struct {
 type job struct {
 	run   func()
 	again bool
+	done  chan struct{} // closed when the job ends
 }
 
 // ErrBusy reports that a cycle of the key is already running in this
@@ -97,7 +98,7 @@ func (r *Runtime) Schedule(key string, wg *sync.WaitGroup, run func()) {
 	if r.sem == nil {
 		r.sem = make(chan struct{}, workers)
 	}
-	j := &job{run: run}
+	j := &job{run: run, done: make(chan struct{})}
 	r.jobs[key] = j
 	sem := r.sem
 	wg.Add(1)
@@ -115,12 +116,30 @@ func (r *Runtime) Schedule(key string, wg *sync.WaitGroup, run func()) {
 			r.mu.Lock()
 			if !j.again {
 				delete(r.jobs, key)
+				close(j.done)
 				r.mu.Unlock()
 				return
 			}
 			r.mu.Unlock()
 		}
 	}()
+}
+
+// Wait waits until no job of key is in flight in this process, at most
+// until ctx is done.
+func (r *Runtime) Wait(ctx context.Context, key string) error {
+	r.mu.Lock()
+	j := r.jobs[key]
+	r.mu.Unlock()
+	if j == nil {
+		return nil
+	}
+	select {
+	case <-j.done:
+		return nil
+	case <-ctx.Done():
+		return memerr.Context("observe", ctx.Err())
+	}
 }
 
 // ReflectedOversize reports whether rec was written by a reflection that

@@ -1,0 +1,368 @@
+package observe
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// maxAttempts bounds the re-reads after lost compare-and-sets.
+const maxAttempts = 3
+
+// Records is the part of a store buffering reads and writes.
+type Records interface {
+	GetObservations(ctx context.Context, key string) (store.ObservationRecord, error)
+	PutObservations(ctx context.Context, rec store.ObservationRecord, expectVersion int64) (store.ObservationRecord, error)
+}
+
+// Env is what a buffered cycle of one record needs from its memory.
+type Env struct {
+	Key   string
+	Store Records
+	// Unobserved returns the record's unobserved messages, oldest first,
+	// and the times of the observed ones of the lookback window.
+	Unobserved func(ctx context.Context, rec store.ObservationRecord) ([]message.Message, map[string]time.Time, error)
+	// Observe and Reflect call the models (with the timeout) and clean
+	// their output.
+	Observe func(ctx context.Context, rec store.ObservationRecord, batch []message.Message) (string, error)
+	Reflect func(ctx context.Context, rec store.ObservationRecord) (string, error)
+	// ObserveSync observes every unobserved message now; ReflectSync
+	// reflects synchronously when the observations pass the threshold.
+	ObserveSync func(ctx context.Context) (store.ObservationRecord, error)
+	ReflectSync func(ctx context.Context, rec store.ObservationRecord) error
+	Counter     Counter
+	// Timeout bounds the wait for a job in flight on the blocking path.
+	Timeout time.Duration
+	// MaxBatchTokens caps the messages of one buffer job.
+	MaxBatchTokens int
+	// Background is the context of background jobs (not cancelled with
+	// the turn); WG counts them.
+	Background context.Context
+	WG         *sync.WaitGroup
+	Log        *slog.Logger
+}
+
+// BufferedCycle is the cycle after Commit when buffering is on. It makes
+// no model call on the caller's path unless the unobserved messages pass
+// BlockAfter (or the observations ReflectBlockAfter): at MessageTokens it
+// activates buffered chunks (a store write), at every BufferTokens of
+// unbuffered messages it starts a background buffer job, and likewise for
+// reflection. Past BlockAfter it waits for the record's buffer job (bounded
+// by ctx), activates every chunk and observes the rest synchronously.
+func (r *Runtime) BufferedCycle(ctx context.Context, e *Env, s *BufferSettings) error {
+	rec, err := e.Store.GetObservations(ctx, e.Key)
+	if err != nil {
+		return err
+	}
+	if s.BufferTokens > 0 {
+		if rec, err = r.observeBuffered(ctx, e, s, rec); err != nil {
+			return err
+		}
+	}
+	return r.reflectBuffered(ctx, e, s, rec)
+}
+
+func (r *Runtime) observeBuffered(ctx context.Context, e *Env, s *BufferSettings, rec store.ObservationRecord) (store.ObservationRecord, error) {
+	msgs, _, err := e.Unobserved(ctx, rec)
+	if err != nil {
+		return rec, err
+	}
+	pending := Tokens(msgs)
+	if pending >= s.MessageTokens && len(rec.Buffer.Chunks) > 0 {
+		if rec, err = r.Activate(ctx, e, s, pending >= s.BlockAfter); err != nil {
+			return rec, err
+		}
+		if msgs, _, err = e.Unobserved(ctx, rec); err != nil {
+			return rec, err
+		}
+		pending = Tokens(msgs)
+	}
+	if pending >= s.BlockAfter {
+		return r.blockingObserve(ctx, e, s)
+	}
+	if unbuffered(rec, msgs) >= s.BufferTokens {
+		r.Schedule("buffer|"+e.Key, e.WG, func() { r.bufferJob(e.Background, e) })
+	}
+	return rec, nil
+}
+
+// blockingObserve is the synchronous path past BlockAfter: the buffer job in
+// flight finishes first, bounded by the timeout (its chunk is activated, not
+// redone), every chunk is activated and ObserveSync observes the rest.
+func (r *Runtime) blockingObserve(ctx context.Context, e *Env, s *BufferSettings) (store.ObservationRecord, error) {
+	wctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	err := r.Wait(wctx, "buffer|"+e.Key)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return store.ObservationRecord{}, err
+	}
+	if _, err := r.Activate(ctx, e, s, true); err != nil {
+		return store.ObservationRecord{}, err
+	}
+	return e.ObserveSync(ctx)
+}
+
+// Flush prepares observing everything now (ObserveNow): it waits for the
+// record's buffer job (bounded by ctx) and activates every chunk.
+func (r *Runtime) Flush(ctx context.Context, e *Env, s *BufferSettings) error {
+	if err := r.Wait(ctx, "buffer|"+e.Key); err != nil {
+		return err
+	}
+	_, err := r.Activate(ctx, e, s, true)
+	return err
+}
+
+// unbuffered is the token sum of msgs that no chunk of rec covers.
+func unbuffered(rec store.ObservationRecord, msgs []message.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if !rec.Buffer.Covers(m.ID) {
+			n += m.Tokens
+		}
+	}
+	return n
+}
+
+// bufferJob observes the oldest unobserved, unbuffered messages (up to
+// MaxBatchTokens) and stores the result as a chunk. A chunk whose messages
+// were observed or buffered meanwhile (another writer won) is dropped: the
+// record never receives the same messages twice.
+func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
+	rec, err := e.Store.GetObservations(ctx, e.Key)
+	if err != nil {
+		e.Log.WarnContext(ctx, "agentmem: observation buffering failed", "key", e.Key, "err", err)
+		return
+	}
+	msgs, _, err := e.Unobserved(ctx, rec)
+	if err != nil {
+		e.Log.WarnContext(ctx, "agentmem: observation buffering failed", "key", e.Key, "err", err)
+		return
+	}
+	var batch []message.Message
+	sum := 0
+	for _, m := range msgs {
+		if rec.Buffer.Covers(m.ID) {
+			continue
+		}
+		if len(batch) > 0 && sum+m.Tokens > e.MaxBatchTokens {
+			break
+		}
+		batch, sum = append(batch, m), sum+m.Tokens
+	}
+	if len(batch) == 0 {
+		return
+	}
+	text, err := e.Observe(ctx, rec, batch)
+	if err != nil {
+		e.Log.WarnContext(ctx, "agentmem: observation buffering failed; the messages are buffered or observed later", "key", e.Key, "err", err)
+		return
+	}
+	chunk := store.BufferedChunk{Observations: text, Tokens: e.Counter.Count(text), MessageTokens: sum, Generation: rec.Generation, CreatedAt: time.Now().UTC()}
+	for _, m := range batch {
+		chunk.Messages = append(chunk.Messages, store.ObservedMessage{ID: m.ID, CreatedAt: m.CreatedAt})
+	}
+	err = update(ctx, e, func(cur *store.ObservationRecord) bool {
+		for _, m := range chunk.Messages {
+			if cur.Observed(m.CreatedAt, m.ID) || cur.Buffer.Covers(m.ID) {
+				return false
+			}
+		}
+		cur.DropObservedChunks()
+		cur.Buffer.Chunks = append(cur.Buffer.Chunks, chunk)
+		return true
+	})
+	if err != nil {
+		e.Log.WarnContext(ctx, "agentmem: storing a buffered observation failed; its messages are observed later", "key", e.Key, "err", err)
+	}
+}
+
+// update applies f to the stored record and writes it by compare-and-set,
+// re-reading after a lost one; f returns false to write nothing.
+func update(ctx context.Context, e *Env, f func(cur *store.ObservationRecord) bool) error {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		cur, err := e.Store.GetObservations(ctx, e.Key)
+		if err != nil {
+			return err
+		}
+		next := cur.Clone()
+		if !f(&next) {
+			return nil
+		}
+		_, err = e.Store.PutObservations(ctx, next, cur.Version)
+		if !errors.Is(err, memerr.ErrConflict) {
+			return err
+		}
+	}
+	return memerr.Errorf(memerr.CodeConflict, "observe", "observations of %s kept changing", e.Key)
+}
+
+// Activate moves buffered chunks into the active observations in one write:
+// the oldest chunks, as many as bring the unobserved tokens nearest to what
+// bufferActivation keeps (Mastra's chunk-boundary rule), or all with all.
+// Each chunk's observations are appended and its messages marked observed;
+// a chunk over messages already observed is dropped, not applied. It returns
+// the stored record.
+func (r *Runtime) Activate(ctx context.Context, e *Env, s *BufferSettings, all bool) (store.ObservationRecord, error) {
+	var out store.ObservationRecord
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		cur, err := e.Store.GetObservations(ctx, e.Key)
+		if err != nil {
+			return cur, err
+		}
+		next := cur.Clone()
+		next.DropObservedChunks()
+		if len(next.Buffer.Chunks) == 0 && len(cur.Buffer.Chunks) == 0 {
+			return cur, nil
+		}
+		msgs, seen, err := e.Unobserved(ctx, cur)
+		if err != nil {
+			return cur, err
+		}
+		n := len(next.Buffer.Chunks)
+		if !all {
+			n = activationCount(next.Buffer.Chunks, s, Tokens(msgs))
+		}
+		chunks := next.Buffer.Chunks
+		next.Buffer.Chunks = chunks[n:]
+		for _, c := range chunks[:n] {
+			batch := make([]message.Message, len(c.Messages))
+			for i, m := range c.Messages {
+				batch[i] = message.Message{ID: m.ID, CreatedAt: m.CreatedAt}
+			}
+			next = Append(next, batch, c.Observations, seen, e.Counter)
+		}
+		if out, err = e.Store.PutObservations(ctx, next, cur.Version); !errors.Is(err, memerr.ErrConflict) {
+			return out, err
+		}
+	}
+	return e.Store.GetObservations(ctx, e.Key)
+}
+
+// activationCount is how many of the oldest chunks to activate with pending
+// unobserved tokens: the chunk boundary nearest above the target (pending
+// minus the retention floor), unless that overshoots by more than 95% of
+// the floor or leaves less than min(1000, floor), then the nearest below.
+func activationCount(chunks []store.BufferedChunk, s *BufferSettings, pending int) int {
+	floor := float64(s.MessageTokens) * (1 - min(1, s.Activation))
+	if s.Activation >= 1000 {
+		floor = s.Activation
+	}
+	target := float64(pending) - floor
+	if target <= 0 || len(chunks) == 0 {
+		return 0
+	}
+	over, overTok, under, underTok := 0, 0.0, 0, 0.0
+	sum := 0.0
+	for i, c := range chunks {
+		sum += float64(c.MessageTokens)
+		if sum >= target {
+			if over == 0 {
+				over, overTok = i+1, sum
+			}
+		} else if sum > underTok {
+			under, underTok = i+1, sum
+		}
+	}
+	minLeft := min(1000, floor)
+	switch {
+	case over > 0 && overTok-target <= floor*0.95 && float64(pending)-overTok >= minLeft:
+		return over
+	case under > 0 && float64(pending)-underTok >= minLeft:
+		return under
+	case over > 0:
+		return over
+	}
+	return 1
+}
+
+// reflectBuffered activates a buffered reflection once the observations
+// pass ReflectTokens, reflects synchronously past ReflectBlockAfter (or
+// without reflection buffering), and starts a background reflection at
+// ReflectActivation of the threshold.
+func (r *Runtime) reflectBuffered(ctx context.Context, e *Env, s *BufferSettings, rec store.ObservationRecord) error {
+	if s.ReflectActivation == 0 {
+		return e.ReflectSync(ctx, rec)
+	}
+	if rec.ObservationTokens > s.ReflectTokens && rec.Buffer.Reflection != nil {
+		var activated bool
+		err := update(ctx, e, func(cur *store.ObservationRecord) bool {
+			activated = activateReflection(cur, e.Counter)
+			return cur.Buffer.Reflection == nil // activated, or a stale one dropped
+		})
+		if err != nil || activated {
+			return err
+		}
+		if rec, err = e.Store.GetObservations(ctx, e.Key); err != nil {
+			return err
+		}
+	}
+	if rec.ObservationTokens >= s.ReflectBlockAfter {
+		if err := r.Wait(ctx, "reflect|"+e.Key); err != nil {
+			return err
+		}
+		return e.ReflectSync(ctx, rec)
+	}
+	if float64(rec.ObservationTokens) >= s.ReflectActivation*float64(s.ReflectTokens) && rec.Buffer.Reflection == nil && !r.ReflectedOversize(rec) {
+		r.Schedule("reflect|"+e.Key, e.WG, func() { r.reflectJob(e.Background, e) })
+	}
+	return nil
+}
+
+// reflectJob condenses the current observations in the background and
+// stores the result as the buffered reflection of their generation.
+func (r *Runtime) reflectJob(ctx context.Context, e *Env) {
+	rec, err := e.Store.GetObservations(ctx, e.Key)
+	if err != nil || rec.Observations == "" || rec.Buffer.Reflection != nil {
+		return
+	}
+	text, err := e.Reflect(ctx, rec)
+	if err != nil || text == "" {
+		e.Log.WarnContext(ctx, "agentmem: buffered reflection failed; it is retried later", "key", e.Key, "err", err)
+		return
+	}
+	in := rec.Observations
+	err = update(ctx, e, func(cur *store.ObservationRecord) bool {
+		if cur.Generation != rec.Generation || !strings.HasPrefix(cur.Observations, in) || cur.Buffer.Reflection != nil {
+			return false // reflected meanwhile: the result is stale
+		}
+		cur.Buffer.Reflection = &store.BufferedReflection{Observations: text, Tokens: e.Counter.Count(text), Generation: rec.Generation,
+			InputLength: len(in), InputHash: hash(in), CreatedAt: time.Now().UTC()}
+		return true
+	})
+	if err != nil {
+		e.Log.WarnContext(ctx, "agentmem: storing a buffered reflection failed", "key", e.Key, "err", err)
+	}
+}
+
+// activateReflection replaces the reflected prefix of rec's observations
+// with the buffered reflection and starts the next generation; the lines
+// observed after the reflection began are kept after it. A reflection made
+// from other observations (the record was reflected or changed) is
+// dropped. It reports whether it activated.
+func activateReflection(rec *store.ObservationRecord, tk Counter) bool {
+	b := rec.Buffer.Reflection
+	rec.Buffer.Reflection = nil
+	if b == nil || b.Generation != rec.Generation || b.InputLength > len(rec.Observations) || hash(rec.Observations[:b.InputLength]) != b.InputHash {
+		return false
+	}
+	text := b.Observations
+	if rest := strings.TrimLeft(rec.Observations[b.InputLength:], "\n"); rest != "" {
+		text += "\n" + rest
+	}
+	rec.Observations, rec.ObservationTokens, rec.Generation = text, tk.Count(text), rec.Generation+1
+	return true
+}
+
+func hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}
