@@ -100,7 +100,7 @@ func (r *Runtime) observeBuffered(ctx context.Context, e *Env, s *BufferSettings
 // redone), every chunk is activated and ObserveSync observes the rest.
 func (r *Runtime) blockingObserve(ctx context.Context, e *Env, s *BufferSettings) (store.ObservationRecord, error) {
 	wctx, cancel := context.WithTimeout(ctx, e.Timeout)
-	err := r.Wait(wctx, "buffer|"+e.Key)
+	err := r.quiesce(wctx, e.Key)
 	cancel()
 	if err != nil && ctx.Err() != nil {
 		return store.ObservationRecord{}, err
@@ -114,11 +114,22 @@ func (r *Runtime) blockingObserve(ctx context.Context, e *Env, s *BufferSettings
 // Flush prepares observing everything now (ObserveNow): it waits for the
 // record's buffer job (bounded by ctx) and activates every chunk.
 func (r *Runtime) Flush(ctx context.Context, e *Env, s *BufferSettings) error {
-	if err := r.Wait(ctx, "buffer|"+e.Key); err != nil {
+	if err := r.quiesce(ctx, e.Key); err != nil {
 		return err
 	}
 	_, err := r.Activate(ctx, e, s, true)
 	return err
+}
+
+// quiesce waits for the record's buffer and reflection jobs: a synchronous
+// observation then has no background writer to lose its compare-and-set to
+// (which would send its messages to the observer twice). No new job starts
+// meanwhile: jobs are started by cycles, which hold the record's lock.
+func (r *Runtime) quiesce(ctx context.Context, key string) error {
+	if err := r.Wait(ctx, "buffer|"+key); err != nil {
+		return err
+	}
+	return r.Wait(ctx, "reflect|"+key)
 }
 
 // unbuffered is the token sum of msgs that no chunk of rec covers.
@@ -186,9 +197,10 @@ func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
 }
 
 // update applies f to the stored record and writes it by compare-and-set,
-// re-reading after a lost one; f returns false to write nothing.
+// re-reading after a lost one (f is cheap: no model call); f returns false
+// to write nothing.
 func update(ctx context.Context, e *Env, f func(cur *store.ObservationRecord) bool) error {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
+	for attempt := 0; attempt < 4*maxAttempts; attempt++ {
 		cur, err := e.Store.GetObservations(ctx, e.Key)
 		if err != nil {
 			return err

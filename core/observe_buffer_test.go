@@ -1,0 +1,285 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/store/memstore"
+)
+
+// gate holds model calls while closed: a Commit that returns while the
+// gate is closed made no call that waited for a model.
+type gate struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (g *gate) close() { g.mu.Lock(); g.ch = make(chan struct{}); g.mu.Unlock() }
+func (g *gate) open() {
+	g.mu.Lock()
+	if g.ch != nil {
+		close(g.ch)
+		g.ch = nil
+	}
+	g.mu.Unlock()
+}
+
+func (g *gate) wait(ctx context.Context) error {
+	g.mu.Lock()
+	ch := g.ch
+	g.mu.Unlock()
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// gatedReflector is reflectorModel behind a gate.
+type gatedReflector struct {
+	reflectorModel
+	g *gate
+}
+
+func (r *gatedReflector) Generate(ctx context.Context, system, prompt string) (string, error) {
+	if err := r.g.wait(ctx); err != nil {
+		return "", err
+	}
+	return r.reflectorModel.Generate(ctx, system, prompt)
+}
+
+func bufferedConfig(obs, ref core.Model, mt, ot int, buffer, blockAfter float64) core.Config {
+	cfg := observationConfig(obs, ref, mt, ot)
+	cfg.ObservationalMemory.Observation.BufferTokens = buffer
+	cfg.ObservationalMemory.Observation.BlockAfter = blockAfter
+	return cfg
+}
+
+// pendingTokens sums the stored tokens of the thread's unobserved messages.
+func pendingTokens(t *testing.T, s store.Store, rec store.ObservationRecord, thread string) (tokens, unobserved int) {
+	t.Helper()
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: thread, PerPage: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range page.Messages {
+		if !rec.Observed(msg.CreatedAt, msg.ID) {
+			tokens += msg.Tokens
+			unobserved++
+		}
+	}
+	return tokens, unobserved
+}
+
+func record(t *testing.T, m *core.Memory, thread string) store.ObservationRecord {
+	t.Helper()
+	rec, err := m.Observations(ctx, thread, "r", nil)
+	if err != nil && !errors.Is(err, core.ErrThreadNotFound) {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// Mastra: "should activate buffered observations mid-step when threshold is
+// crossed (not defer to next user turn)" (mid-loop-observation.test.ts) and
+// the storage suite's 'Buffered Observations' cases, end to end: chunks are
+// made in the background every BufferTokens; the Commit that crosses
+// MessageTokens activates them while every observer call is held, so it
+// made none; each message reaches the observer once.
+func TestBufferedObservationActivatesWithoutObserverCall(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		g := &gate{}
+		obs := &observerModel{hook: func(ctx context.Context, _ int64) error { return g.wait(ctx) }}
+		m := newMem(t, s, bufferedConfig(obs, &reflectorModel{}, 500, 100000, 0.2, 3))
+		activations, buffered := 0, 0
+		for i := 0; i < 40; i++ {
+			before := record(t, m, "t")
+			g.close()
+			observedTurn(t, m, "t", "r", i) // returns with every observer call held
+			after := record(t, m, "t")
+			if after.Observations != before.Observations {
+				activations++
+				if pending, _ := pendingTokens(t, s, after, "t"); pending >= 500 {
+					t.Fatalf("turn %d: %d tokens unobserved after activation", i, pending)
+				}
+			}
+			g.open()
+			core.WaitBackground(m)
+			if n := len(record(t, m, "t").Buffer.Chunks); n > len(after.Buffer.Chunks) {
+				buffered++
+			}
+		}
+		if activations < 2 || buffered < 5 {
+			t.Fatalf("%d activations, %d buffered chunks: the turns did not exercise buffering", activations, buffered)
+		}
+		for tag, n := range obs.observed() {
+			if n != 1 {
+				t.Fatalf("%s sent to the observer %d times", tag, n)
+			}
+		}
+	})
+}
+
+// Mastra: blockAfter (observational-memory.ts: "blockAfter exceeded ...
+// falling through to sync"): with buffering on, a Commit below BlockAfter
+// never observes synchronously, even past MessageTokens with nothing
+// buffered; the first Commit past it observes everything before returning.
+func TestBufferedObservationBlocksOnlyPastBlockAfter(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		var failing atomic.Bool
+		failing.Store(true)
+		obs := &observerModel{hook: func(context.Context, int64) error {
+			if failing.Load() {
+				return errors.New("observer down")
+			}
+			return nil
+		}}
+		m := newMem(t, s, bufferedConfig(obs, &reflectorModel{}, 500, 100000, 0.2, 1.2))
+		i := 0
+		for ; ; i++ {
+			rec := record(t, m, "t")
+			pending, _ := pendingTokens(t, s, rec, "t")
+			if pending+60 >= 600 { // the next turn may pass BlockAfter (600)
+				if pending < 500 {
+					t.Fatalf("stopped below the threshold at %d tokens", pending)
+				}
+				break
+			}
+			observedTurn(t, m, "t", "r", i)
+			core.WaitBackground(m)
+			if rec := record(t, m, "t"); rec.Observations != "" {
+				t.Fatalf("turn %d observed below blockAfter", i)
+			}
+		}
+		failing.Store(false)
+		for ; ; i++ {
+			observedTurn(t, m, "t", "r", i)
+			rec := record(t, m, "t")
+			if rec.Observations != "" { // observed inside Commit
+				if pending, n := pendingTokens(t, s, rec, "t"); n != 0 {
+					t.Fatalf("turn %d: %d messages (%d tokens) left unobserved by the blocking observation", i, n, pending)
+				}
+				break
+			}
+			core.WaitBackground(m)
+			if pending, _ := pendingTokens(t, s, record(t, m, "t"), "t"); pending >= 600 {
+				t.Fatalf("turn %d passed blockAfter without observing", i)
+			}
+		}
+	})
+}
+
+// Mastra: reflection.bufferActivation (reflector-runner.ts: "ASYNC
+// BUFFERING: Trigger background reflection at bufferActivation ratio" and
+// tryActivateBufferedReflection): the reflection starts in the background
+// at half the threshold and is activated, without a reflector call, by the
+// Commit that passes it; the lines observed meanwhile are kept.
+func TestBufferedReflectionActivatesWithoutReflectorCall(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		g := &gate{}
+		obs := &observerModel{}
+		ref := &gatedReflector{g: g}
+		cfg := bufferedConfig(obs, ref, 500, 400, 0.2, 3)
+		cfg.ObservationalMemory.Reflection.BlockAfter = 5
+		m := newMem(t, s, cfg)
+		activated := 0
+		for i := 0; i < 80 && activated < 2; i++ {
+			before := record(t, m, "t")
+			g.close()
+			observedTurn(t, m, "t", "r", i)
+			after := record(t, m, "t")
+			if after.Generation > before.Generation {
+				activated++
+				if before.Buffer.Reflection == nil {
+					t.Fatalf("turn %d: new generation without a buffered reflection", i)
+				}
+				if after.Buffer.Reflection != nil {
+					t.Fatalf("turn %d: the buffered reflection stayed after activation", i)
+				}
+			}
+			g.open()
+			core.WaitBackground(m)
+		}
+		if activated < 2 {
+			t.Fatalf("%d buffered reflections activated", activated)
+		}
+		gens, err := s.(store.Observations).ListObservationGenerations(ctx, "thread:t")
+		if err != nil || len(gens) < 2 {
+			t.Fatalf("archived generations: %d, %v", len(gens), err)
+		}
+	})
+}
+
+// Every message reaches the observer exactly once across 200 turns that
+// cross the threshold many times, with background buffering racing the
+// turns, activation, blocking observation and buffered reflection; at the
+// end every message is observed.
+func TestBufferedObservationExactlyOnce(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		obs, ref := &observerModel{}, &reflectorModel{}
+		cfg := bufferedConfig(obs, ref, 400, 600, 0.25, 1.2)
+		m := newMem(t, s, cfg)
+		for i := 0; i < 200; i++ {
+			observedTurn(t, m, "t", "r", i)
+			if i%7 == 0 {
+				core.WaitBackground(m)
+			}
+		}
+		core.WaitBackground(m)
+		rec, err := m.ObserveNow(ctx, "t", "r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, n := pendingTokens(t, s, rec, "t"); n != 0 {
+			t.Fatalf("%d messages unobserved after ObserveNow", n)
+		}
+		seen := obs.observed()
+		for i := 0; i < 200; i++ {
+			for _, tag := range []string{fmt.Sprintf("m%du", i), fmt.Sprintf("m%da", i)} {
+				if seen[tag] != 1 {
+					t.Fatalf("%s sent to the observer %d times", tag, seen[tag])
+				}
+			}
+		}
+		if rec.Generation < 2 || ref.calls.Load() < 2 {
+			t.Fatalf("generation %d after %d reflector calls: reflection was not exercised", rec.Generation, ref.calls.Load())
+		}
+	})
+}
+
+// Bad buffering settings are ErrInvalidConfig naming the field.
+func TestBufferedObservationConfig(t *testing.T) {
+	obs := &observerModel{}
+	for i, o := range []core.ObservationConfig{
+		{BufferTokens: -0.2},
+		{BufferTokens: 40000},                    // not under messageTokens
+		{BufferTokens: 0.2, BufferActivation: 5}, // neither ratio nor tokens
+		{BufferTokens: 0.2, BlockAfter: 0.5},     // under the threshold
+		{BlockAfter: 1.5},                        // without buffering
+	} {
+		cfg := core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{Model: obs, Observation: o}}
+		if _, err := core.New(core.Options{Store: memstore.New(), Config: cfg}); !errors.Is(err, core.ErrInvalidConfig) {
+			t.Errorf("case %d (%+v): err = %v, want ErrInvalidConfig", i, o, err)
+		}
+	}
+	cfg := core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{Model: obs, Scope: core.ScopeResource,
+		Observation: core.ObservationConfig{BufferTokens: 0.2}}}
+	if _, err := core.New(core.Options{Store: memstore.New(), Config: cfg}); !errors.Is(err, core.ErrInvalidConfig) {
+		t.Errorf("resource scope with buffering: err = %v, want ErrInvalidConfig", err)
+	}
+	cfg = core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{Model: obs,
+		Reflection: core.ReflectionConfig{BufferActivation: 2}}}
+	if _, err := core.New(core.Options{Store: memstore.New(), Config: cfg}); !errors.Is(err, core.ErrInvalidConfig) {
+		t.Errorf("reflection.bufferActivation 2: err = %v, want ErrInvalidConfig", err)
+	}
+}
