@@ -23,7 +23,11 @@ func (m *Memory) observeEnv(ctx context.Context, s *store.Checked, o *observatio
 		Reflect: func(ctx context.Context, rec store.ObservationRecord) (string, error) {
 			return m.generateObservations(ctx, o, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
 		},
-		ObserveSync: func(ctx context.Context) (store.ObservationRecord, error) { return m.observeBatches(ctx, s, o, th, key, 0) },
-		ReflectSync: func(ctx context.Context, rec store.ObservationRecord) error { return m.reflectObservations(ctx, s, o, key, rec, false) },
+		ObserveSync: func(ctx context.Context) (store.ObservationRecord, error) {
+			return m.observeBatches(ctx, s, o, th, key, 0)
+		},
+		ReflectSync: func(ctx context.Context, rec store.ObservationRecord) error {
+			return m.reflectObservations(ctx, s, o, key, rec, false)
+		},
 	}
 }
