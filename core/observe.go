@@ -246,16 +246,23 @@ func (m *Memory) reflectObservations(ctx context.Context, s *store.Checked, o *o
 		}
 		return rec.ObservationTokens > o.reflectTokens && !m.observer.ReflectedOversize(rec)
 	}
+	var text string
+	var base store.ObservationRecord
 	for attempt := 0; attempt < maxObserveAttempts && due(rec); attempt++ {
-		text, err := m.generateObservations(ctx, o, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
-		if err != nil {
-			return &Error{Code: CodeObservation, Op: "reflect", Msg: "reflector model failed", Err: err}
+		// A reflection that lost its write to appended lines is rebased, not redone.
+		next, ok := observe.Rebase(rec, base, text, m.tk)
+		if !ok {
+			var err error
+			text, err = m.generateObservations(ctx, o, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
+			if err != nil {
+				return &Error{Code: CodeObservation, Op: "reflect", Msg: "reflector model failed", Err: err}
+			}
+			if text == "" {
+				return memerr.Errorf(CodeObservation, "reflect", "reflector returned no observations; keeping generation %d", rec.Generation)
+			}
+			base = rec
+			next, _ = observe.Rebase(rec, base, text, m.tk)
 		}
-		if text == "" {
-			return memerr.Errorf(CodeObservation, "reflect", "reflector returned no observations; keeping generation %d", rec.Generation)
-		}
-		next := rec.Clone()
-		next.Observations, next.ObservationTokens, next.Generation = text, m.tk.Count(text), rec.Generation+1
 		stored, err := s.PutObservations(ctx, next, rec.Version)
 		if errors.Is(err, ErrConflict) {
 			if rec, err = s.GetObservations(ctx, key); err != nil {

@@ -374,6 +374,25 @@ func activateReflection(rec *store.ObservationRecord, tk Counter) bool {
 	return true
 }
 
+// Rebase applies a reflection made from base's observations to cur: the
+// reflected text replaces base's observations at the start of cur's and the
+// lines added since are kept, as a new generation. It fails when cur is not
+// base's generation continued (reflected meanwhile), or text is empty; a
+// reflection that lost its compare-and-set to an append is then written
+// again without another model call.
+func Rebase(cur, base store.ObservationRecord, text string, tk Counter) (store.ObservationRecord, bool) {
+	if text == "" {
+		return cur, false
+	}
+	next := cur.Clone()
+	next.Buffer.Reflection = &store.BufferedReflection{Observations: text, Generation: base.Generation,
+		InputLength: len(base.Observations), InputHash: hash(base.Observations)}
+	if !activateReflection(&next, tk) {
+		return cur, false
+	}
+	return next, true
+}
+
 func hash(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:8])
