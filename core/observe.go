@@ -174,7 +174,7 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 		return err
 	}
 	defer unlock()
-	rec, err := m.observeBatches(ctx, s, o, th, key, o.messageTokens)
+	rec, err := m.observeBatches(ctx, s, o, th, key, false)
 	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: observation failed; the messages stay unobserved and are observed on a later turn", "key", key, "err", err)
 		return err
@@ -187,11 +187,12 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 }
 
 // observeBatches observes the unobserved messages in batches when they pass
-// threshold tokens (MessageTokens; 0 for any); each batch is stored with a compare-and-set that appends its
-// observations and advances the cursor together. A lost compare-and-set
+// the threshold (see observe.Threshold), or any when forced; each batch is
+// stored with a compare-and-set that appends its observations and advances
+// the cursor together. A lost compare-and-set
 // (another process observed meanwhile) discards the batch's output and starts
 // over from the stored record. It returns the newest record it knows.
-func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string, threshold int) (store.ObservationRecord, error) {
+func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string, force bool) (store.ObservationRecord, error) {
 	var rec store.ObservationRecord
 	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
 		var err error
@@ -202,7 +203,8 @@ func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observ
 		if err != nil {
 			return rec, err
 		}
-		if len(msgs) == 0 || observe.Tokens(msgs) <= threshold {
+		threshold := observe.Threshold(o.messageTokens, o.reflectTokens, rec.ObservationTokens, o.shareBudget)
+		if len(msgs) == 0 || (!force && observe.Tokens(msgs) <= threshold) {
 			return rec, nil
 		}
 		conflict := false

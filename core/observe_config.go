@@ -63,6 +63,12 @@ type ObservationalMemoryConfig struct {
 	// built-in ones or their replacements), as Mastra's instruction: what
 	// to keep or leave out, without giving up the built-in format.
 	Instruction string
+	// ShareTokenBudget lets the unobserved messages use the room the
+	// observations leave in MessageTokens + Reflection.ObservationTokens:
+	// they are observed past that total minus the observations' tokens, never
+	// below MessageTokens. Reflection still starts at ObservationTokens. It
+	// cannot be combined with BufferTokens (ErrInvalidConfig).
+	ShareTokenBudget bool
 }
 
 // ObservationConfig configures the observer.
@@ -99,6 +105,7 @@ type observationSettings struct {
 	observerInstructions  string
 	reflectorInstructions string
 	instruction           string
+	shareBudget           bool
 }
 
 func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
@@ -120,6 +127,8 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 		return bad("timeout must be positive")
 	case o.MaxUnobservedMessages < 0:
 		return bad("maxUnobservedMessages must be a positive integer")
+	case o.ShareTokenBudget && obs.BufferTokens != 0:
+		return bad("shareTokenBudget cannot be combined with observation.bufferTokens; leave bufferTokens 0")
 	case obs.BufferTokens != 0:
 		return bad("observation.bufferTokens: asynchronous buffering is not supported; leave it 0 (use Background to observe after Commit)")
 	}
@@ -128,7 +137,7 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 		messageTokens: obs.MessageTokens, maxTokensPerBatch: obs.MaxTokensPerBatch, reflectTokens: ref.ObservationTokens,
 		scope: o.Scope, background: o.Background, timeout: o.Timeout, maxUnobserved: o.MaxUnobservedMessages,
 		observerInstructions: o.ObserverInstructions, reflectorInstructions: o.ReflectorInstructions,
-		instruction: o.Instruction,
+		instruction: o.Instruction, shareBudget: o.ShareTokenBudget,
 	}
 	if o.Model != nil {
 		s.observer, s.reflector = o.Model, o.Model
@@ -189,6 +198,7 @@ func mergeObservational(base, over *ObservationalMemoryConfig) *ObservationalMem
 	setIf(&base.Reflection.ObservationTokens, over.Reflection.ObservationTokens)
 	setIf(&base.Scope, over.Scope)
 	base.Background = base.Background || over.Background
+	base.ShareTokenBudget = base.ShareTokenBudget || over.ShareTokenBudget
 	setIf(&base.Timeout, over.Timeout)
 	setIf(&base.MaxUnobservedMessages, over.MaxUnobservedMessages)
 	setIf(&base.ObserverInstructions, over.ObserverInstructions)

@@ -15,7 +15,7 @@ import (
 // returned: a failed batch leaves its messages unobserved.
 func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
 	return m.observeCall(ctx, "ObserveNow", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
-		rec, err := m.observeBatches(ctx, s, o, th, key, 0)
+		rec, err := m.observeBatches(ctx, s, o, th, key, true)
 		if err != nil {
 			return rec, err
 		}
