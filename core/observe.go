@@ -61,7 +61,7 @@ func (m *Memory) loadObservations(ctx context.Context, s *store.Checked, o *obse
 		}
 	}
 	switch {
-	case len(v.own) > 0 || rec.Version == 0:
+	case len(v.own) > 0 || rec.LastObservedAt.IsZero():
 		v.past = len(v.own) > 0
 	case o.scope == ScopeThread:
 		v.past = true
