@@ -69,6 +69,11 @@ type ObservationalMemoryConfig struct {
 	// below MessageTokens. Reflection still starts at ObservationTokens. It
 	// cannot be combined with BufferTokens (ErrInvalidConfig).
 	ShareTokenBudget bool
+	// DisableContinuationHints stops asking the observer and reflector for
+	// continuation hints (Mastra's continuationHints: false): the current
+	// task and a suggested next response, stored in the thread's metadata
+	// and shown after the observations. Hints stored earlier are not shown.
+	DisableContinuationHints bool
 }
 
 // ObservationConfig configures the observer.
@@ -106,6 +111,7 @@ type observationSettings struct {
 	reflectorInstructions string
 	instruction           string
 	shareBudget           bool
+	hints                 bool
 }
 
 func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
@@ -137,7 +143,7 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 		messageTokens: obs.MessageTokens, maxTokensPerBatch: obs.MaxTokensPerBatch, reflectTokens: ref.ObservationTokens,
 		scope: o.Scope, background: o.Background, timeout: o.Timeout, maxUnobserved: o.MaxUnobservedMessages,
 		observerInstructions: o.ObserverInstructions, reflectorInstructions: o.ReflectorInstructions,
-		instruction: o.Instruction, shareBudget: o.ShareTokenBudget,
+		instruction: o.Instruction, shareBudget: o.ShareTokenBudget, hints: !o.DisableContinuationHints,
 	}
 	if o.Model != nil {
 		s.observer, s.reflector = o.Model, o.Model
@@ -199,6 +205,7 @@ func mergeObservational(base, over *ObservationalMemoryConfig) *ObservationalMem
 	setIf(&base.Scope, over.Scope)
 	base.Background = base.Background || over.Background
 	base.ShareTokenBudget = base.ShareTokenBudget || over.ShareTokenBudget
+	base.DisableContinuationHints = base.DisableContinuationHints || over.DisableContinuationHints
 	setIf(&base.Timeout, over.Timeout)
 	setIf(&base.MaxUnobservedMessages, over.MaxUnobservedMessages)
 	setIf(&base.ObserverInstructions, over.ObserverInstructions)

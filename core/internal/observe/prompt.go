@@ -44,9 +44,10 @@ const ReflectorInstructions = `You are the reflector of an AI assistant's memory
 - Reply with the observation lines only.`
 
 // SystemTexts renders observations as the texts of a turn's system
-// messages: the preamble, one fenced block per chunkLines lines, and the
-// continuation hint. Nothing when there are no observations.
-func SystemTexts(observations string) []string {
+// messages: the preamble, one fenced block per chunkLines lines, the
+// continuation hints (see HintTexts) and the continuation reminder. Nothing
+// when there are no observations.
+func SystemTexts(observations string, hints ...string) []string {
 	if strings.TrimSpace(observations) == "" {
 		return nil
 	}
@@ -62,7 +63,7 @@ func SystemTexts(observations string) []string {
 		b.WriteString("</observations>")
 		out = append(out, b.String())
 	}
-	return append(out, continuation)
+	return append(append(out, hints...), continuation)
 }
 
 // ObserverPrompt asks the observer to observe batch, with the record's
