@@ -13,8 +13,11 @@ import (
 // observations leave in messageTokens + observationTokens, never less than
 // messageTokens, and the room shrinks as the observations grow.
 func TestShareTokenBudgetExpandsIntoUnusedObservationSpace(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) { testShareTokenBudget(t, s) })
+}
+
+func testShareTokenBudget(t *testing.T, s store.Store) {
 	const mt, ot = 100, 400
-	s := memstore.New()
 	obs := &observerModel{}
 	cfg := observationConfig(obs, &reflectorModel{}, mt, ot)
 	cfg.ObservationalMemory.ShareTokenBudget = true
@@ -22,23 +25,7 @@ func TestShareTokenBudgetExpandsIntoUnusedObservationSpace(t *testing.T) {
 	pastBase, observedWithRoom := false, false
 	for i := 0; i < 60; i++ {
 		observedTurn(t, m, "t", "r", i)
-		rec, err := m.Observations(ctx, "t", "r", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: store.PerPageAll})
-		if err != nil {
-			t.Fatal(err)
-		}
-		unobserved := 0
-		for _, msg := range page.Messages {
-			if msg.Tokens <= 0 {
-				t.Fatalf("message %s has no stored token count", msg.ID)
-			}
-			if !rec.Observed(msg.CreatedAt, msg.ID) {
-				unobserved += msg.Tokens
-			}
-		}
+		rec, unobserved := unobservedTokens(t, m, s)
 		limit := max(mt+ot-rec.ObservationTokens, mt)
 		if unobserved > limit {
 			t.Fatalf("turn %d: %d unobserved tokens left past the shared threshold %d (observations %d)", i, unobserved, limit, rec.ObservationTokens)
@@ -59,6 +46,30 @@ func TestShareTokenBudgetExpandsIntoUnusedObservationSpace(t *testing.T) {
 	}
 }
 
+// unobservedTokens returns the record of thread t and the stored token
+// counts of its messages the record has not observed.
+func unobservedTokens(t *testing.T, m *core.Memory, s store.Store) (store.ObservationRecord, int) {
+	t.Helper()
+	rec, err := m.Observations(ctx, "t", "r", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: store.PerPageAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unobserved := 0
+	for _, msg := range page.Messages {
+		if msg.Tokens <= 0 {
+			t.Fatalf("message %s has no stored token count", msg.ID)
+		}
+		if !rec.Observed(msg.CreatedAt, msg.ID) {
+			unobserved += msg.Tokens
+		}
+	}
+	return rec, unobserved
+}
+
 // Without shareTokenBudget the threshold stays messageTokens whatever the
 // observations leave.
 func TestShareTokenBudgetOffKeepsMessageTokens(t *testing.T) {
@@ -67,21 +78,7 @@ func TestShareTokenBudgetOffKeepsMessageTokens(t *testing.T) {
 	m := newMem(t, s, observationConfig(obs, &reflectorModel{}, 100, 400))
 	for i := 0; i < 30; i++ {
 		observedTurn(t, m, "t", "r", i)
-		rec, err := m.Observations(ctx, "t", "r", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: store.PerPageAll})
-		if err != nil {
-			t.Fatal(err)
-		}
-		unobserved := 0
-		for _, msg := range page.Messages {
-			if !rec.Observed(msg.CreatedAt, msg.ID) {
-				unobserved += msg.Tokens
-			}
-		}
-		if unobserved > 100 {
+		if _, unobserved := unobservedTokens(t, m, s); unobserved > 100 {
 			t.Fatalf("turn %d: %d unobserved tokens past messageTokens 100", i, unobserved)
 		}
 	}
