@@ -193,9 +193,9 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 // observeBatches observes the unobserved messages in batches when they pass
 // the threshold (see observe.Threshold), or any when forced; each batch is
 // stored with a compare-and-set that appends its observations and advances
-// the cursor together. A lost compare-and-set
-// (another process observed meanwhile) discards the batch's output and starts
-// over from the stored record. It returns the newest record it knows.
+// the cursor together. A lost compare-and-set (another process observed
+// meanwhile) discards the batch's output and starts over from the stored
+// record. It returns the newest record it knows.
 func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string, force bool) (store.ObservationRecord, error) {
 	var rec store.ObservationRecord
 	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
