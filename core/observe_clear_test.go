@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -103,6 +104,60 @@ func TestClearObservationsBadInput(t *testing.T) {
 		}
 		if got, err := m.Observations(ctx, "mine", "r", nil); err != nil || got.Version != want.Version || got.Observations != want.Observations {
 			t.Fatalf("a refused clear changed the record: %+v, %v", got, err)
+		}
+	})
+}
+
+// A clear by another process while an observer call is in flight: the
+// observer's write loses its compare-and-set against the cleared record, so
+// the cleared observations never come back; the cycle starts over from the
+// cleared record and observes every message once more.
+func TestClearObservationsDuringObservation(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		plain := &observerModel{}
+		a := newMem(t, s, observationConfig(plain, &reflectorModel{}, 100000, 100000))
+		for i := range 2 {
+			observedTurn(t, a, "race", "r", i)
+		}
+		if _, err := a.ObserveNow(ctx, "race", "r", nil); err != nil {
+			t.Fatal(err)
+		}
+		observedTurn(t, a, "race", "r", 2)
+
+		entered, release := make(chan struct{}), make(chan struct{})
+		slow := &observerModel{hook: func(_ context.Context, call int64) error {
+			if call == 1 {
+				close(entered)
+				<-release
+			}
+			return nil
+		}}
+		b := newMem(t, s, observationConfig(slow, &reflectorModel{}, 100000, 100000))
+		done := make(chan error, 1)
+		var rec store.ObservationRecord
+		go func() {
+			var err error
+			rec, err = b.ObserveNow(ctx, "race", "r", nil)
+			done <- err
+		}()
+		<-entered
+		if _, err := a.ClearObservations(ctx, "race", "r", nil); err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(rec.Observations, "saw m0u") != 1 || strings.Count(rec.Observations, "saw m2a") != 1 {
+			t.Fatalf("record after the race: %q", rec.Observations)
+		}
+		for _, tag := range []string{"m0u", "m0a", "m1u", "m1a", "m2u", "m2a"} {
+			if slow.observed()[tag] < 1 || !strings.Contains(rec.Observations, "saw "+tag) {
+				t.Fatalf("%s not observed after the clear; record %q", tag, rec.Observations)
+			}
+		}
+		if got := slow.observed()["m0u"]; got != 1 {
+			t.Fatalf("m0u sent to the observer %d times after the clear, want 1 (the lost batch held only m2)", got)
 		}
 	})
 }
