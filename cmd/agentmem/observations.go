@@ -101,20 +101,20 @@ func (a *app) observeNowCmd(reflect bool) *cobra.Command {
 		m     modelFlags
 		scope string
 	)
-	use, short, long := "observe THREAD", "Observe a thread's unobserved messages now (needs --write)",
+	name, short, long := "observe", "Observe a thread's unobserved messages now (needs --write)",
 		`Run the observer over every unobserved message of the thread now, whatever
 their tokens, then reflect when the observations pass the reflection
 threshold (40,000 tokens). With --scope resource, the record shared by the
 threads of the thread's resource is observed.`
 	if reflect {
-		use, short, long = "reflect THREAD", "Condense a thread's observations into a new generation now (needs --write)",
+		name, short, long = "reflect", "Condense a thread's observations into a new generation now (needs --write)",
 			`Run the reflector over the record's observations now, whatever their
 tokens; the previous generation is archived. With --scope resource, the
 record shared by the threads of the thread's resource is reflected.`
 	}
 	cmd := &cobra.Command{
-		Use: use, Short: short, Long: long,
-		Example:           "  agentmem --write " + use[:len(use)-len(" THREAD")] + " thread-123 --model-url http://localhost:11434/v1 --model qwen3",
+		Use: name + " THREAD", Short: short, Long: long,
+		Example:           "  agentmem --write " + name + " thread-123 --model-url http://localhost:11434/v1 --model qwen3",
 		Args:              exactArgs(1),
 		ValidArgsFunction: a.completeThreads,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -143,8 +143,7 @@ record shared by the threads of the thread's resource is reflected.`
 					return err
 				}
 				if a.flags.json {
-					doc := newObservationDoc(rec)
-					return writeJSON(a.stdout, doc)
+					return writeJSON(a.stdout, newObservationDoc(rec))
 				}
 				_, err = fmt.Fprintf(a.stdout, "observations of %s: generation %d, %d tokens, observed up to %s\n",
 					rec.Key, rec.Generation, rec.ObservationTokens, rec.LastObservedAt.UTC().Format("2006-01-02 15:04:05"))
