@@ -63,6 +63,17 @@ type ObservationalMemoryConfig struct {
 	// built-in ones or their replacements), as Mastra's instruction: what
 	// to keep or leave out, without giving up the built-in format.
 	Instruction string
+	// ShareTokenBudget lets the unobserved messages use the room the
+	// observations leave in MessageTokens + Reflection.ObservationTokens:
+	// they are observed past that total minus the observations' tokens, never
+	// below MessageTokens. Reflection still starts at ObservationTokens. It
+	// cannot be combined with BufferTokens (ErrInvalidConfig).
+	ShareTokenBudget bool
+	// DisableContinuationHints stops asking the observer and reflector for
+	// continuation hints (Mastra's continuationHints: false): the current
+	// task and a suggested next response, stored in the thread's metadata
+	// and shown after the observations. Hints stored earlier are not shown.
+	DisableContinuationHints bool
 }
 
 // ObservationConfig configures the observer.
@@ -99,6 +110,8 @@ type observationSettings struct {
 	observerInstructions  string
 	reflectorInstructions string
 	instruction           string
+	shareBudget           bool
+	hints                 bool
 }
 
 func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
@@ -120,6 +133,8 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 		return bad("timeout must be positive")
 	case o.MaxUnobservedMessages < 0:
 		return bad("maxUnobservedMessages must be a positive integer")
+	case o.ShareTokenBudget && obs.BufferTokens != 0:
+		return bad("shareTokenBudget cannot be combined with observation.bufferTokens; leave bufferTokens 0")
 	case obs.BufferTokens != 0:
 		return bad("observation.bufferTokens: asynchronous buffering is not supported; leave it 0 (use Background to observe after Commit)")
 	}
@@ -128,7 +143,7 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 		messageTokens: obs.MessageTokens, maxTokensPerBatch: obs.MaxTokensPerBatch, reflectTokens: ref.ObservationTokens,
 		scope: o.Scope, background: o.Background, timeout: o.Timeout, maxUnobserved: o.MaxUnobservedMessages,
 		observerInstructions: o.ObserverInstructions, reflectorInstructions: o.ReflectorInstructions,
-		instruction: o.Instruction,
+		instruction: o.Instruction, shareBudget: o.ShareTokenBudget, hints: !o.DisableContinuationHints,
 	}
 	if o.Model != nil {
 		s.observer, s.reflector = o.Model, o.Model
@@ -189,6 +204,8 @@ func mergeObservational(base, over *ObservationalMemoryConfig) *ObservationalMem
 	setIf(&base.Reflection.ObservationTokens, over.Reflection.ObservationTokens)
 	setIf(&base.Scope, over.Scope)
 	base.Background = base.Background || over.Background
+	base.ShareTokenBudget = base.ShareTokenBudget || over.ShareTokenBudget
+	base.DisableContinuationHints = base.DisableContinuationHints || over.DisableContinuationHints
 	setIf(&base.Timeout, over.Timeout)
 	setIf(&base.MaxUnobservedMessages, over.MaxUnobservedMessages)
 	setIf(&base.ObserverInstructions, over.ObserverInstructions)

@@ -80,6 +80,7 @@ func Run(t *testing.T, open Opener) {
 		{"ObservationsRoundTrip", testObservationsRoundTrip},
 		{"ObservationsConflict", testObservationsConflict},
 		{"ObservationsGenerations", testObservationsGenerations},
+		{"ObservationsClear", testObservationsClear},
 		{"ResourceMessages", testResourceMessages},
 		{"HugePagingValues", testHugePagingValues},
 		{"MessagesBatchTakeover", testMessagesBatchTakeover},
