@@ -128,3 +128,20 @@ func ExampleObservationalMemoryConfig() {
 	fmt.Println(strings.Contains(rec.Observations, "Lisbon"))
 	// Output: true
 }
+
+// ObserveNow observes a thread below the threshold; ClearObservations then
+// resets the record, and the messages count as unobserved again.
+func ExampleMemory_ClearObservations() {
+	ctx := context.Background()
+	mem, _ := core.New(core.Options{Store: memstore.New(), Config: core.Config{
+		ObservationalMemory: &core.ObservationalMemoryConfig{Model: oneLineModel{"* The user is planning a trip to Lisbon."}},
+	}})
+	saveTexts(ctx, mem, "t", "u", "I am planning a trip to Lisbon in May.")
+	rec, _ := mem.ObserveNow(ctx, "t", "u", nil)
+	fmt.Println(rec.Observations)
+	rec, _ = mem.ClearObservations(ctx, "t", "u", nil)
+	fmt.Printf("%q %v\n", rec.Observations, rec.LastObservedAt.IsZero())
+	// Output:
+	// * The user is planning a trip to Lisbon.
+	// "" true
+}

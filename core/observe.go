@@ -38,6 +38,7 @@ type observationView struct {
 	own   []Message
 	other []Message
 	past  bool // the thread has messages, observed or not (input echo filter)
+	hints []string
 }
 
 // loadObservations reads the record and the newest unobserved messages (up
@@ -53,6 +54,9 @@ func (m *Memory) loadObservations(ctx context.Context, s *store.Checked, o *obse
 		return observationView{}, err
 	}
 	v := observationView{rec: rec}
+	if o.hints {
+		v.hints = observe.HintTexts(th.Metadata)
+	}
 	for _, msg := range msgs {
 		if msg.ThreadID == th.ID {
 			v.own = append(v.own, msg)
@@ -61,7 +65,7 @@ func (m *Memory) loadObservations(ctx context.Context, s *store.Checked, o *obse
 		}
 	}
 	switch {
-	case len(v.own) > 0 || rec.Version == 0:
+	case len(v.own) > 0 || rec.LastObservedAt.IsZero():
 		v.past = len(v.own) > 0
 	case o.scope == ScopeThread:
 		v.past = true
@@ -123,10 +127,10 @@ func (m *Memory) unobserved(ctx context.Context, s *store.Checked, o *observatio
 	return out, seen, nil
 }
 
-// observationMessages renders the observations as system messages (see
-// observe.SystemTexts); none when there are no observations.
-func (m *Memory) observationMessages(rec store.ObservationRecord) []Message {
-	texts := observe.SystemTexts(rec.Observations)
+// observationMessages renders the observations and continuation hints as
+// system messages (see observe.SystemTexts); none without observations.
+func (m *Memory) observationMessages(v observationView) []Message {
+	texts := observe.SystemTexts(v.rec.Observations, v.hints...)
 	out := make([]Message, 0, len(texts))
 	for _, t := range texts {
 		out = append(out, m.systemMessage(t))
@@ -181,7 +185,7 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 		}
 		return nil
 	}
-	rec, err := m.observeBatches(ctx, s, o, th, key, o.messageTokens)
+	rec, err := m.observeBatches(ctx, s, o, th, key, false)
 	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: observation failed; the messages stay unobserved and are observed on a later turn", "key", key, "err", err)
 		return err
@@ -194,11 +198,12 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 }
 
 // observeBatches observes the unobserved messages in batches when they pass
-// threshold tokens (MessageTokens; 0 for any); each batch is stored with a compare-and-set that appends its
-// observations and advances the cursor together. A lost compare-and-set
-// (another process observed meanwhile) discards the batch's output and starts
-// over from the stored record. It returns the newest record it knows.
-func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string, threshold int) (store.ObservationRecord, error) {
+// the threshold (see observe.Threshold), or any when forced; each batch is
+// stored with a compare-and-set that appends its observations and advances
+// the cursor together. A lost compare-and-set (another process observed
+// meanwhile) discards the batch's output and starts over from the stored
+// record. It returns the newest record it knows.
+func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string, force bool) (store.ObservationRecord, error) {
 	var rec store.ObservationRecord
 	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
 		var err error
@@ -209,7 +214,8 @@ func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observ
 		if err != nil {
 			return rec, err
 		}
-		if len(msgs) == 0 || observe.Tokens(msgs) <= threshold {
+		threshold := observe.Threshold(o.messageTokens, o.reflectTokens, rec.ObservationTokens, o.shareBudget)
+		if len(msgs) == 0 || (!force && observe.Tokens(msgs) <= threshold) {
 			return rec, nil
 		}
 		conflict := false
@@ -219,6 +225,7 @@ func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observ
 			if err != nil {
 				return rec, &Error{Code: CodeObservation, Op: "observe", Msg: "observer model failed", Err: err}
 			}
+			text, hints := observe.SplitHints(text)
 			stored, err := s.PutObservations(ctx, observe.Append(rec, batch, text, seen, m.tk), rec.Version)
 			if errors.Is(err, ErrConflict) {
 				conflict = true
@@ -228,6 +235,7 @@ func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observ
 				return rec, err
 			}
 			rec = stored
+			m.saveHints(ctx, s, o, th.ID, hints)
 		}
 		if !conflict {
 			return rec, nil
@@ -247,17 +255,17 @@ func (m *Memory) reflectObservations(ctx context.Context, s *store.Checked, o *o
 		return rec.ObservationTokens > o.reflectTokens && !m.observer.ReflectedOversize(rec)
 	}
 	var text string
+	var hints map[string]any
 	var base store.ObservationRecord
 	for attempt := 0; attempt < maxObserveAttempts && due(rec); attempt++ {
 		// A reflection that lost its write to appended lines is rebased, not redone.
 		next, ok := observe.Rebase(rec, base, text, m.tk)
 		if !ok {
-			var err error
-			text, err = m.generateObservations(ctx, o, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
+			reply, err := m.generateObservations(ctx, o, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
 			if err != nil {
 				return &Error{Code: CodeObservation, Op: "reflect", Msg: "reflector model failed", Err: err}
 			}
-			if text == "" {
+			if text, hints = observe.SplitHints(reply); text == "" {
 				return memerr.Errorf(CodeObservation, "reflect", "reflector returned no observations; keeping generation %d", rec.Generation)
 			}
 			base = rec
@@ -272,6 +280,9 @@ func (m *Memory) reflectObservations(ctx context.Context, s *store.Checked, o *o
 		}
 		if err != nil {
 			return err
+		}
+		if scope, id, _ := store.ParseObservationKey(key); scope == ScopeThread {
+			m.saveHints(ctx, s, o, id, hints)
 		}
 		oversize := stored.ObservationTokens > o.reflectTokens
 		m.observer.NoteOversize(stored, oversize)
@@ -290,6 +301,9 @@ func (m *Memory) reflectObservations(ctx context.Context, s *store.Checked, o *o
 func (m *Memory) generateObservations(ctx context.Context, o *observationSettings, model Model, instructions, def, prompt string) (string, error) {
 	if instructions == "" {
 		instructions = def
+	}
+	if o.hints {
+		instructions += "\n\n" + observe.HintInstructions
 	}
 	if o.instruction != "" {
 		instructions += "\n\n" + o.instruction
@@ -313,6 +327,21 @@ func (m *Memory) generateObservations(ctx context.Context, o *observationSetting
 		return observe.Clean(r.text), nil
 	case <-cctx.Done():
 		return "", fmt.Errorf("no answer within %s: %w", o.timeout, cctx.Err())
+	}
+}
+
+// saveHints stores the continuation hints of a reply on the thread; a
+// failure loses only the hints.
+func (m *Memory) saveHints(ctx context.Context, s *store.Checked, o *observationSettings, threadID string, hints map[string]any) {
+	if !o.hints || hints == nil {
+		return
+	}
+	th, err := s.GetThread(ctx, threadID)
+	if err == nil {
+		_, err = s.UpdateThread(ctx, threadID, nil, observe.HintsPatch(th.Metadata, hints))
+	}
+	if err != nil {
+		m.log.WarnContext(ctx, "agentmem: storing continuation hints failed", "thread", threadID, "err", err)
 	}
 }
 

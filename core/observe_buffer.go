@@ -9,8 +9,15 @@ import (
 )
 
 // observeEnv wires a record's buffered observation (observe.BufferedCycle)
-// to this memory's store, models and background jobs.
+// to this memory's store, models and background jobs. Continuation hints
+// are saved when a buffered call answers (buffering is thread scope only).
 func (m *Memory) observeEnv(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string) *observe.Env {
+	gen := func(ctx context.Context, model Model, instr, def, prompt string) (string, error) {
+		reply, err := m.generateObservations(ctx, o, model, instr, def, prompt)
+		text, hints := observe.SplitHints(reply)
+		m.saveHints(ctx, s, o, th.ID, hints)
+		return text, err
+	}
 	return &observe.Env{
 		Key: key, Store: s, Counter: m.tk, Timeout: o.timeout, MaxBatchTokens: o.maxTokensPerBatch,
 		Background: context.WithoutCancel(ctx), WG: &m.bg, Log: m.log,
@@ -18,13 +25,13 @@ func (m *Memory) observeEnv(ctx context.Context, s *store.Checked, o *observatio
 			return m.unobserved(ctx, s, o, th, rec, store.Asc)
 		},
 		Observe: func(ctx context.Context, rec store.ObservationRecord, batch []Message) (string, error) {
-			return m.generateObservations(ctx, o, o.observer, o.observerInstructions, observe.ObserverInstructions, observe.ObserverPrompt(rec, batch, false))
+			return gen(ctx, o.observer, o.observerInstructions, observe.ObserverInstructions, observe.ObserverPrompt(rec, batch, false))
 		},
 		Reflect: func(ctx context.Context, rec store.ObservationRecord) (string, error) {
-			return m.generateObservations(ctx, o, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
+			return gen(ctx, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
 		},
 		ObserveSync: func(ctx context.Context) (store.ObservationRecord, error) {
-			return m.observeBatches(ctx, s, o, th, key, 0)
+			return m.observeBatches(ctx, s, o, th, key, true)
 		},
 		ReflectSync: func(ctx context.Context, rec store.ObservationRecord) error {
 			return m.reflectObservations(ctx, s, o, key, rec, false)

@@ -30,12 +30,12 @@ func latencies(d []time.Duration) (p50, p95, p99 time.Duration) {
 }
 
 // BenchmarkBufferedObservationTurnLatency runs 200 turns on SQLite with
-// observational memory off and, on another thread and file, buffered
-// (observer and reflector taking 2 s per call; MessageTokens 3000,
-// BufferTokens 0.2, blockAfter 1.2; reflection buffered at half of 5000
-// tokens, blockAfter 1.5), the two interleaved turn by turn so both see
-// the same machine. It reports the percentiles of Begin+Commit and the p99
-// ratio. Between turns the loop sleeps 100 ms, the agent's own model call;
+// observational memory off, on without buffering and buffered (observer
+// and reflector taking 2 s per call; MessageTokens 3000, reflection at
+// 5000; buffered: BufferTokens 0.2, blockAfter 1.2, reflection buffered at
+// half, blockAfter 1.5), each on its own file, interleaved turn by turn so
+// all see the same machine. It reports the percentiles of Begin+Commit and
+// the p99 ratio of buffered to off. Between turns the loop sleeps 100 ms, the agent's own model call;
 // the unobserved tokens cross MessageTokens several times.
 //
 //	go test -run '^$' -bench BenchmarkBufferedObservationTurnLatency -benchtime 1x ./core/
@@ -65,13 +65,15 @@ func BenchmarkBufferedObservationTurnLatency(b *testing.B) {
 		obs := &observerModel{delay: modelDelay}
 		cfg := bufferedConfig(obs, &slowReflector{delay: modelDelay}, 3000, 5000, 0.2, 0)
 		cfg.ObservationalMemory.Reflection.BlockAfter = 1.5
-		off, on := open(core.Config{}), open(cfg)
-		var offLat, onLat []time.Duration
+		syncCfg := observationConfig(&observerModel{delay: modelDelay}, &slowReflector{delay: modelDelay}, 3000, 5000)
+		off, on, sync := open(core.Config{}), open(cfg), open(syncCfg)
+		var offLat, onLat, syncLat []time.Duration
 		for i := 0; i < turns; i++ {
 			offLat = append(offLat, turn(off, i))
 			time.Sleep(pace / 2)
 			onLat = append(onLat, turn(on, i))
 			time.Sleep(pace / 2)
+			syncLat = append(syncLat, turn(sync, i))
 		}
 		rec, err := on.Observations(ctx, "t", "r", nil)
 		if err != nil {
@@ -80,6 +82,7 @@ func BenchmarkBufferedObservationTurnLatency(b *testing.B) {
 		core.WaitBackground(on)
 		offP50, offP95, offP99 := latencies(offLat)
 		onP50, onP95, onP99 := latencies(onLat)
+		_, syncP95, syncP99 := latencies(syncLat)
 		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 		b.ReportMetric(ms(offP50), "off-p50-ms")
 		b.ReportMetric(ms(offP95), "off-p95-ms")
@@ -87,6 +90,8 @@ func BenchmarkBufferedObservationTurnLatency(b *testing.B) {
 		b.ReportMetric(ms(onP50), "buffered-p50-ms")
 		b.ReportMetric(ms(onP95), "buffered-p95-ms")
 		b.ReportMetric(ms(onP99), "buffered-p99-ms")
+		b.ReportMetric(ms(syncP95), "unbuffered-p95-ms")
+		b.ReportMetric(ms(syncP99), "unbuffered-p99-ms")
 		b.ReportMetric(float64(onP99)/float64(offP99), "p99-ratio")
 		b.ReportMetric(float64(obs.calls.Load()), "observer-calls")
 		b.ReportMetric(float64(rec.Generation), "reflections")

@@ -65,6 +65,17 @@ type ObservationalMemoryConfig struct {
 	// built-in ones or their replacements), as Mastra's instruction: what
 	// to keep or leave out, without giving up the built-in format.
 	Instruction string
+	// ShareTokenBudget lets the unobserved messages use the room the
+	// observations leave in MessageTokens + Reflection.ObservationTokens:
+	// they are observed past that total minus the observations' tokens, never
+	// below MessageTokens. Reflection still starts at ObservationTokens. It
+	// cannot be combined with BufferTokens (ErrInvalidConfig).
+	ShareTokenBudget bool
+	// DisableContinuationHints stops asking the observer and reflector for
+	// continuation hints (Mastra's continuationHints: false): the current
+	// task and a suggested next response, stored in the thread's metadata
+	// and shown after the observations. Hints stored earlier are not shown.
+	DisableContinuationHints bool
 }
 
 // ObservationConfig configures the observer.
@@ -75,22 +86,17 @@ type ObservationConfig struct {
 	// MaxTokensPerBatch caps the messages sent to one observer call; each
 	// batch is stored as soon as it is observed; default 10000.
 	MaxTokensPerBatch int
-	// BufferTokens turns on buffering (Mastra's bufferTokens; 0, the
-	// default, is off): every BufferTokens of new unobserved tokens a
-	// background observer call stores a buffered chunk, and when the
-	// unobserved messages reach MessageTokens chunks are activated without a
-	// model call. Below 1 it is a fraction of MessageTokens, else tokens;
-	// it must stay under MessageTokens. Thread scope only.
+	// BufferTokens turns on buffering (Mastra's bufferTokens; 0 is off;
+	// below 1 a fraction of MessageTokens, else tokens; thread scope): a
+	// background observer call stores a chunk every BufferTokens of new
+	// unobserved tokens; chunks are activated, without a model call, when
+	// the unobserved messages reach MessageTokens (see docs/observational-memory.md).
 	BufferTokens float64
-	// BufferActivation is how much activation observes (Mastra's
-	// bufferActivation; default 0.8 with buffering): a ratio in (0, 1] of
-	// MessageTokens, the rest staying as raw messages, or (>= 1000) the
-	// tokens of raw messages to keep.
+	// BufferActivation: how much activation observes; a ratio of
+	// MessageTokens, or (>= 1000) the tokens to keep raw; default 0.8.
 	BufferActivation float64
-	// BlockAfter is where a turn waits (Mastra's blockAfter; default 1.2
-	// with buffering): past it, Commit activates every chunk and observes
-	// the rest synchronously. In [1, 100) it multiplies MessageTokens,
-	// else tokens; at least MessageTokens, and only with BufferTokens.
+	// BlockAfter: past it Commit observes synchronously; [1, 100)
+	// multiplies MessageTokens, else tokens; default 1.2 with buffering.
 	BlockAfter float64
 }
 
@@ -99,16 +105,11 @@ type ReflectionConfig struct {
 	// ObservationTokens: once the active observations exceed it, the
 	// reflector condenses them into a new generation; default 40000.
 	ObservationTokens int
-	// BufferActivation buffers reflection (Mastra's
-	// reflection.bufferActivation; default 0.5 with observation buffering,
-	// 0 off without): at this ratio of ObservationTokens a background
-	// reflection starts, activated without a model call once the
-	// observations pass ObservationTokens.
-	BufferActivation float64
-	// BlockAfter: past it (default 1.2 × ObservationTokens with reflection
-	// buffering; [1, 100) multiplies, else tokens) Commit reflects
-	// synchronously.
-	BlockAfter float64
+	// BufferActivation starts a background reflection at this ratio of
+	// ObservationTokens, activated once they pass it; default 0.5 with
+	// observation buffering. BlockAfter: past it Commit reflects
+	// synchronously (as Observation.BlockAfter; default 1.2).
+	BufferActivation, BlockAfter float64
 }
 
 // observationSettings is a validated, defaulted ObservationalMemoryConfig.
@@ -124,6 +125,8 @@ type observationSettings struct {
 	observerInstructions  string
 	reflectorInstructions string
 	instruction           string
+	shareBudget           bool
+	hints                 bool
 	buffer                *observe.BufferSettings // nil: no buffering
 }
 
@@ -146,13 +149,15 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 		return bad("timeout must be positive")
 	case o.MaxUnobservedMessages < 0:
 		return bad("maxUnobservedMessages must be a positive integer")
+	case o.ShareTokenBudget && (obs.BufferTokens != 0 || ref.BufferActivation != 0):
+		return bad("shareTokenBudget cannot be combined with buffering; leave observation.bufferTokens and reflection.bufferActivation 0")
 	}
 	s := &observationSettings{
 		observer: o.ObserverModel, reflector: o.ReflectorModel,
 		messageTokens: obs.MessageTokens, maxTokensPerBatch: obs.MaxTokensPerBatch, reflectTokens: ref.ObservationTokens,
 		scope: o.Scope, background: o.Background, timeout: o.Timeout, maxUnobserved: o.MaxUnobservedMessages,
 		observerInstructions: o.ObserverInstructions, reflectorInstructions: o.ReflectorInstructions,
-		instruction: o.Instruction,
+		instruction: o.Instruction, shareBudget: o.ShareTokenBudget, hints: !o.DisableContinuationHints,
 	}
 	if o.Model != nil {
 		s.observer, s.reflector = o.Model, o.Model
@@ -222,6 +227,8 @@ func mergeObservational(base, over *ObservationalMemoryConfig) *ObservationalMem
 	setIf(&base.Reflection.BlockAfter, over.Reflection.BlockAfter)
 	setIf(&base.Scope, over.Scope)
 	base.Background = base.Background || over.Background
+	base.ShareTokenBudget = base.ShareTokenBudget || over.ShareTokenBudget
+	base.DisableContinuationHints = base.DisableContinuationHints || over.DisableContinuationHints
 	setIf(&base.Timeout, over.Timeout)
 	setIf(&base.MaxUnobservedMessages, over.MaxUnobservedMessages)
 	setIf(&base.ObserverInstructions, over.ObserverInstructions)

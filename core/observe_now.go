@@ -20,7 +20,7 @@ func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cf
 				return store.ObservationRecord{}, err
 			}
 		}
-		rec, err := m.observeBatches(ctx, s, o, th, key, 0)
+		rec, err := m.observeBatches(ctx, s, o, th, key, true)
 		if err != nil {
 			return rec, err
 		}
@@ -45,6 +45,17 @@ func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cf
 			return rec, err
 		}
 		return s.GetObservations(ctx, key)
+	})
+}
+
+// ClearObservations resets the thread's record (thread or resource scope per
+// the merged config), as Mastra's clear: its observations, cursor and
+// archived generations go, so the stored messages are unobserved again and
+// are observed anew once they pass the threshold. It waits for a cycle of
+// the record running in this process and returns the cleared record.
+func (m *Memory) ClearObservations(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
+	return m.observeCall(ctx, "ClearObservations", threadID, resourceID, cfg, func(s *store.Checked, _ *observationSettings, _ Thread, key string) (store.ObservationRecord, error) {
+		return s.ClearObservations(ctx, key)
 	})
 }
 

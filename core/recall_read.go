@@ -71,13 +71,14 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	if err != nil {
 		return RecallResult{}, err
 	}
-	var includes []store.Include
+	var hits []searchHit
+	budgeted := q.PerPage == 0 && st.tokenBudget()
 	if wantVector {
-		if includes, err = m.semanticIncludes(ctx, s, st, th, q.ResourceID, q.VectorSearch, nil); err != nil {
+		if hits, err = m.semanticHits(ctx, s, st, th, q.ResourceID, q.VectorSearch, nil, budgeted); err != nil {
 			return RecallResult{}, err
 		}
 	}
-	if q.PerPage == 0 && st.tokenBudget() {
+	if budgeted {
 		hist, err := m.loadHistory(ctx, s, th, st, q.Range, q.Metadata, nil)
 		if err != nil {
 			return RecallResult{}, err
@@ -86,10 +87,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		if err != nil {
 			return RecallResult{}, err
 		}
-		extra, err := m.fetchIncludes(ctx, s, th, includes, kept)
-		if err != nil {
-			return RecallResult{}, err
-		}
+		extra := m.recalled(th, hits, kept)
 		out := kept // chronological, as loaded
 		if extra = window.AfterBoundary(th.ID, th.Boundary, store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}, extra); len(extra) > 0 {
 			out = window.Merge(kept, extra)
@@ -109,7 +107,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 		dir = store.Desc
 	}
 	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: q.ResourceID, Page: q.Page,
-		PerPage: perPage, Direction: dir, Range: q.Range, Include: includes, IncludeTotal: q.IncludeTotal, Metadata: q.Metadata})
+		PerPage: perPage, Direction: dir, Range: q.Range, Include: includes(st, hits), IncludeTotal: q.IncludeTotal, Metadata: q.Metadata})
 	if err != nil {
 		return RecallResult{}, err
 	}

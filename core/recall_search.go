@@ -3,17 +3,20 @@ package core
 import (
 	"context"
 	"slices"
+	"sort"
 
 	"github.com/agentmem/agentmem/core/internal/rerank"
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 )
 
-// semanticIncludes runs the recall query for text and returns include
-// windows, most relevant hit first. Hits repeating an earlier hit's text or
-// one of exclude (the turn's own input) are left out.
-func (m *Memory) semanticIncludes(ctx context.Context, s *store.Checked, st settings, th Thread, resourceID, text string, exclude []string) ([]store.Include, error) {
+// semanticHits runs the recall query for text and returns its hits, most
+// relevant first, with their context windows (SemanticRecall.MessageRange)
+// when windows is set. Hits repeating an earlier hit's text or one of
+// exclude (the turn's own input) are left out.
+func (m *Memory) semanticHits(ctx context.Context, s *store.Checked, st settings, th Thread, resourceID, text string, exclude []string, windows bool) ([]searchHit, error) {
 	if st.recall.Scope == ScopeResource && resourceID == "" {
 		return nil, &Error{Code: CodeMissingResourceID, Op: "Recall",
 			Msg: "Memory error: Resource-scoped semantic recall is enabled but no resourceId was provided. Either provide a resourceId or explicitly set semanticRecall.scope to 'thread'."}
@@ -23,17 +26,24 @@ func (m *Memory) semanticIncludes(ctx context.Context, s *store.Checked, st sett
 	if st.recall.Scope == ScopeThread {
 		sq.filter.ThreadID = th.ID
 	}
+	if windows {
+		sq.window = st.recall.MessageRange
+	}
 	sq.mode, sq.alpha = m.searchMode(st.recall)
-	hits, err := m.searchMessages(ctx, s, st, th, sq)
-	if err != nil {
-		return nil, err
+	return m.searchMessages(ctx, s, st, th, sq)
+}
+
+// includes returns the include windows of hits in st's MessageRange.
+func includes(st settings, hits []searchHit) []store.Include {
+	if len(hits) == 0 {
+		return nil
 	}
 	out := make([]store.Include, len(hits))
 	r := st.recall.MessageRange
 	for i, h := range hits {
 		out[i] = store.Include{ID: h.msg.ID, Before: r.Before, After: r.After}
 	}
-	return out, nil
+	return out
 }
 
 // searchQuery is one search of the message index.
@@ -47,12 +57,18 @@ type searchQuery struct {
 	keep       func(*Message) bool // nil keeps every message
 	diversity  *Diversity          // nil: relevance order
 	candidates int                 // hits to fetch; 0 derives it from topK
+	// window is the context each hit is read with (searchHit.window), in
+	// the same read as the hits themselves.
+	window *MessageRange // nil: hits alone
 }
 
 // searchHit is a stored message found by a search and its score.
 type searchHit struct {
 	msg   Message
 	score float64
+	// window is msg with the messages around it (searchQuery.window),
+	// chronological.
+	window []Message
 }
 
 // searchMessages queries the index, loads the messages hit, drops those
@@ -98,7 +114,11 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 		}
 		seen[h.Meta.MessageID] = true
 		cands = append(cands, searchHit{msg: Message{ID: h.Meta.MessageID}, score: h.Score})
-		inc = append(inc, store.Include{ID: h.Meta.MessageID})
+		i := store.Include{ID: h.Meta.MessageID}
+		if sq.window != nil {
+			i.Before, i.After = sq.window.Before, sq.window.After
+		}
+		inc = append(inc, i)
 	}
 	if len(cands) == 0 {
 		return nil, nil
@@ -129,18 +149,40 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 	for i, k := range keep {
 		uniq[i], utexts[i] = found[k], texts[k]
 	}
-	if sq.diversity == nil || len(uniq) <= 1 {
-		return uniq[:min(sq.topK, len(uniq))], nil
+	out := uniq[:min(sq.topK, len(uniq))]
+	if sq.diversity != nil && len(uniq) > 1 {
+		order, err := m.diversify(ctx, uniq, utexts, sq.topK, *sq.diversity.Lambda)
+		if err != nil {
+			return nil, err
+		}
+		out = make([]searchHit, len(order))
+		for i, k := range order {
+			out[i] = uniq[k]
+		}
 	}
-	order, err := m.diversify(ctx, uniq, utexts, sq.topK, *sq.diversity.Lambda)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]searchHit, len(order))
-	for i, k := range order {
-		out[i] = uniq[k]
+	if sq.window != nil {
+		setWindows(out, page.Included, *sq.window)
 	}
 	return out, nil
+}
+
+// setWindows cuts each hit's window out of read, the chronological union of
+// the windows of a superset of hits: within a thread, the messages of read
+// nearest a hit are the ones nearest it in the thread, since read holds the
+// hit's whole window.
+func setWindows(hits []searchHit, read []Message, r MessageRange) {
+	byThread := map[string][]Message{}
+	for _, msg := range read {
+		byThread[msg.ThreadID] = append(byThread[msg.ThreadID], msg)
+	}
+	for i := range hits {
+		list := byThread[hits[i].msg.ThreadID]
+		at := slices.IndexFunc(list, func(msg Message) bool { return msg.ID == hits[i].msg.ID })
+		if at < 0 {
+			continue
+		}
+		hits[i].window = list[max(at-r.Before, 0):min(at+1+r.After, len(list))]
+	}
 }
 
 // diversify picks up to k of the hits by MMR. Similarity is the cosine of
@@ -192,29 +234,25 @@ func (m *Memory) searchMode(r *SemanticRecall) (string, float64) {
 	return vector.SearchVector, alpha
 }
 
-// fetchIncludes loads include windows, constrained to the thread's resource,
-// without the messages already in have.
-func (m *Memory) fetchIncludes(ctx context.Context, s *store.Checked, th Thread, inc []store.Include, have []Message) ([]Message, error) {
-	if len(inc) == 0 {
-		return nil, nil
-	}
-	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Include: inc})
-	if err != nil {
-		return nil, err
-	}
-	m.reportSkipped(ctx, page.Included)
+// recalled returns the messages of the hits' windows, chronological and
+// without those already in have, of another resource or system messages.
+func (m *Memory) recalled(th Thread, hits []searchHit, have []Message) []Message {
 	seen := make(map[string]bool, len(have))
 	for _, h := range have {
 		seen[h.ID] = true
 	}
 	var out []Message
-	for _, msg := range page.Included {
-		if !seen[msg.ID] && msg.ResourceID == th.ResourceID && msg.Role != RoleSystem {
-			m.ensureTokens(&msg)
-			out = append(out, msg)
+	for _, h := range hits {
+		for _, msg := range h.window {
+			if !seen[msg.ID] && msg.ResourceID == th.ResourceID && msg.Role != RoleSystem {
+				seen[msg.ID] = true
+				m.ensureTokens(&msg)
+				out = append(out, msg)
+			}
 		}
 	}
-	return out, nil
+	sort.SliceStable(out, func(i, j int) bool { return message.Less(&out[i], &out[j]) })
+	return out
 }
 
 // recallForTurn queries with the last user message of the input and returns
@@ -239,20 +277,17 @@ func (m *Memory) recallForTurn(ctx context.Context, s *store.Checked, st setting
 			own = append(own, m.ix.MessageText(&input[i]))
 		}
 	}
-	if inc, err = m.semanticIncludes(ctx, s, st, th, th.ResourceID, query, own); err != nil {
-		return nil, nil, nil, err
-	}
-	have := append(append([]Message(nil), history...), input...)
-	hits, err := m.fetchIncludes(ctx, s, th, inc, have)
+	found, err := m.semanticHits(ctx, s, st, th, th.ResourceID, query, own, true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for _, h := range hits {
+	have := append(append([]Message(nil), history...), input...)
+	for _, h := range m.recalled(th, found, have) {
 		if h.ThreadID == th.ID {
 			same = append(same, h)
 		} else {
 			other = append(other, h)
 		}
 	}
-	return same, other, inc, nil
+	return same, other, includes(st, found), nil
 }

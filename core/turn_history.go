@@ -253,7 +253,7 @@ func (o *observedHistory) load(ctx context.Context, s *store.Checked, th Thread,
 func (o *observedHistory) hasPast() bool { return o.view.past }
 
 func (o *observedHistory) frame() (system, others []Message) {
-	return o.m.observationMessages(o.view.rec), o.view.other
+	return o.m.observationMessages(o.view), o.view.other
 }
 
 func (o *observedHistory) trims() bool           { return false }

@@ -238,10 +238,11 @@ func exportThread(ctx context.Context, s *store.Checked, lw *lineWriter, t core.
 }
 
 // exportObservations writes the archived generations under key, oldest
-// first, then the active record, when it was ever written.
+// first, then the active record, when it holds anything (a cleared record,
+// as a never-written one, is left out).
 func exportObservations(ctx context.Context, s *store.Checked, lw *lineWriter, key string) error {
 	cur, err := s.GetObservations(ctx, key)
-	if err != nil || cur.Version == 0 {
+	if err != nil || cur.Version == 0 || (cur.Observations == "" && cur.LastObservedAt.IsZero()) {
 		return err
 	}
 	gens, err := s.ListObservationGenerations(ctx, key)

@@ -84,7 +84,8 @@ stops cleanly on Ctrl-C and resumes when run again.`,
 		c.GroupID = "inspect"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.compactCmd(), a.reindexCmd(), a.deleteThreadCmd(), a.moveThreadCmd(), a.maintainCmd()} {
+	for _, c := range []*cobra.Command{a.compactCmd(), a.reindexCmd(), a.deleteThreadCmd(), a.moveThreadCmd(), a.maintainCmd(),
+		a.clearObservationsCmd(), a.observeNowCmd(false), a.observeNowCmd(true)} {
 		c.GroupID = "maintain"
 		root.AddCommand(c)
 	}

@@ -410,6 +410,12 @@ func (c *Checked) PutObservations(ctx context.Context, rec ObservationRecord, ex
 		ValidateText("observations", rec.Observations), ValidateIDs("id", rec.ObservedMessageIDs))
 }
 
+// ClearObservations implements Observations.
+func (c *Checked) ClearObservations(ctx context.Context, key string) (ObservationRecord, error) {
+	return run(ctx, "ClearObservations", func() (ObservationRecord, error) { return c.obs.ClearObservations(ctx, key) },
+		missing(c.obs != nil, "Observations"), checkKey(key))
+}
+
 // ListObservationGenerations implements Observations.
 func (c *Checked) ListObservationGenerations(ctx context.Context, key string) ([]ObservationRecord, error) {
 	return run(ctx, "ListObservationGenerations", func() ([]ObservationRecord, error) { return c.obs.ListObservationGenerations(ctx, key) },

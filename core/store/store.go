@@ -149,6 +149,13 @@ type Observations interface {
 	// ListObservationGenerations returns the archived (reflected) generations
 	// under key, oldest first; the active one is GetObservations'.
 	ListObservationGenerations(ctx context.Context, key string) ([]ObservationRecord, error)
+	// ClearObservations empties the record under key in one atomic write: its
+	// observations, its cursor and its archived generations go, and the
+	// stored record keeps Version one past the cleared one, so a
+	// compare-and-set against the cleared record fails and no version is
+	// reused. A never-written record is returned as is, nothing written. A
+	// thread key needs its thread (ErrThreadNotFound).
+	ClearObservations(ctx context.Context, key string) (ObservationRecord, error)
 }
 
 // IndexQueue is the capability semantic recall needs to retry failed

@@ -182,6 +182,9 @@ func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
 		chunk.Messages = append(chunk.Messages, store.ObservedMessage{ID: m.ID, CreatedAt: m.CreatedAt})
 	}
 	err = update(ctx, e, func(cur *store.ObservationRecord) bool {
+		if !continues(*cur, rec) {
+			return false // cleared meanwhile: the clear wins
+		}
 		for _, m := range chunk.Messages {
 			if cur.Observed(m.CreatedAt, m.ID) || cur.Buffer.Covers(m.ID) {
 				return false
@@ -194,6 +197,15 @@ func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
 	if err != nil {
 		e.Log.WarnContext(ctx, "agentmem: storing a buffered observation failed; its messages are observed later", "key", e.Key, "err", err)
 	}
+}
+
+// continues reports whether cur grew from base by appends, activations and
+// reflections; a cleared record (ClearObservations) does not.
+func continues(cur, base store.ObservationRecord) bool {
+	if cur.Generation != base.Generation {
+		return cur.Generation > base.Generation
+	}
+	return strings.HasPrefix(cur.Observations, base.Observations) && !cur.LastObservedAt.Before(base.LastObservedAt)
 }
 
 // update applies f to the stored record and writes it by compare-and-set,

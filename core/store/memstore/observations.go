@@ -114,3 +114,23 @@ func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]s
 	}
 	return out, nil
 }
+
+// ClearObservations implements store.Store.
+func (s *Store) ClearObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
+	scope, id, err := store.ParseObservationKey(key)
+	if err != nil {
+		return store.ObservationRecord{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.threads[id]; scope == store.ScopeThread && !ok {
+		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeThreadNotFound, "ClearObservations", "Thread %s not found", id)
+	}
+	row := s.obs[key]
+	if row == nil {
+		return store.ObservationRecord{Key: key}, nil
+	}
+	row.cur = store.ObservationRecord{Key: key, Version: row.cur.Version + 1, UpdatedAt: now()}
+	row.gens = nil
+	return row.cur.Clone(), nil
+}

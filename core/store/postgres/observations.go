@@ -104,7 +104,7 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 	var out store.ObservationRecord
 	err = retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			cur, err := s.lockRecord(ctx, tx, scope, id, rec.Key)
+			cur, err := s.lockRecord(ctx, tx, op, scope, id, rec.Key)
 			if err != nil {
 				return err
 			}
@@ -141,12 +141,12 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 // lockRecord locks the thread of a thread key (against a concurrent
 // delete) and the record's row, and returns the record (version 0 when
 // there is none).
-func (s *Store) lockRecord(ctx context.Context, tx pgx.Tx, scope store.Scope, id, key string) (store.ObservationRecord, error) {
+func (s *Store) lockRecord(ctx context.Context, tx pgx.Tx, op string, scope store.Scope, id, key string) (store.ObservationRecord, error) {
 	if scope == store.ScopeThread {
 		var one int32
 		err := tx.QueryRow(ctx, s.q.lockThread, id).Scan(&one)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return store.ObservationRecord{}, withOp(memerr.CodeThreadNotFound, "PutObservations", "thread not found")
+			return store.ObservationRecord{}, withOp(memerr.CodeThreadNotFound, op, "thread not found")
 		}
 		if err != nil {
 			return store.ObservationRecord{}, err
@@ -250,3 +250,40 @@ func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]s
 }
 
 const listGenerationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.observation_generations WHERE key = $1 ORDER BY generation`
+
+// ClearObservations empties the record and drops its archived generations
+// in one transaction, under the same locks as PutObservations, bumping the
+// version.
+func (s *Store) ClearObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
+	const op = "ClearObservations"
+	scope, id, err := store.ParseObservationKey(key)
+	if err != nil {
+		return store.ObservationRecord{}, opError(op, err)
+	}
+	var out store.ObservationRecord
+	err = retry(ctx, func() error {
+		out = store.ObservationRecord{Key: key}
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			cur, err := s.lockRecord(ctx, tx, op, scope, id, key)
+			if err != nil || cur.Version == 0 {
+				return err
+			}
+			if _, err := tx.Exec(ctx, s.q.clearGenerations, key); err != nil {
+				return err
+			}
+			out.Version, out.UpdatedAt = cur.Version+1, now()
+			_, err = tx.Exec(ctx, s.q.clearObservations, key, out.Version, out.UpdatedAt)
+			return err
+		})
+	})
+	if err != nil {
+		return store.ObservationRecord{}, wrap(ctx, op, err)
+	}
+	return out, nil
+}
+
+const (
+	clearGenerationsSQL  = `DELETE FROM {{schema}}.observation_generations WHERE key = $1`
+	clearObservationsSQL = `UPDATE {{schema}}.observations SET observations = '', observation_tokens = 0, generation = 0,
+	last_observed_at = NULL, observed_message_ids = '{}', buffer = '{}', version = $2, updated_at = $3 WHERE key = $1`
+)

@@ -290,6 +290,7 @@ type queries struct {
 	getObservations, lockThread, lockObservations         string
 	ensureResource                                        string
 	archiveObservations, putObservations, listGenerations string
+	clearObservations, clearGenerations                   string
 
 	markUnindexed, clearUnindexed, listUnindexed string
 }
@@ -332,6 +333,8 @@ func buildQueries(schema string) queries {
 		archiveObservations: f(archiveObservationsSQL),
 		putObservations:     f(putObservationsSQL),
 		listGenerations:     f(listGenerationsSQL),
+		clearObservations:   f(clearObservationsSQL),
+		clearGenerations:    f(clearGenerationsSQL),
 
 		markUnindexed:  f(markUnindexedSQL),
 		clearUnindexed: f(clearUnindexedSQL),

@@ -206,3 +206,37 @@ func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]s
 	})
 	return out, err
 }
+
+// ClearObservations empties the record and drops its archived generations
+// in one IMMEDIATE transaction, bumping the version.
+func (s *Store) ClearObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
+	const op = "ClearObservations"
+	scope, id, err := store.ParseObservationKey(key)
+	if err != nil {
+		return store.ObservationRecord{}, withOp(op, err)
+	}
+	out := store.ObservationRecord{Key: key}
+	err = s.write(ctx, op, func(tx *sql.Tx) error {
+		if scope == store.ScopeThread {
+			if _, err := getThread(ctx, tx, op, id); err != nil {
+				return err
+			}
+		}
+		cur, err := getObservations(ctx, tx, key)
+		if err != nil || cur.Version == 0 {
+			return err
+		}
+		now := s.stamp()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM observation_generations WHERE key = ?`, key); err != nil {
+			return err
+		}
+		out.Version, out.UpdatedAt = cur.Version+1, fromMicro(now)
+		_, err = tx.ExecContext(ctx, `UPDATE observations SET observations = '', observation_tokens = 0, generation = 0,
+			last_observed_at = NULL, observed_message_ids = '[]', buffer = '{}', version = ?, updated_at = ? WHERE key = ?`, out.Version, now, key)
+		return err
+	})
+	if err != nil {
+		return store.ObservationRecord{}, err
+	}
+	return out, nil
+}

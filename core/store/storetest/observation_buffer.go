@@ -68,11 +68,20 @@ func testObservationsBuffer(t *testing.T, s *store.Checked) {
 		t.Fatalf("message buffered twice: err = %v, want ErrInvalidArgument", err)
 	}
 
-	// Emptying the buffer is stored as empty.
+	// Emptying the buffer is stored as empty; so does ClearObservations.
 	clear := got.Clone()
 	clear.Buffer = store.ObservationBuffer{}
-	putObs(t, s, clear, got.Version)
+	emptied := putObs(t, s, clear, got.Version)
 	if b := getObs(t, s, key).Buffer; !b.Empty() {
 		t.Fatalf("buffer not emptied: %+v", b)
+	}
+	again := emptied.Clone()
+	again.Buffer.Chunks = []store.BufferedChunk{chunk("- fresh", "m7")}
+	putObs(t, s, again, emptied.Version)
+	if _, err := s.ClearObservations(ctx(), key); err != nil {
+		t.Fatal(err)
+	}
+	if b := getObs(t, s, key).Buffer; !b.Empty() {
+		t.Fatalf("buffer after ClearObservations: %+v", b)
 	}
 }

@@ -81,6 +81,7 @@ func Run(t *testing.T, open Opener) {
 		{"ObservationsConflict", testObservationsConflict},
 		{"ObservationsGenerations", testObservationsGenerations},
 		{"ObservationsBuffer", testObservationsBuffer},
+		{"ObservationsClear", testObservationsClear},
 		{"ResourceMessages", testResourceMessages},
 		{"HugePagingValues", testHugePagingValues},
 		{"MessagesBatchTakeover", testMessagesBatchTakeover},
