@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -282,4 +283,37 @@ func TestBufferedObservationConfig(t *testing.T) {
 	if _, err := core.New(core.Options{Store: memstore.New(), Config: cfg}); !errors.Is(err, core.ErrInvalidConfig) {
 		t.Errorf("reflection.bufferActivation 2: err = %v, want ErrInvalidConfig", err)
 	}
+}
+
+// A clear while a buffer call is in flight wins: the chunk made from the
+// cleared observations is not stored. (A chunk made from a record with
+// nothing observed yet is the same before and after a clear, and is kept.)
+func TestBufferedChunkLosesToClear(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		g := &gate{}
+		obs := &observerModel{hook: func(ctx context.Context, _ int64) error { return g.wait(ctx) }}
+		m := newMem(t, s, bufferedConfig(obs, &reflectorModel{}, 500, 100000, 0.2, 3))
+		observedTurn(t, m, "t", "r", 0)
+		core.WaitBackground(m)
+		if _, err := m.ObserveNow(ctx, "t", "r", nil); err != nil {
+			t.Fatal(err)
+		}
+		calls := obs.calls.Load()
+		g.close()
+		for i := 1; obs.calls.Load() == calls; i++ { // until a buffer call is held
+			observedTurn(t, m, "t", "r", i)
+		}
+		if _, err := m.ClearObservations(ctx, "t", "r", nil); err != nil {
+			t.Fatal(err)
+		}
+		g.open()
+		core.WaitBackground(m)
+		// A chunk made before the clear left out m0, observed then; one
+		// buffered after it (a coalesced request) starts from m0 again.
+		for _, c := range record(t, m, "t").Buffer.Chunks {
+			if !strings.Contains(c.Observations, "saw m0u") {
+				t.Fatalf("a chunk made before the clear was stored: %q", c.Observations)
+			}
+		}
+	})
 }
