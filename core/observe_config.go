@@ -90,7 +90,7 @@ type ObservationConfig struct {
 	// below 1 a fraction of MessageTokens, else tokens; thread scope): a
 	// background observer call stores a chunk every BufferTokens of new
 	// unobserved tokens; chunks are activated, without a model call, when
-	// the unobserved messages reach MessageTokens (see docs/observational-memory.md).
+	// the unobserved messages reach MessageTokens (see docs/agent-loop.md).
 	BufferTokens float64
 	// BufferActivation: how much activation observes; a ratio of
 	// MessageTokens, or (>= 1000) the tokens to keep raw; default 0.8.
