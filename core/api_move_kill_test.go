@@ -1,10 +1,8 @@
 package core_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -136,31 +134,7 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	s.Close()
 
 	// The moving process is killed after step.
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMoveThreadMoverProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), moveEnvDB+"="+dbPath, moveEnvVec+"="+vecPath, moveEnvStep+"="+step)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	reached := false
-	for sc := bufio.NewScanner(out); sc.Scan(); {
-		if sc.Text() == "AT "+step {
-			reached = true
-			break
-		}
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	if !reached {
-		t.Fatalf("the mover process never reached %s; stderr:\n%s", step, stderr.String())
-	}
+	killAt(t, "TestMoveThreadMoverProcess", step, moveEnvDB+"="+dbPath, moveEnvVec+"="+vecPath, moveEnvStep+"="+step)
 
 	// Resume in this process.
 	owner := "user"

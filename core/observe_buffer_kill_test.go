@@ -1,15 +1,12 @@
 package core_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
@@ -99,31 +96,7 @@ func TestBufferedObservationSurvivesKill(t *testing.T) {
 
 func testBufferKilledAt(t *testing.T, step string, at int) {
 	dbPath := filepath.Join(t.TempDir(), "memory.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBufferedObservationWriterProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), bufEnvDB+"="+dbPath, bufEnvStep+"="+step, bufEnvAt+"="+strconv.Itoa(at))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	reached := false
-	for sc := bufio.NewScanner(out); sc.Scan(); {
-		if sc.Text() == "AT "+step {
-			reached = true
-			break
-		}
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	if !reached {
-		t.Fatalf("the writer process never reached %s; stderr:\n%s", step, stderr.String())
-	}
+	killAt(t, "TestBufferedObservationWriterProcess", step, bufEnvDB+"="+dbPath, bufEnvStep+"="+step, bufEnvAt+"="+strconv.Itoa(at))
 
 	s, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
