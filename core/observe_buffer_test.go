@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
@@ -227,12 +228,16 @@ func TestBufferedReflectionActivatesWithoutReflectorCall(t *testing.T) {
 // end every message is observed.
 func TestBufferedObservationExactlyOnce(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s store.Store) {
-		obs, ref := &observerModel{}, &reflectorModel{}
+		// A slow observer: in the first half the turns wait for the
+		// background now and then (buffering keeps up, chunks are
+		// activated); in the second they outrun it (Commits pass
+		// BlockAfter and observe synchronously).
+		obs, ref := &observerModel{delay: 40 * time.Millisecond}, &reflectorModel{}
 		cfg := bufferedConfig(obs, ref, 400, 600, 0.25, 1.2)
 		m := newMem(t, s, cfg)
 		for i := 0; i < 200; i++ {
 			observedTurn(t, m, "t", "r", i)
-			if i%7 == 0 {
+			if i < 100 && i%2 == 0 || i%50 == 49 {
 				core.WaitBackground(m)
 			}
 		}
