@@ -93,8 +93,10 @@ func record(t *testing.T, m *core.Memory, thread string) store.ObservationRecord
 }
 
 // Mastra: "should activate buffered observations mid-step when threshold is
-// crossed (not defer to next user turn)" (mid-loop-observation.test.ts) and
-// the storage suite's 'Buffered Observations' cases, end to end: chunks are
+// crossed (not defer to next user turn)" (packages/memory/src/processors/
+// observational-memory/__tests__/mid-loop-observation.test.ts) and the
+// 'Buffered Observations' cases of stores/_test-utils/src/domains/memory/
+// observational-memory.ts, end to end: chunks are
 // made in the background every BufferTokens; the Commit that crosses
 // MessageTokens activates them while every observer call is held, so it
 // made none; each message reaches the observer once.

@@ -7,8 +7,9 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// Mastra: thresholds.test.ts, describe 'resolveBufferTokens' and
-// 'resolveBlockAfter'.
+// Mastra: packages/memory/src/processors/observational-memory/__tests__/
+// thresholds.test.ts, describe 'resolveBufferTokens' and 'resolveBlockAfter'
+// (each case named after its it()).
 func TestResolveBufferTokensAndBlockAfter(t *testing.T) {
 	cases := []struct {
 		name                       string
@@ -44,8 +45,9 @@ func TestResolveBufferTokensAndBlockAfter(t *testing.T) {
 	}
 }
 
-// Mastra: validateBufferConfig's errors (observational-memory.ts), each a
-// refused configuration naming its field.
+// Mastra: the errors of validateBufferConfig (packages/memory/src/
+// processors/observational-memory/observational-memory.ts), each a refused
+// configuration naming its field.
 func TestResolveBufferRefuses(t *testing.T) {
 	base := BufferInput{MessageTokens: 30000, ReflectTokens: 40000}
 	cases := []struct {
@@ -85,8 +87,8 @@ func chunksOf(tokens ...int) []store.BufferedChunk {
 	return out
 }
 
-// Mastra: thresholds.test.ts, describe 'calculateProjectedMessageRemoval':
-// the activated chunks' message tokens for each case.
+// Mastra: thresholds.test.ts, describe 'calculateProjectedMessageRemoval'
+// (each case named after its it()): the activated chunks' message tokens.
 func TestActivationCountMatchesMastra(t *testing.T) {
 	cases := []struct {
 		name       string

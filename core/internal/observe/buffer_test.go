@@ -85,7 +85,9 @@ func settings(threshold int, activation float64) *BufferSettings {
 }
 
 // Mastra: "should treat swapBufferedToActive as a no-op when no buffered
-// observations exist" (stores test suite, describe 'Buffered Observations').
+// observations exist" (stores/_test-utils/src/domains/memory/
+// observational-memory.ts, describe 'Buffered Observations'; the cases below
+// come from the same describe unless they say otherwise).
 func TestActivateWithoutChunksIsNoop(t *testing.T) {
 	f := newBufferFixture(t, 100)
 	rec, err := f.rt.Activate(bg, f.env, settings(1000, 1), true)
@@ -178,7 +180,7 @@ func TestActivateDropsChunkOfObservedMessages(t *testing.T) {
 }
 
 // Mastra: "should swap buffered reflection to active and create new
-// generation" (stores test suite, describe 'Buffered Reflection'): the
+// generation" (same file, describe 'Buffered Reflection'): the
 // reflected lines are replaced, the lines observed since are kept.
 func TestActivateBufferedReflection(t *testing.T) {
 	rec := store.ObservationRecord{Observations: "- Line 1\n- Line 2\n- Line 3\n- Line 4\n- Line 5"}
