@@ -30,6 +30,9 @@ func (m *Memory) observeEnv(ctx context.Context, s *store.Checked, o *observatio
 		Reflect: func(ctx context.Context, rec store.ObservationRecord) (string, error) {
 			return gen(ctx, o.reflector, o.reflectorInstructions, observe.ReflectorInstructions, observe.ReflectorPrompt(rec))
 		},
+		ObserveDue: func(ctx context.Context) (store.ObservationRecord, error) {
+			return m.observeBatches(ctx, s, o, th, key, false)
+		},
 		ObserveSync: func(ctx context.Context) (store.ObservationRecord, error) {
 			return m.observeBatches(ctx, s, o, th, key, true)
 		},

@@ -324,3 +324,40 @@ func TestBufferedChunkLosesToClear(t *testing.T) {
 		}
 	})
 }
+
+// Reflection may buffer alone (Mastra: reflection.bufferActivation without
+// observation.bufferTokens): observation stays synchronous at the
+// threshold, reflection is activated from its background result.
+func TestBufferedReflectionAlone(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		g := &gate{}
+		obs, ref := &observerModel{}, &gatedReflector{g: g}
+		cfg := observationConfig(obs, ref, 300, 400)
+		cfg.ObservationalMemory.Reflection.BufferActivation = 0.5
+		cfg.ObservationalMemory.Reflection.BlockAfter = 5
+		m := newMem(t, s, cfg)
+		activated := 0
+		for i := 0; i < 60 && activated < 1; i++ {
+			before := record(t, m, "t")
+			g.close()
+			observedTurn(t, m, "t", "r", i) // observes inline, never waits for the reflector
+			after := record(t, m, "t")
+			if pending, _ := pendingTokens(t, s, after, "t"); pending > 300 {
+				t.Fatalf("turn %d: %d tokens unobserved past the threshold", i, pending)
+			}
+			if after.Generation > before.Generation {
+				activated++
+			}
+			g.open()
+			core.WaitBackground(m)
+		}
+		if activated < 1 {
+			t.Fatal("no buffered reflection was activated")
+		}
+		for tag, n := range obs.observed() {
+			if n != 1 {
+				t.Fatalf("%s sent to the observer %d times", tag, n)
+			}
+		}
+	})
+}

@@ -35,6 +35,9 @@ type Env struct {
 	// their output.
 	Observe func(ctx context.Context, rec store.ObservationRecord, batch []message.Message) (string, error)
 	Reflect func(ctx context.Context, rec store.ObservationRecord) (string, error)
+	// ObserveDue observes the unobserved messages once they pass the
+	// threshold (observation without buffering).
+	ObserveDue func(ctx context.Context) (store.ObservationRecord, error)
 	// ObserveSync observes every unobserved message now; ReflectSync
 	// reflects synchronously when the observations pass the threshold.
 	ObserveSync func(ctx context.Context) (store.ObservationRecord, error)
@@ -64,9 +67,12 @@ func (r *Runtime) BufferedCycle(ctx context.Context, e *Env, s *BufferSettings) 
 		return err
 	}
 	if s.BufferTokens > 0 {
-		if rec, err = r.observeBuffered(ctx, e, s, rec); err != nil {
-			return err
-		}
+		rec, err = r.observeBuffered(ctx, e, s, rec)
+	} else { // only reflection buffers
+		rec, err = e.ObserveDue(ctx)
+	}
+	if err != nil {
+		return err
 	}
 	return r.reflectBuffered(ctx, e, s, rec)
 }
