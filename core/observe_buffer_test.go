@@ -67,6 +67,16 @@ func bufferedConfig(obs, ref core.Model, mt, ot int, buffer, blockAfter float64)
 	return cfg
 }
 
+// requireOnce fails t unless every tag reached a successful call exactly once.
+func (o *observerModel) requireOnce(t *testing.T) {
+	t.Helper()
+	for tag, n := range o.observed() {
+		if n != 1 {
+			t.Fatalf("%s sent to the observer %d times", tag, n)
+		}
+	}
+}
+
 // pendingTokens sums the stored tokens of the thread's unobserved messages.
 func pendingTokens(t *testing.T, s store.Store, rec store.ObservationRecord, thread string) (tokens, unobserved int) {
 	t.Helper()
@@ -126,11 +136,7 @@ func TestBufferedObservationActivatesWithoutObserverCall(t *testing.T) {
 		if activations < 2 || buffered < 5 {
 			t.Fatalf("%d activations, %d buffered chunks: the turns did not exercise buffering", activations, buffered)
 		}
-		for tag, n := range obs.observed() {
-			if n != 1 {
-				t.Fatalf("%s sent to the observer %d times", tag, n)
-			}
-		}
+		obs.requireOnce(t)
 	})
 }
 
@@ -183,45 +189,55 @@ func TestBufferedObservationBlocksOnlyPastBlockAfter(t *testing.T) {
 	})
 }
 
-// Mastra: reflection.bufferActivation (reflector-runner.ts: "ASYNC
-// BUFFERING: Trigger background reflection at bufferActivation ratio" and
-// tryActivateBufferedReflection): the reflection starts in the background
-// at half the threshold and is activated, without a reflector call, by the
-// Commit that passes it; the lines observed meanwhile are kept.
+// Mastra: reflection.bufferActivation (packages/memory/src/processors/
+// observational-memory/reflector-runner.ts: "ASYNC BUFFERING: Trigger
+// background reflection at bufferActivation ratio" and
+// tryActivateBufferedReflection), with observation buffered or not (then
+// observation stays synchronous at the threshold): the reflection starts in
+// the background at half the threshold and is activated, with every
+// reflector call held, by the Commit that passes it.
 func TestBufferedReflectionActivatesWithoutReflectorCall(t *testing.T) {
-	eachBackend(t, func(t *testing.T, s store.Store) {
-		g := &gate{}
-		obs := &observerModel{}
-		ref := &gatedReflector{g: g}
-		cfg := bufferedConfig(obs, ref, 500, 400, 0.2, 3)
-		cfg.ObservationalMemory.Reflection.BlockAfter = 5
-		m := newMem(t, s, cfg)
-		activated := 0
-		for i := 0; i < 80 && activated < 2; i++ {
-			before := record(t, m, "t")
-			g.close()
-			observedTurn(t, m, "t", "r", i)
-			after := record(t, m, "t")
-			if after.Generation > before.Generation {
-				activated++
-				if before.Buffer.Reflection == nil {
-					t.Fatalf("turn %d: new generation without a buffered reflection", i)
+	for _, bufferTokens := range []float64{0.2, 0} {
+		t.Run(fmt.Sprint("bufferTokens=", bufferTokens), func(t *testing.T) {
+			eachBackend(t, func(t *testing.T, s store.Store) {
+				g := &gate{}
+				obs := &observerModel{}
+				cfg := bufferedConfig(obs, &gatedReflector{g: g}, 500, 400, bufferTokens, 0)
+				cfg.ObservationalMemory.Reflection.BufferActivation = 0.5
+				cfg.ObservationalMemory.Reflection.BlockAfter = 5
+				if bufferTokens != 0 {
+					cfg.ObservationalMemory.Observation.BlockAfter = 3
 				}
-				if after.Buffer.Reflection != nil {
-					t.Fatalf("turn %d: the buffered reflection stayed after activation", i)
+				m := newMem(t, s, cfg)
+				activated := 0
+				for i := 0; i < 80 && activated < 2; i++ {
+					before := record(t, m, "t")
+					g.close()
+					observedTurn(t, m, "t", "r", i) // returns with every reflector call held
+					after := record(t, m, "t")
+					if pending, _ := pendingTokens(t, s, after, "t"); bufferTokens == 0 && pending > 500 {
+						t.Fatalf("turn %d: %d tokens unobserved past the threshold", i, pending)
+					}
+					if after.Generation > before.Generation {
+						activated++
+						if before.Buffer.Reflection == nil || after.Buffer.Reflection != nil {
+							t.Fatalf("turn %d: generation %d from buffered reflection %v, left %v", i, after.Generation, before.Buffer.Reflection, after.Buffer.Reflection)
+						}
+					}
+					g.open()
+					core.WaitBackground(m)
 				}
-			}
-			g.open()
-			core.WaitBackground(m)
-		}
-		if activated < 2 {
-			t.Fatalf("%d buffered reflections activated", activated)
-		}
-		gens, err := s.(store.Observations).ListObservationGenerations(ctx, "thread:t")
-		if err != nil || len(gens) < 2 {
-			t.Fatalf("archived generations: %d, %v", len(gens), err)
-		}
-	})
+				if activated < 2 {
+					t.Fatalf("%d buffered reflections activated", activated)
+				}
+				gens, err := s.(store.Observations).ListObservationGenerations(ctx, "thread:t")
+				if err != nil || len(gens) < 2 {
+					t.Fatalf("archived generations: %d, %v", len(gens), err)
+				}
+				obs.requireOnce(t)
+			})
+		})
+	}
 }
 
 // Every message reaches the observer exactly once across 200 turns that
@@ -320,43 +336,6 @@ func TestBufferedChunkLosesToClear(t *testing.T) {
 		for _, c := range record(t, m, "t").Buffer.Chunks {
 			if !strings.Contains(c.Observations, "saw m0u") {
 				t.Fatalf("a chunk made before the clear was stored: %q", c.Observations)
-			}
-		}
-	})
-}
-
-// Reflection may buffer alone (Mastra: reflection.bufferActivation without
-// observation.bufferTokens): observation stays synchronous at the
-// threshold, reflection is activated from its background result.
-func TestBufferedReflectionAlone(t *testing.T) {
-	eachBackend(t, func(t *testing.T, s store.Store) {
-		g := &gate{}
-		obs, ref := &observerModel{}, &gatedReflector{g: g}
-		cfg := observationConfig(obs, ref, 300, 400)
-		cfg.ObservationalMemory.Reflection.BufferActivation = 0.5
-		cfg.ObservationalMemory.Reflection.BlockAfter = 5
-		m := newMem(t, s, cfg)
-		activated := 0
-		for i := 0; i < 60 && activated < 1; i++ {
-			before := record(t, m, "t")
-			g.close()
-			observedTurn(t, m, "t", "r", i) // observes inline, never waits for the reflector
-			after := record(t, m, "t")
-			if pending, _ := pendingTokens(t, s, after, "t"); pending > 300 {
-				t.Fatalf("turn %d: %d tokens unobserved past the threshold", i, pending)
-			}
-			if after.Generation > before.Generation {
-				activated++
-			}
-			g.open()
-			core.WaitBackground(m)
-		}
-		if activated < 1 {
-			t.Fatal("no buffered reflection was activated")
-		}
-		for tag, n := range obs.observed() {
-			if n != 1 {
-				t.Fatalf("%s sent to the observer %d times", tag, n)
 			}
 		}
 	})

@@ -199,11 +199,7 @@ func TestObservationalPrefixStable(t *testing.T) {
 	if stable < 10 || changed < 3 {
 		t.Fatalf("stable %d, changed %d: the turns did not exercise both", stable, changed)
 	}
-	for tag, n := range obs.observed() {
-		if n != 1 {
-			t.Fatalf("%s observed %d times", tag, n)
-		}
-	}
+	obs.requireOnce(t)
 }
 
 // Observations are chunked into fenced system messages; full chunks never
@@ -437,11 +433,7 @@ func TestObservationalBackground(t *testing.T) {
 	if n := obs.calls.Load(); n < 2 || n > 3 {
 		t.Fatalf("%d observer calls after coalescing, want 2 or 3", n)
 	}
-	for tag, n := range obs.observed() {
-		if n != 1 {
-			t.Fatalf("%s observed %d times", tag, n)
-		}
-	}
+	obs.requireOnce(t)
 	checkObservedOnce(t, store.Check(s), "thread:t", "t", "r", 12)
 	rec, _ := s.GetObservations(ctx, "thread:t")
 	if p, _ := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll}); !rec.Observed(p.Messages[len(p.Messages)-1].CreatedAt, p.Messages[len(p.Messages)-1].ID) {
