@@ -314,18 +314,26 @@ func TestBufferedObservationConfig(t *testing.T) {
 func TestBufferedChunkLosesToClear(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s store.Store) {
 		g := &gate{}
-		obs := &observerModel{hook: func(ctx context.Context, _ int64) error { return g.wait(ctx) }}
+		entered := make(chan struct{}, 1)
+		obs := &observerModel{hook: func(ctx context.Context, _ int64) error {
+			select {
+			case entered <- struct{}{}:
+			default:
+			}
+			return g.wait(ctx)
+		}}
 		m := newMem(t, s, bufferedConfig(obs, &reflectorModel{}, 500, 100000, 0.2, 3))
 		observedTurn(t, m, "t", "r", 0)
 		core.WaitBackground(m)
 		if _, err := m.ObserveNow(ctx, "t", "r", nil); err != nil {
 			t.Fatal(err)
 		}
-		calls := obs.calls.Load()
+		<-entered // ObserveNow's call
 		g.close()
-		for i := 1; obs.calls.Load() == calls; i++ { // until a buffer call is held
+		for i := 1; i <= 3; i++ { // past BufferTokens (100), far below BlockAfter (1500)
 			observedTurn(t, m, "t", "r", i)
 		}
+		<-entered // a buffer call is held
 		if _, err := m.ClearObservations(ctx, "t", "r", nil); err != nil {
 			t.Fatal(err)
 		}
