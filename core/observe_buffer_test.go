@@ -348,3 +348,41 @@ func TestBufferedChunkLosesToClear(t *testing.T) {
 		}
 	})
 }
+
+// Background cycles and buffering together, on more threads than there
+// are workers, turns racing a slow observer: every message of every thread
+// is observed, each sent to the observer once.
+func TestBufferedObservationInBackground(t *testing.T) {
+	s := memstore.New()
+	obs := &observerModel{delay: 30 * time.Millisecond}
+	cfg := bufferedConfig(obs, &reflectorModel{}, 400, 100000, 0.25, 1.2)
+	cfg.ObservationalMemory.Background = true
+	cfg.ObservationalMemory.Timeout = 5 * time.Second
+	m := newMem(t, s, cfg)
+	threads := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	var wg sync.WaitGroup
+	for k, th := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				observedTurn(t, m, th, "r", k*1000+i)
+			}
+		}()
+	}
+	wg.Wait()
+	core.WaitBackground(m)
+	for _, th := range threads {
+		rec, err := m.ObserveNow(ctx, th, "r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, n := pendingTokens(t, s, rec, th); n != 0 {
+			t.Fatalf("thread %s: %d messages unobserved", th, n)
+		}
+	}
+	obs.requireOnce(t)
+	if n := len(obs.observed()); n != len(threads)*80 {
+		t.Fatalf("%d messages observed, want %d", n, len(threads)*80)
+	}
+}

@@ -96,7 +96,7 @@ func (r *Runtime) observeBuffered(ctx context.Context, e *Env, s *BufferSettings
 		return r.blockingObserve(ctx, e, s)
 	}
 	if unbuffered(rec, msgs) >= s.BufferTokens {
-		r.Schedule("buffer|"+e.Key, e.WG, func() { r.bufferJob(e.Background, e) })
+		r.scheduleJob("buffer|"+e.Key, e.WG, func() { r.bufferJob(e.Background, e) })
 	}
 	return rec, nil
 }
@@ -342,7 +342,7 @@ func (r *Runtime) reflectBuffered(ctx context.Context, e *Env, s *BufferSettings
 		return e.ReflectSync(ctx, rec)
 	}
 	if float64(rec.ObservationTokens) >= s.ReflectActivation*float64(s.ReflectTokens) && rec.Buffer.Reflection == nil && !r.ReflectedOversize(rec) {
-		r.Schedule("reflect|"+e.Key, e.WG, func() { r.reflectJob(e.Background, e) })
+		r.scheduleJob("reflect|"+e.Key, e.WG, func() { r.reflectJob(e.Background, e) })
 	}
 	return nil
 }

@@ -20,6 +20,10 @@ type Runtime struct {
 	locks map[string]*keyLock
 	jobs  map[string]*job
 	sem   chan struct{}
+	// bufSem bounds the buffer and reflection jobs apart from the cycles:
+	// a cycle waiting for its record's buffer job never holds the slot
+	// that job needs.
+	bufSem chan struct{}
 	// oversize holds, per key, the version written by a reflection that did
 	// not get under the threshold: it is not reflected again until an
 	// observation is added (a weak reflector is not called every turn).
@@ -86,6 +90,15 @@ func (r *Runtime) Lock(ctx context.Context, key string, wait bool) (func(), erro
 // new request replaces its run and makes it go once more after the current
 // one, so at most one cycle per key runs and the newest request is served.
 func (r *Runtime) Schedule(key string, wg *sync.WaitGroup, run func()) {
+	r.schedule(key, wg, run, &r.sem)
+}
+
+// scheduleJob is Schedule for buffer and reflection jobs.
+func (r *Runtime) scheduleJob(key string, wg *sync.WaitGroup, run func()) {
+	r.schedule(key, wg, run, &r.bufSem)
+}
+
+func (r *Runtime) schedule(key string, wg *sync.WaitGroup, run func(), slots *chan struct{}) {
 	r.mu.Lock()
 	if j := r.jobs[key]; j != nil {
 		j.run, j.again = run, true
@@ -95,12 +108,12 @@ func (r *Runtime) Schedule(key string, wg *sync.WaitGroup, run func()) {
 	if r.jobs == nil {
 		r.jobs = map[string]*job{}
 	}
-	if r.sem == nil {
-		r.sem = make(chan struct{}, workers)
+	if *slots == nil {
+		*slots = make(chan struct{}, workers)
 	}
 	j := &job{run: run, done: make(chan struct{})}
 	r.jobs[key] = j
-	sem := r.sem
+	sem := *slots
 	wg.Add(1)
 	r.mu.Unlock()
 	go func() {
