@@ -166,13 +166,14 @@ func (sp *sharedPool) message(role core.Role, text string) core.Message {
 	return m
 }
 
-func openSharedPool(t *testing.T, hideJoint bool) *sharedPool {
+func openSharedPool(t testing.TB, hideJoint bool, mode pgx.QueryExecMode) *sharedPool {
 	t.Helper()
 	sp := &sharedPool{trips: &roundTrips{}, log: &statementLog{}, warned: &warnings{},
 		emb: &failingEmbedder{Embedder: local.NewHashEmbedder(384)}}
 	var d net.Dialer
 	sp.ms = openPGWith(t, func(cfg *pgxpool.Config) {
 		cfg.ConnConfig.Tracer = sp.log
+		cfg.ConnConfig.DefaultQueryExecMode = mode
 		cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
 		cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := d.DialContext(ctx, network, addr)
@@ -261,9 +262,17 @@ func (sp *sharedPool) unindexed(t *testing.T) int {
 }
 
 // With the message store and pgvector on one pool, Commit writes the
-// turn's messages and their vectors in one transaction: one round trip.
+// turn's messages and their vectors in one transaction: one round trip,
+// whether the pool prepares statements or not (as for a transaction-pooling
+// proxy).
 func TestPgvectorCommitOneRoundTrip(t *testing.T) {
-	sp := openSharedPool(t, false)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeExec} {
+		t.Run(mode.String(), func(t *testing.T) { testPgvectorCommitOneRoundTrip(t, mode) })
+	}
+}
+
+func testPgvectorCommitOneRoundTrip(t *testing.T, mode pgx.QueryExecMode) {
+	sp := openSharedPool(t, false, mode)
 	for i := 0; i < 3; i++ { // prepares the statements, ensures the index, checks the queue once
 		if _, _, err := sp.commit(t, fmt.Sprintf("warm-up question %d", i), "warm-up answer"); err != nil {
 			t.Fatal(err)
@@ -305,7 +314,7 @@ func TestPgvectorCommitOneRoundTrip(t *testing.T) {
 // Memory.SaveMessages takes the same path: its messages and their vectors
 // are written together, with no unindexed marker.
 func TestPgvectorSaveMessagesJoint(t *testing.T) {
-	sp := openSharedPool(t, false)
+	sp := openSharedPool(t, false, pgx.QueryExecModeCacheStatement)
 	batch := []core.Message{sp.message(core.RoleUser, "the budget is due friday"), sp.message(core.RoleAssistant, "noted, friday")}
 	for i := range batch {
 		batch[i].ThreadID, batch[i].ResourceID = "t", "r"
@@ -338,7 +347,7 @@ func TestPgvectorSaveMessagesJoint(t *testing.T) {
 // then upsert in a transaction of its own): the count above is the joint
 // path's.
 func TestPgvectorCommitTwoStepsWithoutJointCapability(t *testing.T) {
-	sp := openSharedPool(t, true)
+	sp := openSharedPool(t, true, pgx.QueryExecModeCacheStatement)
 	for i := 0; i < 3; i++ {
 		if _, _, err := sp.commit(t, fmt.Sprintf("warm-up question %d", i), "warm-up answer"); err != nil {
 			t.Fatal(err)
@@ -359,7 +368,7 @@ func TestPgvectorCommitTwoStepsWithoutJointCapability(t *testing.T) {
 // While the embedder fails, Commit saves the messages alone and marks them
 // unindexed; the next successful write indexes them.
 func TestPgvectorCommitEmbedderDown(t *testing.T) {
-	sp := openSharedPool(t, false)
+	sp := openSharedPool(t, false, pgx.QueryExecModeCacheStatement)
 	sp.emb.fail.Store(true)
 	down, _, err := sp.commit(t, "first question", "first answer")
 	if err != nil {
@@ -391,7 +400,7 @@ func TestPgvectorCommitEmbedderDown(t *testing.T) {
 // messages are saved all the same, marked unindexed, and the refusal is
 // logged as a typed warning.
 func TestPgvectorCommitVectorsRefused(t *testing.T) {
-	sp := openSharedPool(t, false)
+	sp := openSharedPool(t, false, pgx.QueryExecModeCacheStatement)
 	if _, _, err := sp.commit(t, "first question", "first answer"); err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +430,7 @@ func TestPgvectorCommitVectorsRefused(t *testing.T) {
 // the turn's messages: Commit fails with the store's typed error, and
 // neither the messages nor their vectors are written.
 func TestPgvectorCommitMessagesRefused(t *testing.T) {
-	sp := openSharedPool(t, false)
+	sp := openSharedPool(t, false, pgx.QueryExecModeCacheStatement)
 	if _, _, err := sp.commit(t, "warm-up question", "warm-up answer"); err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,8 @@ var _ store.JointSaver = (*Store)(nil)
 func (s *Store) Database() any { return s.pool }
 
 // SaveMessagesWith implements store.JointSaver for the batches saveNew
-// takes (one new message, or new messages of distinct ids into one thread)
-// on a pool that prepares statements; other batches get
-// memerr.ErrUnsupported. The messages' statement is the joint variant of
+// takes (one new message, or new messages of distinct ids into one thread);
+// other batches get memerr.ErrUnsupported. The messages' statement is the joint variant of
 // saveNew's (jointSQL), which fails instead of inserting nothing; also
 // follows it, and the statements are sent as one extended-protocol batch
 // ending in a single Sync. Statements sent so run in one implicit
@@ -34,9 +33,6 @@ func (s *Store) Database() any { return s.pool }
 // failing statement of also.
 func (s *Store) SaveMessagesWith(ctx context.Context, msgs []message.Message, also []store.Statement) ([]message.Message, error) {
 	const op = "SaveMessages"
-	if !s.prepares {
-		return nil, memerr.Errorf(memerr.CodeUnsupported, op, "a joint save needs prepared statements (the pool's default exec mode)")
-	}
 	b, err := newSaveBatch(op, msgs)
 	if err != nil {
 		return nil, err
@@ -83,9 +79,11 @@ func jointSQL(sql string) string {
 }
 
 // execJoint sends sql (binary parameters vals, each row's values passed to
-// row) and also as one batch with one Sync on a connection of the pool;
-// statements are prepared once per connection. The pool's tracer sees the
-// batch as pgx's SendBatch shows it, when it is a pgx.BatchTracer.
+// row) and also as one batch with one Sync on a connection of the pool:
+// prepared statements when the pool caches them, else unnamed ones whose
+// arguments are sent as pgx's QueryExecModeExec sends them. The pool's
+// tracer sees the batch as pgx's SendBatch shows it, when it is a
+// pgx.BatchTracer.
 func (s *Store) execJoint(ctx context.Context, sql string, vals [][]byte, row func([][]byte), also []store.Statement) (err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -104,23 +102,22 @@ func (s *Store) execJoint(ctx context.Context, sql string, vals [][]byte, row fu
 		defer func() { bt.TraceBatchEnd(ctx, c, pgx.TraceBatchEndData{Err: err}) }()
 	}
 	batch := &pgconn.Batch{}
-	sd, err := c.Prepare(ctx, sql, sql)
-	if err != nil {
+	formats := []int16{pgx.BinaryFormatCode}
+	if err := s.queue(ctx, c, batch, sql, func(*pgconn.StatementDescription) ([][]byte, []int16, []int16, error) {
+		return vals, formats, formats, nil
+	}); err != nil {
 		return err
 	}
-	formats := []int16{pgx.BinaryFormatCode}
-	batch.ExecStatement(sd, vals, formats, formats)
 	var eqb pgx.ExtendedQueryBuilder
 	for _, st := range also {
-		sd, err := c.Prepare(ctx, st.SQL, st.SQL)
+		err := s.queue(ctx, c, batch, st.SQL, func(sd *pgconn.StatementDescription) ([][]byte, []int16, []int16, error) {
+			err := eqb.Build(c.TypeMap(), sd, st.Args)
+			// The batch keeps the result formats; the builder reuses its slice.
+			return eqb.ParamValues, eqb.ParamFormats, slices.Clone(eqb.ResultFormats), err
+		})
 		if err != nil {
 			return err
 		}
-		if err := eqb.Build(c.TypeMap(), sd, st.Args); err != nil {
-			return err
-		}
-		// The batch keeps the result formats; the builder reuses its slice.
-		batch.ExecStatement(sd, eqb.ParamValues, eqb.ParamFormats, slices.Clone(eqb.ResultFormats))
 	}
 	mrr := c.PgConn().ExecBatch(ctx, batch)
 	for i := 0; mrr.NextResult(); i++ {
@@ -138,4 +135,27 @@ func (s *Store) execJoint(ctx context.Context, sql string, vals [][]byte, row fu
 		}
 	}
 	return mrr.Close()
+}
+
+// queue adds sql to batch, prepared (once per connection) when the pool
+// prepares statements, else unnamed; params encodes its parameters for the
+// statement's description (nil when unnamed).
+func (s *Store) queue(ctx context.Context, c *pgx.Conn, batch *pgconn.Batch, sql string,
+	params func(*pgconn.StatementDescription) (vals [][]byte, formats, results []int16, err error)) error {
+	if !s.prepares {
+		vals, formats, results, err := params(nil)
+		if err == nil {
+			batch.ExecParams(sql, vals, nil, formats, results)
+		}
+		return err
+	}
+	sd, err := c.Prepare(ctx, sql, sql)
+	if err != nil {
+		return err
+	}
+	vals, formats, results, err := params(sd)
+	if err == nil {
+		batch.ExecStatement(sd, vals, formats, results)
+	}
+	return err
 }

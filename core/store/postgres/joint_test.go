@@ -3,8 +3,11 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
@@ -21,9 +24,27 @@ func TestJointSQLFailsInsteadOfInsertingNothing(t *testing.T) {
 }
 
 // A joint save writes the messages and the statements after them in one
-// round trip, or nothing.
+// round trip, or nothing, in every exec mode and through PgBouncer.
 func TestSaveMessagesWith(t *testing.T) {
-	s, c := tracedStore(t)
+	modes := []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol}
+	for _, mode := range modes {
+		t.Run(mode.String(), func(t *testing.T) { testSaveMessagesWith(t, testDSN(t), mode) })
+	}
+	t.Run("pgbouncer", func(t *testing.T) {
+		testDSN(t) // schemas are dropped on the server directly
+		dsn := os.Getenv("AGENTMEM_PGBOUNCER_DSN")
+		if dsn == "" {
+			if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+				t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PGBOUNCER_DSN is empty")
+			}
+			t.Skip("AGENTMEM_PGBOUNCER_DSN not set; no PgBouncer to test through")
+		}
+		testSaveMessagesWith(t, dsn, pgx.QueryExecModeExec)
+	})
+}
+
+func testSaveMessagesWith(t *testing.T, dsn string, mode pgx.QueryExecMode) {
+	s, c := tracedStoreOn(t, dsn, mode)
 	side := s.q.messages[:strings.LastIndexByte(s.q.messages, '.')] + ".side"
 	if _, err := s.pool.Exec(bg(), "CREATE TABLE "+side+" (id text PRIMARY KEY)"); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -20,7 +21,7 @@ import (
 // rows is an Upsert's records as the column arrays of one INSERT.
 type rows struct {
 	resource, id, thread, message, role, keywords, embedding []string
-	createdAt                                                []any
+	createdAt                                                []time.Time
 	metadata                                                 []*string
 	terms                                                    []int32
 }
