@@ -18,7 +18,6 @@ import (
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/vector"
-	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 )
 
@@ -96,22 +95,6 @@ func firstLine(sql string) string {
 	return line
 }
 
-// failingEmbedder is the hash embedder, failing while fail is set; calls
-// counts its calls.
-type failingEmbedder struct {
-	vector.Embedder
-	fail  atomic.Bool
-	calls atomic.Int64
-}
-
-func (e *failingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	e.calls.Add(1)
-	if e.fail.Load() {
-		return nil, errors.New("embedder down")
-	}
-	return e.Embedder.Embed(ctx, texts)
-}
-
 // warnings records the errors of the warnings a Memory logs.
 type warnings struct {
 	mu   sync.Mutex
@@ -150,7 +133,7 @@ type sharedPool struct {
 	mem    *core.Memory
 	ms     *postgres.Store
 	vs     *pgvector.Store
-	emb    *failingEmbedder
+	emb    *flakyEmbedder
 	trips  *roundTrips
 	log    *statementLog
 	warned *warnings
@@ -169,7 +152,7 @@ func (sp *sharedPool) message(role core.Role, text string) core.Message {
 func openSharedPool(t testing.TB, hideJoint bool, mode pgx.QueryExecMode) *sharedPool {
 	t.Helper()
 	sp := &sharedPool{trips: &roundTrips{}, log: &statementLog{}, warned: &warnings{},
-		emb: &failingEmbedder{Embedder: local.NewHashEmbedder(384)}}
+		emb: &flakyEmbedder{dim: 384}}
 	var d net.Dialer
 	sp.ms = openPGWith(t, func(cfg *pgxpool.Config) {
 		cfg.ConnConfig.Tracer = sp.log
@@ -369,7 +352,7 @@ func TestPgvectorCommitTwoStepsWithoutJointCapability(t *testing.T) {
 // unindexed; the next successful write indexes them.
 func TestPgvectorCommitEmbedderDown(t *testing.T) {
 	sp := openSharedPool(t, false, pgx.QueryExecModeCacheStatement)
-	sp.emb.fail.Store(true)
+	sp.emb.down.Store(true)
 	down, _, err := sp.commit(t, "first question", "first answer")
 	if err != nil {
 		t.Fatal(err)
@@ -383,7 +366,7 @@ func TestPgvectorCommitEmbedderDown(t *testing.T) {
 	if n := sp.unindexed(t); n != 2 {
 		t.Fatalf("%d unindexed messages, want 2", n)
 	}
-	sp.emb.fail.Store(false)
+	sp.emb.down.Store(false)
 	up, _, err := sp.commit(t, "second question", "second answer")
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package postgres
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -30,17 +29,7 @@ func TestSaveMessagesWith(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode.String(), func(t *testing.T) { testSaveMessagesWith(t, testDSN(t), mode) })
 	}
-	t.Run("pgbouncer", func(t *testing.T) {
-		testDSN(t) // schemas are dropped on the server directly
-		dsn := os.Getenv("AGENTMEM_PGBOUNCER_DSN")
-		if dsn == "" {
-			if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-				t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PGBOUNCER_DSN is empty")
-			}
-			t.Skip("AGENTMEM_PGBOUNCER_DSN not set; no PgBouncer to test through")
-		}
-		testSaveMessagesWith(t, dsn, pgx.QueryExecModeExec)
-	})
+	t.Run("pgbouncer", func(t *testing.T) { testSaveMessagesWith(t, pgBouncerDSN(t), pgx.QueryExecModeExec) })
 }
 
 func testSaveMessagesWith(t *testing.T, dsn string, mode pgx.QueryExecMode) {
