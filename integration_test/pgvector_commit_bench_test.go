@@ -19,8 +19,16 @@ import (
 // Each iteration commits one turn on each, alternating which goes first, so
 // that both see the same machine; the metrics are each path's Commit
 // latency (p50 and mean, Begin and the wait for background work excluded)
-// and its round trips, background work included.
+// and its round trips, background work included. "rtt=0s" runs on the
+// loopback; "rtt=1ms" waits 1 ms before each round trip, as a network
+// within one region would.
 func BenchmarkPgvectorCommit(b *testing.B) {
+	for _, rtt := range []time.Duration{0, time.Millisecond} {
+		b.Run("rtt="+rtt.String(), func(b *testing.B) { benchmarkPgvectorCommit(b, rtt) })
+	}
+}
+
+func benchmarkPgvectorCommit(b *testing.B, rtt time.Duration) {
 	type path struct {
 		name  string
 		sp    *sharedPool
@@ -28,8 +36,8 @@ func BenchmarkPgvectorCommit(b *testing.B) {
 		trips int64
 	}
 	paths := []*path{
-		{name: "one-tx", sp: openSharedPool(b, false, pgx.QueryExecModeCacheStatement)},
-		{name: "two-step", sp: openSharedPool(b, true, pgx.QueryExecModeCacheStatement)},
+		{name: "one-tx", sp: openSharedPoolDelayed(b, false, pgx.QueryExecModeCacheStatement, rtt)},
+		{name: "two-step", sp: openSharedPoolDelayed(b, true, pgx.QueryExecModeCacheStatement, rtt)},
 	}
 	turn := func(p *path, i int) {
 		sp := p.sp

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,9 +25,11 @@ import (
 // roundTrips counts network round trips on a pool's connections: a write
 // after a read (or the first write) starts one. The stores send some
 // statements through pgconn, below pgx's tracer, so the socket is what is
-// counted.
+// counted. A delay, when set before the pool connects, is waited before
+// each round trip, as a network between client and server would add it.
 type roundTrips struct {
-	n atomic.Int64
+	n     atomic.Int64
+	delay time.Duration
 }
 
 type tripConn struct {
@@ -38,11 +41,15 @@ type tripConn struct {
 
 func (c *tripConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	if !c.writing {
+	start := !c.writing
+	if start {
 		c.writing = true
 		c.trips.n.Add(1)
 	}
 	c.mu.Unlock()
+	if start && c.trips.delay > 0 {
+		time.Sleep(c.trips.delay)
+	}
 	return c.Conn.Write(p)
 }
 
@@ -150,8 +157,14 @@ func (sp *sharedPool) message(role core.Role, text string) core.Message {
 }
 
 func openSharedPool(t testing.TB, hideJoint bool, mode pgx.QueryExecMode) *sharedPool {
+	return openSharedPoolDelayed(t, hideJoint, mode, 0)
+}
+
+// openSharedPoolDelayed is openSharedPool with delay added to each round
+// trip (see roundTrips).
+func openSharedPoolDelayed(t testing.TB, hideJoint bool, mode pgx.QueryExecMode, delay time.Duration) *sharedPool {
 	t.Helper()
-	sp := &sharedPool{trips: &roundTrips{}, log: &statementLog{}, warned: &warnings{},
+	sp := &sharedPool{trips: &roundTrips{delay: delay}, log: &statementLog{}, warned: &warnings{},
 		emb: &flakyEmbedder{dim: 384}}
 	var d net.Dialer
 	sp.ms = openPGWith(t, func(cfg *pgxpool.Config) {
