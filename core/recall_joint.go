@@ -38,11 +38,14 @@ func (m *Memory) saveIndexed(ctx context.Context, s *store.Checked, st settings,
 	recs, name, err := m.records(ectx, s, st, batch, prior, e)
 	cancel()
 	if e.Err = err; err == nil && len(recs) > 0 {
-		if stmts, err := w.UpsertStatements(ctx, name, recs); err == nil {
-			if saved, err := s.SaveMessagesWith(ctx, batch, stmts); err == nil {
+		stmts, err := w.UpsertStatements(ctx, name, recs)
+		if err == nil {
+			var saved []Message
+			if saved, err = s.SaveMessagesWith(ctx, batch, stmts); err == nil {
 				return saved, &indexing.Embedded{Done: true}, nil
 			}
 		}
+		m.log.DebugContext(ctx, "agentmem: writing messages with their vectors failed; saving them first", "err", err)
 	}
 	saved, err := save()
 	return saved, e, err

@@ -102,6 +102,18 @@ func firstLine(sql string) string {
 	return line
 }
 
+// hangingEmbedder is sp's embedder, waiting for the context to end while
+// sp.hang is set.
+type hangingEmbedder struct{ sp *sharedPool }
+
+func (h hangingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if h.sp.hang.Load() {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return h.sp.emb.Embed(ctx, texts)
+}
+
 // warnings records the errors of the warnings a Memory logs.
 type warnings struct {
 	mu   sync.Mutex
@@ -141,6 +153,7 @@ type sharedPool struct {
 	ms     *postgres.Store
 	vs     *pgvector.Store
 	emb    *flakyEmbedder
+	hang   atomic.Bool // embedding waits for its context to end
 	trips  *roundTrips
 	log    *statementLog
 	warned *warnings
@@ -187,7 +200,7 @@ func openSharedPoolDelayed(t testing.TB, hideJoint bool, mode pgx.QueryExecMode,
 	if hideJoint {
 		vs = struct{ vector.Store }{sp.vs} // the two-step path on the same pool
 	}
-	sp.mem, err = core.New(core.Options{Store: sp.ms, Vector: vs, Embedder: sp.emb, EmbeddingDimension: 384,
+	sp.mem, err = core.New(core.Options{Store: sp.ms, Vector: vs, Embedder: hangingEmbedder{sp}, EmbeddingDimension: 384,
 		Logger: slog.New(sp.warned),
 		Config: core.Config{LastMessages: core.LastN(10), SemanticRecall: &core.SemanticRecall{}}})
 	if err != nil {
@@ -389,6 +402,35 @@ func TestPgvectorCommitEmbedderDown(t *testing.T) {
 	}
 	if n := sp.unindexed(t); n != 0 {
 		t.Fatalf("%d unindexed messages after the repair", n)
+	}
+}
+
+// An embedder slower than the joint save waits for (10 s, with no deadline
+// on the caller's context) is given up: the messages are saved alone and
+// marked unindexed.
+func TestPgvectorCommitEmbedderTooSlow(t *testing.T) {
+	sp := openSharedPool(t, false, pgx.QueryExecModeCacheStatement)
+	in, out := sp.message(core.RoleUser, "a question"), sp.message(core.RoleAssistant, "an answer")
+	tr, err := sp.mem.Begin(bg, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{in}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.hang.Store(true)
+	defer sp.hang.Store(false)
+	if err := tr.Commit(bg, []core.Message{out}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sp.mem.Close(bg); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, vecs := sp.stored(t, []string{in.ID, out.ID}); msgs != 2 || vecs != 0 {
+		t.Fatalf("stored %d messages, %d vectors; want 2 and 0", msgs, vecs)
+	}
+	if n := sp.unindexed(t); n != 2 {
+		t.Fatalf("%d unindexed messages, want 2", n)
+	}
+	if !sp.warned.has(context.DeadlineExceeded) {
+		t.Fatalf("no deadline warning in %v", sp.warned.errs)
 	}
 }
 
