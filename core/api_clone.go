@@ -64,7 +64,7 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 		return Thread{}, nil, err
 	}
 	if st, err := m.settings(nil); err == nil {
-		m.runEffects(ctx, m.saveEffects(st, copies, nil))
+		m.runEffects(ctx, m.saveEffects(st, copies, nil, nil))
 	}
 	return th, copies, nil
 }

@@ -58,12 +58,12 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 		return nil, nil
 	}
 	budget.CountAll(batch, m.countTokens)
-	saved, err := s.SaveValidated(ctx, batch, bulk)
+	saved, e, err := m.saveIndexed(ctx, s, st, batch, nil, func() ([]Message, error) { return s.SaveValidated(ctx, batch, bulk) })
 	if err != nil {
 		return nil, err
 	}
 	// What is stored is indexed, whatever readOnly says about turns.
-	m.runEffects(ctx, m.saveEffects(st, saved, nil))
+	m.runEffects(ctx, m.saveEffects(st, saved, nil, e))
 	return saved, nil
 }
 
@@ -114,7 +114,7 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 	}
 	if st.recall != nil {
 		m.unindex(ctx, stale)
-		m.runEffects(ctx, m.saveEffects(st, reindex, nil))
+		m.runEffects(ctx, m.saveEffects(st, reindex, nil, nil))
 	}
 	return saved, nil
 }

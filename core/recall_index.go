@@ -111,26 +111,11 @@ func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string,
 }
 
 // indexMessages embeds and upserts the records of msgs (see
-// indexing.records). Vector ids are "<messageID>#<n>", so indexing again is
-// idempotent.
-func (m *Memory) indexMessages(ctx context.Context, s *store.Checked, st settings, msgs []Message, prior *indexing.Prior) error {
-	prev, err := m.contextTexts(ctx, s, msgs, prior)
-	if err != nil {
-		return err
-	}
-	recs, texts := m.ix.Records(msgs, st.recall.MaxChunkChars, prev)
-	if len(recs) == 0 {
-		return nil
-	}
-	vecs, dim, err := m.embed(ctx, texts)
-	if err != nil {
-		return err
-	}
-	for i := range vecs {
-		recs[i].Vector = vecs[i]
-	}
-	name, err := m.ensureIndex(ctx, st, dim)
-	if err != nil {
+// indexing.records), reusing the vectors e kept. Vector ids are
+// "<messageID>#<n>", so indexing again is idempotent.
+func (m *Memory) indexMessages(ctx context.Context, s *store.Checked, st settings, msgs []Message, prior *indexing.Prior, e *indexing.Embedded) error {
+	recs, name, err := m.records(ctx, s, st, msgs, prior, e)
+	if err != nil || len(recs) == 0 {
 		return err
 	}
 	if err := m.opts.Vector.Upsert(ctx, name, recs); err != nil {
@@ -139,14 +124,40 @@ func (m *Memory) indexMessages(ctx context.Context, s *store.Checked, st setting
 	return nil
 }
 
+// records returns the records of msgs with their vectors (those e kept,
+// else embedded and kept in e) and their ensured index.
+func (m *Memory) records(ctx context.Context, s *store.Checked, st settings, msgs []Message, prior *indexing.Prior, e *indexing.Embedded) ([]vector.Record, string, error) {
+	prev, err := m.contextTexts(ctx, s, msgs, prior)
+	if err != nil {
+		return nil, "", err
+	}
+	recs, texts := m.ix.Records(msgs, st.recall.MaxChunkChars, prev)
+	if len(recs) == 0 {
+		return nil, "", nil
+	}
+	vecs, dim, ok := e.Vectors(texts)
+	if !ok {
+		if vecs, dim, err = m.embed(ctx, texts); err != nil {
+			return nil, "", err
+		}
+		e.Keep(texts, vecs, dim)
+	}
+	for i := range vecs {
+		recs[i].Vector = vecs[i]
+	}
+	name, err := m.ensureIndex(ctx, st, dim)
+	return recs, name, err
+}
+
 // index indexes msgs, logging failures, and reports whether it succeeded:
 // storage is the source of truth. The ids of messages whose indexing fails
 // are recorded in the store (MarkUnindexed), so that no process forgets
 // them; after a success, the markers this process could not store before are
 // written, and the caller retries the recorded messages of the resources
 // (retryResources): the next successful write of any process, a restarted
-// one included, repairs what an outage missed.
-func (m *Memory) index(ctx context.Context, st settings, msgs []Message, prior *indexing.Prior) bool {
+// one included, repairs what an outage missed. A save that embedded msgs
+// first (saveIndexed) leaves e.
+func (m *Memory) index(ctx context.Context, st settings, msgs []Message, prior *indexing.Prior, e *indexing.Embedded) bool {
 	if len(msgs) == 0 {
 		return false
 	}
@@ -154,7 +165,11 @@ func (m *Memory) index(ctx context.Context, st settings, msgs []Message, prior *
 	if err != nil {
 		return false
 	}
-	if err := m.indexMessages(ctx, s, st, msgs, prior); err != nil {
+	left, err := e.Left()
+	if left {
+		err = m.indexMessages(ctx, s, st, msgs, prior, e)
+	}
+	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; they are retried on the next successful write (or run Reindex)",
 			"err", err, "messages", len(msgs))
 		m.markUnindexed(ctx, s, msgs)
@@ -209,7 +224,7 @@ func (m *Memory) retryUnindexed(ctx context.Context, s *store.Checked, st settin
 		m.clean.Drained(resourceID, epoch, err == nil)
 		return err
 	}
-	if err := m.indexMessages(ctx, s, st, msgs, nil); err != nil {
+	if err := m.indexMessages(ctx, s, st, msgs, nil, nil); err != nil {
 		return err
 	}
 	ids := make([]string, len(msgs))

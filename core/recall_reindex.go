@@ -99,7 +99,7 @@ func (m *Memory) reindexThread(ctx context.Context, s *store.Checked, st setting
 		if err != nil {
 			return err
 		}
-		if err := m.indexMessages(ctx, s, st, page.Messages, nil); err != nil {
+		if err := m.indexMessages(ctx, s, st, page.Messages, nil, nil); err != nil {
 			return err
 		}
 		ids := make([]string, len(page.Messages))

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"bytes"
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -10,17 +11,26 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector/local"
 )
 
 // skippedWarnings returns the message ids of the skipped-part warnings in a
 // JSON log.
 func skippedWarnings(t *testing.T, log *bytes.Buffer) []string {
+	t.Helper()
+	return skippedWarningsIn(t, log, map[string]string{})
+}
+
+// skippedWarningsIn is skippedWarnings for messages of several threads:
+// threadOf maps a message id to its thread ("t" when missing).
+func skippedWarningsIn(t *testing.T, log *bytes.Buffer, threadOf map[string]string) []string {
 	t.Helper()
 	var out []string
 	dec := json.NewDecoder(bytes.NewReader(log.Bytes()))
@@ -38,8 +48,9 @@ func skippedWarnings(t *testing.T, log *bytes.Buffer) []string {
 		if rec.MessageID == "" {
 			continue
 		}
-		if rec.Level != "WARN" || rec.ThreadID != "t" || !slices.Equal(rec.Skipped, []string{"parts[0]: null"}) {
-			t.Fatalf("warning %+v: want level WARN, thread t and the null part", rec)
+		thread := cmp.Or(threadOf[rec.MessageID], "t")
+		if rec.Level != "WARN" || rec.ThreadID != thread || !slices.Equal(rec.Skipped, []string{"parts[0]: null"}) {
+			t.Fatalf("warning %+v: want level WARN, thread %s and the null part", rec, thread)
 		}
 		out = append(out, rec.MessageID)
 	}
@@ -179,5 +190,98 @@ func skippedWarnOnce(t *testing.T, cfg core.Config, b rawBackend) {
 	}
 	if got := skippedWarnings(t, log2); len(got) != 2 {
 		t.Fatalf("second Memory warned for %q, want m1 and m3", got)
+	}
+}
+
+// TestSkippedPartsWarnOncePerRecalledMessage: stored messages with a null
+// part that reach the prompt only as semantic-recall hits (an old message
+// of this thread beyond the history window, one of another thread) are
+// used without the part and warned about once each, whether recalled by a
+// turn, by Recall or by the recall tool.
+func TestSkippedPartsWarnOncePerRecalledMessage(t *testing.T) {
+	for _, b := range rawBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			s := b.open(t)
+			seed(t, s, "t", "r",
+				userAt("m1", "t", "r", "my parcel goes to Oslo", T(1)),
+				userAt("m2", "t", "r", "lovely weather today", T(2)),
+				userAt("m3", "t", "r", "shall we bake bread", T(3)),
+				userAt("m4", "t", "r", "yes with rye flour", T(4)))
+			seed(t, s, "o", "r", userAt("o1", "o", "r", "the parcel number is 4711", T(5)))
+			var log bytes.Buffer
+			vs := local.New()
+			m, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}, Logger: slog.New(slog.NewJSONHandler(&log, nil)),
+				Vector: vs, Embedder: local.NewHashEmbedder(64),
+				Config: core.Config{LastMessages: core.LastN(2), SemanticRecall: &core.SemanticRecall{TopK: 2, MessageRange: &core.MessageRange{},
+					Retrieval: &core.Retrieval{}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.ReindexResource(ctx, "r"); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range []string{"m1", "o1"} {
+				b.setContent(t, s, id, `{"format":2,"parts":[null,{"type":"text","text":"kept `+id+` parcel"}]}`)
+			}
+			threads := map[string]string{"o1": "o"}
+			want := []string{"m1", "o1"}
+
+			for turn := range 2 {
+				tr, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r",
+					Input:  []core.Message{userAt("", "t", "r", "where is my parcel", T(10+turn))},
+					Config: &core.Config{ReadOnly: core.Bool(true)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var prompt strings.Builder
+				for _, msg := range tr.Messages() {
+					prompt.WriteString(msg.Text() + "\n")
+				}
+				if !strings.Contains(prompt.String(), "kept m1 parcel") || !strings.Contains(prompt.String(), "kept o1 parcel") ||
+					strings.Contains(prompt.String(), "my parcel goes to Oslo") {
+					t.Fatalf("turn %d prompt %q: want the readable parts of the recalled m1 and o1", turn, prompt.String())
+				}
+			}
+			if got := skippedWarningsIn(t, &log, threads); !slices.Equal(slices.Sorted(slices.Values(got)), want) {
+				t.Fatalf("warnings after two turns for %q, want one each for m1 and o1\n%s", got, log.String())
+			}
+
+			res, err := m.Recall(ctx, core.RecallQuery{ThreadID: "t", ResourceID: "r", VectorSearch: "where is my parcel"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(ids(res.Messages), "m1") || !slices.Contains(ids(res.Messages), "o1") {
+				t.Fatalf("Recall = %v, want the hits m1 and o1", ids(res.Messages))
+			}
+			tools, err := m.Tools(ctx, "t", "r", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := callRecall(t, recallTool(t, tools), `{"query":"where is my parcel"}`)
+			if !strings.Contains(out.Messages, "kept m1 parcel") || !strings.Contains(out.Messages, "kept o1 parcel") {
+				t.Fatalf("recall tool result %+v: want the readable parts of m1 and o1", out)
+			}
+			if got := skippedWarningsIn(t, &log, threads); len(got) != 2 {
+				t.Fatalf("Recall or the recall tool warned again: %q", got)
+			}
+
+			// Another Memory warns for itself, here from the recall tool alone.
+			log2 := &bytes.Buffer{}
+			m2, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}, Logger: slog.New(slog.NewJSONHandler(log2, nil)),
+				Vector: vs, Embedder: local.NewHashEmbedder(64),
+				Config: core.Config{SemanticRecall: &core.SemanticRecall{Retrieval: &core.Retrieval{}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tools2, err := m2.Tools(ctx, "t", "r", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			callRecall(t, recallTool(t, tools2), `{"query":"where is my parcel"}`)
+			callRecall(t, recallTool(t, tools2), `{"query":"parcel"}`)
+			if got := skippedWarningsIn(t, log2, threads); !slices.Equal(slices.Sorted(slices.Values(got)), want) {
+				t.Fatalf("the recall tool of another Memory warned for %q, want m1 and o1 once each", got)
+			}
+		})
 	}
 }

@@ -64,15 +64,15 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 			return err
 		}
 		budget.CountAll(batch, m.countTokens)
-		saved, err := s.SaveMessages(ctx, batch)
+		saved, e, err := m.saveIndexed(ctx, s, t.st, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
 		if err != nil {
 			t.committed = false
 			return err
 		}
-		m.runEffects(ctx, m.saveEffects(t.st, saved, t))
+		m.runEffects(ctx, m.saveEffects(t.st, saved, t, e))
 		return nil
 	}
-	m.runEffects(ctx, m.saveEffects(t.st, nil, t))
+	m.runEffects(ctx, m.saveEffects(t.st, nil, t, nil))
 	return nil
 }
 

@@ -27,8 +27,8 @@ type sideEffect struct {
 // earlier indexing failed are retried in the background (up to retryBatch
 // per resource, never on the caller's latency); for a committed turn, the
 // title and observational memory follow, each in the background when
-// configured so.
-func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn) []sideEffect {
+// configured so. A save that embedded the messages first leaves e.
+func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn, e *indexing.Embedded) []sideEffect {
 	var fx []sideEffect
 	if st.recall != nil && len(saved) > 0 {
 		indexed := false
@@ -38,7 +38,7 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn) []sideEff
 				if turn != nil {
 					prior = &turn.prior
 				}
-				indexed = m.index(ctx, st, saved, prior)
+				indexed = m.index(ctx, st, saved, prior, e)
 				return nil
 			}},
 			sideEffect{name: "index retry", background: true, run: func(ctx context.Context) error {

@@ -16,8 +16,8 @@ import (
 // through it, so a rule written here holds on every backend.
 //
 // The optional capabilities (ThreadCreator, Resources, ResourceLister,
-// Observations, IndexQueue, WindowReader, BulkSaver) are methods of
-// Checked too: without the capability a call returns memerr.ErrUnsupported,
+// Observations, IndexQueue, WindowReader, BulkSaver, JointSaver) are methods
+// of Checked too: without the capability a call returns memerr.ErrUnsupported,
 // except CreateThread, which falls back to a check and SaveThread,
 // ListWindow, which falls back to ListMessages, and SaveMessagesBulk, which
 // falls back to SaveMessages. Checked is safe for concurrent use.
@@ -30,6 +30,7 @@ type Checked struct {
 	queue   IndexQueue
 	window  WindowReader
 	bulk    BulkSaver
+	joint   JointSaver
 }
 
 // Check wraps s; a *Checked is returned as it is.
@@ -45,6 +46,7 @@ func Check(s Store) *Checked {
 	c.queue, _ = s.(IndexQueue)
 	c.window, _ = s.(WindowReader)
 	c.bulk, _ = s.(BulkSaver)
+	c.joint, _ = s.(JointSaver)
 	return c
 }
 
@@ -65,6 +67,7 @@ var _ interface {
 	IndexQueue
 	WindowReader
 	BulkSaver
+	JointSaver
 } = (*Checked)(nil)
 
 // enter refuses a nil or ended context.
@@ -291,6 +294,20 @@ func (c *Checked) save(ctx context.Context, msgs []message.Message, bulk bool, c
 		}
 		return c.raw.SaveMessages(ctx, msgs)
 	}, check)
+}
+
+// Database implements JointSaver; nil without the capability.
+func (c *Checked) Database() any {
+	if c.joint == nil {
+		return nil
+	}
+	return c.joint.Database()
+}
+
+// SaveMessagesWith implements JointSaver, checked as SaveMessages.
+func (c *Checked) SaveMessagesWith(ctx context.Context, msgs []message.Message, also []Statement) ([]message.Message, error) {
+	return run(ctx, "SaveMessages", func() ([]message.Message, error) { return c.joint.SaveMessagesWith(ctx, msgs, also) },
+		missing(c.joint != nil, "JointSaver"), checkMessages("SaveMessages", msgs, ValidateMessage))
 }
 
 // ListMessages implements Messages; q is normalised first.

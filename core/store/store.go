@@ -1,8 +1,9 @@
 // Package store is the storage contract of agentmem: the role interfaces a
 // backend implements (Threads, Messages, WorkingMemories, Boundaries, and the
 // optional capabilities ThreadCreator, Resources, Observations, IndexQueue,
-// WindowReader and BulkSaver), the records they exchange, and pure helpers drivers share
-// (query normalisation, boundary merge, paging window, metadata merge).
+// WindowReader, BulkSaver and JointSaver), the records they exchange, and
+// pure helpers drivers share (query normalisation, boundary merge, paging
+// window, metadata merge).
 //
 // Applications do not call a Store directly: core.New wraps it in a checked
 // store that validates and normalises every call once, sets the operation

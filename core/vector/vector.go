@@ -1,7 +1,9 @@
 // Package vector is the contract of semantic recall's vector stores: the
-// Store driver interface, the Embedder interface, records, queries and hits.
-// Implementations live in its subpackages (local, weaviate) and prove
-// themselves with vectortest.Run; applications hand one to core.Options.Vector.
+// Store driver interface, its optional capabilities (ModeLister,
+// StatementWriter), the Embedder interface, records, queries and hits.
+// Implementations live in its subpackages (local, weaviate, pgvector) and
+// prove themselves with vectortest.Run; applications hand one to
+// core.Options.Vector.
 //
 //	import "github.com/agentmem/agentmem/core/vector"
 package vector

@@ -197,25 +197,6 @@ func storedSizeHint(msgs []message.Message) int {
 	return n
 }
 
-// saveOne inserts the batch's only message with saveOneMessageSQL; it
-// reports false, having changed nothing, when its thread is missing or
-// another resource's or the message would pull the thread's boundary back,
-// and fails on messages_pkey when the message is stored.
-func (b *saveBatch) saveOne(ctx context.Context, s *Store, res *saveResult) (bool, error) {
-	w := newParamWriter(b.size + 64)
-	defer w.release()
-	m := &b.msgs[0]
-	for _, v := range [...]string{m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type} {
-		w.text(v)
-	}
-	w.bytes(b.contents[0])
-	w.timestamptz(b.created[0])
-	w.int4(int32(m.Tokens))
-	w.text(m.TokenEncoding)
-	w.timestamptz(b.at)
-	return b.saveNewRows(ctx, s, s.q.saveOneMessage, w, res)
-}
-
 // saveOneMessageSQL is saveNewMessagesSQL for one message, without arrays
 // (the function call and the arrays cost ~2x the statement's server time for
 // one message). A stored id fails its INSERT on messages_pkey, which undoes
@@ -258,18 +239,12 @@ func (b *saveBatch) oneThread() bool {
 // pull the thread's boundary back, and fails on messages_pkey when an id is
 // stored.
 func (b *saveBatch) saveNew(ctx context.Context, s *Store, res *saveResult) (bool, error) {
-	if len(b.msgs) == 1 {
-		return b.saveOne(ctx, s, res)
-	}
-	if !b.distinct || !b.oneThread() {
+	sql, w := b.newStatement(s.q.saveOneMessage, s.q.saveNewMessages)
+	if w == nil {
 		return false, nil
 	}
-	w := b.params()
 	defer w.release()
-	w.text(b.msgs[0].ThreadID)
-	w.text(b.msgs[0].ResourceID)
-	b.rest(w)
-	return b.saveNewRows(ctx, s, s.q.saveNewMessages, w, res)
+	return b.saveNewRows(ctx, s, sql, w, res)
 }
 
 // saveNewRows runs saveOneMessageSQL or saveNewMessagesSQL and reads the id
@@ -277,21 +252,71 @@ func (b *saveBatch) saveNew(ctx context.Context, s *Store, res *saveResult) (boo
 // written (no rows) or the rows are not the batch's ids in batch order;
 // save_messages then reports what is stored.
 func (b *saveBatch) saveNewRows(ctx context.Context, s *Store, sql string, w *paramWriter, res *saveResult) (bool, error) {
-	seqs := make([]int64, 0, len(b.msgs))
-	inOrder := true
-	err := s.execEach(ctx, sql, w.values(), func(v [][]byte) {
-		i := len(seqs)
-		if !inOrder || i == len(b.msgs) || len(v) != 2 || string(v[0]) != b.msgs[i].ID || len(v[1]) != 8 {
-			inOrder = false
-			return
-		}
-		seqs = append(seqs, int64(binary.BigEndian.Uint64(v[1])))
-	})
-	if err != nil || !inOrder || len(seqs) != len(b.msgs) {
+	rows := newRows{b: b}
+	if err := s.execEach(ctx, sql, w.values(), rows.add); err != nil || !rows.inOrder() {
 		return false, err
 	}
-	*res = saveResult{seqs: seqs}
+	*res = saveResult{seqs: rows.seqs}
 	return true, nil
+}
+
+// newStatement returns one (for a single message) or many (for distinct
+// ids into one thread) with the batch's parameters, or a nil writer when
+// the batch is of another kind: the statements of saveNew, or their joint
+// variants.
+func (b *saveBatch) newStatement(one, many string) (string, *paramWriter) {
+	if len(b.msgs) == 1 {
+		w := newParamWriter(b.size + 64)
+		m := &b.msgs[0]
+		for _, v := range [...]string{m.ID, m.ThreadID, m.ResourceID, string(m.Role), m.Type} {
+			w.text(v)
+		}
+		w.bytes(b.contents[0])
+		w.timestamptz(b.created[0])
+		w.int4(int32(m.Tokens))
+		w.text(m.TokenEncoding)
+		w.timestamptz(b.at)
+		return one, w
+	}
+	if !b.distinct || !b.oneThread() {
+		return "", nil
+	}
+	w := b.params()
+	w.text(b.msgs[0].ThreadID)
+	w.text(b.msgs[0].ResourceID)
+	b.rest(w)
+	return many, w
+}
+
+// newRows reads the id and seq each row of saveNew's statements answers
+// for a message, in binary format.
+type newRows struct {
+	b    *saveBatch
+	ids  []string
+	seqs []int64
+	bad  bool // a row of another shape
+}
+
+func (r *newRows) add(v [][]byte) {
+	if len(v) != 2 || len(v[1]) != 8 {
+		r.bad = true
+		return
+	}
+	r.ids = append(r.ids, string(v[0]))
+	r.seqs = append(r.seqs, int64(binary.BigEndian.Uint64(v[1])))
+}
+
+// inOrder reports whether the rows are the batch's ids in batch order.
+func (r *newRows) inOrder() bool {
+	if r.bad || len(r.ids) != len(r.b.msgs) {
+		return false
+	}
+	for i, id := range r.ids {
+		if id != r.b.msgs[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // saveAll saves the batch with save_messages.

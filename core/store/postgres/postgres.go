@@ -281,6 +281,7 @@ type queries struct {
 	deleteThreadObservations                                        string
 	saveMessages, getMessages, deleteMessages                       string
 	saveNewMessages, saveOneMessage                                 string
+	saveNewJoint, saveOneJoint                                      string
 	getResource, updateResource, listResources                      string
 	getThreadWM, getResourceWM                                      string
 	putThreadWM, putResourceWM                                      string
@@ -311,6 +312,8 @@ func buildQueries(schema string) queries {
 		saveMessages:             f(saveMessagesSQL),
 		saveNewMessages:          f(saveNewMessagesSQL),
 		saveOneMessage:           f(saveOneMessageSQL),
+		saveNewJoint:             f(jointSQL(saveNewMessagesSQL)),
+		saveOneJoint:             f(jointSQL(saveOneMessageSQL)),
 		getMessages:              f(getMessagesSQL),
 		deleteMessages:           f(deleteMessagesSQL),
 		getResource:              f(getResourceSQL),

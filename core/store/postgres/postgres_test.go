@@ -129,6 +129,13 @@ func TestConformanceUnprepared(t *testing.T) {
 // one), where a client's consecutive transactions may run on different
 // server connections.
 func TestConformanceBehindPgBouncer(t *testing.T) {
+	runUnprepared(t, pgBouncerDSN(t))
+}
+
+// pgBouncerDSN returns the DSN of the test PgBouncer, skipping (or failing,
+// under AGENTMEM_REQUIRE_SERVERS=1) without one.
+func pgBouncerDSN(t *testing.T) string {
+	t.Helper()
 	testDSN(t) // schemas are dropped on the server directly
 	dsn := os.Getenv("AGENTMEM_PGBOUNCER_DSN")
 	if dsn == "" {
@@ -137,7 +144,7 @@ func TestConformanceBehindPgBouncer(t *testing.T) {
 		}
 		t.Skip("AGENTMEM_PGBOUNCER_DSN not set; no PgBouncer to test through")
 	}
-	runUnprepared(t, dsn)
+	return dsn
 }
 
 // runUnprepared runs the conformance suite on dsn in each exec mode that

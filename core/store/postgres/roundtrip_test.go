@@ -54,11 +54,18 @@ func (cc countingConn) Write(p []byte) (int, error) {
 // tracedStore opens a store on a one-connection pool that counts round trips.
 func tracedStore(t *testing.T) (*Store, *counter) {
 	t.Helper()
+	return tracedStoreOn(t, testDSN(t), pgx.QueryExecModeCacheStatement)
+}
+
+// tracedStoreOn is tracedStore on dsn with the pool's exec mode.
+func tracedStoreOn(t *testing.T, dsn string, mode pgx.QueryExecMode) (*Store, *counter) {
+	t.Helper()
 	schema := freshSchema(t)
-	cfg, err := pgxpool.ParseConfig(testDSN(t))
+	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.ConnConfig.DefaultQueryExecMode = mode
 	c := &counter{}
 	cfg.MaxConns, cfg.MinConns = 1, 1
 	cfg.ConnConfig.Tracer = c

@@ -181,7 +181,7 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 			}
 		}
 		cj, _ := json.Marshal(cfg)
-		_, err = tx.Exec(ctx, s.sql("UPDATE {{schema}}.vector_indexes SET version = $2, config = $3 WHERE name = $1"), spec.Name, spec.Version, cj)
+		_, err = tx.Exec(ctx, s.sql("UPDATE {{schema}}.vector_indexes SET version = $2, config = $3 WHERE name = $1"), spec.Name, spec.Version, string(cj))
 		return err
 	})
 	if mismatch != nil {
@@ -227,7 +227,7 @@ func (s *Store) createIndex(ctx context.Context, tx pgx.Tx, spec vector.IndexSpe
 	}
 	cj, _ := json.Marshal(cfg)
 	_, err := tx.Exec(ctx, s.sql(`INSERT INTO {{schema}}.vector_indexes (name, table_name, dimension, storage, config, version)
-VALUES ($1, $2, $3, $4, $5, $6)`), spec.Name, table, spec.Dimension, st, cj, spec.Version)
+VALUES ($1, $2, $3, $4, $5, $6)`), spec.Name, table, spec.Dimension, st, string(cj), spec.Version)
 	return err
 }
 

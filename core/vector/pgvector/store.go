@@ -35,6 +35,10 @@
 // result. Keyword search is BM25 (k1 1.2, b 0.75) over the GIN-indexed
 // tsvector; hybrid search fuses the two rankings as package local does
 // (relativeScoreFusion, vector.KeywordTerms).
+//
+// Store is a vector.StatementWriter: on the pool of a core/store/postgres
+// store (New with its Pool), core.Memory writes new messages and their
+// vectors in one transaction, one round trip (UpsertStatements).
 package pgvector
 
 import (

@@ -7,8 +7,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 
@@ -19,7 +21,7 @@ import (
 // rows is an Upsert's records as the column arrays of one INSERT.
 type rows struct {
 	resource, id, thread, message, role, keywords, embedding []string
-	createdAt                                                []any
+	createdAt                                                []time.Time
 	metadata                                                 []*string
 	terms                                                    []int32
 }
@@ -31,34 +33,10 @@ type rows struct {
 // another index version fails it with memerr.ErrIndexVersionMismatch.
 func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) error {
 	const op = "Upsert"
-	if len(recs) == 0 {
-		return nil
-	}
-	for _, r := range recs {
-		switch {
-		case r.ID == "":
-			return vecErr(op, "record id is required", memerr.ErrInvalidArgument)
-		case r.Meta.ResourceID == "":
-			return vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
-		case len(r.Vector) == 0:
-			return vecErr(op, "record "+r.ID+" has no vector", memerr.ErrInvalidArgument)
-		case hasNUL(r.ID, r.Meta.ResourceID, r.Meta.ThreadID, r.Meta.MessageID, string(r.Meta.Role)):
-			return vecErr(op, "record "+strconv.Quote(r.ID)+": ids cannot hold NUL characters", memerr.ErrInvalidArgument)
-		case !finite(r.Vector):
-			return vecErr(op, "record "+r.ID+" has a NaN or infinite vector value", memerr.ErrInvalidArgument)
-		}
-	}
-	ix, err := s.table(ctx, op, index)
-	if err != nil {
+	w, err := s.upsertWrite(ctx, op, index, recs)
+	if err != nil || w == nil {
 		return err
 	}
-	for _, r := range recs {
-		if len(r.Vector) != ix.dim {
-			return dimErr(op, index, ix.dim, len(r.Vector))
-		}
-	}
-	rs, resources, counts, terms := collect(recs)
-	qt := s.qtable(ix)
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return vecErr(op, "connect", err)
@@ -66,28 +44,17 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	defer conn.Release()
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	// Lock the resources' rows in id order (creating the missing ones with
-	// the index's version), so that writers of one resource serialise and
-	// its counts stay exact; the versions come back to be checked.
+	// The resources' versions come back to be checked before COMMIT.
 	var versions []resourceVersion
-	b.Queue(s.sql(`INSERT INTO {{schema}}.vector_resources (index_name, resource_id, version)
-SELECT $1, r, i.version FROM unnest($2::text[]) AS r, {{schema}}.vector_indexes AS i WHERE i.name = $1 ORDER BY r
-ON CONFLICT (index_name, resource_id) DO UPDATE SET version = vector_resources.version
-RETURNING resource_id, version, (SELECT version FROM {{schema}}.vector_indexes WHERE name = $1)`), index, resources).Query(func(rows pgx.Rows) error {
+	b.Queue(w.lock+`
+RETURNING resource_id, version, (SELECT version FROM `+s.sql("{{schema}}.vector_indexes")+` WHERE name = $1)`, w.lockArgs...).Query(func(rows pgx.Rows) error {
 		var err error
 		versions, err = pgx.CollectRows(rows, pgx.RowToStructByPos[resourceVersion])
 		return err
 	})
-	b.Queue(`WITH old AS (
-	DELETE FROM `+qt+` AS t USING unnest($2::text[], $3::text[]) AS u(resource_id, id)
-	WHERE t.resource_id = u.resource_id AND t.id = u.id RETURNING t.resource_id, t.terms
-), o AS (SELECT resource_id, count(*) AS n, sum(terms) AS t FROM old GROUP BY resource_id)
-UPDATE `+s.sql("{{schema}}.vector_resources")+` AS v SET records = v.records + u.n - coalesce(o.n, 0), terms = v.terms + u.t - coalesce(o.t, 0)
-FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS u(resource_id, n, t) LEFT JOIN o USING (resource_id)
-WHERE v.index_name = $1 AND v.resource_id = u.resource_id`, index, rs.resource, rs.id, resources, counts, terms)
-	b.Queue(`INSERT INTO `+qt+` (resource_id, id, thread_id, message_id, role, created_at, keywords, terms, embedding, metadata)
-SELECT r, i, th, m, ro, c, k::tsvector, n, e::`+ix.storage+`, md::jsonb FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[], $9::text[], $10::text[]) AS u(r, i, th, m, ro, c, k, n, e, md)`,
-		rs.resource, rs.id, rs.thread, rs.message, rs.role, rs.createdAt, rs.keywords, rs.terms, rs.embedding, rs.metadata)
+	for _, st := range w.writes {
+		b.Queue(st.SQL, st.Args...)
+	}
 	err = conn.SendBatch(ctx, b).Close()
 	if err == nil {
 		err = checkVersions(op, index, versions)
@@ -104,6 +71,87 @@ SELECT r, i, th, m, ro, c, k::tsvector, n, e::`+ix.storage+`, md::jsonb FROM unn
 		return vecErr(op, "commit", err)
 	}
 	return nil
+}
+
+// Database implements vector.StatementWriter: the store's pool.
+func (s *Store) Database() any { return s.pool }
+
+// UpsertStatements implements vector.StatementWriter: Upsert's statements,
+// for a transaction of the message store on the same pool. The transaction
+// cannot be looked at before it commits (it is sent with the messages'
+// statement and ends at the one Sync), so the version check runs on the
+// server: the first statement fails, aborting the transaction, when a
+// resource was written with another index version (vector_check_version,
+// migrations/0003).
+func (s *Store) UpsertStatements(ctx context.Context, index string, recs []vector.Record) ([]store.Statement, error) {
+	w, err := s.upsertWrite(ctx, "UpsertStatements", index, recs)
+	if err != nil || w == nil {
+		return nil, err
+	}
+	lock := store.Statement{SQL: w.lock + s.sql(`
+RETURNING {{schema}}.vector_check_version($1, resource_id, version, (SELECT version FROM {{schema}}.vector_indexes WHERE name = $1))`),
+		Args: w.lockArgs}
+	return append([]store.Statement{lock}, w.writes...), nil
+}
+
+// upsertWrite is what an Upsert of recs writes, in order: lock (a statement
+// without its RETURNING clause) inserts or locks the resources' rows, in id
+// order, creating the missing ones with the index's version, so that
+// writers of one resource serialise and its counts stay exact; writes
+// replace the records and update the counts. It is nil when recs is empty;
+// a bad record fails it.
+func (s *Store) upsertWrite(ctx context.Context, op, index string, recs []vector.Record) (*upsertWrite, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	for _, r := range recs {
+		switch {
+		case r.ID == "":
+			return nil, vecErr(op, "record id is required", memerr.ErrInvalidArgument)
+		case r.Meta.ResourceID == "":
+			return nil, vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
+		case len(r.Vector) == 0:
+			return nil, vecErr(op, "record "+r.ID+" has no vector", memerr.ErrInvalidArgument)
+		case hasNUL(r.ID, r.Meta.ResourceID, r.Meta.ThreadID, r.Meta.MessageID, string(r.Meta.Role)):
+			return nil, vecErr(op, "record "+strconv.Quote(r.ID)+": ids cannot hold NUL characters", memerr.ErrInvalidArgument)
+		case !finite(r.Vector):
+			return nil, vecErr(op, "record "+r.ID+" has a NaN or infinite vector value", memerr.ErrInvalidArgument)
+		}
+	}
+	ix, err := s.table(ctx, op, index)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if len(r.Vector) != ix.dim {
+			return nil, dimErr(op, index, ix.dim, len(r.Vector))
+		}
+	}
+	rs, resources, counts, terms := collect(recs)
+	qt := s.qtable(ix)
+	return &upsertWrite{
+		lock: s.sql(`INSERT INTO {{schema}}.vector_resources (index_name, resource_id, version)
+SELECT $1, r, i.version FROM unnest($2::text[]) AS r, {{schema}}.vector_indexes AS i WHERE i.name = $1 ORDER BY r
+ON CONFLICT (index_name, resource_id) DO UPDATE SET version = vector_resources.version`),
+		lockArgs: []any{index, resources},
+		writes: []store.Statement{{SQL: `WITH old AS (
+	DELETE FROM ` + qt + ` AS t USING unnest($2::text[], $3::text[]) AS u(resource_id, id)
+	WHERE t.resource_id = u.resource_id AND t.id = u.id RETURNING t.resource_id, t.terms
+), o AS (SELECT resource_id, count(*) AS n, sum(terms) AS t FROM old GROUP BY resource_id)
+UPDATE ` + s.sql("{{schema}}.vector_resources") + ` AS v SET records = v.records + u.n - coalesce(o.n, 0), terms = v.terms + u.t - coalesce(o.t, 0)
+FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS u(resource_id, n, t) LEFT JOIN o USING (resource_id)
+WHERE v.index_name = $1 AND v.resource_id = u.resource_id`, Args: []any{index, rs.resource, rs.id, resources, counts, terms}},
+			{SQL: `INSERT INTO ` + qt + ` (resource_id, id, thread_id, message_id, role, created_at, keywords, terms, embedding, metadata)
+SELECT r, i, th, m, ro, c, k::tsvector, n, e::` + ix.storage + `, md::jsonb FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[], $9::text[], $10::text[]) AS u(r, i, th, m, ro, c, k, n, e, md)`,
+				Args: []any{rs.resource, rs.id, rs.thread, rs.message, rs.role, rs.createdAt, rs.keywords, rs.terms, rs.embedding, rs.metadata}}},
+	}, nil
+}
+
+// upsertWrite is the SQL of an Upsert (see Store.upsertWrite).
+type upsertWrite struct {
+	lock     string
+	lockArgs []any
+	writes   []store.Statement
 }
 
 // resourceVersion is a resource's recorded version and its index's.
