@@ -62,6 +62,8 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 		return err
 	}
 	bar := a.newProgress(int64(total), "reindex")
+	c.builds.watch(bar.showGraph("reindex"))
+	defer c.builds.watch(nil)
 	indexed := 0
 	for i, t := range todo {
 		if err := c.Memory.Reindex(ctx, t.ID); err != nil {
