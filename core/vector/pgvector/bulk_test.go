@@ -144,3 +144,47 @@ func TestBuildMemoryInvalid(t *testing.T) {
 		t.Fatalf("New with BuildMemory \"lots\" = %v", err)
 	}
 }
+
+// TestDeferIndex: during a load DeferIndex prepared, EnsureIndex creates
+// the index without its approximate index and writes do not build it;
+// build does, over every record. A small load keeps the index.
+func TestDeferIndex(t *testing.T) {
+	s := openFresh(t, pgvector.Config{ExactBelow: -1})
+	build, err := s.DeferIndex(bg(), "bulk", 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnsureIndex(bg(), vector.IndexSpec{Name: "bulk", Dimension: scaleDim}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	var all []vector.Record
+	for lo := 0; lo < 3000; lo += 500 {
+		recs := bulkRecords(rng, "r", lo, 500)
+		if err := s.Upsert(bg(), "bulk", recs); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, recs...)
+	}
+	if hasANN(t, s) {
+		t.Fatal("the approximate index exists during the deferred load")
+	}
+	if err := build(bg()); err != nil {
+		t.Fatal(err)
+	}
+	if !hasANN(t, s) {
+		t.Fatal("build left no approximate index")
+	}
+	findsOwn(t, s, all)
+	oid := annOID(t, s)
+	small, err := s.DeferIndex(bg(), "bulk", 999)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnsureIndex(bg(), vector.IndexSpec{Name: "bulk", Dimension: scaleDim}); err != nil {
+		t.Fatal(err)
+	}
+	if err := small(bg()); err != nil || annOID(t, s) != oid {
+		t.Fatalf("a small load changed the approximate index (%v)", err)
+	}
+}

@@ -175,9 +175,11 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 			if err := s.buildANN(ctx, tx, table, storage(dim), cfg, true); err != nil {
 				return err
 			}
+		} else if s.deferred(spec.Name) {
+			// A load is under way in this process (DeferIndex): it builds.
 		} else if err := s.buildANN(ctx, tx, table, storage(dim), cfg, false); err != nil {
 			// A missing index is built: an ivfflat one once enough rows
-			// exist, one an interrupted UpsertBulk dropped.
+			// exist, one an interrupted load dropped.
 			return err
 		}
 		cj, _ := json.Marshal(cfg)
@@ -222,8 +224,10 @@ func (s *Store) createIndex(ctx context.Context, tx pgx.Tx, spec vector.IndexSpe
 			return err
 		}
 	}
-	if err := s.buildANN(ctx, tx, table, st, cfg, true); err != nil {
-		return err
+	if !s.deferred(spec.Name) {
+		if err := s.buildANN(ctx, tx, table, st, cfg, true); err != nil {
+			return err
+		}
 	}
 	cj, _ := json.Marshal(cfg)
 	_, err := tx.Exec(ctx, s.sql(`INSERT INTO {{schema}}.vector_indexes (name, table_name, dimension, storage, config, version)

@@ -42,6 +42,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -101,6 +102,11 @@ type Store struct {
 	// extVersion is the server's pgvector version.
 	extVersion string
 	tables     tables
+	// loads counts the DeferIndex loads under way per index.
+	loads struct {
+		sync.Mutex
+		n map[string]int
+	}
 }
 
 var _ vector.Store = (*Store)(nil)
