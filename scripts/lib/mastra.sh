@@ -159,7 +159,8 @@ mastra_side_by_side_pgvector() {
 		a=$(jq -s "$prog" "$work/agentmem-$n.jsonl")
 		m=$(jq -s "$prog" "$work/mastra-$n.jsonl")
 		ab=$(jq -s "$prog" "$work/agentmem-bulk-$n.jsonl")
-		mb=$(jq -s "$prog" "$work/mastra-bulk-$n.jsonl" 2>/dev/null || echo '{}')
+		mb='{}'
+		[ -f "$work/mastra-bulk-$n.jsonl" ] && mb=$(jq -s "$prog" "$work/mastra-bulk-$n.jsonl")
 		jq -rn --argjson a "$a" --argjson m "$m" --argjson ab "$ab" --argjson mb "$mb" --arg n "$n" '
 		  def r(x; y): if x and y and y != 0 then (x / y * 100 | round / 100 | tostring) + "x" else "n/a" end;
 		  [$n, "indexing msg/s", ($a.save | tostring), ($m.save | tostring), r($a.save; $m.save)],

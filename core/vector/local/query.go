@@ -321,8 +321,9 @@ func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 // records instead of the next search); a missing or uncalibrated graph is
 // built and calibrated outside the lock, as BuildGraphs does. An extended
 // graph keeps its calibration until a search recalibrates it
-// (Store.calibrate) in the background. A done ctx stops the work within a
-// few hundred insertions and returns ctx's error: a graph being built is
+// (Store.calibrate) in the background. A done ctx stops the work within
+// graphStep insertions of a build, or inlineMax of an extension, and returns
+// ctx's error: a graph being built is
 // dropped, an extension keeps what it added, and searches scan the records
 // the graph lacks until a later write or search brings it up to date.
 func (s *Store) indexWritten(ctx context.Context, name string, resources []string) error {

@@ -70,8 +70,9 @@ type Options struct {
 	// vector search uses the approximate (HNSW) index: 0 means
 	// DefaultApproximateFrom, a negative value always searches exactly.
 	ApproximateFrom int
-	// Progress, if set, receives reports of HNSW graph builds, about every
-	// 256 insertions and at the end of each, from the goroutine building
+	// Progress, if set, receives reports of HNSW graph builds, every 256
+	// insertions of a new graph (1,024 of an extension) and at the end of
+	// each, from the goroutine building
 	// (an Upsert's, BuildGraphs', or a background one): a command shows a
 	// bulk load's progress with it. It must be quick and safe for
 	// concurrent use, and must not call the store.
