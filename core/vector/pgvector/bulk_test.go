@@ -146,8 +146,9 @@ func TestBuildMemoryInvalid(t *testing.T) {
 }
 
 // TestDeferIndex: during a load DeferIndex prepared, EnsureIndex creates
-// the index without its approximate index and writes do not build it;
-// build does, over every record. A small load keeps the index.
+// the index without its approximate index and writes do not build it
+// (searches are exact meanwhile); build does, over every record. A small
+// load keeps the index.
 func TestDeferIndex(t *testing.T) {
 	s := openFresh(t, pgvector.Config{ExactBelow: -1})
 	build, err := s.DeferIndex(bg(), "bulk", 3000)
@@ -169,6 +170,7 @@ func TestDeferIndex(t *testing.T) {
 	if hasANN(t, s) {
 		t.Fatal("the approximate index exists during the deferred load")
 	}
+	findsOwn(t, s, all) // exact meanwhile
 	if err := build(bg()); err != nil {
 		t.Fatal(err)
 	}
