@@ -265,7 +265,7 @@ type settings struct {
 	wm               *WorkingMemoryConfig
 	title            *TitleConfig
 	observation      *observationSettings // nil: observational memory off
-	// bulk: a large load (SaveMessagesBulk, Reindex), indexed through the
+	// bulk: a large load (SaveMessagesBulk), indexed through the
 	// vector store's vector.BulkLoader when it has one.
 	bulk bool
 }

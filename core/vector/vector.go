@@ -45,7 +45,7 @@ type Store interface {
 }
 
 // BulkLoader is implemented by stores with a faster write path for large
-// loads, which Memory.SaveMessagesBulk and Reindex use: UpsertBulk has
+// loads, which Memory.SaveMessagesBulk uses: UpsertBulk has
 // Upsert's effect and contract, and may trade per-record work for work per
 // call (for instance, build the approximate index after the records instead
 // of inserting them into it one by one).
