@@ -22,7 +22,8 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 // SaveMessagesBulk is SaveMessages for large batches of new messages, such
 // as an import: the same checks, effects and result, written through the
 // store's store.BulkSaver when it has one (less work per message, more per
-// call), else through SaveMessages.
+// call), else through SaveMessages, and indexed for semantic recall through
+// the vector store's vector.BulkLoader when it has one.
 func (m *Memory) SaveMessagesBulk(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
 	return m.saveMessages(ctx, msgs, cfg, true)
 }
@@ -37,6 +38,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	if err != nil {
 		return nil, err
 	}
+	st.bulk = bulk
 	batch := make([]Message, 0, len(msgs))
 	for i := range msgs {
 		msg := msgs[i].Clone()

@@ -265,6 +265,9 @@ type settings struct {
 	wm               *WorkingMemoryConfig
 	title            *TitleConfig
 	observation      *observationSettings // nil: observational memory off
+	// bulk: a large load (SaveMessagesBulk), indexed through the
+	// vector store's vector.BulkLoader when it has one.
+	bulk bool
 }
 
 const defaultLastMessages = 10

@@ -118,7 +118,11 @@ func (m *Memory) indexMessages(ctx context.Context, s *store.Checked, st setting
 	if err != nil || len(recs) == 0 {
 		return err
 	}
-	if err := m.opts.Vector.Upsert(ctx, name, recs); err != nil {
+	upsert := m.opts.Vector.Upsert
+	if bl, ok := m.opts.Vector.(vector.BulkLoader); ok && st.bulk {
+		upsert = bl.UpsertBulk
+	}
+	if err := upsert(ctx, name, recs); err != nil {
 		return memerr.WrapVector("Upsert", "indexing failed", err)
 	}
 	return nil

@@ -35,6 +35,9 @@ type connection struct {
 	// Dimension is the embedder's output dimension (0 when unknown).
 	Dimension int
 	closers   []func() error
+	// builds forwards a local --vector's graph build reports to the
+	// command's progress bar.
+	builds buildWatch
 }
 
 // Close closes the memory, the vector store and the store, in that order.
@@ -117,7 +120,7 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 		if err := c.openEmbedder(ctx, f); err != nil {
 			return err
 		}
-		s, err := local.Open(f.vector)
+		s, err := local.OpenWithOptions(f.vector, local.Options{Progress: c.builds.report})
 		if err != nil {
 			return memerr.Errorf(core.CodeVector, "connect", "open local index %q: %v", f.vector, err)
 		}

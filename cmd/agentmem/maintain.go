@@ -23,7 +23,9 @@ resource) from storage, retrying the messages recorded as unindexed first.
 Needs --vector and the embedder the index should use. A progress bar shows
 messages per second and the time left; Ctrl-C stops after the current thread
 and running the same command again resumes after the threads already done
-(--restart starts over).`,
+(--restart starts over). Into pgvector, a reindex of at least 1,000 messages
+and half the records the index holds builds the approximate index once,
+after the records (searches meanwhile are exact).`,
 		Example: `  agentmem --write --vector ./memory.vectors reindex
   agentmem --write --vector http://localhost:8080 reindex user-42`,
 		Args: rangeArgs(0, 1),
@@ -61,11 +63,22 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 	if err != nil {
 		return err
 	}
+	build := func(context.Context) error { return nil }
+	if d, ok := c.Vector.(indexDeferrer); ok {
+		if build, err = d.DeferIndex(ctx, vector.IndexName(c.Dimension), total); err != nil {
+			return err
+		}
+	}
 	bar := a.newProgress(int64(total), "reindex")
+	c.builds.watch(bar.showGraph("reindex"))
+	defer c.builds.watch(nil)
 	indexed := 0
 	for i, t := range todo {
 		if err := c.Memory.Reindex(ctx, t.ID); err != nil {
 			bar.done()
+			if ctx.Err() == nil {
+				err = errors.Join(err, build(ctx))
+			}
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted after %d of %d threads; run the same command to resume: %w", i, len(todo), err)
 			}
@@ -78,7 +91,12 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 		bar.add(sizes[i])
 		indexed += sizes[i]
 	}
+	bar.describe("reindex (building the approximate index)")
+	err = build(ctx)
 	bar.done()
+	if err != nil {
+		return err
+	}
 	if err := cp.clear(); err != nil {
 		return err
 	}
@@ -92,6 +110,13 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 	_, err = fmt.Fprintf(a.stdout, "reindexed %d threads (%d messages) into %s; %d already done earlier; %d messages still unindexed\n",
 		len(todo), indexed, vector.IndexName(c.Dimension), len(page.Threads)-len(todo), unindexed)
 	return err
+}
+
+// indexDeferrer is a vector store that builds its approximate index after a
+// large load faster than it inserts the load into it
+// (pgvector.Store.DeferIndex).
+type indexDeferrer interface {
+	DeferIndex(ctx context.Context, index string, records int) (build func(context.Context) error, err error)
 }
 
 // pendingThreads returns the threads not in done, their message counts and

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/postgres"
 
 	"github.com/jackc/pgx/v5"
@@ -46,4 +48,42 @@ func TestSearchPgvector(t *testing.T) {
 			t.Errorf("resource bob was not indexed, yet search found: %s", r.stdout)
 		}
 	})
+}
+
+// TestReindexPgvectorLarge: a reindex of a thousand messages and more into
+// empty pgvector tables leaves them with their approximate index built and
+// every message found.
+func TestReindexPgvectorLarge(t *testing.T) {
+	dsn := pgDSN(t)
+	b := postgresBackend(t)
+	mem, err := core.New(core.Options{Store: b.store.Unwrap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.CreateThread(bg, core.ThreadInput{ID: "big", ResourceID: "cara"}); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []core.Message
+	for i := range 1200 {
+		m := core.NewMessage(core.RoleUser, fmt.Sprintf("parcel w%d went to depot d%d", i, i))
+		m.ThreadID, m.ResourceID = "big", "cara"
+		msgs = append(msgs, m)
+	}
+	if _, err := mem.SaveMessagesBulk(bg, msgs, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.flags = append(b.flags, "--vector", dsn)
+	if r := b.agentmem(t, "", "--write", "reindex", "cara").ok(t); !strings.Contains(r.stdout, "reindexed 1 threads (1200 messages)") {
+		t.Fatalf("reindex: %s", r.stdout)
+	}
+	var ann bool
+	schema := b.flags[slices.Index(b.flags, "--pg-schema")+1]
+	if err := b.store.Unwrap().(*postgres.Store).Pool().QueryRow(bg, "SELECT to_regclass($1) IS NOT NULL",
+		pgx.Identifier{schema, "vectors_memory_messages_384_ann"}.Sanitize()).Scan(&ann); err != nil || !ann {
+		t.Fatalf("approximate index after the reindex: %v %v", ann, err)
+	}
+	doc := jsonDoc(t, b.agentmem(t, "", "--json", "search", "cara", "w777 d777", "--top-k", "1").ok(t))
+	if hits := doc["hits"].([]any); len(hits) != 1 || !strings.Contains(fmt.Sprint(hits[0]), "w777 went") {
+		t.Fatalf("hits %v", hits)
+	}
 }

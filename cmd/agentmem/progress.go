@@ -5,11 +5,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/agentmem/agentmem/core/vector/local"
 )
 
 // progress is a progress bar with rate and ETA on a terminal, silent
@@ -56,6 +60,52 @@ func (p *progress) add(n int) {
 	if p.bar != nil {
 		_ = p.bar.Add(n)
 	}
+}
+
+// describe replaces the text shown before the bar.
+func (p *progress) describe(s string) {
+	if p.bar != nil {
+		p.bar.Describe(s)
+	}
+}
+
+// graphShown is the size from which a graph build shows on a bar: smaller
+// ones take well under a second.
+const graphShown = 5000
+
+// showGraph returns a local.Options.Progress that shows, on a bar
+// described what, the share of each large graph build done.
+func (p *progress) showGraph(what string) func(local.BuildProgress) {
+	return func(b local.BuildProgress) {
+		switch {
+		case b.Total < graphShown:
+		case b.Done < b.Total:
+			p.describe(fmt.Sprintf("%s (search graph of %s: %d%%)", what, b.Resource, 100*b.Done/b.Total))
+		default:
+			p.describe(what)
+		}
+	}
+}
+
+// buildWatch hands a local vector store's graph build reports to the
+// function watch set last, if any.
+type buildWatch struct {
+	fn atomic.Pointer[func(local.BuildProgress)]
+}
+
+func (w *buildWatch) report(b local.BuildProgress) {
+	if f := w.fn.Load(); f != nil {
+		(*f)(b)
+	}
+}
+
+// watch sends the reports to f from now on (nil: to nobody).
+func (w *buildWatch) watch(f func(local.BuildProgress)) {
+	if f == nil {
+		w.fn.Store(nil)
+		return
+	}
+	w.fn.Store(&f)
 }
 
 func (p *progress) done() {

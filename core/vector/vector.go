@@ -46,6 +46,15 @@ type Store interface {
 	Delete(ctx context.Context, index string, f Filter) error
 }
 
+// BulkLoader is implemented by stores with a faster write path for large
+// loads, which Memory.SaveMessagesBulk uses: UpsertBulk has
+// Upsert's effect and contract, and may trade per-record work for work per
+// call (for instance, build the approximate index after the records instead
+// of inserting them into it one by one).
+type BulkLoader interface {
+	UpsertBulk(ctx context.Context, index string, recs []Record) error
+}
+
 // IndexSpec describes a vector index.
 type IndexSpec struct {
 	Name      string

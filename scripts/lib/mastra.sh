@@ -117,7 +117,12 @@ mastra_side_by_side_pg() {
 # PgVector on one database) against membench -vector pgvector (the
 # PostgreSQL store and core/vector/pgvector on one pool), both searching in
 # vector mode with HNSW m 16 / ef_construction 64, each on a fresh database
-# of $AGENTMEM_PG_DSN's server (which needs the vector extension).
+# of $AGENTMEM_PG_DSN's server (which needs the vector extension): saved in
+# calls of 1,000 messages (Mastra's saveMessages, agentmem's SaveMessages),
+# then in one call of all N (saveMessages; SaveMessagesBulk with
+# pgvector.Config.BuildMemory 512MB). Mastra's one call runs up to N 20,000
+# only: at 100,000 its saveMessages spent over six minutes in JavaScript
+# without writing a row.
 mastra_side_by_side_pgvector() {
 	local reps=${AGENTMEM_BENCH_REPS:-1} work bin n r db side
 	mastra_install || return 1
@@ -129,15 +134,17 @@ mastra_side_by_side_pgvector() {
 	export PGOPTIONS="-c client_min_messages=warning"
 	for n in "$@"; do
 		for r in $(seq 1 "$reps"); do
-			for side in mastra agentmem; do
-				db="bench_pgvec_${side}_${n}_$r"
+			for side in mastra agentmem mastra-bulk agentmem-bulk; do
+				[ "$side" = mastra-bulk ] && [ "$n" -gt 20000 ] && continue
+				db="bench_pgvec_${side/-/_}_${n}_$r"
 				psql -qX "$AGENTMEM_PG_DSN" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" || return 1
 				psql -qX "$(_mastra_pg_dsn "$db")" -c "CREATE EXTENSION vector" || return 1
-				if [ "$side" = mastra ]; then
-					_mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/mastra-$n.jsonl" node bench-pgvec.mjs "$n" "$(_mastra_pg_dsn "$db")" || return 1
-				else
-					_mastra_timed "$work" "$work/agentmem-$n.jsonl" "$bin" -n "$n" -dsn "$(_mastra_pg_dsn "$db")" -vector pgvector -mode vector || return 1
-				fi
+				case $side in
+				mastra) _mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/$side-$n.jsonl" node bench-pgvec.mjs "$n" "$(_mastra_pg_dsn "$db")" ;;
+				mastra-bulk) _mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/$side-$n.jsonl" node bench-pgvec.mjs "$n" "$(_mastra_pg_dsn "$db")" cosine "$n" ;;
+				agentmem) _mastra_timed "$work" "$work/$side-$n.jsonl" "$bin" -n "$n" -dsn "$(_mastra_pg_dsn "$db")" -vector pgvector -mode vector ;;
+				agentmem-bulk) _mastra_timed "$work" "$work/$side-$n.jsonl" "$bin" -n "$n" -dsn "$(_mastra_pg_dsn "$db")" -vector pgvector -mode vector -bulk -batch "$n" -build-memory 512MB ;;
+				esac || return 1
 				psql -qX "$AGENTMEM_PG_DSN" -c "DROP DATABASE $db" || return 1
 			done
 		done
@@ -148,14 +155,20 @@ mastra_side_by_side_pgvector() {
 	local prog='def med(f): [.[] | f | select(. != null)] | sort | if length == 0 then null else .[(length / 2 | floor)] end;
 	  {save: (med(.save_msgs_per_s) // med(.index_msgs_per_s)), p50: med(.p50_ms), bytes: (med(.all_tables_bytes) // med(.tables_bytes))}'
 	for n in "$@"; do
-		local a m
+		local a m ab mb
 		a=$(jq -s "$prog" "$work/agentmem-$n.jsonl")
 		m=$(jq -s "$prog" "$work/mastra-$n.jsonl")
-		jq -rn --argjson a "$a" --argjson m "$m" --arg n "$n" '
+		ab=$(jq -s "$prog" "$work/agentmem-bulk-$n.jsonl")
+		mb='{}'
+		[ -f "$work/mastra-bulk-$n.jsonl" ] && mb=$(jq -s "$prog" "$work/mastra-bulk-$n.jsonl")
+		jq -rn --argjson a "$a" --argjson m "$m" --argjson ab "$ab" --argjson mb "$mb" --arg n "$n" '
 		  def r(x; y): if x and y and y != 0 then (x / y * 100 | round / 100 | tostring) + "x" else "n/a" end;
 		  [$n, "indexing msg/s", ($a.save | tostring), ($m.save | tostring), r($a.save; $m.save)],
 		  [$n, "recall p50 ms", ($a.p50 | tostring), ($m.p50 | tostring), r($m.p50; $a.p50)],
-		  [$n, "tables bytes", ($a.bytes | tostring), ($m.bytes | tostring), r($a.bytes; $m.bytes)] | @tsv' |
+		  [$n, "tables bytes", ($a.bytes | tostring), ($m.bytes | tostring), r($a.bytes; $m.bytes)],
+		  [$n, "one-call indexing msg/s", ($ab.save | tostring), ($mb.save | tostring), r($ab.save; $mb.save)],
+		  [$n, "one-call recall p50 ms", ($ab.p50 | tostring), ($mb.p50 | tostring), r($mb.p50; $ab.p50)],
+		  [$n, "one-call tables bytes", ($ab.bytes | tostring), ($mb.bytes | tostring), r($ab.bytes; $mb.bytes)] | @tsv' |
 			awk -F'\t' '{printf "%-8s %-28s %14s %14s %10s\n", $1, $2, $3, $4, $5}'
 	done
 	rm -rf "$work"

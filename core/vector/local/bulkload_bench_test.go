@@ -21,26 +21,31 @@ import (
 // right after the load (TopK 4, vector and hybrid α 0.2, query by query
 // interleaved), with writes that index (the default) and with writes that
 // leave the graph to a background build started by the first search. It
-// reports the load time, the p50 of each mode right after it, and how long
-// after the load the graph was ready (0 when the load left it ready). The
-// record count is $AGENTMEM_BULK_N (default 10,000).
+// reports the load time (upsert-s: the time in Upsert, graph building
+// included), the p50 of each mode right after it, and how long after the
+// load the graph was ready (0 when the load left it ready). The record
+// count is $AGENTMEM_BULK_N (default 10,000), the records per write
+// $AGENTMEM_BULK_WRITE (default 1,000; the count for one bulk write).
 //
 //	AGENTMEM_BULK_N=100000 go test ./core/vector/local/ -run '^$' -bench BulkLoad -benchtime 1x -timeout 90m
 func BenchmarkBulkLoad(b *testing.B) {
-	n := 10_000
+	n, write := 10_000, 1000
 	if v, err := strconv.Atoi(os.Getenv("AGENTMEM_BULK_N")); err == nil && v > 0 {
 		n = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("AGENTMEM_BULK_WRITE")); err == nil && v > 0 {
+		write = v
 	}
 	for _, onWrite := range []bool{true, false} {
 		b.Run(fmt.Sprintf("indexOnWrite=%v", onWrite), func(b *testing.B) {
 			for range b.N {
-				bulkLoad(b, n, onWrite)
+				bulkLoad(b, n, write, onWrite)
 			}
 		})
 	}
 }
 
-func bulkLoad(b *testing.B, n int, onWrite bool) {
+func bulkLoad(b *testing.B, n, write int, onWrite bool) {
 	ctx, an, emb := context.Background(), analysis.Must(analysis.English), NewHashEmbedder(384)
 	s := New()
 	defer s.Close()
@@ -57,16 +62,19 @@ func bulkLoad(b *testing.B, n int, onWrite bool) {
 		return fmt.Sprintf("message %d: %s", i, strings.Join(w, " "))
 	}
 	t0 := time.Now()
-	for lo := 0; lo < n; lo += 1000 {
-		recs := make([]vector.Record, 0, 1000)
-		for i := lo; i < min(lo+1000, n); i++ {
+	var upsert time.Duration
+	for lo := 0; lo < n; lo += write {
+		recs := make([]vector.Record, 0, write)
+		for i := lo; i < min(lo+write, n); i++ {
 			t := text(i)
 			recs = append(recs, vector.Record{ID: fmt.Sprint("m", i, "#0"), Vector: emb.EmbedOne(t), Keywords: an.Analyze(t),
 				Meta: vector.Meta{MessageID: fmt.Sprint("m", i), ThreadID: "t", ResourceID: "r"}})
 		}
+		t := time.Now()
 		if err := s.Upsert(ctx, "ix", recs); err != nil {
 			b.Fatal(err)
 		}
+		upsert += time.Since(t)
 	}
 	load := time.Since(t0)
 	t1 := time.Now()
@@ -93,6 +101,7 @@ func bulkLoad(b *testing.B, n int, onWrite bool) {
 		window = time.Since(t1)
 	}
 	b.ReportMetric(load.Seconds(), "load-s")
+	b.ReportMetric(upsert.Seconds(), "upsert-s")
 	b.ReportMetric(window.Seconds(), "window-s")
 	for j, m := range modes {
 		l := lat[j]

@@ -175,26 +175,31 @@ func simCode(sim float32) int16 {
 // inserting the nodes of new vectors.
 func (g *graph) add(n int32) { g.addUntil(n, nil) }
 
-// addUntil is add that gives up, reporting false, once stop is closed
-// (the graph is then incomplete: the caller discards it).
-func (g *graph) addUntil(n int32, stop <-chan struct{}) bool {
+// addUntil is add that calls step every graphStep nodes with the nodes
+// inserted and the nodes to insert, and gives up, reporting false, when it
+// returns false (the graph is then incomplete: the caller discards it).
+func (g *graph) addUntil(n int32, step func(done, total int) bool) bool {
 	from := int32(len(g.l0n)) // nodes already inserted
 	g.group(n)
 	g.reserve(g.nodes())
 	q := make([]float32, g.v.dim)
+	total := int(g.nodes() - from)
 	for x := from; x < g.nodes(); x++ {
-		if x%256 == 0 {
-			select {
-			case <-stop:
-				return false
-			default:
-			}
+		if (x-from)%graphStep == 0 && step != nil && !step(int(x-from), total) {
+			return false
 		}
 		g.insert(x, q)
+	}
+	if step != nil {
+		step(total, total)
 	}
 	g.n = n
 	return true
 }
+
+// graphStep is the number of nodes a build inserts between two checks of
+// its context and reports of its progress.
+const graphStep = 256
 
 // reserve sizes the bottom layer for n nodes at once: appending node by
 // node would leave up to a quarter of it unused and copy it at every growth.

@@ -155,18 +155,19 @@ func (s *Store) calibrate(name, resource string, p *partition) {
 	s.builds.Add(1)
 	go func() {
 		defer s.builds.Done()
-		s.calibrateShared(name, resource, p, g, n)
+		s.calibrateShared(context.Background(), name, resource, p, g, n)
 	}()
 }
 
 // calibrateShared calibrates g, p's graph marked calibrating, over its first
 // n nodes, taking the read lock for each step and the write lock to record
-// the outcome; it gives up if p or its graph is replaced or the store closed.
-func (s *Store) calibrateShared(name, resource string, p *partition, g *graph, n int32) {
+// the outcome; it gives up if p or its graph is replaced, the store closed
+// or ctx done.
+func (s *Store) calibrateShared(ctx context.Context, name, resource string, p *partition, g *graph, n int32) {
 	beam := g.calibrate(n, func(f func()) bool {
 		s.mu.RLock()
 		defer s.mu.RUnlock()
-		if s.closed || s.indexes[name] == nil || s.indexes[name].parts[resource] != p || p.graph != g {
+		if ctx.Err() != nil || s.closed || s.indexes[name] == nil || s.indexes[name].parts[resource] != p || p.graph != g {
 			return false
 		}
 		f()
@@ -189,7 +190,7 @@ func (s *Store) buildGraph(name, resource string, p *partition) {
 	s.builds.Add(1)
 	go func() {
 		defer s.builds.Done()
-		s.finishBuild(name, resource, p, b, b.run(s.done))
+		s.finishBuild(name, resource, p, b, b.run(context.Background(), s.done, s.reporter(name, resource)))
 	}()
 }
 
@@ -208,20 +209,37 @@ func startBuild(p *partition) *build {
 	return &build{g: newGraph(p.vecs.prefix(n)), n: n, gen: p.gen}
 }
 
-// run builds and calibrates the graph without any lock; false when stop
-// closed first.
-func (b *build) run(stop <-chan struct{}) bool {
-	if !b.g.addUntil(b.n, stop) {
+// run builds and calibrates the graph without any lock, reporting its
+// progress to report (if not nil); false when stop closed or ctx was done
+// first.
+func (b *build) run(ctx context.Context, stop <-chan struct{}, report func(done, total int)) bool {
+	halted := func() bool {
+		select {
+		case <-stop:
+			return true
+		case <-ctx.Done():
+			return true
+		default:
+			return false
+		}
+	}
+	if !b.g.addUntil(b.n, func(done, total int) bool {
+		if halted() {
+			return false
+		}
+		if report != nil {
+			report(done, total)
+		}
+		return true
+	}) {
 		return false
 	}
 	beam := b.g.calibrate(b.n, func(f func()) bool {
-		select {
-		case <-stop:
+		if halted() {
 			return false
-		default:
-			f()
-			return true
 		}
+		f()
+		return true
 	})
 	b.g.setBeam(beam, b.n)
 	return beam != 0
@@ -248,8 +266,11 @@ func (s *Store) finishBuild(name, resource string, p *partition, b *build, compl
 // Writes keep graphs up to date (see indexWritten) and searches build the
 // ones an opened file lacks in the background, scanning exactly meanwhile;
 // call it after opening a file so that the first searches already use the
-// graph. Searches and writes go on while it runs; ctx is checked between
-// resources.
+// graph. Searches and writes go on while it runs. A done ctx stops it within
+// a few hundred graph insertions, with ctx's error: the graphs it finished
+// stay, the one it was building is dropped (that resource's searches scan
+// exactly until the next BuildGraphs, or the background build a search
+// starts, completes it).
 func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 	const op = "BuildGraphs"
 	for {
@@ -273,7 +294,7 @@ func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 				g := p.graph
 				g.calibrating = true
 				s.mu.Unlock()
-				s.calibrateShared(name, resource, p, g, g.n)
+				s.calibrateShared(ctx, name, resource, p, g, g.n)
 				continue
 			}
 		}
@@ -287,7 +308,7 @@ func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 		}
 		b := startBuild(p)
 		s.mu.Unlock()
-		s.finishBuild(name, resource, p, b, b.run(s.done))
+		s.finishBuild(name, resource, p, b, b.run(ctx, s.done, s.reporter(name, resource)))
 	}
 }
 
@@ -300,8 +321,12 @@ func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 // records instead of the next search); a missing or uncalibrated graph is
 // built and calibrated outside the lock, as BuildGraphs does. An extended
 // graph keeps its calibration until a search recalibrates it
-// (Store.calibrate) in the background.
-func (s *Store) indexWritten(name string, resources []string) {
+// (Store.calibrate) in the background. A done ctx stops the work within
+// graphStep insertions of a build, or inlineMax of an extension, and returns
+// ctx's error: a graph being built is
+// dropped, an extension keeps what it added, and searches scan the records
+// the graph lacks until a later write or search brings it up to date.
+func (s *Store) indexWritten(ctx context.Context, name string, resources []string) error {
 	for _, r := range resources {
 		s.mu.Lock()
 		p := s.partLocked(name, r)
@@ -312,15 +337,30 @@ func (s *Store) indexWritten(name string, resources []string) {
 		if g := p.graph; g == nil || g.beam == 0 {
 			b := startBuild(p)
 			s.mu.Unlock()
-			s.finishBuild(name, r, p, b, b.run(s.done))
+			s.finishBuild(name, r, p, b, b.run(ctx, s.done, s.reporter(name, r)))
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			continue
 		}
+		report := s.reporter(name, r)
+		from := int(p.graph.n)
+		if report != nil {
+			report(0, len(p.slots)-from)
+		}
 		for {
+			if err := ctx.Err(); err != nil {
+				s.mu.Unlock()
+				return err
+			}
 			g := p.graph
 			g.add(int32(min(int(g.n)+max(s.inlineMax, 1), len(p.slots))))
-			more := int(g.n) < len(p.slots)
+			done, total := int(g.n)-from, len(p.slots)-from
 			s.mu.Unlock()
-			if !more {
+			if report != nil {
+				report(done, total)
+			}
+			if done >= total {
 				break
 			}
 			s.mu.Lock()
@@ -329,6 +369,18 @@ func (s *Store) indexWritten(name string, resources []string) {
 				break
 			}
 		}
+	}
+	return nil
+}
+
+// reporter returns the Options.Progress reports of the graph of a
+// resource, nil without Options.Progress.
+func (s *Store) reporter(name, resource string) func(done, total int) {
+	if s.progress == nil {
+		return nil
+	}
+	return func(done, total int) {
+		s.progress(BuildProgress{Index: name, Resource: resource, Done: done, Total: total})
 	}
 }
 

@@ -61,6 +61,7 @@ type Store struct {
 	indexOnWrite bool
 	builds       sync.WaitGroup
 	done         chan struct{} // closed by Close: background builds stop
+	progress     func(BuildProgress)
 }
 
 // Options tunes a Store. The zero value is the default.
@@ -69,6 +70,21 @@ type Options struct {
 	// vector search uses the approximate (HNSW) index: 0 means
 	// DefaultApproximateFrom, a negative value always searches exactly.
 	ApproximateFrom int
+	// Progress, if set, receives reports of HNSW graph builds, every 256
+	// insertions of a new graph (1,024 of an extension) and at the end of
+	// each, from the goroutine building
+	// (an Upsert's, BuildGraphs', or a background one): a command shows a
+	// bulk load's progress with it. It must be quick and safe for
+	// concurrent use, and must not call the store.
+	Progress func(BuildProgress)
+}
+
+// BuildProgress reports a graph build: Done of Total insertions into the
+// graph of one resource (a new graph inserts each distinct vector, an
+// extension each new record).
+type BuildProgress struct {
+	Index, Resource string
+	Done, Total     int
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -83,7 +99,7 @@ func NewWithOptions(o Options) *Store {
 		approx = DefaultApproximateFrom
 	}
 	return &Store{indexes: map[string]*index{}, approx: approx, inlineMax: inlineGraphMax, indexOnWrite: true,
-		done: make(chan struct{})}
+		done: make(chan struct{}), progress: o.Progress}
 }
 
 // Open returns a store persisted to the file at path, loading it when it
@@ -149,11 +165,20 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 }
 
 // Upsert inserts or replaces records by ID within their resource. All
-// records are validated first: either all are written or none.
+// records are validated first: either all are written or none. It returns
+// once the graphs of the resources written are up to date (see
+// indexWritten); when ctx is done before, it stops building and returns an
+// error wrapping ctx's: the records are written, and searched exactly
+// where the graph lacks them until a later write or search completes it.
 func (s *Store) Upsert(ctx context.Context, name string, recs []vector.Record) error {
+	if err := ctx.Err(); err != nil {
+		return vecErr("Upsert", "nothing written", err)
+	}
 	resources, err := s.upsert(name, recs)
 	if err == nil && s.indexOnWrite {
-		s.indexWritten(name, resources)
+		if err := s.indexWritten(ctx, name, resources); err != nil {
+			return vecErr("Upsert", "records written; building their search graph stopped", err)
+		}
 	}
 	return err
 }

@@ -175,10 +175,12 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 			if err := s.buildANN(ctx, tx, table, storage(dim), cfg, true); err != nil {
 				return err
 			}
-		} else if cfg.Type == TypeIVFFlat {
-			if err := s.buildANN(ctx, tx, table, storage(dim), cfg, false); err != nil {
-				return err
-			}
+		} else if s.deferred(spec.Name) {
+			// A load is under way in this process (DeferIndex): it builds.
+		} else if err := s.buildANN(ctx, tx, table, storage(dim), cfg, false); err != nil {
+			// A missing index is built: an ivfflat one once enough rows
+			// exist, one an interrupted load dropped.
+			return err
 		}
 		cj, _ := json.Marshal(cfg)
 		_, err = tx.Exec(ctx, s.sql("UPDATE {{schema}}.vector_indexes SET version = $2, config = $3 WHERE name = $1"), spec.Name, spec.Version, string(cj))
@@ -222,8 +224,10 @@ func (s *Store) createIndex(ctx context.Context, tx pgx.Tx, spec vector.IndexSpe
 			return err
 		}
 	}
-	if err := s.buildANN(ctx, tx, table, st, cfg, true); err != nil {
-		return err
+	if !s.deferred(spec.Name) {
+		if err := s.buildANN(ctx, tx, table, st, cfg, true); err != nil {
+			return err
+		}
 	}
 	cj, _ := json.Marshal(cfg)
 	_, err := tx.Exec(ctx, s.sql(`INSERT INTO {{schema}}.vector_indexes (name, table_name, dimension, storage, config, version)
@@ -261,6 +265,11 @@ func (s *Store) buildANN(ctx context.Context, tx pgx.Tx, table, st string, cfg i
 		return nil
 	}
 	ops := opClass(st, cfg.Metric)
+	if s.cfg.BuildMemory != "" {
+		if _, err := tx.Exec(ctx, "SELECT set_config('maintenance_work_mem', $1, true)", s.cfg.BuildMemory); err != nil {
+			return err
+		}
+	}
 	if cfg.Type == TypeHNSW {
 		_, err := tx.Exec(ctx, fmt.Sprintf("CREATE INDEX %s ON %s USING hnsw (embedding %s) WITH (m = %d, ef_construction = %d)",
 			name, qt, ops, cfg.M, cfg.EfConstruction))
@@ -305,7 +314,20 @@ func isqrt(n int64) int64 {
 // rows at build time), or to compact an HNSW graph after many deletes.
 func (s *Store) Reindex(ctx context.Context, index string) error {
 	const op = "Reindex"
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.annIndex(ctx, index, true)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return vecErr(op, "index "+index+" does not exist (call EnsureIndex)", nil)
+	}
+	if err != nil {
+		return vecErr(op, "index "+index, err)
+	}
+	return nil
+}
+
+// annIndex builds the approximate index of index (replacing the one there
+// when rebuild, else only if missing) under the schema's advisory lock.
+func (s *Store) annIndex(ctx context.Context, index string, rebuild bool) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey(s.schema)); err != nil {
 			return err
 		}
@@ -318,15 +340,8 @@ func (s *Store) Reindex(ctx context.Context, index string) error {
 		if err := json.Unmarshal(raw, &cfg); err != nil {
 			return err
 		}
-		return s.buildANN(ctx, tx, table, st, cfg, true)
+		return s.buildANN(ctx, tx, table, st, cfg, rebuild)
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return vecErr(op, "index "+index+" does not exist (call EnsureIndex)", nil)
-	}
-	if err != nil {
-		return vecErr(op, "index "+index, err)
-	}
-	return nil
 }
 
 func dimErr(op, name string, want, got int) error {

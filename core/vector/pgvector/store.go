@@ -44,7 +44,9 @@ package pgvector
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -78,6 +80,11 @@ type Config struct {
 	// EfSearch is hnsw.ef_search for a query of k hits; 0 means
 	// max(DefaultEfSearch, 2·k).
 	EfSearch int
+	// BuildMemory is the maintenance_work_mem of the store's index builds
+	// (EnsureIndex, Reindex, UpsertBulk), e.g. "1GB"; "" keeps the server's.
+	// pgvector builds an HNSW graph several times faster when it fits (about
+	// 1.6 KB per 384-dimension vector at m 16).
+	BuildMemory string
 }
 
 // DefaultExactBelow is Config.ExactBelow's default.
@@ -99,6 +106,11 @@ type Store struct {
 	// extVersion is the server's pgvector version.
 	extVersion string
 	tables     tables
+	// loads counts the DeferIndex loads under way per index.
+	loads struct {
+		sync.Mutex
+		n map[string]int
+	}
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -147,6 +159,15 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
 	s := &Store{pool: pool, cfg: cfg, schema: cfg.Schema, qschema: quoteIdent(cfg.Schema)}
 	if err := s.extension(ctx); err != nil {
 		return nil, err
+	}
+	if cfg.BuildMemory != "" {
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, "SELECT set_config('maintenance_work_mem', $1, true)", cfg.BuildMemory)
+			return err
+		})
+		if err != nil {
+			return nil, &memerr.Error{Code: memerr.CodeInvalidConfig, Op: "pgvector.New", Msg: "BuildMemory " + strconv.Quote(cfg.BuildMemory) + " is not a maintenance_work_mem value", Err: err}
+		}
 	}
 	if err := s.migrate(ctx); err != nil {
 		return nil, vecErr(op, "migrate", err)

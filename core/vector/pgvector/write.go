@@ -104,28 +104,9 @@ func (s *Store) upsertWrite(ctx context.Context, op, index string, recs []vector
 	if len(recs) == 0 {
 		return nil, nil
 	}
-	for _, r := range recs {
-		switch {
-		case r.ID == "":
-			return nil, vecErr(op, "record id is required", memerr.ErrInvalidArgument)
-		case r.Meta.ResourceID == "":
-			return nil, vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
-		case len(r.Vector) == 0:
-			return nil, vecErr(op, "record "+r.ID+" has no vector", memerr.ErrInvalidArgument)
-		case hasNUL(r.ID, r.Meta.ResourceID, r.Meta.ThreadID, r.Meta.MessageID, string(r.Meta.Role)):
-			return nil, vecErr(op, "record "+strconv.Quote(r.ID)+": ids cannot hold NUL characters", memerr.ErrInvalidArgument)
-		case !finite(r.Vector):
-			return nil, vecErr(op, "record "+r.ID+" has a NaN or infinite vector value", memerr.ErrInvalidArgument)
-		}
-	}
-	ix, err := s.table(ctx, op, index)
+	ix, err := s.checkRecords(ctx, op, index, recs)
 	if err != nil {
 		return nil, err
-	}
-	for _, r := range recs {
-		if len(r.Vector) != ix.dim {
-			return nil, dimErr(op, index, ix.dim, len(r.Vector))
-		}
 	}
 	rs, resources, counts, terms := collect(recs)
 	qt := s.qtable(ix)
@@ -152,6 +133,35 @@ type upsertWrite struct {
 	lock     string
 	lockArgs []any
 	writes   []store.Statement
+}
+
+// checkRecords checks recs (ids, a vector of the index's dimension with
+// finite values, no NUL in ids) and returns the index's table.
+func (s *Store) checkRecords(ctx context.Context, op, index string, recs []vector.Record) (tableInfo, error) {
+	for _, r := range recs {
+		switch {
+		case r.ID == "":
+			return tableInfo{}, vecErr(op, "record id is required", memerr.ErrInvalidArgument)
+		case r.Meta.ResourceID == "":
+			return tableInfo{}, vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
+		case len(r.Vector) == 0:
+			return tableInfo{}, vecErr(op, "record "+r.ID+" has no vector", memerr.ErrInvalidArgument)
+		case hasNUL(r.ID, r.Meta.ResourceID, r.Meta.ThreadID, r.Meta.MessageID, string(r.Meta.Role)):
+			return tableInfo{}, vecErr(op, "record "+strconv.Quote(r.ID)+": ids cannot hold NUL characters", memerr.ErrInvalidArgument)
+		case !finite(r.Vector):
+			return tableInfo{}, vecErr(op, "record "+r.ID+" has a NaN or infinite vector value", memerr.ErrInvalidArgument)
+		}
+	}
+	ix, err := s.table(ctx, op, index)
+	if err != nil {
+		return ix, err
+	}
+	for _, r := range recs {
+		if len(r.Vector) != ix.dim {
+			return ix, dimErr(op, index, ix.dim, len(r.Vector))
+		}
+	}
+	return ix, nil
 }
 
 // resourceVersion is a resource's recorded version and its index's.
@@ -261,7 +271,20 @@ func tsvector(keywords, text string) (string, int) {
 
 // lexeme quotes a term for a tsvector or tsquery literal.
 func lexeme(t string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t) + "'"
+	var b strings.Builder
+	b.Grow(len(t) + 2)
+	b.WriteByte('\'')
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '\\':
+			b.WriteByte('\\')
+		case '\'':
+			b.WriteByte('\'')
+		}
+		b.WriteByte(t[i])
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 func hasNUL(ss ...string) bool {

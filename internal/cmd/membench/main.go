@@ -37,7 +37,7 @@ import (
 const (
 	threadID   = "thread-1"
 	resourceID = "user-1"
-	batchSize  = 1000
+	batchSize  = 1000 // default of -batch, as bench.mjs saves
 )
 
 var words = strings.Fields("alpha beta gamma delta order ship tomorrow cat dog weather paris berlin invoice refund account password reset")
@@ -58,6 +58,10 @@ func main() {
 	vecPath := flag.String("vector", "", `local vector store file, or "pgvector" (with -dsn): run bench-vec.mjs's (bench-pgvec.mjs's) semantic-recall benchmark instead`)
 	metric := flag.String("metric", "cosine", "with -vector pgvector: the HNSW index's metric")
 	memprofile := flag.String("memprofile", "", "write a heap profile to this file at the end")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	batch := flag.Int("batch", batchSize, "messages per save call")
+	bulk := flag.Bool("bulk", false, "save with SaveMessagesBulk (the store's and the vector store's bulk paths) instead of SaveMessages")
+	buildMemory := flag.String("build-memory", "", "with -vector pgvector: pgvector.Config.BuildMemory (maintenance_work_mem of index builds)")
 	trace := flag.String("trace", "", "with -vector: sample RSS and the Go heap into this directory, with a heap profile per phase")
 	mode := flag.String("mode", "", `with -vector: the recall's search mode ("" = the default, vector, bm25)`)
 	checkRecall := flag.Bool("check-recall", false, "with -vector: at the end, measure the saved store's recall@10 against an exact scan (opens the file twice more: leave it off when measuring peak RSS)")
@@ -65,8 +69,22 @@ func main() {
 	if (*dbPath == "") == (*dsn == "") {
 		log.Fatal("membench: give exactly one of -db and -dsn")
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatalf("membench: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatalf("membench: %v", err)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	ctx := context.Background()
-	b := &bench{n: *n, dbPath: *dbPath, trace: startTrace(*trace)}
+	if *batch <= 0 {
+		log.Fatal("membench: -batch must be positive")
+	}
+	b := &bench{n: *n, dbPath: *dbPath, trace: startTrace(*trace), batch: *batch, bulk: *bulk, buildMemory: *buildMemory}
 	err := b.open(ctx, *dsn)
 	if err != nil {
 		log.Fatalf("membench: %v", err)
@@ -113,6 +131,10 @@ type bench struct {
 	// opened is when the process started using agentmem (after flag parsing).
 	opened time.Time
 	trace  *tracer
+	// batch messages per save, through SaveMessagesBulk when bulk.
+	batch       int
+	bulk        bool
+	buildMemory string
 }
 
 func (b *bench) open(ctx context.Context, dsn string) (err error) {
@@ -171,9 +193,9 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 	var clientFaults, serverFaults, clientCPU, serverCPU []int64
 	faults := newFaultCounter(ctx, b)
 	start := time.Now()
-	for i := 0; i < b.n; i += batchSize {
-		batch := make([]core.Message, 0, batchSize)
-		for j := i; j < min(b.n, i+batchSize); j++ {
+	for i := 0; i < b.n; i += b.batch {
+		batch := make([]core.Message, 0, b.batch)
+		for j := i; j < min(b.n, i+b.batch); j++ {
 			role := core.RoleUser
 			if j%2 == 1 {
 				role = core.RoleAssistant
@@ -190,7 +212,11 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 			cc0, sc0 = faults.cpu()
 		}
 		t0 := time.Now()
-		if _, err := mem.SaveMessages(ctx, batch, nil); err != nil {
+		save := mem.SaveMessages
+		if b.bulk {
+			save = mem.SaveMessagesBulk
+		}
+		if _, err := save(ctx, batch, nil); err != nil {
 			return err
 		}
 		batchMs = append(batchMs, ms(time.Since(t0)))

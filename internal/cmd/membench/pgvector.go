@@ -18,7 +18,7 @@ func (b *bench) runPgvector(ctx context.Context, mode, metric string) error {
 	if b.pg == nil {
 		return errors.New("-vector pgvector needs -dsn")
 	}
-	vs, err := pgvector.New(ctx, b.pg.Pool(), pgvector.Config{Schema: b.pg.Schema()})
+	vs, err := pgvector.New(ctx, b.pg.Pool(), pgvector.Config{Schema: b.pg.Schema(), BuildMemory: b.buildMemory})
 	if err != nil {
 		return err
 	}
