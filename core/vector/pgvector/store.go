@@ -41,6 +41,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -95,6 +96,11 @@ type Store struct {
 	// extVersion is the server's pgvector version.
 	extVersion string
 	tables     tables
+	// samples caches the resources' term samples of hybrid queries.
+	samples struct {
+		mu sync.Mutex
+		m  map[string]*termSample
+	}
 }
 
 var _ vector.Store = (*Store)(nil)

@@ -103,6 +103,7 @@ SELECT r, i, th, m, ro, c, k::tsvector, n, e::`+ix.storage+`, md::jsonb FROM unn
 	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
 		return vecErr(op, "commit", err)
 	}
+	s.noteWrites(ix.table, resources, counts)
 	return nil
 }
 
@@ -255,7 +256,9 @@ func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error
 		b := &pgx.Batch{}
 		b.Queue("DELETE FROM "+qr+" WHERE index_name = $1 AND resource_id = $2", index, f.ResourceID)
 		b.Queue("DELETE FROM "+qt+" WHERE resource_id = $1", f.ResourceID)
-		if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		err := s.pool.SendBatch(ctx, b).Close()
+		s.noteWrites(ix.table, []string{f.ResourceID}, nil)
+		if err != nil {
 			return vecErr(op, "delete resource", err)
 		}
 		return nil
@@ -269,6 +272,7 @@ d AS (DELETE FROM `+qt+` WHERE EXISTS (SELECT 1 FROM l) AND resource_id = $2 AND
 	AND (cardinality($4::text[]) = 0 OR message_id = ANY($4::text[])) RETURNING terms)
 UPDATE `+qr+` SET records = records - (SELECT count(*) FROM d), terms = terms - (SELECT coalesce(sum(terms), 0) FROM d)
 WHERE index_name = $1 AND resource_id = $2`, index, f.ResourceID, f.ThreadID, ids)
+	s.noteWrites(ix.table, []string{f.ResourceID}, nil)
 	if err != nil {
 		return vecErr(op, "delete", err)
 	}
