@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -211,16 +210,21 @@ func (s *Store) efSearch(k int) int {
 	return min(max(DefaultEfSearch, 2*k), 1000)
 }
 
+// widen returns the search width ef of a resource holding a share of the
+// table: it finds about that share of a search's candidates, so the width
+// grows with its inverse, that the resource's own candidates number about ef.
+func widen(m meta, ef int) int {
+	if m.records > 0 && m.tuples > float64(m.records) {
+		ef = min(int(float64(ef)*m.tuples/float64(m.records)), max(1000, ef))
+	}
+	return ef
+}
+
 // vectorSide returns the n nearest records of q's resource (and thread).
 func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) ([]scoredHit, error) {
 	ef := s.efSearch(n)
 	exact := s.exact(m, q, ef)
-	// A resource holding a share of the table finds about that share of a
-	// search's candidates: the width grows with its inverse, so that the
-	// resource's own candidates number about ef.
-	if m.records > 0 && m.tuples > float64(m.records) {
-		ef = min(int(float64(ef)*m.tuples/float64(m.records)), max(1000, ef))
-	}
+	ef = widen(m, ef)
 	dist := "(embedding " + operator(m.cfg.Metric) + " $2::" + m.storage + ")"
 	p := &params{args: []any{q.Filter.ResourceID, pgv.NewVector(q.Vector).String(), q.Filter.ThreadID, n}}
 	where := " WHERE resource_id = $1 AND ($3 = '' OR thread_id = $3) AND " + metadataCond(q.Filter.Metadata, "", p) +
@@ -238,15 +242,7 @@ func (s *Store) vectorSide(ctx context.Context, m meta, q vector.Query, n int) (
 	}
 	// The settings hold for the batch's implicit transaction only.
 	b := &pgx.Batch{}
-	tuples := maxScanTuples(m, ef)
-	// A scan stops at work_mem times the multiplier as well: sized so that
-	// the memory does not stop it before the tuple bound does.
-	mem := min(max(tuples/20000, 1), 1000)
-	if s.iterative {
-		b.Queue(searchSettings+iterativeSettings, strconv.Itoa(ef), strconv.Itoa(probes(m)), strconv.Itoa(tuples), strconv.Itoa(mem))
-	} else {
-		b.Queue(searchSettings, strconv.Itoa(ef), strconv.Itoa(probes(m)))
-	}
+	s.queueSearchSettings(b, m, ef, "")
 	var hits []scoredHit
 	b.Queue("SELECT "+hitColumns+", "+dist+" AS d FROM "+s.qtable(m.tableInfo)+where, p.args...).Query(func(rows pgx.Rows) error {
 		var err error
@@ -376,7 +372,7 @@ FROM sh ORDER BY sh.i`, q.Filter.ResourceID, queries, commonSample, share)
 			continue
 		}
 		df := float64(dfs[i].DF)
-		ts = append(ts, term{text: w, df: dfs[i].DF, idf: math.Log(1 + (n-df+0.5)/(df+0.5))})
+		ts = append(ts, term{text: w, df: dfs[i].DF, idf: idf(n, df)})
 	}
 	return ts, held, nil
 }
@@ -425,66 +421,4 @@ func (s *Store) customPlan(ctx context.Context, sql string, args ...any) func(sc
 		b.Queue(sql, args...).Query(scan)
 		return s.pool.SendBatch(ctx, b).Close()
 	}
-}
-
-// hybrid fuses the top hybridCandidates of the vector and BM25 rankings as
-// package local does: each list min-max normalized (equal scores normalize
-// to 1), weighted Alpha and 1−Alpha, summed per record. With a vector side,
-// the keyword side leaves out the common terms; when all are, the query is
-// a vector query.
-func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, k int) ([]scoredHit, error) {
-	var ts []term
-	if q.Alpha < 1 && q.Text != "" {
-		var err error
-		var held bool
-		if ts, held, err = s.terms(ctx, m, q, q.Alpha > 0); err != nil {
-			return nil, err
-		}
-		if q.Alpha > 0 && held && len(ts) == 0 {
-			return s.vectorSide(ctx, m, q, k) // every term is common
-		}
-	}
-	n := max(hybridCandidates, q.TopK)
-	kw, err := s.keywordSide(ctx, m, q, ts, n)
-	if err != nil {
-		return nil, err
-	}
-	var vec []scoredHit
-	if q.Alpha > 0 {
-		if vec, err = s.vectorSide(ctx, m, q, n); err != nil {
-			return nil, err
-		}
-	}
-	fused := map[string]*scoredHit{}
-	var order []string
-	add := func(list []scoredHit, w float64) {
-		sortHits(list)
-		if len(list) > n {
-			list = list[:n]
-		}
-		if len(list) == 0 {
-			return
-		}
-		hi, lo := list[0].Score, list[len(list)-1].Score
-		for _, r := range list {
-			v := w
-			if hi != lo {
-				v *= (r.Score - lo) / (hi - lo)
-			}
-			if f, ok := fused[r.ID]; ok {
-				f.Score += v
-				continue
-			}
-			r.Score = v
-			fused[r.ID] = &r
-			order = append(order, r.ID)
-		}
-	}
-	add(kw, 1-q.Alpha)
-	add(vec, q.Alpha)
-	out := make([]scoredHit, 0, len(order))
-	for _, id := range order {
-		out = append(out, *fused[id])
-	}
-	return out, nil
 }

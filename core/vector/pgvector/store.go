@@ -111,6 +111,11 @@ type Store struct {
 		sync.Mutex
 		n map[string]int
 	}
+	// samples caches the resources' term samples of hybrid queries.
+	samples struct {
+		mu sync.Mutex
+		m  map[string]*termSample
+	}
 }
 
 var _ vector.Store = (*Store)(nil)

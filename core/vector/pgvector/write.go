@@ -70,6 +70,7 @@ RETURNING resource_id, version, (SELECT version FROM `+s.sql("{{schema}}.vector_
 	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
 		return vecErr(op, "commit", err)
 	}
+	s.noteWrites(w.table, w.resources, w.counts)
 	return nil
 }
 
@@ -91,6 +92,9 @@ func (s *Store) UpsertStatements(ctx context.Context, index string, recs []vecto
 	lock := store.Statement{SQL: w.lock + s.sql(`
 RETURNING {{schema}}.vector_check_version($1, resource_id, version, (SELECT version FROM {{schema}}.vector_indexes WHERE name = $1))`),
 		Args: w.lockArgs}
+	// The cache learns of the writes before they commit: a sample taken
+	// meanwhile is retaken a little early, never kept too long.
+	s.noteWrites(w.table, w.resources, w.counts)
 	return append([]store.Statement{lock}, w.writes...), nil
 }
 
@@ -115,6 +119,7 @@ func (s *Store) upsertWrite(ctx context.Context, op, index string, recs []vector
 SELECT $1, r, i.version FROM unnest($2::text[]) AS r, {{schema}}.vector_indexes AS i WHERE i.name = $1 ORDER BY r
 ON CONFLICT (index_name, resource_id) DO UPDATE SET version = vector_resources.version`),
 		lockArgs: []any{index, resources},
+		table:    ix.table, resources: resources, counts: counts,
 		writes: []store.Statement{{SQL: `WITH old AS (
 	DELETE FROM ` + qt + ` AS t USING unnest($2::text[], $3::text[]) AS u(resource_id, id)
 	WHERE t.resource_id = u.resource_id AND t.id = u.id RETURNING t.resource_id, t.terms
@@ -133,6 +138,10 @@ type upsertWrite struct {
 	lock     string
 	lockArgs []any
 	writes   []store.Statement
+	// table, resources and counts are what the term-sample cache is told.
+	table     string
+	resources []string
+	counts    []int64
 }
 
 // checkRecords checks recs (ids, a vector of the index's dimension with
@@ -326,7 +335,9 @@ func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error
 		b := &pgx.Batch{}
 		b.Queue("DELETE FROM "+qr+" WHERE index_name = $1 AND resource_id = $2", index, f.ResourceID)
 		b.Queue("DELETE FROM "+qt+" WHERE resource_id = $1", f.ResourceID)
-		if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		err := s.pool.SendBatch(ctx, b).Close()
+		s.noteWrites(ix.table, []string{f.ResourceID}, nil)
+		if err != nil {
 			return vecErr(op, "delete resource", err)
 		}
 		return nil
@@ -340,6 +351,7 @@ d AS (DELETE FROM `+qt+` WHERE EXISTS (SELECT 1 FROM l) AND resource_id = $2 AND
 	AND (cardinality($4::text[]) = 0 OR message_id = ANY($4::text[])) RETURNING terms)
 UPDATE `+qr+` SET records = records - (SELECT count(*) FROM d), terms = terms - (SELECT coalesce(sum(terms), 0) FROM d)
 WHERE index_name = $1 AND resource_id = $2`, index, f.ResourceID, f.ThreadID, ids)
+	s.noteWrites(ix.table, []string{f.ResourceID}, nil)
 	if err != nil {
 		return vecErr(op, "delete", err)
 	}
