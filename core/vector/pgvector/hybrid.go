@@ -46,8 +46,8 @@ func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, k int) ([]sc
 			if err != nil {
 				return nil, err
 			}
-			sampled = slices.ContainsFunc(words, func(w string) bool { return ts.df[w] > 0 })
-			if words = vector.KeywordTerms(words, func(w string) int { return ts.df[w] }, ts.n); len(words) == 0 {
+			sampled = slices.ContainsFunc(words, func(w string) bool { return ts.DF[w] > 0 })
+			if words = vector.KeywordTerms(words, func(w string) int { return ts.DF[w] }, ts.N); len(words) == 0 {
 				return s.vectorSide(ctx, m, q, k) // every term is common
 			}
 		}

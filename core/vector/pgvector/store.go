@@ -51,6 +51,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/internal/termsample"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -112,10 +113,7 @@ type Store struct {
 		n map[string]int
 	}
 	// samples caches the resources' term samples of hybrid queries.
-	samples struct {
-		mu sync.Mutex
-		m  map[string]*termSample
-	}
+	samples *termsample.Cache
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -161,7 +159,8 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
 	if cfg.ExactBelow == 0 {
 		cfg.ExactBelow = DefaultExactBelow
 	}
-	s := &Store{pool: pool, cfg: cfg, schema: cfg.Schema, qschema: quoteIdent(cfg.Schema)}
+	s := &Store{pool: pool, cfg: cfg, schema: cfg.Schema, qschema: quoteIdent(cfg.Schema),
+		samples: &termsample.Cache{TTL: sampleTTL, Max: maxSamples}}
 	if err := s.extension(ctx); err != nil {
 		return nil, err
 	}

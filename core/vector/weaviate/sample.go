@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/internal/termsample"
 )
 
 // The common-term rule of hybrid queries (vector.KeywordTerms) needs each
@@ -24,20 +25,9 @@ import (
 const (
 	sampleSize = 500
 	sampleTTL  = time.Minute
+	// maxSamples bounds the cached samples; a full cache is emptied.
+	maxSamples = 4096
 )
-
-// termSample is a tenant's sample: how many of its records hold each term.
-type termSample struct {
-	df      map[string]int
-	n       int // records in the sample
-	at      time.Time
-	written int // records this store wrote into the tenant since
-}
-
-// stale reports whether the sample must be read again.
-func (ts *termSample) stale(now time.Time) bool {
-	return now.Sub(ts.at) > sampleTTL || ts.written > 0 && ts.written*10 >= ts.n
-}
 
 // keywordSide applies vector.KeywordTerms to a hybrid query's keywords in a
 // tenant: it returns the keywords without the terms common in the tenant's
@@ -48,34 +38,18 @@ func (s *Store) keywordSide(ctx context.Context, class, tenant, keywords string)
 	if err != nil {
 		return keywords
 	}
-	kept := vector.KeywordTerms(distinctTerms(keywords), func(t string) int { return ts.df[t] }, ts.n)
+	kept := vector.KeywordTerms(distinctTerms(keywords), func(t string) int { return ts.DF[t] }, ts.N)
 	return strings.Join(kept, " ")
 }
 
 // sample returns the tenant's term sample, read again when stale.
-func (s *Store) sample(ctx context.Context, class, tenant string) (*termSample, error) {
-	key, now := class+"/"+tenant, time.Now()
-	s.mu.Lock()
-	ts := s.samples[key]
-	fresh := ts != nil && !ts.stale(now)
-	s.mu.Unlock()
-	if fresh {
-		return ts, nil
-	}
-	ts, err := s.readSample(ctx, class, tenant)
-	if err != nil {
-		return nil, err
-	}
-	ts.at = now
-	s.mu.Lock()
-	s.samples[key] = ts
-	s.mu.Unlock()
-	return ts, nil
+func (s *Store) sample(ctx context.Context, class, tenant string) (*termsample.Sample, error) {
+	return s.samples.Get(class+"/"+tenant, func() (*termsample.Sample, error) { return s.readSample(ctx, class, tenant) })
 }
 
 // readSample reads the keywords of the tenant's first sampleSize records by
 // object id, in one GraphQL request (a cursor listing, no search).
-func (s *Store) readSample(ctx context.Context, class, tenant string) (*termSample, error) {
+func (s *Store) readSample(ctx context.Context, class, tenant string) (*termsample.Sample, error) {
 	q := fmt.Sprintf(`{ Get { %s(tenant:%s, limit:%d, after:"00000000-0000-0000-0000-000000000000") { %s _additional { id } } } }`,
 		class, strconv.Quote(tenant), sampleSize, propKeywords)
 	resp, err := s.client.GraphQL().Raw().WithQuery(q).Do(ctx)
@@ -87,38 +61,28 @@ func (s *Store) readSample(ctx context.Context, class, tenant string) (*termSamp
 	}
 	get, _ := resp.Data["Get"].(map[string]any)
 	rows, _ := get[class].([]any)
-	ts := &termSample{df: map[string]int{}}
+	ts := &termsample.Sample{DF: map[string]int{}}
 	marker := ObjectID(markerRecordID)
 	for _, row := range rows {
 		m, _ := row.(map[string]any)
 		if add, _ := m["_additional"].(map[string]any); add["id"] == marker {
 			continue
 		}
-		ts.n++
+		ts.N++
 		kw, _ := m[propKeywords].(string)
 		for _, t := range distinctTerms(kw) {
-			ts.df[t]++
+			ts.DF[t]++
 		}
 	}
 	return ts, nil
 }
 
 // noteWrites counts n records written into a tenant against its sample.
-func (s *Store) noteWrites(class, tenant string, n int) {
-	s.mu.Lock()
-	if ts := s.samples[class+"/"+tenant]; ts != nil {
-		ts.written += n
-	}
-	s.mu.Unlock()
-}
+func (s *Store) noteWrites(class, tenant string, n int) { s.samples.Written(class+"/"+tenant, n) }
 
 // forgetSample drops a tenant's sample, so the next hybrid query reads it
 // again.
-func (s *Store) forgetSample(class, tenant string) {
-	s.mu.Lock()
-	delete(s.samples, class+"/"+tenant)
-	s.mu.Unlock()
-}
+func (s *Store) forgetSample(class, tenant string) { s.samples.Forget(class + "/" + tenant) }
 
 // distinctTerms returns the distinct whitespace-separated terms of keywords,
 // in order (what the keywords property's whitespace tokenization makes).

@@ -246,6 +246,6 @@ func (s *Store) forgetTenant(class, tenant string) {
 	delete(s.lastUse, class+"/"+tenant)
 	delete(s.tenants[class], tenant)
 	delete(s.tenantVersions, class+"/"+tenant)
-	delete(s.samples, class+"/"+tenant)
 	s.mu.Unlock()
+	s.forgetSample(class, tenant)
 }

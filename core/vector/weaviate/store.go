@@ -61,6 +61,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/internal/termsample"
 
 	wv "github.com/weaviate/weaviate-go-client/v5/weaviate"
 	wvgrpc "github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
@@ -115,7 +116,7 @@ type Store struct {
 	tenants        map[string]map[string]bool // class -> tenants known to exist
 	versions       map[string]string          // class -> IndexSpec.Version of the last EnsureIndex
 	tenantVersions map[string]tenantState     // "class/tenant" -> its recorded version
-	samples        map[string]*termSample     // "class/tenant" -> its term sample (see sample.go)
+	samples        *termsample.Cache          // "class/tenant" -> its term sample (see sample.go)
 
 	// Tenant lifecycle (tenants.go, sweeper.go).
 	idle         TenantIdle
@@ -171,7 +172,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, vecErr(op, "connect to "+cfg.Host, err)
 	}
 	s := &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{},
-		versions: map[string]string{}, tenantVersions: map[string]tenantState{}, samples: map[string]*termSample{},
+		versions: map[string]string{}, tenantVersions: map[string]tenantState{}, samples: &termsample.Cache{TTL: sampleTTL, Max: maxSamples},
 		idle: idle, lastUse: map[string]time.Time{}}
 	if idle.After > 0 {
 		// Not ctx: the sweeper outlives New and stops with Close.

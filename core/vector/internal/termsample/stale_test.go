@@ -1,14 +1,15 @@
-package weaviate
+package termsample
 
 import (
 	"testing"
 	"time"
 )
 
-// TestSampleStale: a tenant's term sample is read again once it is older
-// than sampleTTL, or once this store has written a tenth of its size into
-// the tenant; a fresh, lightly written sample is kept.
+// A resource's term sample is read again once it is older than the TTL, or
+// once a tenth of its size has been written into the resource; a fresh,
+// lightly written sample is kept.
 func TestSampleStale(t *testing.T) {
+	const sampleTTL = time.Minute
 	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name    string
@@ -23,13 +24,13 @@ func TestSampleStale(t *testing.T) {
 		{"an hour old", 500, 0, time.Hour, true},
 		{"writes under a tenth", 500, 49, time.Second, false},
 		{"writes of a tenth", 500, 50, time.Second, true},
-		{"small tenant, one write", 5, 1, time.Second, true},
-		{"empty tenant, no write", 0, 0, time.Second, false},
-		{"empty tenant, one write", 0, 1, time.Second, true},
+		{"small resource, one write", 5, 1, time.Second, true},
+		{"empty resource, no write", 0, 0, time.Second, false},
+		{"empty resource, one write", 0, 1, time.Second, true},
 	}
 	for _, c := range cases {
-		ts := &termSample{n: c.n, written: c.written, at: at}
-		if got := ts.stale(at.Add(c.age)); got != c.want {
+		ts := &Sample{N: c.n, written: c.written, at: at}
+		if got := ts.stale(at.Add(c.age), sampleTTL); got != c.want {
 			t.Errorf("%s: stale = %v, want %v", c.name, got, c.want)
 		}
 	}
