@@ -18,7 +18,7 @@ const (
 )
 
 // saveIndexed saves batch with save, or, when the message and vector stores
-// write through one connection pool (store.JointSaver and
+// write to one database as one role (store.JointSaver and
 // vector.StatementWriter with equal Database values), embeds batch first
 // and writes the messages and their vectors in one transaction sent in one
 // round trip: no unindexed marker is written or read. When embedding fails

@@ -176,11 +176,17 @@ func openSharedPool(t testing.TB, hideJoint bool, mode pgx.QueryExecMode) *share
 // openSharedPoolDelayed is openSharedPool with delay added to each round
 // trip (see roundTrips).
 func openSharedPoolDelayed(t testing.TB, hideJoint bool, mode pgx.QueryExecMode, delay time.Duration) *sharedPool {
+	return openPools(t, hideJoint, mode, delay, false)
+}
+
+// openPools is openSharedPoolDelayed, with pgvector on a pool of its own
+// (the same database, role and counted round trips) when twoPools is set.
+func openPools(t testing.TB, hideJoint bool, mode pgx.QueryExecMode, delay time.Duration, twoPools bool) *sharedPool {
 	t.Helper()
 	sp := &sharedPool{trips: &roundTrips{delay: delay}, log: &statementLog{}, warned: &warnings{},
 		emb: &flakyEmbedder{dim: 384}}
 	var d net.Dialer
-	sp.ms = openPGWith(t, func(cfg *pgxpool.Config) {
+	configure := func(cfg *pgxpool.Config) {
 		cfg.ConnConfig.Tracer = sp.log
 		cfg.ConnConfig.DefaultQueryExecMode = mode
 		cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
@@ -191,9 +197,22 @@ func openSharedPoolDelayed(t testing.TB, hideJoint bool, mode pgx.QueryExecMode,
 			}
 			return &tripConn{Conn: c, trips: sp.trips}, nil
 		}
-	})
+	}
+	sp.ms = openPGWith(t, configure)
+	pool := sp.ms.Pool()
+	if twoPools {
+		cfg, err := pgxpool.ParseConfig(pgDSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		configure(cfg)
+		if pool, err = pgxpool.NewWithConfig(bg, cfg); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+	}
 	var err error
-	if sp.vs, err = pgvector.New(bg, sp.ms.Pool(), pgvector.Config{Schema: sp.ms.Schema()}); err != nil {
+	if sp.vs, err = pgvector.New(bg, pool, pgvector.Config{Schema: sp.ms.Schema()}); err != nil {
 		t.Fatal(err)
 	}
 	var vs vector.Store = sp.vs
@@ -276,12 +295,18 @@ func (sp *sharedPool) unindexed(t *testing.T) int {
 // proxy).
 func TestPgvectorCommitOneRoundTrip(t *testing.T) {
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeExec} {
-		t.Run(mode.String(), func(t *testing.T) { testPgvectorCommitOneRoundTrip(t, mode) })
+		t.Run(mode.String(), func(t *testing.T) { testPgvectorCommitOneRoundTrip(t, openSharedPool(t, false, mode)) })
 	}
 }
 
-func testPgvectorCommitOneRoundTrip(t *testing.T, mode pgx.QueryExecMode) {
-	sp := openSharedPool(t, false, mode)
+// Two pools on one database as one role (Mastra's PostgresStore and PgVector
+// given one connection string; here pgvector.Open with the message store's
+// DSN) write in one transaction too.
+func TestPgvectorCommitOneRoundTripTwoPools(t *testing.T) {
+	testPgvectorCommitOneRoundTrip(t, openPools(t, false, pgx.QueryExecModeCacheStatement, 0, true))
+}
+
+func testPgvectorCommitOneRoundTrip(t *testing.T, sp *sharedPool) {
 	for i := 0; i < 3; i++ { // prepares the statements, ensures the index, checks the queue once
 		if _, _, err := sp.commit(t, fmt.Sprintf("warm-up question %d", i), "warm-up answer"); err != nil {
 			t.Fatal(err)

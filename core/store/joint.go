@@ -18,14 +18,15 @@ type Statement struct {
 // JointSaver is the optional capability of a store on an SQL database to
 // save messages together with another store's writes on that database: the
 // messages and the statements are one transaction, sent in one round trip.
-// core.Memory uses it, when the vector store writes through the same
-// connection pool (vector.StatementWriter), to store messages and their
+// core.Memory uses it, when the vector store writes to the same database
+// as the same role (vector.StatementWriter), to store messages and their
 // vectors at once. Checked.Database is nil without the capability, and
 // Checked.SaveMessagesWith returns memerr.ErrUnsupported.
 type JointSaver interface {
-	// Database returns a comparable value naming the connection pool the
-	// store writes with (nil when it has none to share): a vector store
-	// whose Database is equal writes through the same pool.
+	// Database returns a comparable value naming the database and role
+	// the store writes as (nil when it has nothing to share): the
+	// statements of a vector store whose Database is equal may run on this
+	// store's connections.
 	Database() any
 	// SaveMessagesWith saves msgs as SaveMessages does and runs also, in
 	// order, after them, in one transaction. It writes all or nothing: any

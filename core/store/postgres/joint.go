@@ -15,8 +15,16 @@ import (
 
 var _ store.JointSaver = (*Store)(nil)
 
-// Database implements store.JointSaver: the store's pool.
-func (s *Store) Database() any { return s.pool }
+// Database implements store.JointSaver: the identity of the database and
+// role the store's pool reaches (pgident), so that a pgvector store on
+// another pool of the same database as the same role is recognised; the
+// pool itself when that could not be read.
+func (s *Store) Database() any {
+	if s.db != "" {
+		return s.db
+	}
+	return s.pool
+}
 
 // SaveMessagesWith implements store.JointSaver for the batches saveNew
 // takes (one new message, or new messages of distinct ids into one thread);

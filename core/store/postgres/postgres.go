@@ -52,6 +52,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentmem/agentmem/core/internal/pgident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 
@@ -75,6 +76,8 @@ type Store struct {
 	// honours both as pgx would.
 	tracer   pgx.QueryTracer
 	prepares bool
+	// db is the identity of the database and role (pgident); "" if unread.
+	db string
 
 	closeOnce sync.Once
 }
@@ -153,6 +156,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
+	s.db, _ = pgident.Of(ctx, pool) // without it, Database is the pool
 	return s, nil
 }
 

@@ -49,6 +49,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/pgident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/internal/termsample"
@@ -114,6 +115,8 @@ type Store struct {
 	}
 	// samples caches the resources' term samples of hybrid queries.
 	samples *termsample.Cache
+	// db is the identity of the database and role (pgident); "" if unread.
+	db string
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -176,6 +179,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		return nil, vecErr(op, "migrate", err)
 	}
+	s.db, _ = pgident.Of(ctx, pool) // without it, Database is the pool
 	return s, nil
 }
 

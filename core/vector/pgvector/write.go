@@ -74,8 +74,15 @@ RETURNING resource_id, version, (SELECT version FROM `+s.sql("{{schema}}.vector_
 	return nil
 }
 
-// Database implements vector.StatementWriter: the store's pool.
-func (s *Store) Database() any { return s.pool }
+// Database implements vector.StatementWriter: the identity of the database
+// and role the store's pool reaches (see the message store's Database), or
+// the pool itself when that could not be read.
+func (s *Store) Database() any {
+	if s.db != "" {
+		return s.db
+	}
+	return s.pool
+}
 
 // UpsertStatements implements vector.StatementWriter: Upsert's statements,
 // for a transaction of the message store on the same pool. The transaction
