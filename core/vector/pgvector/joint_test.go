@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/pgident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -33,8 +34,8 @@ func runInTx(t *testing.T, s *pgvector.Store, stmts []store.Statement) error {
 func TestUpsertStatements(t *testing.T) {
 	s := openFresh(t, pgvector.Config{})
 	var _ vector.StatementWriter = s
-	if s.Database() != any(s.Pool()) {
-		t.Fatal("Database is not the store's pool")
+	if id, err := pgident.Of(bg(), s.Pool()); err != nil || s.Database() != any(id) {
+		t.Fatalf("Database is %v, not the identity of the pool's database and role (%q, %v)", s.Database(), id, err)
 	}
 	spec := vector.IndexSpec{Name: "joint", Dimension: 3, Version: "v1"}
 	if err := s.EnsureIndex(bg(), spec); err != nil {
