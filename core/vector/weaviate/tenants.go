@@ -383,17 +383,18 @@ func active(status string) bool {
 }
 
 // retiring reports whether err comes from a tenant being retired while it
-// is used: the server refuses new requests to a shard it is closing, and
-// when a request kept the shard open past the status update (which gives
-// up after 2s), reactivating the tenant fails until that request ends and
-// the old shard closes.
+// is used: the server refuses new requests to a shard it is closing, a
+// write that reaches the shard as it closes fails on its closed property
+// length tracker, and when a request kept the shard open past the status
+// update (which gives up after 2s), reactivating the tenant fails until
+// that request ends and the old shard closes.
 func retiring(err error) bool {
 	if err == nil {
 		return false
 	}
 	m := err.Error()
 	return strings.Contains(m, "bucket already registered") || strings.Contains(m, "shard shutdown in progress") ||
-		strings.Contains(m, "already shut or dropped")
+		strings.Contains(m, "already shut or dropped") || strings.Contains(m, "cannot flush closed tracker")
 }
 
 // retryRetiring runs fn until it succeeds, fails otherwise than by
