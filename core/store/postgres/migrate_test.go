@@ -53,7 +53,7 @@ func TestMigrationsOnceUnderConcurrentOpens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows != len(ms) || versions != len(ms) || maxVersion != ms[len(ms)-1].version {
+	if rows != len(ms) || versions != len(ms) || maxVersion != ms[len(ms)-1].Version {
 		t.Fatalf("schema_migrations has %d rows (%d versions, max %d), want %d", rows, versions, maxVersion, len(ms))
 	}
 	// Every handle works on the one schema.
@@ -169,8 +169,8 @@ func oldSchema(t *testing.T, version int64, extra ...string) (string, *pgxpool.P
 	stmts := []string{`CREATE SCHEMA {{schema}}`,
 		`CREATE TABLE {{schema}}.schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`}
 	for _, m := range ms {
-		if m.version < version {
-			stmts = append(stmts, m.sql, fmt.Sprintf("INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (%d, '%s')", m.version, m.name))
+		if m.Version < version {
+			stmts = append(stmts, m.SQL, fmt.Sprintf("INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (%d, '%s')", m.Version, m.Name))
 		}
 	}
 	for _, q := range append(stmts, extra...) {
