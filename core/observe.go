@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -49,7 +50,7 @@ func (m *Memory) loadObservations(ctx context.Context, s *store.Checked, o *obse
 	if err != nil {
 		return observationView{}, err
 	}
-	msgs, _, err := m.unobserved(ctx, s, o, th, rec, store.Desc)
+	msgs, err := m.unobserved(ctx, s, o, th, rec, store.Desc)
 	if err != nil {
 		return observationView{}, err
 	}
@@ -57,11 +58,15 @@ func (m *Memory) loadObservations(ctx context.Context, s *store.Checked, o *obse
 	if o.hints {
 		v.hints = observe.HintTexts(th.Metadata)
 	}
-	for _, msg := range msgs {
-		if msg.ThreadID == th.ID {
-			v.own = append(v.own, msg)
-		} else {
-			v.other = append(v.other, msg)
+	if o.scope == ScopeThread {
+		v.own = msgs
+	} else {
+		for _, msg := range msgs {
+			if msg.ThreadID == th.ID {
+				v.own = append(v.own, msg)
+			} else {
+				v.other = append(v.other, msg)
+			}
 		}
 	}
 	switch {
@@ -81,50 +86,76 @@ func (m *Memory) loadObservations(ctx context.Context, s *store.Checked, o *obse
 
 // unobserved returns the unobserved messages of the record's thread or
 // resource, chronologically: the oldest up to the cap with dir Asc, the
-// newest with Desc. Token counts are the stored ones. seen maps the ids of
-// the observed messages read in the lookback window to their CreatedAt.
-func (m *Memory) unobserved(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, rec store.ObservationRecord, dir store.Direction) (out []Message, seen map[string]time.Time, err error) {
-	// The observed messages of the lookback window are read and skipped.
-	limit := o.maxUnobserved + len(rec.ObservedMessageIDs)
+// newest with Desc. The store leaves out the observed ids of the lookback
+// window, so a turn reads only what it shows. Token counts are the stored
+// ones.
+func (m *Memory) unobserved(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, rec store.ObservationRecord, dir store.Direction) ([]Message, error) {
 	since := rec.ObservedSince()
 	var raw []Message
 	if o.scope == ScopeResource {
-		raw, err = s.ListResourceMessages(ctx, store.ResourceMessageQuery{ResourceID: th.ResourceID, Since: since, Limit: limit, Direction: dir})
+		var err error
+		raw, err = s.ListResourceMessages(ctx, store.ResourceMessageQuery{ResourceID: th.ResourceID, Since: since,
+			Limit: o.maxUnobserved, Direction: dir, ExcludeIDs: rec.ObservedMessageIDs})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	} else {
-		q := store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: dir, PerPage: limit}
+		q := store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, Direction: dir, PerPage: o.maxUnobserved, ExcludeIDs: rec.ObservedMessageIDs}
 		if !since.IsZero() {
 			q.Range.Start = &since
 		}
 		page, err := s.ListMessages(ctx, q)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		raw = page.Messages
 	}
 	m.reportSkipped(ctx, raw)
-	seen = map[string]time.Time{}
-	out = make([]Message, 0, len(raw))
+	out := make([]Message, 0, len(raw))
 	for _, msg := range raw {
-		if rec.Observed(msg.CreatedAt, msg.ID) {
-			seen[msg.ID] = msg.CreatedAt
-			continue
-		}
 		if msg.Role == RoleSystem {
 			continue
 		}
 		m.ensureTokens(&msg)
 		out = append(out, msg)
 	}
-	if len(out) > o.maxUnobserved {
-		out = out[:o.maxUnobserved]
-	}
 	if dir == store.Desc {
 		slices.Reverse(out)
 	}
-	return out, seen, nil
+	return out, nil
+}
+
+// observedBefore returns the creation times of the record's observed ids
+// created before cutoff, which an observation moving the lookback window to
+// cutoff drops (observe.Append). It reads only the messages between the
+// window's start and cutoff, nothing when the window does not move or moves
+// past every observed id.
+func (m *Memory) observedBefore(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, rec store.ObservationRecord, cutoff time.Time) (map[string]time.Time, error) {
+	times := map[string]time.Time{}
+	since := rec.ObservedSince()
+	if len(rec.ObservedMessageIDs) == 0 || !cutoff.After(since) || cutoff.After(rec.LastObservedAt) {
+		return times, nil
+	}
+	var raw []Message
+	if o.scope == ScopeResource {
+		var err error
+		raw, err = s.ListResourceMessages(ctx, store.ResourceMessageQuery{ResourceID: th.ResourceID, Since: since, Until: cutoff,
+			Limit: math.MaxInt32})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: th.ResourceID, PerPage: store.PerPageAll,
+			Range: store.DateRange{Start: &since, End: &cutoff, EndExclusive: true}})
+		if err != nil {
+			return nil, err
+		}
+		raw = page.Messages
+	}
+	for _, msg := range raw {
+		times[msg.ID] = msg.CreatedAt
+	}
+	return times, nil
 }
 
 // observationMessages renders the observations and continuation hints as
@@ -142,27 +173,54 @@ func (m *Memory) observationMessages(v observationView) []Message {
 // cycle for the thread of a committed turn. It never fails the turn: the
 // error of a synchronous cycle is logged and returned for
 // Turn.ObservationErr.
-func (m *Memory) observeAfterCommit(ctx context.Context, o *observationSettings, th Thread) error {
+func (m *Memory) observeAfterCommit(ctx context.Context, o *observationSettings, th Thread, known []Message) error {
 	if o.background {
-		m.scheduleObservation(ctx, o, th)
+		m.scheduleObservation(ctx, o, th, 0)
 		return nil
 	}
-	return m.observationCycle(ctx, o, th)
+	return m.observationCycle(ctx, o, th, pending{known: known})
+}
+
+// pending is what the caller of a cycle knows of the unobserved messages:
+// known lists them (nil: the cycle reads them), inFlight is the tokens of
+// the turn's messages not stored yet (at a step of the agent loop), which
+// count towards the thresholds but cannot be observed yet.
+type pending struct {
+	known    []Message
+	inFlight int
+}
+
+// knownUnobserved is what the turn knows to be unobserved after saving
+// saved: Begin's unobserved messages and the saved ones; nil when Begin did
+// not read them all. Messages other writers saved meanwhile are missing:
+// they count from the next cycle on.
+func (t *Turn) knownUnobserved(saved []Message) []Message {
+	if t.unobserved == nil {
+		return nil
+	}
+	out := make([]Message, 0, len(t.unobserved)+len(saved))
+	for _, msg := range slices.Concat(t.unobserved, saved) {
+		if msg.Role != RoleSystem {
+			out = append(out, msg)
+		}
+	}
+	return out
 }
 
 // scheduleObservation runs a cycle of the record in the background (see
 // observe.Runtime.Schedule: at most one cycle in flight per key, requests
 // coalesce). The cycle outlives the caller's cancellation.
-func (m *Memory) scheduleObservation(ctx context.Context, o *observationSettings, th Thread) {
+func (m *Memory) scheduleObservation(ctx context.Context, o *observationSettings, th Thread, inFlight int) {
 	key := store.ObservationKey(o.scope, th.ID, th.ResourceID)
 	bctx := context.WithoutCancel(ctx)
-	m.observer.Schedule(key, &m.bg, func() { _ = m.observationCycle(bctx, o, th) })
+	m.observer.Schedule(key, &m.bg, func() { _ = m.observationCycle(bctx, o, th, pending{inFlight: inFlight}) })
 }
 
 // observationCycle observes the record's unobserved messages when they pass the
 // threshold, then reflects when the observations pass theirs. Failures are
 // logged and returned; whatever was not stored is retried by a later cycle.
-func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, th Thread) error {
+// p says what the caller knows of the unobserved messages.
+func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, th Thread, p pending) error {
 	s, err := m.checked()
 	if err != nil {
 		return err
@@ -179,13 +237,13 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 	}
 	defer unlock()
 	if o.buffer != nil {
-		if err := m.observer.BufferedCycle(ctx, m.observeEnv(ctx, s, o, th, key), o.buffer); err != nil {
+		if err := m.observer.BufferedCycle(ctx, m.observeEnv(ctx, s, o, th, key, p), o.buffer); err != nil {
 			m.log.WarnContext(ctx, "agentmem: buffered observation failed; it is retried on a later turn", "key", key, "err", err)
 			return err
 		}
 		return nil
 	}
-	rec, err := m.observeBatches(ctx, s, o, th, key, false)
+	rec, err := m.observeBatches(ctx, s, o, th, key, false, p.inFlight)
 	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: observation failed; the messages stay unobserved and are observed on a later turn", "key", key, "err", err)
 		return err
@@ -198,25 +256,30 @@ func (m *Memory) observationCycle(ctx context.Context, o *observationSettings, t
 }
 
 // observeBatches observes the unobserved messages in batches when they pass
-// the threshold (see observe.Threshold), or any when forced; each batch is
-// stored with a compare-and-set that appends its observations and advances
-// the cursor together. A lost compare-and-set (another process observed
-// meanwhile) discards the batch's output and starts over from the stored
-// record. It returns the newest record it knows.
-func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string, force bool) (store.ObservationRecord, error) {
+// the threshold (see observe.Threshold) with inFlight tokens not stored yet,
+// or any when forced; each batch is stored with a compare-and-set that
+// appends its observations and advances the cursor together. A lost
+// compare-and-set (another process observed meanwhile) discards the batch's
+// output and starts over from the stored record. It returns the newest
+// record it knows.
+func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, key string, force bool, inFlight int) (store.ObservationRecord, error) {
 	var rec store.ObservationRecord
 	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
 		var err error
 		if rec, err = s.GetObservations(ctx, key); err != nil {
 			return rec, err
 		}
-		msgs, seen, err := m.unobserved(ctx, s, o, th, rec, store.Asc)
+		msgs, err := m.unobserved(ctx, s, o, th, rec, store.Asc)
 		if err != nil {
 			return rec, err
 		}
 		threshold := observe.Threshold(o.messageTokens, o.reflectTokens, rec.ObservationTokens, o.shareBudget)
-		if len(msgs) == 0 || (!force && observe.Tokens(msgs) <= threshold) {
+		if len(msgs) == 0 || (!force && observe.Tokens(msgs)+inFlight <= threshold) {
 			return rec, nil
+		}
+		times, err := m.observedBefore(ctx, s, o, th, rec, observe.Cutoff(rec, msgs))
+		if err != nil {
+			return rec, err
 		}
 		conflict := false
 		for _, batch := range observe.Batches(msgs, o.maxTokensPerBatch) {
@@ -226,7 +289,7 @@ func (m *Memory) observeBatches(ctx context.Context, s *store.Checked, o *observ
 				return rec, &Error{Code: CodeObservation, Op: "observe", Msg: "observer model failed", Err: err}
 			}
 			text, hints := observe.SplitHints(text)
-			stored, err := s.PutObservations(ctx, observe.Append(rec, batch, text, seen, m.tk), rec.Version)
+			stored, err := s.PutObservations(ctx, observe.Append(rec, batch, text, times, m.tk), rec.Version)
 			if errors.Is(err, ErrConflict) {
 				conflict = true
 				break
@@ -346,8 +409,8 @@ func (m *Memory) saveHints(ctx context.Context, s *store.Checked, o *observation
 }
 
 // ObservationErr reports the failure of this turn's observation or
-// reflection, which ran synchronously in Commit (the turn still committed; the
-// messages are observed on a later turn); nil when it worked, was not needed,
+// reflection, which ran synchronously in Commit or at a Step (the turn went
+// on; the messages are observed later); nil when it worked, was not needed,
 // runs in the background or observational memory is off.
 func (t *Turn) ObservationErr() error {
 	if t == nil {

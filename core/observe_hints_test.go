@@ -115,3 +115,50 @@ func beginSystem(t *testing.T, m *core.Memory, thread string) []string {
 	}
 	return systemTexts(turn.Messages())
 }
+
+// ClearObservations deletes the continuation hints too (of every thread of
+// the resource in resource scope): observations made after the clear never
+// come back with the hints of the cleared ones.
+func TestClearObservationsDeletesHints(t *testing.T) {
+	for _, scope := range []core.Scope{core.ScopeThread, core.ScopeResource} {
+		t.Run(string(scope), func(t *testing.T) {
+			eachBackend(t, func(t *testing.T, s store.Store) {
+				threads := []string{"h"}
+				replies := []string{"- [2026-10-30] (high) Ada wants a hotel\n<current-task>Find a hotel</current-task>"}
+				if scope == core.ScopeResource {
+					threads = append(threads, "h2")
+					replies = append(replies, "- [2026-10-30] (high) Ada wants a train\n<current-task>Book a train</current-task>")
+				}
+				model := &hintModel{replies: append(replies, "- [2026-10-30] (low) Ada asked about the weather")}
+				cfg := observationConfig(model, model, 100000, 100000)
+				cfg.ObservationalMemory.Scope = scope
+				m := newMem(t, s, cfg)
+				for i, th := range threads {
+					observedTurn(t, m, th, "r", i)
+					if _, err := m.ObserveNow(ctx, th, "r", nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := m.ClearObservations(ctx, "h", "r", nil); err != nil {
+					t.Fatal(err)
+				}
+				for _, th := range threads {
+					got, err := store.Check(s).GetThread(ctx, th)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, ok := got.Metadata["observationalMemory"]; ok {
+						t.Fatalf("thread %s keeps its hints after the clear: %v", th, got.Metadata)
+					}
+				}
+				if _, err := m.ObserveNow(ctx, "h", "r", nil); err != nil {
+					t.Fatal(err)
+				}
+				sys := strings.Join(beginSystem(t, m, "h"), "\n")
+				if !strings.Contains(sys, "weather") || strings.Contains(sys, "Find a hotel") || strings.Contains(sys, "Book a train") {
+					t.Fatalf("system messages after the clear and a new observation: %q", sys)
+				}
+			})
+		})
+	}
+}

@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/core/internal/observe"
+
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -16,11 +18,11 @@ import (
 func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
 	return m.observeCall(ctx, "ObserveNow", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
 		if o.buffer != nil { // buffered chunks first: their messages are not observed again
-			if err := m.observer.Flush(ctx, m.observeEnv(ctx, s, o, th, key), o.buffer); err != nil {
+			if err := m.observer.Flush(ctx, m.observeEnv(ctx, s, o, th, key, pending{}), o.buffer); err != nil {
 				return store.ObservationRecord{}, err
 			}
 		}
-		rec, err := m.observeBatches(ctx, s, o, th, key, true)
+		rec, err := m.observeBatches(ctx, s, o, th, key, true, 0)
 		if err != nil {
 			return rec, err
 		}
@@ -51,12 +53,41 @@ func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cf
 // ClearObservations resets the thread's record (thread or resource scope per
 // the merged config), as Mastra's clear: its observations, cursor and
 // archived generations go, so the stored messages are unobserved again and
-// are observed anew once they pass the threshold. It waits for a cycle of
-// the record running in this process and returns the cleared record.
+// are observed anew once they pass the threshold. The continuation hints
+// stored on the thread (on every thread of the resource in resource scope)
+// go too. It waits for a cycle of the record running in this process and
+// returns the cleared record.
 func (m *Memory) ClearObservations(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
-	return m.observeCall(ctx, "ClearObservations", threadID, resourceID, cfg, func(s *store.Checked, _ *observationSettings, _ Thread, key string) (store.ObservationRecord, error) {
-		return s.ClearObservations(ctx, key)
+	return m.observeCall(ctx, "ClearObservations", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
+		rec, err := s.ClearObservations(ctx, key)
+		if err != nil {
+			return rec, err
+		}
+		return rec, m.clearHints(ctx, s, o.scope, th)
 	})
+}
+
+// clearHints deletes the continuation hints of th, or of every thread of
+// its resource in resource scope, so that stale ones do not come back with
+// the next observations.
+func (m *Memory) clearHints(ctx context.Context, s *store.Checked, scope Scope, th Thread) error {
+	threads := []Thread{th}
+	if scope == ScopeResource {
+		page, err := s.ListThreads(ctx, store.ThreadQuery{ResourceID: th.ResourceID, PerPage: store.PerPageAll})
+		if err != nil {
+			return err
+		}
+		threads = page.Threads
+	}
+	for _, t := range threads {
+		if _, ok := t.Metadata[observe.HintsKey]; !ok {
+			continue
+		}
+		if _, err := s.UpdateThread(ctx, t.ID, nil, map[string]any{observe.HintsKey: nil}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // observeCall validates a caller's observational-memory call, takes the

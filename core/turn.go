@@ -53,11 +53,17 @@ type Turn struct {
 	trimmed   []Message
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
 	recallErr error
-	memoryErr error     // working-memory read failure
-	obsErr    error     // this turn's observation failure (Turn.ObservationErr)
-	steps     stepState // shared by the Step calls
-	mu        sync.Mutex
-	committed bool
+	memoryErr error // working-memory read failure
+	obsErr    error // this turn's observation failure (Turn.ObservationErr)
+	// unobserved are the thread's unobserved messages Begin read, all of
+	// them (nil when capped or observational memory is off or
+	// resource-scoped): Commit's cycle sums them with what it saved
+	// instead of reading them again.
+	unobserved []Message
+	obs        *stepObservations // nil without observational memory
+	steps      stepState         // shared by the Step calls
+	mu         sync.Mutex
+	committed  bool
 }
 
 // turnInput validates the input and stamps it with ids, thread and time.

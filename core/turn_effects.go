@@ -60,7 +60,7 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn, e *indexi
 	if st.observation != nil {
 		// Background observation has its own coalescing queue (scheduleObservation).
 		fx = append(fx, sideEffect{name: "observe", run: func(ctx context.Context) error {
-			turn.obsErr = m.observeAfterCommit(ctx, st.observation, turn.thread)
+			turn.obsErr = m.observeAfterCommit(ctx, st.observation, turn.thread, turn.knownUnobserved(saved))
 			return nil
 		}})
 	}

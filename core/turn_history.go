@@ -256,6 +256,16 @@ func (o *observedHistory) frame() (system, others []Message) {
 	return o.m.observationMessages(o.view), o.view.other
 }
 
+// allUnobserved returns the thread's unobserved messages as loaded, or nil
+// when they may be more (the cap was reached, or other threads share the
+// record).
+func (o *observedHistory) allUnobserved() []Message {
+	if o.set.scope != ScopeThread || len(o.view.own) >= o.set.maxUnobserved {
+		return nil
+	}
+	return slices.Clip(o.view.own)
+}
+
 func (o *observedHistory) trims() bool           { return false }
 func (o *observedHistory) complete() bool        { return false }
 func (o *observedHistory) bare() map[string]bool { return nil }

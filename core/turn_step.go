@@ -69,7 +69,14 @@ type stepState struct {
 // never the newest (Options.Step sets the order and how many stay whole).
 // StepProcessors run on the fitted prompt, then the tool-pairing guard.
 //
-// Step persists nothing and moves no boundary: Commit still saves produced
+// With observational memory, a step runs it as Commit does, counting the
+// turn's unsaved messages towards the thresholds: it activates buffered
+// observations, starts buffering and, past the threshold (BlockAfter when
+// buffered), observes the stored unobserved messages; the prompt then shows
+// the new observations instead of the messages they cover. Its failures
+// are logged (see ObservationErr), never returned.
+//
+// Step saves no message and moves no boundary: Commit still saves produced
 // whole. It may be called any number of times before Commit, each call
 // fitting from the whole turn, so a message a step left out comes back when
 // room allows. Without a token budget the prompt is not trimmed.
@@ -102,6 +109,7 @@ func (t *Turn) Step(ctx context.Context, produced []Message) ([]Message, error) 
 		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
 		r.Tokens, r.TokenEncoding = t.stepTokens(r), m.tk.Encoding()
 	}
+	t.observeStep(ctx, resp)
 	prompt := window.Clone(t.prompt)
 	for i := range prompt {
 		if prompt[i].Tokens <= 0 || prompt[i].TokenEncoding != m.tk.Encoding() {

@@ -242,7 +242,7 @@ func exportThread(ctx context.Context, s *store.Checked, lw *lineWriter, t core.
 // as a never-written one, is left out).
 func exportObservations(ctx context.Context, s *store.Checked, lw *lineWriter, key string) error {
 	cur, err := s.GetObservations(ctx, key)
-	if err != nil || cur.Version == 0 || (cur.Observations == "" && cur.LastObservedAt.IsZero()) {
+	if err != nil || cur.Version == 0 || (cur.Observations == "" && cur.LastObservedAt.IsZero() && cur.Buffer.Empty()) {
 		return err
 	}
 	gens, err := s.ListObservationGenerations(ctx, key)

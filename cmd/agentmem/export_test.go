@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
@@ -44,6 +46,48 @@ func TestExportThreadlessResources(t *testing.T) {
 		obs, err := dst.store.GetObservations(ctx, observed.Key)
 		if err != nil || obs.Observations != observed.Observations {
 			t.Fatalf("imported observations = %+v %v", obs, err)
+		}
+	})
+}
+
+// TestExportKeepsBufferedObservations: the buffered chunks and reflection
+// of an observation record travel with it through export and import, so
+// their observer work is not lost (and not redone) on the other side.
+func TestExportKeepsBufferedObservations(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		seed(t, b.store)
+		key := store.ObservationKey(core.ScopeThread, "trip", "ada")
+		cur, err := b.store.GetObservations(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := cur.LastObservedAt.Add(time.Minute)
+		cur.Buffer = store.ObservationBuffer{
+			Chunks: []store.BufferedChunk{{Observations: "* Ada asked for a late checkout", Tokens: 7, MessageTokens: 30, Generation: cur.Generation,
+				Messages: []store.ObservedMessage{{ID: "trip-3", CreatedAt: at}}, CreatedAt: at}},
+			Reflection: &store.BufferedReflection{Observations: "* Ada: Lisbon, Casa Azul", Tokens: 6, Generation: cur.Generation,
+				InputLength: len(cur.Observations), InputHash: "0011223344556677", CreatedAt: at},
+		}
+		if _, err := b.store.PutObservations(ctx, cur, cur.Version); err != nil {
+			t.Fatal(err)
+		}
+		all := b.agentmem(t, "", "export").ok(t).stdout
+		if !strings.Contains(all, "late checkout") || !strings.Contains(all, "Casa Azul\"") {
+			t.Fatalf("export lacks the buffer:\n%s", all)
+		}
+		dst := sqliteBackend(t)
+		dst.agentmem(t, all, "--write", "import", "-").ok(t)
+		got, err := dst.store.GetObservations(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(cur.Buffer)
+		if have, _ := json.Marshal(got.Buffer); string(have) != string(want) {
+			t.Fatalf("imported buffer\n%s\nwant\n%s", have, want)
+		}
+		if again := dst.agentmem(t, "", "export").ok(t).stdout; again != all {
+			t.Fatalf("round trip differs:\n%s\n---\n%s", all, again)
 		}
 	})
 }

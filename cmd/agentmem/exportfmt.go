@@ -58,22 +58,34 @@ type observationDoc struct {
 	Generation         int       `json:"generation"`
 	LastObservedAt     time.Time `json:"lastObservedAt"`
 	ObservedMessageIDs []string  `json:"observedMessageIds,omitempty"`
+	// Buffer is what buffered observational memory made ahead of time (the
+	// active record only).
+	Buffer *store.ObservationBuffer `json:"buffer,omitempty"`
 	// Archived marks a generation replaced by a reflection.
 	Archived bool `json:"archived,omitempty"`
 }
 
 func newObservationDoc(r store.ObservationRecord) observationDoc {
-	return observationDoc{
+	doc := observationDoc{
 		Key: r.Key, Observations: r.Observations, ObservationTokens: r.ObservationTokens,
 		Generation: r.Generation, LastObservedAt: utc(r.LastObservedAt), ObservedMessageIDs: r.ObservedMessageIDs,
 	}
+	if !r.Buffer.Empty() {
+		b := r.Buffer.Clone()
+		doc.Buffer = &b
+	}
+	return doc
 }
 
 func (o observationDoc) record() store.ObservationRecord {
-	return store.ObservationRecord{
+	rec := store.ObservationRecord{
 		Key: o.Key, Observations: o.Observations, ObservationTokens: o.ObservationTokens,
 		Generation: o.Generation, LastObservedAt: o.LastObservedAt, ObservedMessageIDs: o.ObservedMessageIDs,
 	}
+	if o.Buffer != nil && !o.Archived {
+		rec.Buffer = o.Buffer.Clone()
+	}
+	return rec
 }
 
 // utc returns t in UTC at microsecond precision (what every store keeps).

@@ -312,7 +312,8 @@ func putObservations(ctx context.Context, s *store.Checked, docs []observationDo
 		return err
 	}
 	if cur.Version > 0 && (cur.Generation > active.Generation ||
-		cur.Generation == active.Generation && cur.Observations == active.Observations && cur.LastObservedAt.Equal(active.LastObservedAt)) {
+		cur.Generation == active.Generation && cur.Observations == active.Observations && cur.LastObservedAt.Equal(active.LastObservedAt) &&
+			(active.Buffer == nil || !cur.Buffer.Empty())) {
 		return nil
 	}
 	for _, d := range docs {

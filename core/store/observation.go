@@ -31,7 +31,8 @@ type ObservationRecord struct {
 	// LastObservedAt is the CreatedAt of the newest observed message.
 	LastObservedAt time.Time
 	// ObservedMessageIDs are the ids of the observed messages created at most
-	// ObservationLookback before LastObservedAt.
+	// ObservationLookback before LastObservedAt (the id of such a message
+	// deleted since may stay until the window passes LastObservedAt).
 	ObservedMessageIDs []string
 	// Buffer holds observations and a reflection made ahead of time, not
 	// active yet (see ObservationBuffer).

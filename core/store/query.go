@@ -124,6 +124,10 @@ func NormalizeMessageQuery(q MessageQuery) (MessageQuery, error) {
 		err.(*memerr.Error).Op = op
 		return q, err
 	}
+	if err := ValidateIDs("excludeIds", q.ExcludeIDs); err != nil {
+		err.(*memerr.Error).Op = op
+		return q, err
+	}
 	return q, nil
 }
 
@@ -153,6 +157,10 @@ func ValidateResourceMessageQuery(q ResourceMessageQuery) error {
 	case "", Asc, Desc:
 	default:
 		return memerr.Errorf(memerr.CodeInvalidArgument, op, "direction must be ASC or DESC")
+	}
+	if err := ValidateIDs("excludeIds", q.ExcludeIDs); err != nil {
+		err.(*memerr.Error).Op = op
+		return err
 	}
 	return nil
 }

@@ -277,6 +277,9 @@ type MessageQuery struct {
 	// Metadata keeps the listed messages (and Total) whose Content.Metadata
 	// matches; Include windows are not filtered. The zero Filter keeps all.
 	Metadata message.Filter
+	// ExcludeIDs leaves the messages with these ids out of the listed
+	// messages (and Total); Include windows are not filtered.
+	ExcludeIDs []string
 }
 
 // MessagePage is the result of ListMessages.
@@ -302,8 +305,12 @@ type ResourceMessageQuery struct {
 	ResourceID string
 	// Since, when non-zero, keeps messages with CreatedAt >= Since (inclusive).
 	Since time.Time
+	// Until, when non-zero, keeps messages with CreatedAt < Until (exclusive).
+	Until time.Time
 	// Limit caps the result (required, > 0): the oldest Limit messages with
 	// Direction Asc (the default), the newest Limit with Desc.
 	Limit     int
 	Direction Direction // order of the result; "" is Asc
+	// ExcludeIDs leaves the messages with these ids out (before Limit).
+	ExcludeIDs []string
 }

@@ -28,9 +28,14 @@ type Records interface {
 type Env struct {
 	Key   string
 	Store Records
-	// Unobserved returns the record's unobserved messages, oldest first,
-	// and the times of the observed ones of the lookback window.
-	Unobserved func(ctx context.Context, rec store.ObservationRecord) ([]message.Message, map[string]time.Time, error)
+	// Unobserved returns the record's unobserved messages, oldest first.
+	Unobserved func(ctx context.Context, rec store.ObservationRecord) ([]message.Message, error)
+	// Tally returns what Unobserved does, in any order and possibly
+	// without content: the ids, times and token counts the cycle sums.
+	Tally func(ctx context.Context, rec store.ObservationRecord) ([]message.Message, error)
+	// ObservedBefore returns the creation times of rec's observed ids
+	// created before cutoff (see Append and Cutoff).
+	ObservedBefore func(ctx context.Context, rec store.ObservationRecord, cutoff time.Time) (map[string]time.Time, error)
 	// Observe and Reflect call the models (with the timeout) and clean
 	// their output.
 	Observe func(ctx context.Context, rec store.ObservationRecord, batch []message.Message) (string, error)
@@ -43,6 +48,9 @@ type Env struct {
 	ObserveSync func(ctx context.Context) (store.ObservationRecord, error)
 	ReflectSync func(ctx context.Context, rec store.ObservationRecord) error
 	Counter     Counter
+	// InFlight is the tokens of the turn's messages not stored yet (a step
+	// of an agent loop): they count as pending, never as unbuffered.
+	InFlight int
 	// Timeout bounds the wait for a job in flight on the blocking path.
 	Timeout time.Duration
 	// MaxBatchTokens caps the messages of one buffer job.
@@ -78,19 +86,17 @@ func (r *Runtime) BufferedCycle(ctx context.Context, e *Env, s *BufferSettings) 
 }
 
 func (r *Runtime) observeBuffered(ctx context.Context, e *Env, s *BufferSettings, rec store.ObservationRecord) (store.ObservationRecord, error) {
-	msgs, _, err := e.Unobserved(ctx, rec)
+	msgs, err := e.Tally(ctx, rec)
 	if err != nil {
 		return rec, err
 	}
-	pending := Tokens(msgs)
+	pending := Tokens(msgs) + e.InFlight
 	if pending >= s.MessageTokens && len(rec.Buffer.Chunks) > 0 {
-		if rec, err = r.Activate(ctx, e, s, pending >= s.BlockAfter); err != nil {
+		if rec, err = r.Activate(ctx, e, s, pending, pending >= s.BlockAfter); err != nil {
 			return rec, err
 		}
-		if msgs, _, err = e.Unobserved(ctx, rec); err != nil {
-			return rec, err
-		}
-		pending = Tokens(msgs)
+		msgs = Remaining(rec, msgs)
+		pending = Tokens(msgs) + e.InFlight
 	}
 	if pending >= s.BlockAfter {
 		return r.blockingObserve(ctx, e, s)
@@ -111,7 +117,7 @@ func (r *Runtime) blockingObserve(ctx context.Context, e *Env, s *BufferSettings
 	if err != nil && ctx.Err() != nil {
 		return store.ObservationRecord{}, err
 	}
-	if _, err := r.Activate(ctx, e, s, true); err != nil {
+	if _, err := r.Activate(ctx, e, s, 0, true); err != nil {
 		return store.ObservationRecord{}, err
 	}
 	return e.ObserveSync(ctx)
@@ -123,7 +129,7 @@ func (r *Runtime) Flush(ctx context.Context, e *Env, s *BufferSettings) error {
 	if err := r.quiesce(ctx, e.Key); err != nil {
 		return err
 	}
-	_, err := r.Activate(ctx, e, s, true)
+	_, err := r.Activate(ctx, e, s, 0, true)
 	return err
 }
 
@@ -136,6 +142,22 @@ func (r *Runtime) quiesce(ctx context.Context, key string) error {
 		return err
 	}
 	return r.Wait(ctx, "reflect|"+key)
+}
+
+// Remaining is msgs without those rec has observed.
+func Remaining(rec store.ObservationRecord, msgs []message.Message) []message.Message {
+	listed := make(map[string]bool, len(rec.ObservedMessageIDs))
+	for _, id := range rec.ObservedMessageIDs {
+		listed[id] = true
+	}
+	since := rec.ObservedSince()
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		if !listed[m.ID] && (since.IsZero() || !m.CreatedAt.Before(since)) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // unbuffered is the token sum of msgs that no chunk of rec covers.
@@ -159,7 +181,7 @@ func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
 		e.Log.WarnContext(ctx, "agentmem: observation buffering failed", "key", e.Key, "err", err)
 		return
 	}
-	msgs, _, err := e.Unobserved(ctx, rec)
+	msgs, err := e.Unobserved(ctx, rec)
 	if err != nil {
 		e.Log.WarnContext(ctx, "agentmem: observation buffering failed", "key", e.Key, "err", err)
 		return
@@ -236,12 +258,12 @@ func update(ctx context.Context, e *Env, f func(cur *store.ObservationRecord) bo
 }
 
 // Activate moves buffered chunks into the active observations in one write:
-// the oldest chunks, as many as bring the unobserved tokens nearest to what
-// bufferActivation keeps (Mastra's chunk-boundary rule), or all with all.
-// Each chunk's observations are appended and its messages marked observed;
-// a chunk over messages already observed is dropped, not applied. It returns
-// the stored record.
-func (r *Runtime) Activate(ctx context.Context, e *Env, s *BufferSettings, all bool) (store.ObservationRecord, error) {
+// the oldest chunks, as many as bring the pending unobserved tokens nearest
+// to what bufferActivation keeps (Mastra's chunk-boundary rule), or all with
+// all. Each chunk's observations are appended and its messages marked
+// observed; a chunk over messages already observed is dropped, not applied.
+// It returns the stored record.
+func (r *Runtime) Activate(ctx context.Context, e *Env, s *BufferSettings, pending int, all bool) (store.ObservationRecord, error) {
 	var out store.ObservationRecord
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		cur, err := e.Store.GetObservations(ctx, e.Key)
@@ -253,28 +275,45 @@ func (r *Runtime) Activate(ctx context.Context, e *Env, s *BufferSettings, all b
 		if len(next.Buffer.Chunks) == 0 && len(cur.Buffer.Chunks) == 0 {
 			return cur, nil
 		}
-		msgs, seen, err := e.Unobserved(ctx, cur)
-		if err != nil {
-			return cur, err
-		}
 		n := len(next.Buffer.Chunks)
 		if !all {
-			n = activationCount(next.Buffer.Chunks, s, Tokens(msgs))
+			if attempt > 0 { // another writer changed what is pending
+				msgs, err := e.Tally(ctx, cur)
+				if err != nil {
+					return cur, err
+				}
+				pending = Tokens(msgs) + e.InFlight
+			}
+			n = activationCount(next.Buffer.Chunks, s, pending)
 		}
 		chunks := next.Buffer.Chunks
 		next.Buffer.Chunks = chunks[n:]
-		for _, c := range chunks[:n] {
-			batch := make([]message.Message, len(c.Messages))
-			for i, m := range c.Messages {
-				batch[i] = message.Message{ID: m.ID, CreatedAt: m.CreatedAt}
-			}
-			next = Append(next, batch, c.Observations, seen, e.Counter)
+		batches, observed := chunkMessages(chunks[:n])
+		times, err := e.ObservedBefore(ctx, cur, Cutoff(cur, observed))
+		if err != nil {
+			return cur, err
+		}
+		for i, c := range chunks[:n] {
+			next = Append(next, batches[i], c.Observations, times, e.Counter)
 		}
 		if out, err = e.Store.PutObservations(ctx, next, cur.Version); !errors.Is(err, memerr.ErrConflict) {
 			return out, err
 		}
 	}
 	return e.Store.GetObservations(ctx, e.Key)
+}
+
+// chunkMessages returns the messages (ids and times) of each chunk, and of
+// all of them.
+func chunkMessages(chunks []store.BufferedChunk) (batches [][]message.Message, all []message.Message) {
+	for _, c := range chunks {
+		batch := make([]message.Message, len(c.Messages))
+		for i, m := range c.Messages {
+			batch[i] = message.Message{ID: m.ID, CreatedAt: m.CreatedAt}
+		}
+		batches, all = append(batches, batch), append(all, batch...)
+	}
+	return batches, all
 }
 
 // activationCount is how many of the oldest chunks to activate with pending

@@ -38,19 +38,26 @@ func newBufferFixture(t *testing.T, tokens ...int) *bufferFixture {
 	}
 	f.env = &Env{Key: "thread:t", Store: f.s, Counter: wordCounter{}, Timeout: time.Second, MaxBatchTokens: 1 << 20,
 		Background: bg, WG: &f.wg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Unobserved: func(ctx context.Context, rec store.ObservationRecord) ([]message.Message, map[string]time.Time, error) {
+		Unobserved: func(ctx context.Context, rec store.ObservationRecord) ([]message.Message, error) {
 			var out []message.Message
-			seen := map[string]time.Time{}
 			for _, m := range f.msgs {
-				if rec.Observed(m.CreatedAt, m.ID) {
-					seen[m.ID] = m.CreatedAt
-				} else {
+				if !rec.Observed(m.CreatedAt, m.ID) {
 					out = append(out, m)
 				}
 			}
-			return out, seen, nil
+			return out, nil
+		},
+		ObservedBefore: func(ctx context.Context, rec store.ObservationRecord, cutoff time.Time) (map[string]time.Time, error) {
+			times := map[string]time.Time{}
+			for _, m := range f.msgs {
+				if m.CreatedAt.Before(cutoff) && rec.Observed(m.CreatedAt, m.ID) {
+					times[m.ID] = m.CreatedAt
+				}
+			}
+			return times, nil
 		},
 	}
+	f.env.Tally = f.env.Unobserved
 	return f
 }
 
@@ -69,6 +76,16 @@ func (f *bufferFixture) chunk(t *testing.T, text string, idx ...int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// pending is the token sum of the unobserved messages.
+func (f *bufferFixture) pending(t *testing.T) int {
+	t.Helper()
+	msgs, err := f.env.Tally(bg, f.get(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Tokens(msgs)
 }
 
 func (f *bufferFixture) get(t *testing.T) store.ObservationRecord {
@@ -90,7 +107,7 @@ func settings(threshold int, activation float64) *BufferSettings {
 // come from the same describe unless they say otherwise).
 func TestActivateWithoutChunksIsNoop(t *testing.T) {
 	f := newBufferFixture(t, 100)
-	rec, err := f.rt.Activate(bg, f.env, settings(1000, 1), true)
+	rec, err := f.rt.Activate(bg, f.env, settings(1000, 1), 0, true)
 	if err != nil || rec.Version != 0 || rec.Observations != "" || len(rec.Buffer.Chunks) != 0 {
 		t.Fatalf("Activate = %+v, %v; want the untouched zero record", rec, err)
 	}
@@ -100,11 +117,11 @@ func TestActivateWithoutChunksIsNoop(t *testing.T) {
 func TestActivateIsIdempotent(t *testing.T) {
 	f := newBufferFixture(t, 600)
 	f.chunk(t, "- Buffered A", 0)
-	first, err := f.rt.Activate(bg, f.env, settings(1000, 1), false)
+	first, err := f.rt.Activate(bg, f.env, settings(1000, 1), f.pending(t), false)
 	if err != nil || first.Observations != "- Buffered A" || len(first.Buffer.Chunks) != 0 || !first.Observed(f.msgs[0].CreatedAt, "m1") {
 		t.Fatalf("first activation = %+v, %v", first, err)
 	}
-	second, err := f.rt.Activate(bg, f.env, settings(1000, 1), true)
+	second, err := f.rt.Activate(bg, f.env, settings(1000, 1), 0, true)
 	if err != nil || second.Observations != first.Observations || second.Version != first.Version {
 		t.Fatalf("second activation changed the record: %+v, %v", second, err)
 	}
@@ -116,11 +133,11 @@ func TestActivateAtRatioBoundaries(t *testing.T) {
 	f.chunk(t, "- Chunk 1", 0)
 	f.chunk(t, "- Chunk 2", 1)
 	// Ratio 0 keeps the whole threshold (1000) raw: one chunk goes.
-	rec, err := f.rt.Activate(bg, f.env, &BufferSettings{MessageTokens: 1000}, false)
+	rec, err := f.rt.Activate(bg, f.env, &BufferSettings{MessageTokens: 1000}, f.pending(t), false)
 	if err != nil || len(rec.Buffer.Chunks) != 1 || rec.Observations != "- Chunk 1" {
 		t.Fatalf("low ratio: %+v, %v", rec, err)
 	}
-	rec, err = f.rt.Activate(bg, f.env, settings(1000, 1), false)
+	rec, err = f.rt.Activate(bg, f.env, settings(1000, 1), f.pending(t), false)
 	if err != nil || len(rec.Buffer.Chunks) != 0 || rec.Observations != "- Chunk 1\n- Chunk 2" {
 		t.Fatalf("high ratio: %+v, %v", rec, err)
 	}
@@ -136,7 +153,7 @@ func TestActivateKeepsObservedIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.chunk(t, "- Buffered observations", 2)
-	got, err := f.rt.Activate(bg, f.env, settings(1000, 1), false)
+	got, err := f.rt.Activate(bg, f.env, settings(1000, 1), f.pending(t), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,11 +167,11 @@ func TestActivatePartialKeepsRest(t *testing.T) {
 	f := newBufferFixture(t, 600, 600)
 	f.chunk(t, "- Chunk A", 0)
 	f.chunk(t, "- Chunk B", 1)
-	rec, err := f.rt.Activate(bg, f.env, settings(1000, 0.5), false)
+	rec, err := f.rt.Activate(bg, f.env, settings(1000, 0.5), f.pending(t), false)
 	if err != nil || len(rec.Buffer.Chunks) != 1 || rec.Buffer.Chunks[0].Observations != "- Chunk B" {
 		t.Fatalf("partial: %+v, %v", rec, err)
 	}
-	rec, err = f.rt.Activate(bg, f.env, settings(1000, 1), false)
+	rec, err = f.rt.Activate(bg, f.env, settings(1000, 1), f.pending(t), false)
 	if err != nil || len(rec.Buffer.Chunks) != 0 || rec.Observations != "- Chunk A\n- Chunk B" {
 		t.Fatalf("final: %+v, %v", rec, err)
 	}
@@ -173,7 +190,7 @@ func TestActivateDropsChunkOfObservedMessages(t *testing.T) {
 	if _, err := f.s.PutObservations(bg, rec, rec.Version); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.rt.Activate(bg, f.env, settings(1000, 1), true)
+	got, err := f.rt.Activate(bg, f.env, settings(1000, 1), 0, true)
 	if err != nil || got.Observations != "- observed directly" {
 		t.Fatalf("after activation: %q, %v", got.Observations, err)
 	}

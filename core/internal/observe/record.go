@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -17,11 +16,13 @@ type Counter interface {
 
 // Append returns rec with a batch's observation text appended and the
 // cursor moved past the batch: LastObservedAt never moves back, and the
-// observed ids are those of the lookback window before it (seen gives the
-// times of the ids observed before; the batch is added to it). Only the new
-// text is counted, so the record's token count stays what the tokenizer
-// gave each write.
-func Append(rec store.ObservationRecord, batch []message.Message, text string, seen map[string]time.Time, tk Counter) store.ObservationRecord {
+// observed ids are those of the lookback window before it. times gives the
+// creation times of rec's observed ids that the window may leave behind
+// (see Cutoff; ids it lacks stay), and receives the batch's. When the window
+// moves past rec's cursor, every earlier id leaves it. Only the new text is
+// counted, so the record's token count stays what the tokenizer gave each
+// write.
+func Append(rec store.ObservationRecord, batch []message.Message, text string, times map[string]time.Time, tk Counter) store.ObservationRecord {
 	next := rec.Clone()
 	if text != "" {
 		if next.Observations == "" {
@@ -33,26 +34,46 @@ func Append(rec store.ObservationRecord, batch []message.Message, text string, s
 		}
 	}
 	for _, msg := range batch {
-		seen[msg.ID] = msg.CreatedAt
+		times[msg.ID] = msg.CreatedAt
 		if msg.CreatedAt.After(next.LastObservedAt) {
 			next.LastObservedAt = msg.CreatedAt
 		}
 	}
 	cutoff := next.LastObservedAt.Add(-store.ObservationLookback)
 	next.ObservedMessageIDs = nil
-	for _, id := range rec.ObservedMessageIDs {
-		if at, ok := seen[id]; ok && !at.Before(cutoff) {
-			next.ObservedMessageIDs = append(next.ObservedMessageIDs, id)
+	if !cutoff.After(rec.LastObservedAt) {
+		for _, id := range rec.ObservedMessageIDs {
+			if at, ok := times[id]; !ok || !at.Before(cutoff) {
+				next.ObservedMessageIDs = append(next.ObservedMessageIDs, id)
+			}
 		}
 	}
+	listed := make(map[string]bool, len(next.ObservedMessageIDs)+len(batch))
+	for _, id := range next.ObservedMessageIDs {
+		listed[id] = true
+	}
 	for _, msg := range batch {
-		if !msg.CreatedAt.Before(cutoff) && !slices.Contains(next.ObservedMessageIDs, msg.ID) {
+		if !msg.CreatedAt.Before(cutoff) && !listed[msg.ID] {
+			listed[msg.ID] = true
 			next.ObservedMessageIDs = append(next.ObservedMessageIDs, msg.ID)
 		}
 	}
 	// A buffered chunk over messages now observed is never applied.
 	next.DropObservedChunks()
 	return next
+}
+
+// Cutoff is the start of the lookback window once rec has observed msgs:
+// the observed ids created before it leave the record (Append needs their
+// times). It is never before rec.ObservedSince.
+func Cutoff(rec store.ObservationRecord, msgs []message.Message) time.Time {
+	last := rec.LastObservedAt
+	for _, m := range msgs {
+		if m.CreatedAt.After(last) {
+			last = m.CreatedAt
+		}
+	}
+	return last.Add(-store.ObservationLookback)
 }
 
 // Clean strips reasoning blocks, blank lines and surrounding space from a

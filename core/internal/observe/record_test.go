@@ -87,3 +87,25 @@ func TestBatches(t *testing.T) {
 		t.Fatalf("Batches(nil) or Tokens wrong: %d", Tokens(msgs))
 	}
 }
+
+// An observed id whose time Append is not given stays while the window
+// still covers the old cursor (its message was created after the new
+// cutoff, or is gone); once the window passes the old cursor, every
+// earlier id leaves.
+func TestAppendKeepsIDsOfUnknownTime(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	rec := store.ObservationRecord{Key: "thread:t", LastObservedAt: t0, ObservedMessageIDs: []string{"early", "unknown"}}
+	times := map[string]time.Time{"early": t0.Add(-store.ObservationLookback + 30*time.Second)}
+	next := Append(rec, []message.Message{msgAt("m1", t0.Add(time.Minute), 1)}, "", times, wordCounter{})
+	if want := []string{"unknown", "m1"}; !reflect.DeepEqual(next.ObservedMessageIDs, want) {
+		t.Fatalf("ObservedMessageIDs = %v, want %v", next.ObservedMessageIDs, want)
+	}
+	later := t0.Add(store.ObservationLookback + time.Second)
+	next = Append(rec, []message.Message{msgAt("m2", later, 1)}, "", map[string]time.Time{}, wordCounter{})
+	if want := []string{"m2"}; !reflect.DeepEqual(next.ObservedMessageIDs, want) {
+		t.Fatalf("after the window passed the cursor: %v, want %v", next.ObservedMessageIDs, want)
+	}
+	if got := Cutoff(rec, []message.Message{msgAt("m2", later, 1)}); !got.Equal(later.Add(-store.ObservationLookback)) {
+		t.Fatalf("Cutoff = %v", got)
+	}
+}

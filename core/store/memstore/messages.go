@@ -100,9 +100,10 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	list := s.byThread[q.ThreadID]
+	excluded := idSet(q.ExcludeIDs)
 	var matched []*message.Message
 	for _, m := range list {
-		if q.ResourceID != "" && m.ResourceID != q.ResourceID {
+		if (q.ResourceID != "" && m.ResourceID != q.ResourceID) || excluded[m.ID] {
 			continue
 		}
 		if !q.Range.InRange(m.CreatedAt) {
@@ -140,6 +141,18 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	}
 	page.Included = s.includes(q, seen)
 	return page, nil
+}
+
+// idSet is the set of ids (nil for none).
+func idSet(ids []string) map[string]bool {
+	if len(ids) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	return set
 }
 
 func (s *Store) includes(q store.MessageQuery, seen map[string]bool) []message.Message {

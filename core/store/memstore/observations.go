@@ -19,13 +19,15 @@ type obsRow struct {
 func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]message.Message, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	excluded := idSet(q.ExcludeIDs)
 	var all []*message.Message
 	for id, row := range s.threads {
 		if row.ResourceID != q.ResourceID {
 			continue
 		}
 		for _, m := range s.byThread[id] {
-			if m.ResourceID == q.ResourceID && (q.Since.IsZero() || !m.CreatedAt.Before(q.Since)) {
+			if m.ResourceID == q.ResourceID && (q.Since.IsZero() || !m.CreatedAt.Before(q.Since)) &&
+				(q.Until.IsZero() || m.CreatedAt.Before(q.Until)) && !excluded[m.ID] {
 				all = append(all, m)
 			}
 		}

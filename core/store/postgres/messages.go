@@ -621,6 +621,9 @@ func pageFilter(q store.MessageQuery, resource string, arg func(any) string) str
 	if !q.Metadata.IsZero() {
 		filter.WriteString(" AND " + metadataSQL(q.Metadata, arg))
 	}
+	if len(q.ExcludeIDs) > 0 {
+		filter.WriteString(" AND m.id <> ALL(" + arg(q.ExcludeIDs) + "::text[])")
+	}
 	return filter.String()
 }
 

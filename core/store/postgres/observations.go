@@ -20,11 +20,12 @@ func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessag
 	if q.Direction == store.Desc {
 		sql = s.q.listResourceDesc
 	}
-	return s.queryMessages(ctx, op, sql, q.ResourceID, utc(q.Since), int64(q.Limit))
+	return s.queryMessages(ctx, op, sql, q.ResourceID, utc(q.Since), int64(q.Limit), nonNil(q.ExcludeIDs), timeOrNil(q.Until))
 }
 
 const listResourceSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages
 WHERE thread_id IN (SELECT id FROM {{schema}}.threads WHERE resource_id = $1) AND resource_id = $1 AND created_at >= $2
+	AND ($5::timestamptz IS NULL OR created_at < $5) AND id <> ALL($4::text[])
 ORDER BY created_at DIR, seq DIR LIMIT $3`
 
 const obsCols = "key, observations, observation_tokens, generation, last_observed_at, observed_message_ids, version, updated_at"

@@ -480,8 +480,15 @@ func messageFilter(q store.MessageQuery) (string, []any) {
 	if !q.Metadata.IsZero() {
 		conds = append(conds, metadataSQL(q.Metadata, &args))
 	}
+	if len(q.ExcludeIDs) > 0 {
+		conds, args = append(conds, excludeIDsSQL), append(args, encodeIDs(q.ExcludeIDs))
+	}
 	return strings.Join(conds, ` AND `), args
 }
+
+// excludeIDsSQL leaves out the ids of a JSON array: one parameter whatever
+// their number, so the statement stays the same prepared one.
+const excludeIDsSQL = `id NOT IN (SELECT value FROM json_each(?))`
 
 // listQuery returns the query of the listed page; ok is false when the page
 // is empty by definition (PerPage 0 or an offset beyond any table).

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"math"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
@@ -16,17 +17,26 @@ import (
 func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessageQuery) ([]message.Message, error) {
 	const op = "ListResourceMessages"
 	dir := q.Direction.Keyword()
-	query := `SELECT ` + messageCols + ` FROM messages
-		WHERE thread_id IN (SELECT id FROM threads WHERE resource_id = ?) AND resource_id = ? AND created_at >= ?
-		ORDER BY created_at ` + dir + `, seq ` + dir + ` LIMIT ?`
 	since := int64(-1 << 62)
 	if !q.Since.IsZero() {
 		since = ceilMicro(q.Since)
 	}
+	until := int64(math.MaxInt64)
+	if !q.Until.IsZero() {
+		until = ceilMicro(q.Until)
+	}
+	exclude, args := "", []any{q.ResourceID, q.ResourceID, since, until}
+	if len(q.ExcludeIDs) > 0 {
+		exclude, args = ` AND `+excludeIDsSQL, append(args, encodeIDs(q.ExcludeIDs))
+	}
+	query := `SELECT ` + messageCols + ` FROM messages
+		WHERE thread_id IN (SELECT id FROM threads WHERE resource_id = ?) AND resource_id = ?
+			AND created_at >= ? AND created_at < ?` + exclude + `
+		ORDER BY created_at ` + dir + `, seq ` + dir + ` LIMIT ?`
 	var out []message.Message
 	err := s.read(ctx, op, func(tx *sql.Tx) error {
 		var err error
-		out, err = queryMessages(ctx, tx, query, q.ResourceID, q.ResourceID, since, q.Limit)
+		out, err = queryMessages(ctx, tx, query, append(args, q.Limit)...)
 		return err
 	})
 	if err != nil {
@@ -84,20 +94,27 @@ func scanRecord(sc scanner, buffer bool) (store.ObservationRecord, error) {
 func getObservations(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, key string) (store.ObservationRecord, error) {
-	r, err := scanRecord(q.QueryRowContext(ctx, `SELECT `+activeCols+` FROM observations WHERE key = ?`, key), true)
+	r, err := scanRecord(q.QueryRowContext(ctx, getObservationsSQL, key), true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.ObservationRecord{Key: key}, nil
 	}
 	return r, err
 }
 
-// GetObservations returns the record under key, or the zero record.
+const getObservationsSQL = `SELECT ` + activeCols + ` FROM observations WHERE key = ?`
+
+// GetObservations returns the record under key, or the zero record. Turns
+// with observational memory read it twice, so it runs prepared.
 func (s *Store) GetObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
 	const op = "GetObservations"
 	if _, _, err := store.ParseObservationKey(key); err != nil {
 		return store.ObservationRecord{}, withOp(op, err)
 	}
-	r, err := getObservations(ctx, s.r, key)
+	stmts, err := s.rstmts.get(ctx, getObservationsSQL)
+	if err != nil {
+		return store.ObservationRecord{}, withOp(op, err)
+	}
+	r, err := getObservations(ctx, preparedDB{db: s.r, stmts: stmts}, key)
 	if err != nil {
 		return store.ObservationRecord{}, withOp(op, err)
 	}

@@ -86,6 +86,35 @@ func testMessagesDateRange(t *testing.T, s *store.Checked) {
 	eq(t, "end exclusive", ids(p.Messages), []string{"m5", "m6"})
 }
 
+func testMessagesExcludeIDs(t *testing.T, s *store.Checked) {
+	mustThread(t, s, "A", "r")
+	for i := 0; i < 8; i++ {
+		mustSave(t, s, msg(fmt.Sprintf("m%d", i), "A", "r", "x", T(i)))
+	}
+	exclude := []string{"m1", "m2", "m6", "unknown"}
+	p := list(t, s, store.MessageQuery{ThreadID: "A", PerPage: 3, ExcludeIDs: exclude, IncludeTotal: true})
+	eq(t, "first page", ids(p.Messages), []string{"m0", "m3", "m4"})
+	if p.Total != 5 || !p.HasMore {
+		t.Fatalf("total %d, hasMore %v; want 5, true", p.Total, p.HasMore)
+	}
+	start := T(2)
+	p = list(t, s, store.MessageQuery{ThreadID: "A", PerPage: 3, Direction: store.Desc, Range: store.DateRange{Start: &start}, ExcludeIDs: exclude})
+	eq(t, "newest with a range", ids(p.Messages), []string{"m7", "m5", "m4"})
+	p = list(t, s, store.MessageQuery{ThreadID: "A", PerPage: 1, ExcludeIDs: exclude, Include: []store.Include{{ID: "m2", Before: 1}}})
+	eq(t, "listed", ids(p.Messages), []string{"m0"})
+	eq(t, "include windows are not filtered", ids(p.Included), []string{"m1", "m2"})
+	w, err := s.ListWindow(ctx(), store.MessageQuery{ThreadID: "A", PerPage: 4, Direction: store.Desc, ExcludeIDs: exclude},
+		store.WindowFit{Encoding: "e", Fits: 1000, Keep: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "window", ids(w.Messages), []string{"m7", "m5", "m4", "m3"})
+	for _, bad := range [][]string{{""}, {"a\x00"}, {string([]byte{0xff})}} {
+		_, err := s.ListMessages(ctx(), store.MessageQuery{ThreadID: "A", PerPage: 1, ExcludeIDs: bad})
+		wantCode(t, err, memerr.ErrInvalidArgument)
+	}
+}
+
 func testMessagesCursor(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "A", "r")
 	var saved []message.Message

@@ -164,11 +164,17 @@ func testResourceMessages(t *testing.T, s *store.Checked) {
 	eq(t, "newest 2", lr(store.ResourceMessageQuery{ResourceID: "r", Limit: 2, Direction: store.Desc}), []string{"b3", "b2"})
 	eq(t, "other resource", lr(store.ResourceMessageQuery{ResourceID: "other", Limit: 100}), []string{"c1"})
 	eq(t, "unknown resource", lr(store.ResourceMessageQuery{ResourceID: "nobody", Limit: 100}), []string{})
+	eq(t, "until (exclusive)", lr(store.ResourceMessageQuery{ResourceID: "r", Since: T(2), Until: T(5), Limit: 100}), []string{"b1", "a2", "b2"})
+	exclude := []string{"a1", "b2", "c1", "unknown"}
+	eq(t, "excluded", lr(store.ResourceMessageQuery{ResourceID: "r", Limit: 100, ExcludeIDs: exclude}), []string{"b1", "a2", "b3"})
+	eq(t, "excluded before the limit", lr(store.ResourceMessageQuery{ResourceID: "r", Limit: 2, ExcludeIDs: exclude}), []string{"b1", "a2"})
+	eq(t, "excluded, newest 2", lr(store.ResourceMessageQuery{ResourceID: "r", Limit: 2, Direction: store.Desc, ExcludeIDs: exclude}), []string{"b3", "a2"})
 	out, _ := s.ListResourceMessages(ctx(), store.ResourceMessageQuery{ResourceID: "r", Limit: 1})
 	if len(out) != 1 || out[0].Text() != "a1" || out[0].ThreadID != "A" || out[0].ResourceID != "r" || !out[0].CreatedAt.Equal(T(1)) {
 		t.Fatalf("message fields: %+v", out)
 	}
-	for _, q := range []store.ResourceMessageQuery{{ResourceID: "r"}, {ResourceID: "", Limit: 1}, {ResourceID: "r", Limit: 1, Direction: "sideways"}} {
+	for _, q := range []store.ResourceMessageQuery{{ResourceID: "r"}, {ResourceID: "", Limit: 1}, {ResourceID: "r", Limit: 1, Direction: "sideways"},
+		{ResourceID: "r", Limit: 1, ExcludeIDs: []string{""}}, {ResourceID: "r", Limit: 1, ExcludeIDs: []string{"a\x00"}}} {
 		if _, err := s.ListResourceMessages(ctx(), q); err == nil {
 			t.Fatalf("ListResourceMessages(%+v) accepted", q)
 		}

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"MessagesResourceFilter", testMessagesResourceFilter},
 		{"MessagesDateRange", testMessagesDateRange},
 		{"MessagesCursor", testMessagesCursor},
+		{"MessagesExcludeIDs", testMessagesExcludeIDs},
 		{"MessagesIncludeWindows", testMessagesIncludeWindows},
 		{"MessagesMetadataFilter", testMessagesMetadataFilter},
 		{"MessagesMetadataFilterPaging", testMessagesMetadataFilterPaging},

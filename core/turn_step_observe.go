@@ -1,0 +1,100 @@
+package core
+
+import (
+	"context"
+
+	"github.com/agentmem/agentmem/core/internal/observe"
+	"github.com/agentmem/agentmem/core/store"
+)
+
+// stepObservations is the observational-memory part of a turn's prompt,
+// which a step refreshes when the record moved on.
+type stepObservations struct {
+	version int64
+	texts   []string // of the observation system messages in the prompt
+	hints   []string
+}
+
+// shown records the observations Begin put in the prompt.
+func (o *observedHistory) shown() *stepObservations {
+	return &stepObservations{version: o.view.rec.Version, texts: observe.SystemTexts(o.view.rec.Observations, o.view.hints...), hints: o.view.hints}
+}
+
+// observeStep runs observational memory at a step of the agent loop, as
+// after a Commit: the turn's input and the messages the loop produced are
+// not stored yet, but their tokens count towards the thresholds, so that
+// buffered chunks are activated, buffering starts and, past the threshold
+// (BlockAfter when buffered), the stored unobserved messages are observed
+// within the loop. When the record moved on, the prompt shows its
+// observations and loses the messages they cover. A failure is logged
+// (ObservationErr) and leaves the prompt as it was.
+func (t *Turn) observeStep(ctx context.Context, produced []Message) {
+	o, m := t.st.observation, t.m
+	if o == nil || t.obs == nil || t.st.readOnly {
+		return
+	}
+	inFlight := 0
+	for _, msgs := range [][]Message{t.persist, produced} {
+		for i := range msgs {
+			inFlight += t.stepTokens(&msgs[i])
+		}
+	}
+	if o.background {
+		m.scheduleObservation(ctx, o, t.thread, inFlight)
+	} else if err := m.observationCycle(ctx, o, t.thread, pending{known: t.unobserved, inFlight: inFlight}); err != nil {
+		t.obsErr = err
+		return
+	}
+	s, err := m.checked()
+	if err != nil {
+		return
+	}
+	rec, err := s.GetObservations(ctx, store.ObservationKey(o.scope, t.thread.ID, t.thread.ResourceID))
+	if err != nil {
+		t.obsErr = err
+		m.log.WarnContext(ctx, "agentmem: reading observations at a step failed; the step keeps the turn's prompt", "err", err)
+		return
+	}
+	if rec.Version != t.obs.version {
+		t.prompt = t.reobserved(rec)
+	}
+}
+
+// reobserved is the turn's prompt with rec's observations in place of the
+// ones it shows, without the remembered messages rec has observed.
+func (t *Turn) reobserved(rec store.ObservationRecord) []Message {
+	old := make(map[string]bool, len(t.obs.texts))
+	for _, text := range t.obs.texts {
+		old[text] = true
+	}
+	observed := map[string]bool{}
+	for _, id := range rec.ObservedMessageIDs {
+		observed[id] = true
+	}
+	since := rec.ObservedSince()
+	out := make([]Message, 0, len(t.prompt))
+	at := -1
+	for _, msg := range t.prompt {
+		switch {
+		case msg.Role == RoleSystem && old[msg.Text()]:
+			if at < 0 {
+				at = len(out)
+			}
+			continue
+		case msg.Source == SourceMemory && (observed[msg.ID] || (!since.IsZero() && msg.CreatedAt.Before(since))):
+			continue
+		}
+		out = append(out, msg)
+	}
+	if at < 0 { // Begin showed no observations: they follow the instructions
+		for at = 0; at < len(out) && at < len(t.req.System) && out[at].Role == RoleSystem; at++ {
+		}
+	}
+	texts := observe.SystemTexts(rec.Observations, t.obs.hints...)
+	fresh := make([]Message, 0, len(texts))
+	for _, text := range texts {
+		fresh = append(fresh, t.m.systemMessage(text))
+	}
+	t.obs.version, t.obs.texts = rec.Version, texts
+	return append(out[:at], append(fresh, out[at:]...)...)
+}
