@@ -102,14 +102,12 @@ func record(t *testing.T, m *core.Memory, thread string) store.ObservationRecord
 	return rec
 }
 
-// Mastra: "should activate buffered observations mid-step when threshold is
-// crossed (not defer to next user turn)" (packages/memory/src/processors/
-// observational-memory/__tests__/mid-loop-observation.test.ts) and the
-// 'Buffered Observations' cases of stores/_test-utils/src/domains/memory/
-// observational-memory.ts, end to end: chunks are
-// made in the background every BufferTokens; the Commit that crosses
-// MessageTokens activates them while every observer call is held, so it
-// made none; each message reaches the observer once.
+// Mastra: the 'Buffered Observations' cases of stores/_test-utils/src/
+// domains/memory/observational-memory.ts, end to end (the mid-step case is
+// TestStepActivatesBufferedObservations): chunks are made in the background
+// every BufferTokens; the Commit that crosses MessageTokens activates them
+// while every observer call is held, so it made none; each message reaches
+// the observer once.
 func TestBufferedObservationActivatesWithoutObserverCall(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s store.Store) {
 		g := &gate{}

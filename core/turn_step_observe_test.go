@@ -84,6 +84,9 @@ func TestStepActivatesBufferedObservations(t *testing.T) {
 		if got := toolResults(prompt)[fmt.Sprint("call", i)]; !strings.Contains(got, fmt.Sprintf("m%da", i)) {
 			t.Fatalf("the tool result is not whole in the step's prompt: %.40q", got)
 		}
+		if !slices.Contains(tags, fmt.Sprintf("m%du", i)) {
+			t.Fatalf("the turn's input left the step's prompt: %v", tags)
+		}
 		g.open()
 		if err := turn.Commit(ctx, produced); err != nil {
 			t.Fatal(err)
@@ -99,10 +102,12 @@ func TestStepActivatesBufferedObservations(t *testing.T) {
 	})
 }
 
-// Without buffering, a step whose unstored messages take the turn past
-// MessageTokens observes the stored unobserved messages then and there (the
-// loop's own messages are stored, and observed, after Commit); the step's
-// prompt shows the new observations in place of those messages.
+// Mastra: "should trigger observation on step N > 0 when threshold is
+// exceeded" (mid-loop-observation.test.ts). Without buffering, a step whose
+// unstored messages take the turn past MessageTokens observes the stored
+// unobserved messages then and there (the loop's own messages are stored,
+// and observed, after Commit); the step's prompt shows the new observations
+// in place of those messages.
 func TestStepObservesPastThreshold(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s store.Store) {
 		obs := &observerModel{}
@@ -147,6 +152,40 @@ func TestStepObservesPastThreshold(t *testing.T) {
 		obs.requireOnce(t)
 		if n := obs.observed()[fmt.Sprintf("m%da", turns)]; n != 1 {
 			t.Fatalf("the loop's tool result was observed %d times", n)
+		}
+	})
+}
+
+// Mastra: "should trigger observation on step 0 when threshold exceeded"
+// (mid-loop-observation.test.ts): stored messages already past
+// MessageTokens (written while the threshold was higher) are observed at
+// the first step, before the loop's first model call, not only after the
+// turn's Commit.
+func TestStepObservesAtFirstStep(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		obs := &observerModel{}
+		high := newMem(t, s, observationConfig(obs, &reflectorModel{}, 100000, 100000))
+		for i := 0; i < 6; i++ {
+			observedTurn(t, high, "t", "r", i)
+		}
+		m := newMem(t, s, observationConfig(obs, &reflectorModel{}, 200, 100000))
+		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r", Input: []core.Message{core.NewMessage(core.RoleUser, "m6u: next question")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tags, _ := promptTags(turn.Messages()); !slices.Contains(tags, "m0u") || obs.calls.Load() != 0 {
+			t.Fatalf("Begin observed already (%d calls) or lacks the history: %v", obs.calls.Load(), tags)
+		}
+		prompt, err := turn.Step(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tags, sys := promptTags(prompt)
+		if obs.calls.Load() != 1 || slices.Contains(tags, "m0u") || !strings.Contains(sys, "saw m5a") || !slices.Contains(tags, "m6u") {
+			t.Fatalf("after the first step: %d observer calls, prompt tags %v", obs.calls.Load(), tags)
+		}
+		if rec := record(t, m, "t"); !strings.Contains(rec.Observations, "saw m0u") {
+			t.Fatalf("observations not stored: %q", rec.Observations)
 		}
 	})
 }

@@ -162,9 +162,15 @@ func Remaining(rec store.ObservationRecord, msgs []message.Message) []message.Me
 
 // unbuffered is the token sum of msgs that no chunk of rec covers.
 func unbuffered(rec store.ObservationRecord, msgs []message.Message) int {
+	covered := map[string]bool{}
+	for _, c := range rec.Buffer.Chunks {
+		for _, m := range c.Messages {
+			covered[m.ID] = true
+		}
+	}
 	n := 0
 	for _, m := range msgs {
-		if !rec.Buffer.Covers(m.ID) {
+		if !covered[m.ID] {
 			n += m.Tokens
 		}
 	}

@@ -35,11 +35,13 @@ const activeCols = obsCols + ", buffer"
 
 // scanObservation reads one row of obsCols (an archived generation).
 func scanObservation(row pgx.Row) (store.ObservationRecord, error) {
-	return scanRecord(row, false)
+	return scanRecord(row, nil)
 }
 
-// scanRecord reads one row of obsCols, or of activeCols with buffer.
-func scanRecord(row pgx.Row, buffer bool) (store.ObservationRecord, error) {
+// scanRecord reads one row of obsCols, or with a decoder one of activeCols
+// (the active record, with its buffer).
+func scanRecord(row pgx.Row, dec *store.RecordDecoder) (store.ObservationRecord, error) {
+	buffer := dec != nil
 	var (
 		r       store.ObservationRecord
 		tokens  int32
@@ -55,9 +57,11 @@ func scanRecord(row pgx.Row, buffer bool) (store.ObservationRecord, error) {
 	if err := row.Scan(dest...); err != nil {
 		return store.ObservationRecord{}, err
 	}
-	var err error
-	if r.Buffer, err = store.DecodeObservationBuffer(buf); err != nil {
-		return store.ObservationRecord{}, err
+	if buffer {
+		var err error
+		if r.Buffer, err = dec.Buffer(r.Key, buf); err != nil {
+			return store.ObservationRecord{}, err
+		}
 	}
 	r.ObservationTokens, r.Generation, r.UpdatedAt = int(tokens), int(gen), updated.UTC()
 	r.LastObservedAt = timeOrZero(last)
@@ -73,7 +77,7 @@ func (s *Store) GetObservations(ctx context.Context, key string) (store.Observat
 	if _, _, err := store.ParseObservationKey(key); err != nil {
 		return store.ObservationRecord{}, opError(op, err)
 	}
-	r, err := scanRecord(s.pool.QueryRow(ctx, s.q.getObservations, key), true)
+	r, err := scanRecord(s.pool.QueryRow(ctx, s.q.getObservations, key), &s.records)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ObservationRecord{Key: key}, nil
 	}
@@ -153,7 +157,7 @@ func (s *Store) lockRecord(ctx context.Context, tx pgx.Tx, op string, scope stor
 			return store.ObservationRecord{}, err
 		}
 	}
-	cur, err := scanRecord(tx.QueryRow(ctx, s.q.lockObservations, key), true)
+	cur, err := scanRecord(tx.QueryRow(ctx, s.q.lockObservations, key), &s.records)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ObservationRecord{Key: key}, nil
 	}

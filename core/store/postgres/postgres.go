@@ -78,6 +78,8 @@ type Store struct {
 	prepares bool
 	// db is the identity of the database and role (pgident); "" if unread.
 	db string
+	// records decodes the buffers of observation records read.
+	records store.RecordDecoder
 
 	closeOnce sync.Once
 }

@@ -55,11 +55,13 @@ const activeCols = obsCols + `, buffer`
 
 // scanObservation reads one row of obsCols (an archived generation).
 func scanObservation(sc scanner) (store.ObservationRecord, error) {
-	return scanRecord(sc, false)
+	return scanRecord(sc, nil)
 }
 
-// scanRecord reads one row of obsCols, or of activeCols with buffer.
-func scanRecord(sc scanner, buffer bool) (store.ObservationRecord, error) {
+// scanRecord reads one row of obsCols, or with a decoder one of activeCols
+// (the active record, with its buffer).
+func scanRecord(sc scanner, dec *store.RecordDecoder) (store.ObservationRecord, error) {
+	buffer := dec != nil
 	var (
 		r       store.ObservationRecord
 		last    sql.NullInt64
@@ -77,24 +79,25 @@ func scanRecord(sc scanner, buffer bool) (store.ObservationRecord, error) {
 	if err := sc.Scan(dest...); err != nil {
 		return r, err
 	}
-	var err error
-	if r.Buffer, err = store.DecodeObservationBuffer(buf); err != nil {
-		return r, err
-	}
 	r.ObservationTokens, r.Generation, r.Version, r.UpdatedAt = int(tokens), int(gen), version, fromMicro(updated)
 	if last.Valid {
 		r.LastObservedAt = fromMicro(last.Int64)
 	}
-	if err := json.Unmarshal([]byte(ids), &r.ObservedMessageIDs); err != nil {
+	if !buffer {
+		return r, json.Unmarshal([]byte(ids), &r.ObservedMessageIDs)
+	}
+	var err error
+	if r.Buffer, err = dec.Buffer(r.Key, buf); err != nil {
 		return r, err
 	}
-	return r, nil
+	r.ObservedMessageIDs, err = dec.IDs(r.Key, ids)
+	return r, err
 }
 
 func getObservations(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, key string) (store.ObservationRecord, error) {
-	r, err := scanRecord(q.QueryRowContext(ctx, getObservationsSQL, key), true)
+}, dec *store.RecordDecoder, key string) (store.ObservationRecord, error) {
+	r, err := scanRecord(q.QueryRowContext(ctx, getObservationsSQL, key), dec)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.ObservationRecord{Key: key}, nil
 	}
@@ -104,7 +107,8 @@ func getObservations(ctx context.Context, q interface {
 const getObservationsSQL = `SELECT ` + activeCols + ` FROM observations WHERE key = ?`
 
 // GetObservations returns the record under key, or the zero record. Turns
-// with observational memory read it twice, so it runs prepared.
+// with observational memory read it twice: it runs prepared, and decodes
+// only the JSON texts that changed since the last read of key.
 func (s *Store) GetObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
 	const op = "GetObservations"
 	if _, _, err := store.ParseObservationKey(key); err != nil {
@@ -114,7 +118,7 @@ func (s *Store) GetObservations(ctx context.Context, key string) (store.Observat
 	if err != nil {
 		return store.ObservationRecord{}, withOp(op, err)
 	}
-	r, err := getObservations(ctx, preparedDB{db: s.r, stmts: stmts}, key)
+	r, err := getObservations(ctx, preparedDB{db: s.r, stmts: stmts}, &s.records, key)
 	if err != nil {
 		return store.ObservationRecord{}, withOp(op, err)
 	}
@@ -154,7 +158,7 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 				return err
 			}
 		}
-		cur, err := getObservations(ctx, tx, rec.Key)
+		cur, err := getObservations(ctx, tx, &s.records, rec.Key)
 		if err != nil {
 			return err
 		}
@@ -239,7 +243,7 @@ func (s *Store) ClearObservations(ctx context.Context, key string) (store.Observ
 				return err
 			}
 		}
-		cur, err := getObservations(ctx, tx, key)
+		cur, err := getObservations(ctx, tx, &s.records, key)
 		if err != nil || cur.Version == 0 {
 			return err
 		}

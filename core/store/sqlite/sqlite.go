@@ -55,8 +55,9 @@ type Store struct {
 	r   *sql.DB // readers; the same as w for in-memory databases
 	now func() time.Time
 
-	wstmts stmtCache // statements prepared on w (see prepared.go)
-	rstmts stmtCache // statements prepared on r
+	wstmts  stmtCache // statements prepared on w (see prepared.go)
+	rstmts  stmtCache // statements prepared on r
+	records store.RecordDecoder
 }
 
 var (
