@@ -26,8 +26,8 @@ func (o *observedHistory) shown() *stepObservations {
 // buffered chunks are activated, buffering starts and, past the threshold
 // (BlockAfter when buffered), the stored unobserved messages are observed
 // within the loop. When the record moved on, the prompt shows its
-// observations and loses the messages they cover. A failure is logged
-// (ObservationErr) and leaves the prompt as it was.
+// observations and loses the messages they cover. A failure is logged and
+// kept for ObservationErr; the prompt shows what was stored.
 func (t *Turn) observeStep(ctx context.Context, produced []Message) {
 	o, m := t.st.observation, t.m
 	if o == nil || t.obs == nil || t.st.readOnly {
@@ -42,8 +42,7 @@ func (t *Turn) observeStep(ctx context.Context, produced []Message) {
 	if o.background {
 		m.scheduleObservation(ctx, o, t.thread, inFlight)
 	} else if err := m.observationCycle(ctx, o, t.thread, pending{known: t.unobserved, inFlight: inFlight}); err != nil {
-		t.obsErr = err
-		return
+		t.obsErr = err // what was stored before the failure is still shown
 	}
 	s, err := m.checked()
 	if err != nil {
