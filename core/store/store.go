@@ -151,7 +151,7 @@ type Observations interface {
 	// under key, oldest first; the active one is GetObservations'.
 	ListObservationGenerations(ctx context.Context, key string) ([]ObservationRecord, error)
 	// ClearObservations empties the record under key in one atomic write: its
-	// observations, its cursor and its archived generations go, and the
+	// observations, buffer, cursor and archived generations go, and the
 	// stored record keeps Version one past the cleared one, so a
 	// compare-and-set against the cleared record fails and no version is
 	// reused. A never-written record is returned as is, nothing written. A
