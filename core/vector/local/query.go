@@ -448,11 +448,7 @@ func hybrid(p *partition, q vector.Query, thread int32, k int) []scored {
 		}
 		hi, lo := list[0].score, list[len(list)-1].score
 		for _, r := range list {
-			s := w
-			if hi != lo {
-				s *= (r.score - lo) / (hi - lo)
-			}
-			fused[r.s] += s
+			fused[r.s] += vector.RelativeScore(r.score, hi, lo, w)
 		}
 	}
 	// The two sides only read the partition: BM25 runs beside the vector

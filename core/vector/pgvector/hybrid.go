@@ -287,10 +287,7 @@ func (s *Store) hybridSides(ctx context.Context, m meta, q vector.Query, k int) 
 		}
 		hi, lo := list[0].Score, list[len(list)-1].Score
 		for _, r := range list {
-			v := w
-			if hi != lo {
-				v *= (r.Score - lo) / (hi - lo)
-			}
+			v := vector.RelativeScore(r.Score, hi, lo, w)
 			if f, ok := fused[r.ID]; ok {
 				f.Score += v
 				continue
