@@ -191,16 +191,22 @@ type pending struct {
 }
 
 // knownUnobserved is what the turn knows to be unobserved after saving
-// saved: Begin's unobserved messages and the saved ones; nil when Begin did
-// not read them all. Messages other writers saved meanwhile are missing:
-// they count from the next cycle on.
+// saved: Begin's unobserved messages, those its steps stored and the saved
+// ones, each once (the newest copy of a message saved again); nil when
+// Begin did not read them all. Messages other writers saved meanwhile are
+// missing: they count from the next cycle on.
 func (t *Turn) knownUnobserved(saved []Message) []Message {
 	if t.unobserved == nil {
 		return nil
 	}
-	out := make([]Message, 0, len(t.unobserved)+len(saved))
-	for _, msg := range slices.Concat(t.unobserved, saved) {
-		if msg.Role != RoleSystem {
+	all := slices.Concat(t.unobserved, t.saves.stored, saved)
+	last := make(map[string]int, len(all))
+	for i := range all {
+		last[all[i].ID] = i
+	}
+	out := make([]Message, 0, len(all))
+	for i, msg := range all {
+		if msg.Role != RoleSystem && last[msg.ID] == i {
 			out = append(out, msg)
 		}
 	}

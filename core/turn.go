@@ -39,15 +39,17 @@ type Tool struct {
 	Call func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 }
 
-// Turn is one model call with memory: Begin builds the prompt, Commit persists
-// the turn. A Turn is not safe for concurrent use; Commit may be called once.
+// Turn is one model call with memory: Begin builds the prompt, each Step of
+// an agent loop saves what the loop produced so far, Commit persists the
+// rest of the turn. A Turn is not safe for concurrent use; Commit succeeds
+// once.
 type Turn struct {
 	m         *Memory
 	st        settings
 	req       TurnRequest
 	thread    Thread
 	prompt    []Message
-	persist   []Message      // filtered input to save on Commit
+	persist   []Message      // filtered input, saved by the first Step or Commit
 	prior     indexing.Prior // the thread's messages before the turn, as loaded
 	tools     []Tool
 	trimmed   []Message
@@ -62,6 +64,7 @@ type Turn struct {
 	unobserved []Message
 	obs        *stepObservations // nil without observational memory
 	steps      stepState         // shared by the Step calls
+	saves      turnSaves         // what the Steps and Commit stored
 	mu         sync.Mutex
 	committed  bool
 }

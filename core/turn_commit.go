@@ -3,17 +3,22 @@ package core
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
 )
 
-// Commit persists the turn: the (filtered) input and the response messages in
-// one atomic save, then indexes them for semantic recall, generates a title
-// and runs observational memory (observation and reflection, inside Commit
-// or in the background; their failures are logged and never fail Commit, see
-// ObservationErr). Read-only turns and turns with history disabled (and
-// observational memory off) save nothing.
+// Commit persists the turn: what its steps did not store yet (the
+// filtered input, the response messages new or changed since the last
+// Step, usually just the final answer) in one atomic save, then indexes
+// them for semantic recall, generates a title and runs observational memory
+// (observation and reflection, inside Commit or in the background; their
+// failures are logged and never fail Commit, see ObservationErr). After
+// Steps, response starts with the loop's messages as given to the last Step:
+// a message at a position a Step saved is saved again only when it changed,
+// under the same id. The output processors see the messages about to be
+// saved. Read-only turns and turns with history disabled (and observational
+// memory off) save nothing. A Commit that failed may be called again: it
+// saves the same messages under the same ids.
 func (t *Turn) Commit(ctx context.Context, response []Message) error {
 	const op = "Commit"
 	if err := t.enterCommit(ctx); err != nil {
@@ -40,39 +45,33 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
 		r.Tokens, r.TokenEncoding = 0, "" // counted once when saved
 	}
-	for _, p := range m.opts.Processors {
-		if op, ok := p.(OutputProcessor); ok {
-			var err error
-			if resp, err = op.ProcessOutput(ctx, ProcessorInput{ThreadID: t.req.ThreadID, ResourceID: t.req.ResourceID, Messages: resp, Tokenizer: m.tk}); err != nil {
-				return err
-			}
-		}
+	loop, at, exacts := t.loopBatch(resp)
+	loop, err := t.processOutput(ctx, loop)
+	if err != nil {
+		return err
 	}
 	t.committed = true
-	if t.st.readOnly || (!t.st.historyEnabled && t.st.observation == nil) {
+	if !t.saving() {
 		return nil
 	}
-	var batch []Message
-	for _, msg := range append(window.Clone(t.persist), resp...) {
-		if p, ok := m.prepare(op, msg); ok {
-			batch = append(batch, p)
-		}
-	}
-	if len(batch) > 0 {
-		s, err := m.checked()
-		if err != nil {
-			return err
-		}
-		budget.CountAll(batch, m.countTokens)
-		saved, e, err := m.saveIndexed(ctx, s, t.st, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
-		if err != nil {
-			t.committed = false
-			return err
-		}
-		m.runEffects(ctx, m.saveEffects(t.st, saved, t, e))
+	batch := t.persistBatch(op, loop)
+	if len(batch) == 0 {
+		m.runEffects(ctx, m.saveEffects(t.st, nil, t, nil))
 		return nil
 	}
-	m.runEffects(ctx, m.saveEffects(t.st, nil, t, nil))
+	s, err := m.checked()
+	if err != nil {
+		t.committed = false
+		return err
+	}
+	saved, e, err := m.saveIndexed(ctx, s, t.st, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
+	if err != nil {
+		t.committed = false
+		return err
+	}
+	t.saves.input = true
+	t.markSaved(at, exacts)
+	m.runEffects(ctx, m.saveEffects(t.st, saved, t, e))
 	return nil
 }
 

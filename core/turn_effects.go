@@ -23,35 +23,19 @@ type sideEffect struct {
 }
 
 // saveEffects lists what follows a save, in order: the new messages are
-// indexed inline (so that the next turn can recall them); messages whose
-// earlier indexing failed are retried in the background (up to retryBatch
-// per resource, never on the caller's latency); for a committed turn, the
-// title and observational memory follow, each in the background when
-// configured so. A save that embedded the messages first leaves e.
+// indexed (indexEffects); for a committed turn, the title and observational
+// memory follow, each in the background when configured so. A save that
+// embedded the messages first leaves e.
 func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn, e *indexing.Embedded) []sideEffect {
-	var fx []sideEffect
-	if st.recall != nil && len(saved) > 0 {
-		indexed := false
-		fx = append(fx,
-			sideEffect{name: "index", run: func(ctx context.Context) error {
-				var prior *indexing.Prior
-				if turn != nil {
-					prior = &turn.prior
-				}
-				indexed = m.index(ctx, st, saved, prior, e)
-				return nil
-			}},
-			sideEffect{name: "index retry", background: true, run: func(ctx context.Context) error {
-				if indexed {
-					m.retryResources(ctx, st, saved)
-				}
-				return nil
-			}})
+	var prior *indexing.Prior
+	if turn != nil {
+		prior = &turn.prior
 	}
+	fx := m.indexEffects(st, saved, prior, e)
 	if turn == nil {
 		return fx
 	}
-	if st.title != nil && len(saved) > 0 {
+	if st.title != nil && len(saved)+len(turn.saves.stored) > 0 {
 		fx = append(fx, sideEffect{name: "title", background: st.title.Background, run: func(ctx context.Context) error {
 			m.maybeTitle(ctx, st, turn.thread, saved)
 			return nil
@@ -65,6 +49,30 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn, e *indexi
 		}})
 	}
 	return fx
+}
+
+// indexEffects index the saved messages inline (so that the next turn, or
+// the next model call of an agent loop, can recall them; prior are the
+// thread's messages before them, when known); messages whose earlier
+// indexing failed are retried in the background (up to retryBatch per
+// resource, never on the caller's latency).
+func (m *Memory) indexEffects(st settings, saved []Message, prior *indexing.Prior, e *indexing.Embedded) []sideEffect {
+	if st.recall == nil || len(saved) == 0 {
+		return nil
+	}
+	indexed := false
+	return []sideEffect{
+		{name: "index", run: func(ctx context.Context) error {
+			indexed = m.index(ctx, st, saved, prior, e)
+			return nil
+		}},
+		{name: "index retry", background: true, run: func(ctx context.Context) error {
+			if indexed {
+				m.retryResources(ctx, st, saved)
+			}
+			return nil
+		}},
+	}
 }
 
 // runEffects runs side effects in order, inline or in the background.

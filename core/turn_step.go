@@ -69,15 +69,26 @@ type stepState struct {
 // never the newest (Options.Step sets the order and how many stay whole).
 // StepProcessors run on the fitted prompt, then the tool-pairing guard.
 //
-// With observational memory, a step runs it as Commit does, counting the
-// turn's unsaved messages towards the thresholds: it activates buffered
-// observations, starts buffering and, past the threshold (BlockAfter when
-// buffered), observes the stored unobserved messages; the prompt then shows
-// the new observations instead of the messages they cover. Its failures
-// are logged (see ObservationErr), never returned.
+// Step saves what the loop produced as it goes, as Mastra saves at every
+// step: the turn's input at the first call, then the messages of produced
+// not saved yet (or changed since), after the output processors, indexed
+// for semantic recall; so a process that dies mid-loop loses at most the
+// step in flight, and the next Begin of the thread shows the saved steps
+// as history. Each message keeps the id and time it was first saved with,
+// by its position in produced, so saving it again (a retried Step or
+// Commit) never adds a copy. A failed save is logged, not returned: the
+// next Step or Commit saves the same messages. Read-only turns save
+// nothing. Step moves no boundary and never shortens what it saves.
 //
-// Step saves no message and moves no boundary: Commit still saves produced
-// whole. It may be called any number of times before Commit, each call
+// With observational memory, a step runs it as Commit does: it activates
+// buffered observations, starts buffering and, past the threshold
+// (BlockAfter when buffered), observes the unobserved messages, the loop's
+// saved ones included (those not saved count towards the thresholds); the
+// prompt then shows the new observations instead of the remembered
+// messages they cover, and keeps the turn's input and loop messages. Its
+// failures are logged (see ObservationErr), never returned.
+//
+// It may be called any number of times before Commit, each call
 // fitting from the whole turn, so a message a step left out comes back when
 // room allows. Without a token budget the prompt is not trimmed.
 func (t *Turn) Step(ctx context.Context, produced []Message) ([]Message, error) {
@@ -108,6 +119,9 @@ func (t *Turn) Step(ctx context.Context, produced []Message) ([]Message, error) 
 		}
 		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
 		r.Tokens, r.TokenEncoding = t.stepTokens(r), m.tk.Encoding()
+	}
+	if err := t.saveStep(ctx, resp); err != nil {
+		return nil, err
 	}
 	t.observeStep(ctx, resp)
 	prompt := window.Clone(t.prompt)

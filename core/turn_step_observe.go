@@ -21,27 +21,33 @@ func (o *observedHistory) shown() *stepObservations {
 }
 
 // observeStep runs observational memory at a step of the agent loop, as
-// after a Commit: the turn's input and the messages the loop produced are
-// not stored yet, but their tokens count towards the thresholds, so that
-// buffered chunks are activated, buffering starts and, past the threshold
-// (BlockAfter when buffered), the stored unobserved messages are observed
-// within the loop. When the record moved on, the prompt shows its
-// observations and loses the messages they cover. A failure is logged and
-// kept for ObservationErr; the prompt shows what was stored.
+// after a Commit: the turn's messages its steps stored are unobserved
+// messages like any other; those a failed save left unstored count towards
+// the thresholds without being observable yet. Buffered chunks are
+// activated, buffering starts and, past the threshold (BlockAfter when
+// buffered), the stored unobserved messages are observed within the loop.
+// When the record moved on, the prompt shows its observations and loses the
+// remembered messages they cover. A failure is logged and kept for
+// ObservationErr; the prompt shows what was stored.
 func (t *Turn) observeStep(ctx context.Context, produced []Message) {
 	o, m := t.st.observation, t.m
 	if o == nil || t.obs == nil || t.st.readOnly {
 		return
 	}
 	inFlight := 0
-	for _, msgs := range [][]Message{t.persist, produced} {
-		for i := range msgs {
-			inFlight += t.stepTokens(&msgs[i])
+	if !t.saves.input {
+		for i := range t.persist {
+			inFlight += t.stepTokens(&t.persist[i])
+		}
+	}
+	for i := range produced {
+		if i >= len(t.saves.loop) || !t.saves.loop[i].saved {
+			inFlight += t.stepTokens(&produced[i])
 		}
 	}
 	if o.background {
 		m.scheduleObservation(ctx, o, t.thread, inFlight)
-	} else if err := m.observationCycle(ctx, o, t.thread, pending{known: t.unobserved, inFlight: inFlight}); err != nil {
+	} else if err := m.observationCycle(ctx, o, t.thread, pending{known: t.knownUnobserved(nil), inFlight: inFlight}); err != nil {
 		t.obsErr = err // what was stored before the failure is still shown
 	}
 	s, err := m.checked()

@@ -104,10 +104,11 @@ func TestStepActivatesBufferedObservations(t *testing.T) {
 
 // Mastra: "should trigger observation on step N > 0 when threshold is
 // exceeded" (mid-loop-observation.test.ts). Without buffering, a step whose
-// unstored messages take the turn past MessageTokens observes the stored
-// unobserved messages then and there (the loop's own messages are stored,
-// and observed, after Commit); the step's prompt shows the new observations
-// in place of those messages.
+// messages take the turn past MessageTokens saves them and observes the
+// unobserved messages then and there, the loop's own included (as Mastra,
+// which saves at every step); the step's prompt shows the new observations
+// in place of the remembered messages and keeps the turn's input and tool
+// result whole. Commit observes none of them again.
 func TestStepObservesPastThreshold(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s store.Store) {
 		obs := &observerModel{}
@@ -139,8 +140,8 @@ func TestStepObservesPastThreshold(t *testing.T) {
 		input, result := fmt.Sprintf("m%du", turns), fmt.Sprintf("m%da", turns)
 		inPrompt := map[string]bool{input: slices.Contains(tags, input), result: strings.Contains(toolResults(prompt)[fmt.Sprint("call", turns)], result)}
 		for _, tag := range []string{input, result} {
-			if seen[tag] != 0 || !inPrompt[tag] {
-				t.Fatalf("%s (not stored yet): observed %d times, in the prompt %v", tag, seen[tag], inPrompt[tag])
+			if seen[tag] != 1 || !inPrompt[tag] {
+				t.Fatalf("%s (stored by the step): observed %d times, in the prompt %v", tag, seen[tag], inPrompt[tag])
 			}
 		}
 		if err := turn.Commit(ctx, produced); err != nil {

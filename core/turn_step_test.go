@@ -234,17 +234,30 @@ func TestStepKeepsLatestResults(t *testing.T) {
 	same(t, "history", historyIDs(p), nil)
 }
 
-// A step saves nothing and moves no boundary; Commit saves the loop whole.
-func TestStepPersistsNothing(t *testing.T) {
+// A step saves the turn's input and the loop's messages whole (the prompt's
+// elided results are not what is stored) and moves no boundary; Commit then
+// saves only the final answer, and nothing is stored twice.
+func TestStepSavesTheLoop(t *testing.T) {
 	turn, produced, s := stepFixture(t, core.StepOptions{}, 2500)
-	if _, err := turn.Step(ctx, produced); err != nil {
-		t.Fatal(err)
-	}
-	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: 100})
+	p, err := turn.Step(ctx, produced)
 	if err != nil {
 		t.Fatal(err)
 	}
-	same(t, "stored", ids(page.Messages), []string{"h1", "h2", "h3"})
+	if len(elided(p)) == 0 {
+		t.Fatal("the fixture's step elided nothing")
+	}
+	stored := func() []core.Message {
+		t.Helper()
+		page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page.Messages
+	}
+	if got := loopTags(stored()); got != "h1 h2 h3 go c0 r:c0 c1 r:c1 c2 r:c2" {
+		t.Fatalf("stored after the step: %s", got)
+	}
+	same(t, "elided in storage", elided(stored()), nil)
 	th, err := s.GetThread(ctx, "t")
 	if err != nil {
 		t.Fatal(err)
@@ -252,16 +265,33 @@ func TestStepPersistsNothing(t *testing.T) {
 	if th.Boundary != nil {
 		t.Fatalf("a step moved the boundary to %v", th.Boundary)
 	}
-	if err := turn.Commit(ctx, produced); err != nil {
+	if err := turn.Commit(ctx, append(produced, core.NewMessage(core.RoleAssistant, "done"))); err != nil {
 		t.Fatal(err)
 	}
-	if page, err = s.ListMessages(ctx, store.MessageQuery{ThreadID: "t", ResourceID: "r", PerPage: 100}); err != nil {
-		t.Fatal(err)
+	if got := loopTags(stored()); got != "h1 h2 h3 go c0 r:c0 c1 r:c1 c2 r:c2 done" {
+		t.Fatalf("stored after Commit: %s", got)
 	}
-	same(t, "elided in storage", elided(page.Messages), nil)
 	if _, err := turn.Step(ctx, produced); !errors.Is(err, memerr.ErrInvalidArgument) {
 		t.Fatalf("Step after Commit: %v", err)
 	}
+}
+
+// loopTags names stored messages in order: a tool call by its call id, a
+// result as r:<call id>, a text by its first word (without the padding of
+// text()).
+func loopTags(msgs []core.Message) string {
+	var out []string
+	for _, m := range msgs {
+		switch ti := m.Content.Parts[0].ToolInvocation; {
+		case ti != nil && ti.State == message.ToolStateResult:
+			out = append(out, "r:"+ti.ToolCallID)
+		case ti != nil:
+			out = append(out, ti.ToolCallID)
+		default:
+			out = append(out, strings.TrimRight(strings.Fields(m.Text())[0], "."))
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // A bad produced message fails the step with a typed error.
