@@ -33,9 +33,9 @@ type ReactAgent struct {
 
 // WrapReact returns the react agent a with memory. a must have been built
 // with m.StepModifier as its MessageModifier (NewReact builds and wraps in
-// one step): a run that makes more than one model call otherwise fails with
-// ErrNoStepModifier, as only the first call's prompt can be fitted from
-// outside the agent.
+// one step): otherwise a run fails with ErrNoStepModifier once its tools
+// have run, before its next model call, as only the first call's prompt
+// can be fitted from outside the agent.
 func (m *Memory) WrapReact(a *react.Agent) *ReactAgent { return &ReactAgent{m: m, agent: a} }
 
 // start begins the turn of a run: it returns the run's context, its state,
