@@ -113,11 +113,12 @@ func TestReactAgent(t *testing.T) {
 
 func runReactTurns(t *testing.T, mode string, callerFuture bool) {
 	cm := agentScript(t)
-	a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm,
+	mem := newMemory(t, nil, core.Config{})
+	m := einomem.New(mem, einomem.Options{System: []string{"Be brief."}})
+	a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm, MessageModifier: m.StepModifier(nil),
 		ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{weatherTool{}}}, MaxStep: 10})
 	must(t, err)
-	mem := newMemory(t, nil, core.Config{})
-	ra := einomem.New(mem, einomem.Options{System: []string{"Be brief."}}).WrapReact(a)
+	ra := m.WrapReact(a)
 	c := einomem.WithThread(ctx, "react", "alice")
 	answers := []string{"It is 21 degrees in Paris.", "Yes, Paris."}
 	for i, q := range []string{"Weather in Paris?", "Was that Paris?"} {
@@ -347,10 +348,10 @@ func TestReactParallelToolOrder(t *testing.T) {
 		}
 		return schema.AssistantMessage("done", nil)
 	}}
-	a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm, ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{slowTool{}}}})
-	must(t, err)
 	mem := newMemory(t, nil, core.Config{})
-	_, err = einomem.New(mem, einomem.Options{}).WrapReact(a).Generate(einomem.WithThread(ctx, "par", "r"), []*schema.Message{schema.UserMessage("go")})
+	ra, err := einomem.New(mem, einomem.Options{}).NewReact(ctx, &react.AgentConfig{ToolCallingModel: cm, ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{slowTool{}}}})
+	must(t, err)
+	_, err = ra.Generate(einomem.WithThread(ctx, "par", "r"), []*schema.Message{schema.UserMessage("go")})
 	must(t, err)
 	all := stored(t, mem, "par")
 	if len(all) != 5 || all[2].ToolCallIDs()[0] != "first" || all[3].ToolCallIDs()[0] != "second" {

@@ -103,14 +103,22 @@ func (c *runCollector) claim(ctx context.Context) {
 	}
 }
 
-// reserve returns the next slot for a node directly inside the agent's graph.
-func (c *runCollector) reserve(ctx context.Context) (int, bool) {
+// direct reports whether ctx is that of a node directly inside the agent's
+// graph.
+func (c *runCollector) direct(ctx context.Context) bool {
 	addr := compose.GetCurrentAddress(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.claimed || len(addr) != len(c.own)+1 || !addr[:len(c.own)].Equals(c.own) {
+	return c.claimed && len(addr) == len(c.own)+1 && addr[:len(c.own)].Equals(c.own)
+}
+
+// reserve returns the next slot for a node directly inside the agent's graph.
+func (c *runCollector) reserve(ctx context.Context) (int, bool) {
+	if !c.direct(ctx) {
 		return 0, false
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.slots = append(c.slots, nil)
 	return len(c.slots) - 1, true
 }

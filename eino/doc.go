@@ -23,7 +23,10 @@
 // in the context made by WithThread. PreHandler, PostHandler and
 // StreamPostHandler do the same as state handlers on the ChatModel node.
 //
-// Agents: WrapReact gives a flow/agent/react agent memory and saves every
+// Agents: NewReact builds a flow/agent/react agent whose every model call
+// is fitted to the token budget (StepModifier); WrapReact wraps an agent
+// built with StepModifier, and a run of one built without fails with
+// ErrNoStepModifier before its second model call. Both save every
 // message of a run, tool calls and tool results included, also when the
 // caller passes its own react.WithMessageFuture (the run is collected from
 // the agent's node callbacks) and when a Stream is closed before its end (the

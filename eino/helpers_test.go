@@ -67,7 +67,12 @@ func (s *scripted) next(in []*schema.Message) *schema.Message {
 	return s.reply(n, in)
 }
 
-func (s *scripted) Generate(_ context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+// Generate and Stream fail on an ended context before taking the call, as a
+// client of a model service does.
+func (s *scripted) Generate(ctx context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	out := s.next(in)
 	if out == nil {
 		return nil, fmt.Errorf("script has no reply for call %d", s.calls-1)
@@ -75,7 +80,10 @@ func (s *scripted) Generate(_ context.Context, in []*schema.Message, _ ...model.
 	return out, nil
 }
 
-func (s *scripted) Stream(_ context.Context, in []*schema.Message, _ ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+func (s *scripted) Stream(ctx context.Context, in []*schema.Message, _ ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	out := s.next(in)
 	if out == nil {
 		return nil, fmt.Errorf("script has no reply for call %d", s.calls-1)

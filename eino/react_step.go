@@ -15,32 +15,51 @@ import (
 type reactRunKey struct{}
 
 // reactRun is what the model calls of one ReactAgent run share: the turn,
-// the prompt it began with (by pointer) and the first failed step.
+// the prompt it began with (by pointer), the collector of its messages,
+// whether StepModifier fitted a call and the first error that ended it.
 type reactRun struct {
 	m      *Memory
 	mu     sync.Mutex
 	turn   *core.Turn
 	calls  map[string]callInfo
 	loaded map[*schema.Message]bool
+	col    *runCollector
+	fitted bool
 	err    error
+	cancel context.CancelCauseFunc
 }
 
+// newReactRun returns the run's context, which end cancels: a run that can
+// no longer be fitted is canceled, so the agent's graph stops before its
+// next model call.
 func (m *Memory) newReactRun(ctx context.Context, turn *core.Turn, prompt []*schema.Message, calls map[string]callInfo) (context.Context, *reactRun) {
-	run := &reactRun{m: m, turn: turn, calls: calls, loaded: make(map[*schema.Message]bool, len(prompt))}
+	run := &reactRun{m: m, turn: turn, calls: calls, loaded: make(map[*schema.Message]bool, len(prompt)), col: newRunCollector()}
 	for _, msg := range prompt {
 		run.loaded[msg] = true
 	}
+	ctx, run.cancel = context.WithCancelCause(ctx)
 	return context.WithValue(ctx, reactRunKey{}, run), run
 }
 
-// failed returns the error of the first step that could not be fitted.
+// end releases the run's context once the run and its save are over.
+func (r *reactRun) end() { r.cancel(nil) }
+
+// failed returns the error that ended the run: a step that could not be
+// fitted, or an agent that fits none (ErrNoStepModifier).
 func (r *reactRun) failed() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err != nil {
-		return fmt.Errorf("agentmem/eino: fitting a model call: %w", r.err)
+	return r.err
+}
+
+// stop records err as the error that ended the run, the first one only,
+// and cancels the run. The model call in flight, if any, sees a canceled
+// context; the graph starts no further node.
+func (r *reactRun) stop(err error) {
+	if r.err == nil {
+		r.err = err
+		r.cancel(err)
 	}
-	return nil
 }
 
 // step fits the messages of one model call: those the run began with and
@@ -48,6 +67,7 @@ func (r *reactRun) failed() error {
 func (r *reactRun) step(ctx context.Context, in []*schema.Message) []*schema.Message {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.fitted = true
 	var produced []*schema.Message
 	for _, msg := range in {
 		if msg != nil && !r.loaded[msg] && msg.Role != schema.System {
@@ -60,11 +80,9 @@ func (r *reactRun) step(ctx context.Context, in []*schema.Message) []*schema.Mes
 		prompt, err = r.turn.Step(ctx, resp)
 	}
 	if err != nil {
-		// A modifier cannot fail the call: the run goes on unfitted and
-		// Generate or Stream reports the error instead of saving.
-		if r.err == nil {
-			r.err = err
-		}
+		// A modifier cannot fail the call: the run is stopped and Generate
+		// or Stream reports the error instead of saving.
+		r.stop(fmt.Errorf("agentmem/eino: fitting a model call: %w", err))
 		return in
 	}
 	return ToEino(prompt)

@@ -16,6 +16,7 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	einomem "github.com/agentmem/agentmem/eino"
 	"github.com/agentmem/agentmem/tokenizer"
@@ -60,8 +61,14 @@ func (r longReportTool) InvokableRun(_ context.Context, args string, _ ...tool.O
 // holds six turns of history.
 func loopMemory(t *testing.T, thread string) (*core.Memory, *tokenizer.Tokenizer) {
 	t.Helper()
+	return loopMemoryOn(t, memstore.New(), thread)
+}
+
+// loopMemoryOn is loopMemory on the store s.
+func loopMemoryOn(t *testing.T, s store.Store, thread string) (*core.Memory, *tokenizer.Tokenizer) {
+	t.Helper()
 	tk := tokenizer.Default()
-	mem, err := core.New(core.Options{Store: memstore.New(), Tokenizer: tk,
+	mem, err := core.New(core.Options{Store: s, Tokenizer: tk,
 		Config: core.Config{LastMessages: core.AllMessages, MessageHistory: &core.MessageHistory{MaxTokens: loopBudget}}})
 	must(t, err)
 	for i := range 6 {

@@ -58,11 +58,10 @@ func TestIDLessToolCallsOfDifferentTurnsStayApart(t *testing.T) {
 		}
 		return nil
 	}}
-	a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm,
+	mem := newMemory(t, nil, core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 300, AtMaxRemoveTokens: core.Int(0)}})
+	agent, err := einomem.New(mem, einomem.Options{}).NewReact(ctx, &react.AgentConfig{ToolCallingModel: cm,
 		ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{reportTool{}}}, MaxStep: 10})
 	must(t, err)
-	mem := newMemory(t, nil, core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 300, AtMaxRemoveTokens: core.Int(0)}})
-	agent := einomem.New(mem, einomem.Options{}).WrapReact(a)
 	c := einomem.WithThread(ctx, "ids", "alice")
 	for _, q := range []string{"Paris?", "Rome?", "Summary?", "Again?"} {
 		_, err := agent.Generate(c, []*schema.Message{schema.UserMessage(q)})
