@@ -94,9 +94,10 @@ type SemanticRecall struct {
 	// tool's arguments), on every search: a turn's recall, Recall and the
 	// recall tool. Build it with message.ParseFilter. A vector store that
 	// cannot honour it fails the recall with ErrUnsupported, never recalls
-	// unfiltered. Hits are checked on the stored message too, so messages
-	// indexed before their metadata was stored with the vector (which
-	// carry none there until ReindexResource) are never recalled against it.
+	// unfiltered. Each hit is checked again on the stored message's
+	// metadata, which holds also for messages indexed before their
+	// metadata was stored with the vector (they carry none there until
+	// ReindexResource).
 	Filter message.Filter
 	// Diversity re-ranks the hits for diversity (MMR); nil leaves it off.
 	Diversity *Diversity
