@@ -49,7 +49,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 		if err := store.ValidateID("resourceId", msg.ResourceID); err != nil {
 			return nil, err
 		}
-		if err := m.validateMessage(op, &msg); err != nil {
+		if err := m.validateMessage(op, &msg, msgAt("", i, len(msgs))); err != nil {
 			return nil, err
 		}
 		if p, ok := m.prepare(op, msg); ok {
@@ -184,7 +184,7 @@ func (m *Memory) updated(cur Message, u MessageUpdate) (Message, error) {
 			}
 		}
 	}
-	if err := m.validateMessage("UpdateMessages", &next); err != nil {
+	if err := m.validateMessage("UpdateMessages", &next, msgPlace{}); err != nil { // next has its id
 		return Message{}, err
 	}
 	if u.Content != nil {

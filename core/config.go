@@ -89,11 +89,15 @@ type SemanticRecall struct {
 	// IndexText configures what is indexed for a message; nil is the default.
 	IndexText *IndexText
 	// Filter (Mastra's semanticRecall.filter) keeps the semantic matches
-	// whose message metadata matches it, AND-ed with the scope; build it
-	// with message.ParseFilter. A vector store that cannot honour it fails
-	// the recall with ErrUnsupported, never recalls unfiltered. Messages
-	// indexed before their metadata was stored with the vector carry none
-	// until ReindexResource.
+	// whose message metadata matches it, AND-ed with the scope and with
+	// what the caller asks (RecallQuery.Metadata and Range, the recall
+	// tool's arguments), on every search: a turn's recall, Recall and the
+	// recall tool. Build it with message.ParseFilter. A vector store that
+	// cannot honour it fails the recall with ErrUnsupported, never recalls
+	// unfiltered. Each hit is checked again on the stored message's
+	// metadata, which holds also for messages indexed before their
+	// metadata was stored with the vector (they carry none there until
+	// ReindexResource).
 	Filter message.Filter
 	// Diversity re-ranks the hits for diversity (MMR); nil leaves it off.
 	Diversity *Diversity

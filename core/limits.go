@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
@@ -52,4 +53,14 @@ func (o *Options) fillLimits() {
 	if o.MaxWorkingMemoryBytes <= 0 {
 		o.MaxWorkingMemoryBytes = DefaultMaxWorkingMemoryBytes
 	}
+}
+
+// groupDigits writes a size n >= 0 with its digits in groups of three
+// ("4,194,304"), so that sizes near a limit can be compared at a glance.
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/agentmem/agentmem/tokenizer"
 )
 
-// DefaultMaxMessageBytes is the default cap on one message's encoded size.
+// DefaultMaxMessageBytes is the default of Options.MaxMessageBytes, 4 MiB.
 const DefaultMaxMessageBytes = 4 << 20
 
 // Options configure a Memory. Only Store is needed for history; semantic
@@ -45,7 +45,12 @@ type Options struct {
 	// memory) and, once per message, warnings about stored messages read
 	// without parts that could not be decoded; default slog.Default().
 	Logger *slog.Logger
-	// MaxMessageBytes caps one message's encoded content; default 4 MiB.
+	// MaxMessageBytes caps one message's content as the stores keep it:
+	// JSON (message.MarshalStored), each text once, so a text counts its
+	// UTF-8 bytes plus JSON escaping, and tool calls, results and metadata
+	// count too. 0 means DefaultMaxMessageBytes (4 MiB). A message over it
+	// is refused with ErrMessageTooLarge, naming the message and its
+	// encoded size, and nothing of the call is stored.
 	MaxMessageBytes int
 	// MaxTitleBytes caps a thread title; default DefaultMaxTitleBytes.
 	// Longer titles are refused with ErrTooLarge.

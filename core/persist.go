@@ -1,24 +1,51 @@
 package core
 
 import (
-	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
 // WorkingMemoryToolName is the name of the tool that updates working memory.
 const WorkingMemoryToolName = "updateWorkingMemory"
 
+// msgPlace is where a message stands among the messages of a call: list
+// names them ("input", "context", "step", "response"; "" for
+// SaveMessages') and i is its index of n. An error names a message by it
+// when the message has no id yet (ids are assigned when it is saved).
+type msgPlace struct {
+	list string
+	i, n int
+}
+
+// msgAt is the place of the i-th of n messages of list.
+func msgAt(list string, i, n int) msgPlace { return msgPlace{list: list, i: i, n: n} }
+
+// name names msg in an error: by its id when it has one, else by its
+// place and role.
+func (p msgPlace) name(msg *Message) string {
+	if msg.ID != "" {
+		return fmt.Sprintf("message %q (role %q)", msg.ID, msg.Role)
+	}
+	s := fmt.Sprintf("message %d of %d (role %q, no id yet)", p.i+1, p.n, msg.Role)
+	if p.list != "" {
+		s = p.list + " " + s
+	}
+	return s
+}
+
 // validateMessage checks the role, the id when set, the content (one rule
-// for every store, see store.ValidateContent) and the size cap.
-func (m *Memory) validateMessage(op string, msg *Message) error {
+// for every store, see store.ValidateContent) and the size cap; errors name
+// the message by its id or its place.
+func (m *Memory) validateMessage(op string, msg *Message, place msgPlace) error {
 	switch msg.Role {
 	case RoleUser, RoleAssistant, RoleSignal, RoleSystem:
 	default:
-		return memerr.Errorf(CodeInvalidMessage, op, "message %q: invalid role %q", msg.ID, msg.Role)
+		return memerr.Errorf(CodeInvalidMessage, op, "%s: invalid role %q", place.name(msg), msg.Role)
 	}
 	if msg.ID != "" {
 		if err := store.ValidateID("id", msg.ID); err != nil {
@@ -28,17 +55,29 @@ func (m *Memory) validateMessage(op string, msg *Message) error {
 	if err := store.ValidateContent(msg); err != nil {
 		return memerr.WithOp(op, err)
 	}
+	return m.checkMessageSize(op, msg, place)
+}
+
+// checkMessageSize refuses a message whose content, encoded as the stores
+// keep it (message.MarshalStored: JSON, each text once), is over
+// Options.MaxMessageBytes.
+func (m *Memory) checkMessageSize(op string, msg *Message, place msgPlace) error {
 	if bound, ok := msg.Content.EncodedSizeBound(); ok && bound <= m.opts.MaxMessageBytes {
 		return nil // certainly under the cap: encoding it only to measure is waste
 	}
-	b, err := json.Marshal(msg.Content)
+	b, err := message.MarshalStored(msg.Content)
 	if err != nil {
-		return &Error{Code: CodeInvalidMessage, Op: op, Msg: "message " + msg.ID + " cannot be encoded", Err: err}
+		return &Error{Code: CodeInvalidMessage, Op: op, Msg: place.name(msg) + " cannot be encoded", Err: err}
 	}
-	if len(b) > m.opts.MaxMessageBytes {
-		return memerr.Errorf(CodeMessageTooLarge, op, "message %q is %d bytes, the limit is %d", msg.ID, len(b), m.opts.MaxMessageBytes)
+	if len(b) <= m.opts.MaxMessageBytes {
+		return nil
 	}
-	return nil
+	text := 0
+	for _, p := range msg.Content.Parts {
+		text += len(p.Text)
+	}
+	return memerr.Errorf(CodeMessageTooLarge, op, "%s is %s bytes encoded as stored (JSON, with %s bytes of text), over the limit of %s bytes (Options.MaxMessageBytes)",
+		place.name(msg), groupDigits(len(b)), groupDigits(text), groupDigits(m.opts.MaxMessageBytes))
 }
 
 // prepare makes a message persistable: strips what is never stored, assigns

@@ -29,8 +29,9 @@ type RecallQuery struct {
 	Config       *Config
 	// Metadata (Mastra's filter.metadata) keeps the history messages whose
 	// metadata matches, before paging and totals; build it with
-	// message.ParseFilter. Semantic matches are filtered by the configured
-	// SemanticRecall.Filter instead, and their context windows not at all.
+	// message.ParseFilter. Semantic matches must match both it and the
+	// configured SemanticRecall.Filter (as they must lie within Range);
+	// their context windows are not filtered.
 	Metadata message.Filter
 }
 
@@ -74,7 +75,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	var hits []searchHit
 	budgeted := q.PerPage == 0 && st.tokenBudget()
 	if wantVector {
-		if hits, err = m.semanticHits(ctx, s, st, th, q.ResourceID, q.VectorSearch, nil, budgeted); err != nil {
+		if hits, err = m.recallHits(ctx, s, st, th, q, budgeted); err != nil {
 			return RecallResult{}, err
 		}
 	}
@@ -115,4 +116,17 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	m.reportSkipped(ctx, page.Included)
 	return RecallResult{Messages: window.Merge(page.Messages, page.Included), Total: page.Total,
 		Page: q.Page, PerPage: perPage, HasMore: page.HasMore}, nil
+}
+
+// recallHits runs q's VectorSearch, narrowed to q's Metadata and Range.
+func (m *Memory) recallHits(ctx context.Context, s *store.Checked, st settings, th Thread, q RecallQuery, windows bool) ([]searchHit, error) {
+	sq, err := m.semanticQuery(st, th, q.ResourceID, q.VectorSearch, windows)
+	if err != nil {
+		return nil, err
+	}
+	sq.filter.Metadata = q.Metadata
+	if q.Range != (store.DateRange{}) {
+		sq.keepOnly(func(msg *Message) bool { return q.Range.InRange(msg.CreatedAt) })
+	}
+	return m.searchMessages(ctx, s, st, th, sq)
 }

@@ -6,23 +6,24 @@ import (
 	"sort"
 
 	"github.com/agentmem/agentmem/core/internal/rerank"
+	"github.com/agentmem/agentmem/core/internal/retrieval"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 )
 
-// semanticHits runs the recall query for text and returns its hits, most
-// relevant first, with their context windows (SemanticRecall.MessageRange)
-// when windows is set. Hits repeating an earlier hit's text or one of
-// exclude (the turn's own input) are left out.
-func (m *Memory) semanticHits(ctx context.Context, s *store.Checked, st settings, th Thread, resourceID, text string, exclude []string, windows bool) ([]searchHit, error) {
+// semanticQuery is the recall query for text with st's settings: the scope
+// of th, TopK, diversity, mode and, when windows is set, the context
+// windows (SemanticRecall.MessageRange). Callers add their own conditions
+// (searchQuery.filter.Metadata, keep, exclude); searchMessages adds the
+// configured SemanticRecall.Filter to them.
+func (m *Memory) semanticQuery(st settings, th Thread, resourceID, text string, windows bool) (searchQuery, error) {
 	if st.recall.Scope == ScopeResource && resourceID == "" {
-		return nil, &Error{Code: CodeMissingResourceID, Op: "Recall",
+		return searchQuery{}, &Error{Code: CodeMissingResourceID, Op: "Recall",
 			Msg: "Memory error: Resource-scoped semantic recall is enabled but no resourceId was provided. Either provide a resourceId or explicitly set semanticRecall.scope to 'thread'."}
 	}
-	sq := searchQuery{text: text, filter: vector.Filter{ResourceID: th.ResourceID, Metadata: st.recall.Filter}, topK: st.recall.TopK,
-		exclude: exclude, diversity: st.recall.Diversity}
+	sq := searchQuery{text: text, filter: vector.Filter{ResourceID: th.ResourceID}, topK: st.recall.TopK, diversity: st.recall.Diversity}
 	if st.recall.Scope == ScopeThread {
 		sq.filter.ThreadID = th.ID
 	}
@@ -30,7 +31,7 @@ func (m *Memory) semanticHits(ctx context.Context, s *store.Checked, st settings
 		sq.window = st.recall.MessageRange
 	}
 	sq.mode, sq.alpha = m.searchMode(st.recall)
-	return m.searchMessages(ctx, s, st, th, sq)
+	return sq, nil
 }
 
 // includes returns the include windows of hits in st's MessageRange.
@@ -48,18 +49,28 @@ func includes(st settings, hits []searchHit) []store.Include {
 
 // searchQuery is one search of the message index.
 type searchQuery struct {
-	text       string
-	filter     vector.Filter // ResourceID set
+	text string
+	// filter has ResourceID set; its Metadata is the caller's own metadata
+	// condition, which searchMessages AND-s with the configured
+	// SemanticRecall.Filter: no search is ever run without the latter.
+	filter     vector.Filter
 	topK       int
 	mode       string
 	alpha      float64
 	exclude    []string            // texts a hit must not repeat
-	keep       func(*Message) bool // nil keeps every message
+	keep       func(*Message) bool // nil keeps every message; see keepOnly
 	diversity  *Diversity          // nil: relevance order
 	candidates int                 // hits to fetch; 0 derives it from topK
 	// window is the context each hit is read with (searchHit.window), in
 	// the same read as the hits themselves.
 	window *MessageRange // nil: hits alone
+}
+
+// keepOnly keeps the hits keep accepts, fetching more candidates so that
+// those it drops after the search do not leave the result short.
+func (sq *searchQuery) keepOnly(keep func(*Message) bool) {
+	sq.keep = keep
+	sq.candidates = min(max(10*sq.topK, 50), retrieval.MaxCandidates)
 }
 
 // searchHit is a stored message found by a search and its score.
@@ -72,10 +83,12 @@ type searchHit struct {
 }
 
 // searchMessages queries the index, loads the messages hit, drops those
-// failing keep, repeating an earlier hit or one of exclude, or gone from the
-// store, and returns up to topK of them, best first (or in MMR order with
-// diversity). More candidates than topK are fetched so that dropped hits
-// do not leave the result short.
+// failing keep or the metadata filter (the configured SemanticRecall.Filter
+// AND the caller's, checked again on the stored message, since a vector's
+// copy of the metadata can lag it), repeating an earlier hit or one of
+// exclude, or gone from the store, and returns up to topK of them, best
+// first (or in MMR order with diversity). More candidates than topK are
+// fetched so that dropped hits do not leave the result short.
 func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settings, th Thread, sq searchQuery) ([]searchHit, error) {
 	cand := sq.candidates
 	if cand == 0 {
@@ -84,8 +97,10 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 			cand = max(cand, sq.diversity.Candidates)
 		}
 	}
+	md := message.And(st.recall.Filter, sq.filter.Metadata)
 	q := vector.Query{Text: sq.text, Keywords: m.ix.Analyzer.Analyze(sq.text), TopK: cand, MinScore: st.recall.Threshold,
 		Filter: sq.filter, Mode: sq.mode, Alpha: sq.alpha}
+	q.Filter.Metadata = md
 	var vecs [][]float32
 	dim, err := m.dimension(ctx)
 	if err == nil && q.Mode != vector.SearchBM25 {
@@ -136,7 +151,7 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 	found := cands[:0]
 	for _, c := range cands {
 		msg, ok := byID[c.msg.ID]
-		if !ok || msg.ResourceID != sq.filter.ResourceID || (sq.keep != nil && !sq.keep(&msg)) {
+		if !ok || msg.ResourceID != sq.filter.ResourceID || !md.Match(msg.Content.Metadata) || (sq.keep != nil && !sq.keep(&msg)) {
 			continue
 		}
 		c.msg = msg
@@ -277,7 +292,12 @@ func (m *Memory) recallForTurn(ctx context.Context, s *store.Checked, st setting
 			own = append(own, m.ix.MessageText(&input[i]))
 		}
 	}
-	found, err := m.semanticHits(ctx, s, st, th, th.ResourceID, query, own, true)
+	sq, err := m.semanticQuery(st, th, th.ResourceID, query, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sq.exclude = own
+	found, err := m.searchMessages(ctx, s, st, th, sq)
 	if err != nil {
 		return nil, nil, nil, err
 	}

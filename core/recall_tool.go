@@ -48,7 +48,8 @@ func (m *Memory) recallTool(st settings, th Thread) Tool {
 }
 
 // recallToolQuery checks the model's arguments and builds the search, or
-// returns what is wrong with them.
+// returns what is wrong with them. The arguments only narrow the search:
+// searchMessages applies the configured SemanticRecall.Filter to it.
 func (m *Memory) recallToolQuery(st settings, th Thread, a retrieval.Args) (searchQuery, string) {
 	sq := searchQuery{text: strings.TrimSpace(a.Query), filter: vector.Filter{ResourceID: th.ResourceID},
 		topK: st.recall.Retrieval.TopK, diversity: st.recall.Diversity}
@@ -73,10 +74,9 @@ func (m *Memory) recallToolQuery(st settings, th Thread, a retrieval.Args) (sear
 		return sq, "from must be before to"
 	}
 	if !from.IsZero() || !to.IsZero() {
-		sq.keep = func(msg *Message) bool {
+		sq.keepOnly(func(msg *Message) bool {
 			return (from.IsZero() || !msg.CreatedAt.Before(from)) && (to.IsZero() || msg.CreatedAt.Before(to))
-		}
-		sq.candidates = min(max(10*sq.topK, 50), retrieval.MaxCandidates)
+		})
 	}
 	sq.mode, sq.alpha = m.searchMode(st.recall)
 	switch a.Mode {

@@ -117,7 +117,7 @@ func (t *Turn) stepInput(_ context.Context, b *build) error {
 		return err
 	}
 	for i := range t.req.Context {
-		if err := t.m.validateMessage("Begin", &t.req.Context[i]); err != nil {
+		if err := t.m.validateMessage("Begin", &t.req.Context[i], msgAt("context", i, len(t.req.Context))); err != nil {
 			return err
 		}
 	}

@@ -36,7 +36,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		if r.Role == "" {
 			r.Role = RoleAssistant
 		}
-		if err := m.validateMessage(op, r); err != nil {
+		if err := m.validateMessage(op, r, msgAt("response", i, len(resp))); err != nil {
 			return err
 		}
 		if err := t.responseIDs(op, r); err != nil {

@@ -111,7 +111,7 @@ func (t *Turn) Step(ctx context.Context, produced []Message) ([]Message, error) 
 		if r.Role == "" {
 			r.Role = RoleAssistant
 		}
-		if err := m.validateMessage(op, r); err != nil {
+		if err := m.validateMessage(op, r, msgAt("step", i, len(resp))); err != nil {
 			return nil, err
 		}
 		if err := t.responseIDs(op, r); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector/local"
 	einomem "github.com/agentmem/agentmem/eino"
@@ -194,5 +195,31 @@ func TestTurnInGraphState(t *testing.T) {
 	wg.Wait()
 	if n := len(stored(t, em.Core(), "shared")); n != 16 {
 		t.Fatalf("stored %d messages", n)
+	}
+}
+
+// The retriever searches through core's recall: the memory's
+// SemanticRecall.Filter holds under its own SemanticRecall and options.
+func TestRetrieverKeepsTheConfiguredFilter(t *testing.T) {
+	public, err := message.ParseFilter(map[string]any{"visibility": "public"})
+	must(t, err)
+	mem, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Tokenizer: byteTok{},
+		Config: core.Config{SemanticRecall: &core.SemanticRecall{MessageRange: &core.MessageRange{}, Filter: public}}})
+	must(t, err)
+	_, err = mem.CreateThread(ctx, core.ThreadInput{ID: "t", ResourceID: "u"})
+	must(t, err)
+	for _, vis := range []string{"public", "private"} {
+		msg := core.NewMessage(core.RoleUser, "my bank PIN, "+vis)
+		msg.ThreadID, msg.ResourceID, msg.Content.Metadata = "t", "u", map[string]any{"visibility": vis}
+		_, err := mem.SaveMessages(ctx, []core.Message{msg}, nil)
+		must(t, err)
+	}
+	em := einomem.New(mem, einomem.Options{})
+	for _, cfg := range []einomem.RetrieverConfig{{}, {SemanticRecall: &core.SemanticRecall{TopK: 5}}} {
+		docs, err := em.Retriever(cfg).Retrieve(einomem.WithThread(ctx, "t", "u"), "my bank PIN", retriever.WithTopK(5))
+		must(t, err)
+		if len(docs) != 1 || !strings.HasSuffix(docs[0].Content, "public") {
+			t.Fatalf("%+v: docs = %s", cfg, dump(docs))
+		}
 	}
 }

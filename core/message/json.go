@@ -285,7 +285,8 @@ func (c *Content) decodeV1Parts(b []byte) error {
 	return nil
 }
 
-// EncodedSizeBound is an upper bound of len(json.Marshal(c)), or false when
+// EncodedSizeBound is an upper bound of len(json.Marshal(c)), and so of
+// len(MarshalStored(c)) (its fields without the mirrors), or false when
 // c has metadata (arbitrary values; measured by encoding). JSON escaping
 // turns one input byte into at most 6 ("\u003c"), every field costs less
 // than 64 bytes of name and punctuation, and the v4 mirrors MarshalJSON
