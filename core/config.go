@@ -59,7 +59,8 @@ type MessageHistory struct {
 	AtMaxRemoveTokens *int
 }
 
-// MessageRange is how many neighbours of a semantic hit are recalled with it.
+// MessageRange is how many neighbours of a semantic hit are recalled with it;
+// a neighbour that SemanticRecall.Filter excludes is left out.
 type MessageRange struct{ Before, After int }
 
 // SemanticRecall configures vector recall of older messages. A nil

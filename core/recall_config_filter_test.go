@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,4 +180,46 @@ func TestRecallFilterChecksTheStoredMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	same(t, "not private", ids(res.Messages), []string{"pub-de", "pub-en", "none"})
+}
+
+// The context read around a semantic match (MessageRange) is recall too:
+// a filtered message next to a match in its thread stays out, in a turn
+// and in Recall, paged and token-budgeted, while the match comes back.
+func TestRecallFilterHoldsForContext(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		m := filteredMemory(t, s, local.New())
+		near := withMeta(userAt("pub-v", "v", "r", "my bank PIN reminder came by post", T(15)), map[string]any{"visibility": "public"})
+		if _, err := m.SaveMessages(ctx, []core.Message{near}, nil); err != nil {
+			t.Fatal(err)
+		}
+		over := &core.Config{SemanticRecall: &core.SemanticRecall{MessageRange: &core.MessageRange{Before: 2, After: 2}}}
+		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "a", ResourceID: "r", Config: over,
+			Input: []core.Message{core.NewMessage(core.RoleUser, "the bank PIN reminder by post?")}})
+		if err != nil || turn.RecallErr() != nil {
+			t.Fatal(err, turn.RecallErr())
+		}
+		var prompt strings.Builder
+		for _, msg := range turn.Messages() {
+			prompt.WriteString(msg.Text() + "\n")
+		}
+		if noSecret(t, "Begin with context", prompt.String()); !strings.Contains(prompt.String(), "reminder came by post") {
+			t.Errorf("Begin did not recall the public match next to the private message: %q", prompt.String())
+		}
+		for name, q := range map[string]core.RecallQuery{
+			"budgeted": {ThreadID: "a", ResourceID: "r", VectorSearch: "bank PIN reminder by post", Config: over},
+			"paged":    {ThreadID: "a", ResourceID: "r", VectorSearch: "bank PIN reminder by post", PerPage: 10, Config: over},
+		} {
+			res, err := m.Recall(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			for _, msg := range res.Messages {
+				text.WriteString(msg.Text() + "\n")
+			}
+			if noSecret(t, name+" recall with context", text.String()); !slices.Contains(ids(res.Messages), "pub-v") {
+				t.Errorf("%s recall: %v, want pub-v among them", name, ids(res.Messages))
+			}
+		}
+	})
 }

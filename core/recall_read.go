@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/window"
@@ -114,7 +115,11 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error
 	}
 	m.reportSkipped(ctx, page.Messages)
 	m.reportSkipped(ctx, page.Included)
-	return RecallResult{Messages: window.Merge(page.Messages, page.Included), Total: page.Total,
+	included := page.Included
+	if len(hits) > 0 {
+		included = filterContext(included, hits, message.And(st.recall.Filter, q.Metadata))
+	}
+	return RecallResult{Messages: window.Merge(page.Messages, included), Total: page.Total,
 		Page: q.Page, PerPage: perPage, HasMore: page.HasMore}, nil
 }
 
@@ -129,4 +134,17 @@ func (m *Memory) recallHits(ctx context.Context, s *store.Checked, st settings, 
 		sq.keepOnly(func(msg *Message) bool { return q.Range.InRange(msg.CreatedAt) })
 	}
 	return m.searchMessages(ctx, s, st, th, sq)
+}
+
+// filterContext drops from the messages read around hits those that md
+// excludes, keeping the hits themselves: context is recall too, and the
+// filter is what keeps a message out of it.
+func filterContext(read []Message, hits []searchHit, md message.Filter) []Message {
+	out := read[:0:0]
+	for _, msg := range read {
+		if md.Match(msg.Content.Metadata) || slices.ContainsFunc(hits, func(h searchHit) bool { return h.msg.ID == msg.ID }) {
+			out = append(out, msg)
+		}
+	}
+	return out
 }

@@ -176,7 +176,7 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 		}
 	}
 	if sq.window != nil {
-		setWindows(out, page.Included, *sq.window)
+		setWindows(out, page.Included, *sq.window, md)
 	}
 	return out, nil
 }
@@ -184,8 +184,10 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 // setWindows cuts each hit's window out of read, the chronological union of
 // the windows of a superset of hits: within a thread, the messages of read
 // nearest a hit are the ones nearest it in the thread, since read holds the
-// hit's whole window.
-func setWindows(hits []searchHit, read []Message, r MessageRange) {
+// hit's whole window. A neighbour that md excludes is left out of the
+// window (which then holds fewer messages): the filter is what keeps a
+// message out of recall, and context is recall too.
+func setWindows(hits []searchHit, read []Message, r MessageRange, md message.Filter) {
 	byThread := map[string][]Message{}
 	for _, msg := range read {
 		byThread[msg.ThreadID] = append(byThread[msg.ThreadID], msg)
@@ -196,7 +198,11 @@ func setWindows(hits []searchHit, read []Message, r MessageRange) {
 		if at < 0 {
 			continue
 		}
-		hits[i].window = list[max(at-r.Before, 0):min(at+1+r.After, len(list))]
+		for _, msg := range list[max(at-r.Before, 0):min(at+1+r.After, len(list))] {
+			if msg.ID == hits[i].msg.ID || md.Match(msg.Content.Metadata) {
+				hits[i].window = append(hits[i].window, msg)
+			}
+		}
 	}
 }
 
