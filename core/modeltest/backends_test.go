@@ -1,0 +1,127 @@
+package modeltest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/store/postgres"
+	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vector/pgvector"
+)
+
+const dim = 64
+
+// stores is one backend's message and vector store; reopen opens them
+// again where they are files.
+type stores struct {
+	store  store.Store
+	vector vector.Store
+	dim    int
+	reopen func() error
+}
+
+// backend makes fresh stores for one run; cleanups go to tb.
+type backend struct {
+	name  string
+	fresh func(tb testing.TB) (*stores, error)
+}
+
+func memBackend() backend {
+	return backend{"memstore+local", func(tb testing.TB) (*stores, error) {
+		st := &stores{store: memstore.New(), vector: local.New(), dim: dim}
+		st.reopen = func() error { return nil }
+		return st, nil
+	}}
+}
+
+// sqliteBackend keeps both stores in files of a fresh directory.
+func sqliteBackend() backend {
+	return backend{"sqlite+local", func(tb testing.TB) (*stores, error) {
+		dir := tb.TempDir()
+		return openSQLite(tb, filepath.Join(dir, "memory.db"), filepath.Join(dir, "vectors.bin"))
+	}}
+}
+
+func openSQLite(tb testing.TB, dbPath, vecPath string) (*stores, error) {
+	st := &stores{dim: dim}
+	open := func() error {
+		s, err := sqlite.Open(context.Background(), dbPath)
+		if err != nil {
+			return err
+		}
+		vs, err := local.Open(vecPath)
+		if err != nil {
+			s.Close()
+			return err
+		}
+		st.store, st.vector = s, vs
+		return nil
+	}
+	closeAll := func() {
+		if st.store != nil {
+			st.store.Close()
+			st.vector.(*local.Store).Close()
+		}
+	}
+	st.reopen = func() error { closeAll(); return open() }
+	tb.Cleanup(closeAll)
+	return st, open()
+}
+
+// pgDSN is the PostgreSQL server of the tests: required under
+// AGENTMEM_REQUIRE_SERVERS=1, else its backends are left out.
+func pgDSN(tb testing.TB) string {
+	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	if dsn == "" && os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+		tb.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
+	}
+	return dsn
+}
+
+// pgBackend is PostgreSQL in a fresh schema, with the local vector store or
+// pgvector in the same pool.
+func pgBackend(dsn string, withPgvector bool) backend {
+	name := "postgres+local"
+	if withPgvector {
+		name = "postgres+pgvector"
+	}
+	return backend{name, func(tb testing.TB) (*stores, error) {
+		ctx := context.Background()
+		schema := fmt.Sprintf("modeltest_%d", rand.Int64())
+		s, err := postgres.Open(ctx, dsn, postgres.WithSchema(schema))
+		if err != nil {
+			return nil, err
+		}
+		tb.Cleanup(func() {
+			_, _ = s.Pool().Exec(context.Background(), `DROP SCHEMA "`+schema+`" CASCADE`)
+			s.Close()
+		})
+		st := &stores{store: s, vector: local.New(), dim: dim, reopen: func() error { return nil }}
+		if withPgvector {
+			vs, err := pgvector.New(ctx, s.Pool(), pgvector.Config{Schema: schema})
+			if err != nil {
+				return nil, err
+			}
+			st.vector = vs
+		}
+		return st, nil
+	}}
+}
+
+// backends are the stores a run covers: memstore and SQLite always,
+// PostgreSQL with both vector stores when its server is configured.
+func backends(tb testing.TB) []backend {
+	out := []backend{memBackend(), sqliteBackend()}
+	if dsn := pgDSN(tb); dsn != "" {
+		out = append(out, pgBackend(dsn, false), pgBackend(dsn, true))
+	}
+	return out
+}
