@@ -46,29 +46,35 @@ func memBackend() backend {
 func sqliteBackend() backend {
 	return backend{"sqlite+local", func(tb testing.TB) (*stores, error) {
 		dir := tb.TempDir()
-		return openSQLite(tb, filepath.Join(dir, "memory.db"), filepath.Join(dir, "vectors.bin"))
+		return openSQLite(tb, filepath.Join(dir, "memory.db"), filepath.Join(dir, "vectors.bin"), nil)
 	}}
 }
 
-func openSQLite(tb testing.TB, dbPath, vecPath string) (*stores, error) {
+// openSQLite opens the SQLite file and the local vector file; with a
+// hook, every write of either calls it (crash points).
+func openSQLite(tb testing.TB, dbPath, vecPath string, hook *writeHook) (*stores, error) {
 	st := &stores{dim: dim}
+	var s *sqlite.Store
+	var vs *local.Store
 	open := func() error {
-		s, err := sqlite.Open(context.Background(), dbPath)
-		if err != nil {
+		var err error
+		if s, err = sqlite.Open(context.Background(), dbPath); err != nil {
 			return err
 		}
-		vs, err := local.Open(vecPath)
-		if err != nil {
+		if vs, err = local.Open(vecPath); err != nil {
 			s.Close()
 			return err
 		}
 		st.store, st.vector = s, vs
+		if hook != nil {
+			st.store, st.vector = &hookedStore{s, hook}, &hookedVectors{vs, hook}
+		}
 		return nil
 	}
 	closeAll := func() {
-		if st.store != nil {
-			st.store.Close()
-			st.vector.(*local.Store).Close()
+		if s != nil {
+			s.Close()
+			vs.Close()
 		}
 	}
 	st.reopen = func() error { closeAll(); return open() }
