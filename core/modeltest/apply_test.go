@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 
 	"github.com/agentmem/agentmem/core"
@@ -20,7 +21,18 @@ func (r *runner) apply(i int, o op) error {
 	if !ok {
 		return fmt.Errorf("unknown operation %q", o.Kind)
 	}
-	return f(r, o)
+	if err := f(r, o); err != nil {
+		return err
+	}
+	if r.skip["indexRetryRace"] {
+		// Await the background retry of failed indexing, which races
+		// with the next operation today, by closing the Memory.
+		if err := r.mem.Close(r.ctx); err != nil {
+			return fmt.Errorf("Close: %v", err)
+		}
+		return r.open()
+	}
+	return nil
 }
 
 var applyFuncs map[string]func(*runner, op) error
@@ -176,9 +188,9 @@ func (r *runner) target(o op) (thread, res string, exists, wrong bool) {
 	return thread, th.resource, true, false
 }
 
-func indexOf(res string) int {
-	var n int
-	fmt.Sscanf(res, "r%d", &n)
+// indexOf is the universe index of a thread or resource id ("t3", "r1").
+func indexOf(id string) int {
+	n, _ := strconv.Atoi(id[1:])
 	return n
 }
 
@@ -226,7 +238,7 @@ func (r *runner) resave(o op) error {
 	if !strings.HasPrefix(old.sig, "text:") {
 		return nil
 	}
-	o.Thread, o.Flag = indexOf("r"+old.thread[1:]), false
+	o.Thread, o.Flag = indexOf(old.thread), false
 	msg := r.userMsg(old.id, old.thread, old.resource, phrase(o.N)+" (again)", metaVariant(o.N, r.skip), 0)
 	msg.Role, msg.CreatedAt = core.Role(old.role), old.at
 	return r.saveChecked(o, []core.Message{msg})

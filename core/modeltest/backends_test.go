@@ -20,31 +20,34 @@ import (
 const dim = 64
 
 // stores is one backend's message and vector store; reopen opens them
-// again where they are files.
+// again where they are files; close releases them (a run's schema too),
+// so that shrinking, which runs many sequences, holds one at a time.
 type stores struct {
 	store  store.Store
 	vector vector.Store
 	dim    int
 	reopen func() error
+	close  func()
 }
 
-// backend makes fresh stores for one run; cleanups go to tb.
+// backend makes fresh stores for one run; ciSeeds is how many of the
+// fixed seeds it runs under go test, within CI's time budget.
 type backend struct {
-	name  string
-	fresh func(tb testing.TB) (*stores, error)
+	name    string
+	ciSeeds int
+	fresh   func(tb testing.TB) (*stores, error)
 }
 
 func memBackend() backend {
-	return backend{"memstore+local", func(tb testing.TB) (*stores, error) {
-		st := &stores{store: memstore.New(), vector: local.New(), dim: dim}
-		st.reopen = func() error { return nil }
-		return st, nil
+	return backend{"memstore+local", 12, func(tb testing.TB) (*stores, error) {
+		return &stores{store: memstore.New(), vector: local.New(), dim: dim,
+			reopen: func() error { return nil }, close: func() {}}, nil
 	}}
 }
 
 // sqliteBackend keeps both stores in files of a fresh directory.
 func sqliteBackend() backend {
-	return backend{"sqlite+local", func(tb testing.TB) (*stores, error) {
+	return backend{"sqlite+local", 6, func(tb testing.TB) (*stores, error) {
 		dir := tb.TempDir()
 		return openSQLite(tb, filepath.Join(dir, "memory.db"), filepath.Join(dir, "vectors.bin"), nil)
 	}}
@@ -78,7 +81,7 @@ func openSQLite(tb testing.TB, dbPath, vecPath string, hook *writeHook) (*stores
 		}
 	}
 	st.reopen = func() error { closeAll(); return open() }
-	tb.Cleanup(closeAll)
+	st.close = closeAll
 	return st, open()
 }
 
@@ -99,21 +102,21 @@ func pgBackend(dsn string, withPgvector bool) backend {
 	if withPgvector {
 		name = "postgres+pgvector"
 	}
-	return backend{name, func(tb testing.TB) (*stores, error) {
+	return backend{name, 3, func(tb testing.TB) (*stores, error) {
 		ctx := context.Background()
 		schema := fmt.Sprintf("modeltest_%d", rand.Int64())
 		s, err := postgres.Open(ctx, dsn, postgres.WithSchema(schema))
 		if err != nil {
 			return nil, err
 		}
-		tb.Cleanup(func() {
+		st := &stores{store: s, vector: local.New(), dim: dim, reopen: func() error { return nil }, close: func() {
 			_, _ = s.Pool().Exec(context.Background(), `DROP SCHEMA "`+schema+`" CASCADE`)
 			s.Close()
-		})
-		st := &stores{store: s, vector: local.New(), dim: dim, reopen: func() error { return nil }}
+		}}
 		if withPgvector {
 			vs, err := pgvector.New(ctx, s.Pool(), pgvector.Config{Schema: schema})
 			if err != nil {
+				st.close()
 				return nil, err
 			}
 			st.vector = vs

@@ -33,7 +33,8 @@ var crashKinds = map[string]bool{"move": true, "clone": false, "observe": true, 
 
 const crashSteps = 40
 
-// crashSeeds are the seeds whose crash points CI visits.
+// crashSeeds are the seeds whose crash points CI visits: turns, moves,
+// clones and a thread deletion among them.
 var crashSeeds = []uint64{1, 2, 5, 6}
 
 // snapshot is the model and the embedder's state as a child leaves them
@@ -120,6 +121,7 @@ func crashRunner(t *testing.T, dir string, seed uint64, hook *writeHook) *runner
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(st.close)
 	r := &runner{ctx: context.Background(), be: sqliteBackend(), st: st, mod: newModel(), set: setupOf(seed), skip: skipSet(),
 		emb: &flakyEmbedder{HashEmbedder: local.NewHashEmbedder(dim)}}
 	if err := r.open(); err != nil {

@@ -41,11 +41,14 @@ var knownDefects = map[string]string{
 	"stepSaves":        "an agent loop abandoned after its steps (abandonedLoop): the steps before the last are stored",
 	"sizeError":        "a message over the size limit (tooLarge): the error names the message and its size",
 	"longText":         "a message over 1 MiB of text (bigMessage): stored and, after Reindex, indexed on every vector store",
+	"indexRetryRace":   "operations running while a save's background retry of failed indexing is in flight (apply awaits it while listed): a thread deleted or moved meanwhile must keep no vector under a resource that does not own its message",
 }
 
-// ciSeeds are the seeds `go test` runs; each seed also picks its setup
-// (observational memory and its scope, working memory's scope).
-var ciSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+// ciSeeds are the seeds `go test` runs (a backend runs the first
+// backend.ciSeeds of them, so the first three cover every setup); each seed
+// also picks its setup: observational memory on for 1, 4, 7, 10 (resource
+// scope for the even ones), working memory in thread scope for 3 and 8.
+var ciSeeds = []uint64{1, 4, 3, 2, 5, 6, 7, 8, 9, 10, 11, 12}
 
 const ciSteps = 60
 
@@ -97,7 +100,7 @@ func TestModel(t *testing.T) {
 					runSeed(t, be, seed, steps, numbered(genOps(seed, steps, skipSet())))
 				}
 			default:
-				for _, seed := range ciSeeds {
+				for _, seed := range ciSeeds[:be.ciSeeds] {
 					runSeed(t, be, seed, steps, numbered(genOps(seed, steps, skipSet())))
 				}
 			}
@@ -163,6 +166,7 @@ func execute(t *testing.T, be backend, seed uint64, seq []indexed) (int, error) 
 	if err != nil {
 		t.Fatalf("%s: %v", be.name, err)
 	}
+	defer st.close()
 	r := &runner{ctx: context.Background(), be: be, st: st, mod: newModel(), set: setupOf(seed), skip: skipSet(),
 		emb: &flakyEmbedder{HashEmbedder: local.NewHashEmbedder(dim)}}
 	if err := r.open(); err != nil {
