@@ -47,7 +47,7 @@ func memBackend() backend {
 
 // sqliteBackend keeps both stores in files of a fresh directory.
 func sqliteBackend() backend {
-	return backend{"sqlite+local", 6, func(tb testing.TB) (*stores, error) {
+	return backend{"sqlite+local", 3, func(tb testing.TB) (*stores, error) {
 		dir := tb.TempDir()
 		return openSQLite(tb, filepath.Join(dir, "memory.db"), filepath.Join(dir, "vectors.bin"), nil)
 	}}

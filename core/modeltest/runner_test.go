@@ -58,6 +58,7 @@ func (observer) Generate(ctx context.Context, system, prompt string) (string, er
 type setup struct {
 	om      bool
 	omScope core.Scope
+	buffer  bool // observations buffered ahead and activated (thread scope)
 	wmScope core.Scope
 }
 
@@ -69,6 +70,7 @@ func setupOf(seed uint64) setup {
 	if seed%5 == 3 {
 		s.wmScope = core.ScopeThread
 	}
+	s.buffer = s.om && s.omScope == core.ScopeThread && seed%4 == 1
 	return s
 }
 
@@ -83,6 +85,9 @@ func (s setup) config() core.Config {
 	if s.om {
 		cfg.ObservationalMemory = &core.ObservationalMemoryConfig{Model: observer{}, Scope: s.omScope,
 			Observation: core.ObservationConfig{MessageTokens: 300}, Reflection: core.ReflectionConfig{ObservationTokens: 600}}
+		if s.buffer {
+			cfg.ObservationalMemory.Observation.BufferTokens = 0.25
+		}
 	} else {
 		cfg.MessageHistory = &core.MessageHistory{MaxTokens: historyBudget}
 	}
