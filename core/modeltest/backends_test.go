@@ -1,0 +1,136 @@
+package modeltest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/core/store/postgres"
+	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vector/pgvector"
+)
+
+const dim = 64
+
+// stores is one backend's message and vector store; reopen opens them
+// again where they are files; close releases them (a run's schema too),
+// so that shrinking, which runs many sequences, holds one at a time.
+type stores struct {
+	store  store.Store
+	vector vector.Store
+	dim    int
+	reopen func() error
+	close  func()
+}
+
+// backend makes fresh stores for one run; ciSeeds is how many of the
+// fixed seeds it runs under go test, within CI's time budget.
+type backend struct {
+	name    string
+	ciSeeds int
+	fresh   func(tb testing.TB) (*stores, error)
+}
+
+func memBackend() backend {
+	return backend{"memstore+local", 12, func(tb testing.TB) (*stores, error) {
+		return &stores{store: memstore.New(), vector: local.New(), dim: dim,
+			reopen: func() error { return nil }, close: func() {}}, nil
+	}}
+}
+
+// sqliteBackend keeps both stores in files of a fresh directory.
+func sqliteBackend() backend {
+	return backend{"sqlite+local", 3, func(tb testing.TB) (*stores, error) {
+		dir := tb.TempDir()
+		return openSQLite(tb, filepath.Join(dir, "memory.db"), filepath.Join(dir, "vectors.bin"), nil)
+	}}
+}
+
+// openSQLite opens the SQLite file and the local vector file; with a
+// hook, every write of either calls it (crash points).
+func openSQLite(tb testing.TB, dbPath, vecPath string, hook *writeHook) (*stores, error) {
+	st := &stores{dim: dim}
+	var s *sqlite.Store
+	var vs *local.Store
+	open := func() error {
+		var err error
+		if s, err = sqlite.Open(context.Background(), dbPath); err != nil {
+			return err
+		}
+		if vs, err = local.Open(vecPath); err != nil {
+			s.Close()
+			return err
+		}
+		st.store, st.vector = s, vs
+		if hook != nil {
+			st.store, st.vector = &hookedStore{s, hook}, &hookedVectors{vs, hook}
+		}
+		return nil
+	}
+	closeAll := func() {
+		if s != nil {
+			s.Close()
+			vs.Close()
+		}
+	}
+	st.reopen = func() error { closeAll(); return open() }
+	st.close = closeAll
+	return st, open()
+}
+
+// pgDSN is the PostgreSQL server of the tests: required under
+// AGENTMEM_REQUIRE_SERVERS=1, else its backends are left out.
+func pgDSN(tb testing.TB) string {
+	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	if dsn == "" && os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+		tb.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
+	}
+	return dsn
+}
+
+// pgBackend is PostgreSQL in a fresh schema, with the local vector store or
+// pgvector in the same pool.
+func pgBackend(dsn string, withPgvector bool) backend {
+	name := "postgres+local"
+	if withPgvector {
+		name = "postgres+pgvector"
+	}
+	return backend{name, 3, func(tb testing.TB) (*stores, error) {
+		ctx := context.Background()
+		schema := fmt.Sprintf("modeltest_%d", rand.Int64())
+		s, err := postgres.Open(ctx, dsn, postgres.WithSchema(schema))
+		if err != nil {
+			return nil, err
+		}
+		st := &stores{store: s, vector: local.New(), dim: dim, reopen: func() error { return nil }, close: func() {
+			_, _ = s.Pool().Exec(context.Background(), `DROP SCHEMA "`+schema+`" CASCADE`)
+			s.Close()
+		}}
+		if withPgvector {
+			vs, err := pgvector.New(ctx, s.Pool(), pgvector.Config{Schema: schema})
+			if err != nil {
+				st.close()
+				return nil, err
+			}
+			st.vector = vs
+		}
+		return st, nil
+	}}
+}
+
+// backends are the stores a run covers: memstore and SQLite always,
+// PostgreSQL with both vector stores when its server is configured.
+func backends(tb testing.TB) []backend {
+	out := []backend{memBackend(), sqliteBackend()}
+	if dsn := pgDSN(tb); dsn != "" {
+		out = append(out, pgBackend(dsn, false), pgBackend(dsn, true))
+	}
+	return out
+}

@@ -1,0 +1,203 @@
+package modeltest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
+)
+
+// systemKeys are the thread metadata keys the memory writes itself.
+var systemKeys = []string{"clone", "observationalMemory"}
+
+// check runs every invariant against the Memory; it returns the first
+// violation.
+func (r *runner) check() error {
+	for _, f := range []func() error{r.checkThreads, r.checkMessages, r.checkWorkingMemory, r.checkVectors, r.checkPrompts} {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkThreads: each resource lists exactly its threads, with the
+// application's metadata.
+func (r *runner) checkThreads() error {
+	for i := range nResources {
+		res := resourceID(i)
+		page, err := r.mem.ListThreads(r.ctx, store.ThreadQuery{ResourceID: res, PerPage: store.PerPageAll})
+		if err != nil {
+			return fmt.Errorf("ListThreads(%s): %v", res, err)
+		}
+		var got []string
+		for _, th := range page.Threads {
+			got = append(got, th.ID)
+			if th.ResourceID != res {
+				return fmt.Errorf("ListThreads(%s) returned %s of %s", res, th.ID, th.ResourceID)
+			}
+			md := map[string]any{}
+			want := r.mod.threads[th.ID]
+			for k, v := range th.Metadata {
+				if !slices.Contains(systemKeys, k) && (k != "move" || want == nil || !want.movePending) {
+					md[k] = v
+				}
+			}
+			if want != nil && !sameMeta(md, want.meta) {
+				return fmt.Errorf("thread %s metadata %v, want %v", th.ID, md, want.meta)
+			}
+		}
+		slices.Sort(got)
+		if want := r.mod.resourceThreads(res); !slices.Equal(got, want) {
+			return fmt.Errorf("ListThreads(%s) = %v, want %v", res, got, want)
+		}
+	}
+	return nil
+}
+
+// checkMessages: every saved message is in its thread, as saved, and
+// nothing else is.
+func (r *runner) checkMessages() error {
+	for id, th := range r.mod.threads {
+		got, err := r.mem.Recall(r.ctx, allOf(id, th.resource))
+		if err != nil {
+			return fmt.Errorf("Recall(%s): %v", id, err)
+		}
+		want := r.mod.threadMsgs(id)
+		if ids, wantIDs := idsOf(got.Messages), idsOfModel(want); !slices.Equal(ids, wantIDs) {
+			return fmt.Errorf("thread %s holds %v, want %v", id, ids, wantIDs)
+		}
+		for k, m := range got.Messages {
+			w := want[k]
+			switch {
+			case m.ResourceID != w.resource || m.ThreadID != id:
+				return fmt.Errorf("message %s is of %s/%s, want %s/%s", m.ID, m.ResourceID, m.ThreadID, w.resource, id)
+			case sigOf(m) != w.sig && len(w.sig) < 200:
+				return fmt.Errorf("message %s is %q, want %q", m.ID, sigOf(m), w.sig)
+			case sigOf(m) != w.sig:
+				return fmt.Errorf("message %s (%d bytes) changed", m.ID, len(w.sig))
+			case !sameMeta(m.Content.Metadata, w.meta):
+				return fmt.Errorf("message %s metadata %v, want %v", m.ID, m.Content.Metadata, w.meta)
+			}
+		}
+	}
+	return nil
+}
+
+func idsOfModel(msgs []*mMessage) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.id
+	}
+	return out
+}
+
+func (r *runner) checkWorkingMemory() error {
+	for key, want := range r.mod.wm {
+		scope, id, _ := strings.Cut(key, ":")
+		thread, res := "", id
+		if scope == "thread" {
+			th, ok := r.mod.threads[id]
+			if !ok {
+				continue
+			}
+			thread, res = id, th.resource
+		} else if threads := r.mod.resourceThreads(id); len(threads) > 0 {
+			thread = threads[0]
+		} else {
+			continue // read through a thread only
+		}
+		got, err := r.mem.GetWorkingMemory(r.ctx, thread, res, nil)
+		if err != nil || got != want {
+			return fmt.Errorf("working memory %s = %q, %v; want %q", key, got, err, want)
+		}
+	}
+	return nil
+}
+
+// checkVectors: every vector under a resource is of a message that
+// resource owns, in the thread it is stored in.
+func (r *runner) checkVectors() error {
+	for i := range nResources {
+		res := resourceID(i)
+		hits, err := r.vectors(res)
+		if err != nil {
+			return err
+		}
+		for _, h := range hits {
+			m, ok := r.mod.msgs[h.Meta.MessageID]
+			if !ok || m.resource != res || m.thread != h.Meta.ThreadID {
+				return fmt.Errorf("vector %s (thread %s) stays under %s: the message is %+v", h.ID, h.Meta.ThreadID, res, m)
+			}
+		}
+	}
+	return nil
+}
+
+// vectors returns every vector record of a resource.
+func (r *runner) vectors(res string) ([]vector.Hit, error) {
+	q := vector.Query{Text: "parcel", TopK: 10000, Filter: vector.Filter{ResourceID: res}}
+	if !r.st.vector.SelfEmbedding() {
+		q.Vector = r.emb.EmbedOne("parcel")
+	}
+	hits, err := r.st.vector.Query(r.ctx, vector.IndexName(r.st.dim), q)
+	if err != nil && !strings.Contains(err.Error(), "not found") && !strings.Contains(err.Error(), "does not exist") {
+		return nil, fmt.Errorf("vector query of %s: %v", res, err)
+	}
+	return hits, nil
+}
+
+// allIndexed: every message of res with text has a vector.
+func (r *runner) allIndexed(res string) error {
+	hits, err := r.vectors(res)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, h := range hits {
+		have[h.Meta.MessageID] = true
+	}
+	for _, m := range r.mod.msgs {
+		if m.resource == res && strings.HasPrefix(m.sig, "text:") && !have[m.id] {
+			return fmt.Errorf("message %s of %s has no vector after Reindex", m.id, res)
+		}
+	}
+	return nil
+}
+
+// checkPrompts: with observational memory, every text message of a thread
+// reaches its prompt, as itself or named by an observation.
+func (r *runner) checkPrompts() error {
+	if !r.set.om {
+		return nil
+	}
+	for id, th := range r.mod.threads {
+		turn, err := r.mem.Begin(r.ctx, core.TurnRequest{ThreadID: id, ResourceID: th.resource,
+			Config: &core.Config{ReadOnly: core.Bool(true)}})
+		if err != nil {
+			return fmt.Errorf("read-only Begin(%s): %v", id, err)
+		}
+		var shown []string
+		var observed strings.Builder
+		for _, m := range turn.Messages() {
+			shown = append(shown, m.ID)
+			if m.Role == core.RoleSystem {
+				observed.WriteString(sigOf(m))
+			}
+		}
+		seen := map[string]bool{}
+		for _, tag := range tagRE.FindAllString(observed.String(), -1) {
+			seen[tag] = true
+		}
+		for _, m := range r.mod.threadMsgs(id) {
+			tag := tagRE.FindString(m.sig) // a clone's copy keeps its source's tag
+			if strings.HasPrefix(m.sig, "text:") && !slices.Contains(shown, m.id) && !seen[tag] {
+				return fmt.Errorf("message %s of %s reaches the prompt neither as history nor as an observation", m.id, id)
+			}
+		}
+	}
+	return nil
+}
