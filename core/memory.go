@@ -77,6 +77,7 @@ type Memory struct {
 	indexes  sync.Map         // index names ensured by this process
 	pending  indexing.Pending // unindexed messages whose marker the store refused
 	clean    indexing.Clean   // resources whose unindexed queue was found empty
+	failed   indexing.Failed  // unindexed messages that failed on their own: retries skip them
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup

@@ -40,7 +40,8 @@ func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 }
 
 func (m *Memory) reindexResource(ctx context.Context, s *store.Checked, st settings, resourceID string) error {
-	if err := m.retryUnindexed(ctx, s, st, resourceID); err != nil {
+	var f IndexFailure
+	if err := m.retryUnindexed(ctx, s, st, resourceID, &f); err != nil {
 		return err
 	}
 	page, err := s.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll})
@@ -48,11 +49,11 @@ func (m *Memory) reindexResource(ctx context.Context, s *store.Checked, st setti
 		return err
 	}
 	for _, th := range page.Threads {
-		if err := m.reindexThread(ctx, s, st, th.ID); err != nil {
+		if err := m.reindexThread(ctx, s, st, th.ID, &f); err != nil {
 			return err
 		}
 	}
-	return nil
+	return f.result()
 }
 
 // Reindex rebuilds the semantic-recall vectors of one thread from storage.
@@ -79,34 +80,32 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 	if err != nil {
 		return err
 	}
-	err = m.retryUnindexed(ctx, s, st, th.ResourceID)
+	var f IndexFailure
+	err = m.retryUnindexed(ctx, s, st, th.ResourceID, &f)
 	if err == nil {
-		err = m.reindexThread(ctx, s, st, threadID)
+		err = m.reindexThread(ctx, s, st, threadID, &f)
 	}
 	if errors.Is(err, ErrIndexVersionMismatch) {
 		// The version is recorded per resource: rebuild all of it.
 		return m.ReindexResource(ctx, th.ResourceID)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return f.result()
 }
 
 // reindexThread indexes every message of a thread, newest first, a page at a
-// time, clearing the markers of each indexed page.
-func (m *Memory) reindexThread(ctx context.Context, s *store.Checked, st settings, threadID string) error {
+// time, clearing the markers of the messages indexed; those refused on their
+// own go to f (see indexCleared).
+func (m *Memory) reindexThread(ctx context.Context, s *store.Checked, st settings, threadID string, f *IndexFailure) error {
 	q := store.MessageQuery{ThreadID: threadID, PerPage: 200, Direction: store.Desc}
 	for {
 		page, err := s.ListMessages(ctx, q)
 		if err != nil {
 			return err
 		}
-		if err := m.indexMessages(ctx, s, st, page.Messages, nil, nil); err != nil {
-			return err
-		}
-		ids := make([]string, len(page.Messages))
-		for i := range page.Messages {
-			ids[i] = page.Messages[i].ID
-		}
-		if err := s.ClearUnindexed(ctx, ids); err != nil {
+		if _, err := m.indexCleared(ctx, s, st, page.Messages, f); err != nil {
 			return err
 		}
 		if !page.HasMore {
