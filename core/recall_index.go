@@ -264,7 +264,9 @@ func (m *Memory) indexCleared(ctx context.Context, s *store.Checked, st settings
 			f.add(left, err)
 		}
 	}
-	done := slices.DeleteFunc(slices.Clone(msgs), func(msg Message) bool { return slices.ContainsFunc(left, func(l Message) bool { return l.ID == msg.ID }) })
+	done := slices.DeleteFunc(slices.Clone(msgs), func(msg Message) bool {
+		return slices.ContainsFunc(left, func(l Message) bool { return l.ID == msg.ID })
+	})
 	m.failed.Remove(messageIDs(done))
 	return len(left), s.ClearUnindexed(ctx, messageIDs(done))
 }
