@@ -100,7 +100,7 @@ func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, int, e
 
 func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string, error) {
 	name := vector.IndexName(dim)
-	if _, ok := m.indexes.Load(name); ok {
+	if ensured, _ := m.indexes.Load(name); ensured == true {
 		return name, nil
 	}
 	spec := vector.IndexSpec{Name: name, Dimension: dim, Config: st.recall.IndexConfig, Version: m.ix.Version}
@@ -151,7 +151,17 @@ func (m *Memory) records(ctx context.Context, s *store.Checked, st settings, msg
 		recs[i].Vector = vecs[i]
 	}
 	name, err := m.ensureIndex(ctx, st, dim)
-	return recs, name, err
+	if err != nil {
+		return nil, "", err
+	}
+	for i := range recs {
+		if i == 0 || recs[i].Meta.ResourceID != recs[i-1].Meta.ResourceID {
+			if err := m.checkDimension(ctx, name, recs[i].Meta.ResourceID); err != nil {
+				return nil, "", err
+			}
+		}
+	}
+	return recs, name, nil
 }
 
 // index indexes msgs, logging failures, and reports whether it succeeded:
@@ -261,7 +271,7 @@ func (m *Memory) indexCleared(ctx context.Context, s *store.Checked, st settings
 			m.failed.Add(messageIDs(left))
 		}
 		if f != nil {
-			f.add(left, err)
+			_ = f.Merge(&IndexFailure{MessageIDs: messageIDs(left), Err: err})
 		}
 	}
 	done := slices.DeleteFunc(slices.Clone(msgs), func(msg Message) bool {
@@ -308,6 +318,15 @@ func (m *Memory) deleteVectors(ctx context.Context, f vector.Filter) error {
 	if m.opts.Vector == nil {
 		return nil
 	}
+	// The index of the configured dimension (learning it may take the one
+	// embedder probe), and those of other dimensions, may hold the vectors
+	// though this process has not written them.
+	if dim, err := m.dimension(ctx); err == nil {
+		m.indexes.LoadOrStore(vector.IndexName(dim), false)
+		if _, err := m.otherIndexes(ctx, vector.IndexName(dim)); err != nil {
+			return err
+		}
+	}
 	var firstErr error
 	m.indexes.Range(func(name, _ any) bool {
 		if err := m.opts.Vector.Delete(ctx, name.(string), f); err != nil && firstErr == nil {
@@ -315,17 +334,5 @@ func (m *Memory) deleteVectors(ctx context.Context, f vector.Filter) error {
 		}
 		return true
 	})
-	if firstErr != nil {
-		return firstErr
-	}
-	// An index this process has not touched yet may still hold the vectors;
-	// learning its name may take the one embedder probe.
-	if dim, err := m.dimension(ctx); err == nil {
-		if _, seen := m.indexes.Load(vector.IndexName(dim)); !seen {
-			if err := m.opts.Vector.Delete(ctx, vector.IndexName(dim), f); err != nil {
-				return &Error{Code: CodeVector, Op: "Delete", Msg: "deleting vectors failed", Err: err}
-			}
-		}
-	}
-	return nil
+	return firstErr
 }

@@ -89,18 +89,26 @@ func (f *IndexFailure) Error() string {
 
 func (f *IndexFailure) Unwrap() error { return f.Err }
 
-// add records msgs as failed on their own with err (once each).
-func (f *IndexFailure) add(msgs []Message, err error) {
-	for i := range msgs {
-		if !slices.Contains(f.MessageIDs, msgs[i].ID) {
-			f.MessageIDs = append(f.MessageIDs, msgs[i].ID)
+// Merge adds the messages of err to f when err is an *IndexFailure (then
+// it returns nil), and returns any other err as it is: a loop of Reindex
+// calls goes on past refused messages and reports them all at the end
+// (Result).
+func (f *IndexFailure) Merge(err error) error {
+	var other *IndexFailure
+	if !errors.As(err, &other) {
+		return err
+	}
+	for _, id := range other.MessageIDs {
+		if !slices.Contains(f.MessageIDs, id) {
+			f.MessageIDs = append(f.MessageIDs, id)
 		}
 	}
-	f.Err = err
+	f.Err = other.Err
+	return nil
 }
 
-// result returns f as an error, nil when no message failed.
-func (f *IndexFailure) result() error {
+// Result returns f as an error, nil when no message failed.
+func (f *IndexFailure) Result() error {
 	if len(f.MessageIDs) == 0 {
 		return nil
 	}

@@ -13,7 +13,11 @@ import (
 // messages first, then reindexes each thread (see Reindex). When the
 // resource's records were written with another index version (another
 // analyzer or IndexText, ErrIndexVersionMismatch), it first deletes them all,
-// so the rebuilt records are never mixed with stale ones.
+// so the rebuilt records are never mixed with stale ones. When they are in
+// the index of another embedding dimension (the embedder changed,
+// ErrEmbeddingDimensionMismatch), it first records the resource's messages as
+// unindexed and deletes those records: the reindex moves the resource into
+// the index of the configured embedder.
 func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return err
@@ -28,6 +32,9 @@ func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 	}
 	if st.recall == nil {
 		return nil
+	}
+	if err := m.migrateDimension(ctx, s, resourceID); err != nil {
+		return err
 	}
 	err = m.reindexResource(ctx, s, st, resourceID)
 	if errors.Is(err, ErrIndexVersionMismatch) {
@@ -53,7 +60,7 @@ func (m *Memory) reindexResource(ctx context.Context, s *store.Checked, st setti
 			return err
 		}
 	}
-	return f.result()
+	return f.Result()
 }
 
 // Reindex rebuilds the semantic-recall vectors of one thread from storage.
@@ -85,14 +92,14 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 	if err == nil {
 		err = m.reindexThread(ctx, s, st, threadID, &f)
 	}
-	if errors.Is(err, ErrIndexVersionMismatch) {
-		// The version is recorded per resource: rebuild all of it.
+	if errors.Is(err, ErrIndexVersionMismatch) || errors.Is(err, ErrEmbeddingDimensionMismatch) {
+		// The version and the dimension are the resource's: rebuild all of it.
 		return m.ReindexResource(ctx, th.ResourceID)
 	}
 	if err != nil {
 		return err
 	}
-	return f.result()
+	return f.Result()
 }
 
 // reindexThread indexes every message of a thread, newest first, a page at a
