@@ -79,9 +79,12 @@ type Memory struct {
 	ix       *indexing.Recipe // how index records are made
 	dimMu    sync.Mutex
 	dim      int              // probed embedding dimension
-	indexes  sync.Map         // index names ensured by this process
+	indexes  sync.Map         // index names this process knows (vectors to delete): true once ensured
+	others   *[]string        // indexes of other dimensions (otherIndexes), under dimMu
+	dimClean sync.Map         // resources without records in others (staleIndexes)
 	pending  indexing.Pending // unindexed messages whose marker the store refused
 	clean    indexing.Clean   // resources whose unindexed queue was found empty
+	failed   indexing.Failed  // unindexed messages that failed on their own: retries skip them
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -99,7 +100,7 @@ func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, int, e
 
 func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string, error) {
 	name := vector.IndexName(dim)
-	if _, ok := m.indexes.Load(name); ok {
+	if ensured, _ := m.indexes.Load(name); ensured == true {
 		return name, nil
 	}
 	spec := vector.IndexSpec{Name: name, Dimension: dim, Config: st.recall.IndexConfig, Version: m.ix.Version}
@@ -150,7 +151,17 @@ func (m *Memory) records(ctx context.Context, s *store.Checked, st settings, msg
 		recs[i].Vector = vecs[i]
 	}
 	name, err := m.ensureIndex(ctx, st, dim)
-	return recs, name, err
+	if err != nil {
+		return nil, "", err
+	}
+	for i := range recs {
+		if i == 0 || recs[i].Meta.ResourceID != recs[i-1].Meta.ResourceID {
+			if err := m.checkDimension(ctx, name, recs[i].Meta.ResourceID); err != nil {
+				return nil, "", err
+			}
+		}
+	}
+	return recs, name, nil
 }
 
 // index indexes msgs, logging failures, and reports whether it succeeded:
@@ -159,8 +170,10 @@ func (m *Memory) records(ctx context.Context, s *store.Checked, st settings, msg
 // them; after a success, the markers this process could not store before are
 // written, and the caller retries the recorded messages of the resources
 // (retryResources): the next successful write of any process, a restarted
-// one included, repairs what an outage missed. A save that embedded msgs
-// first (saveIndexed) leaves e.
+// one included, repairs what an outage missed. A message refused on its own
+// (indexApart) does not keep the others unindexed, and is not retried by
+// later writes (m.failed). A save that embedded msgs first (saveIndexed)
+// leaves e.
 func (m *Memory) index(ctx context.Context, st settings, msgs []Message, prior *indexing.Prior, e *indexing.Embedded) bool {
 	if len(msgs) == 0 {
 		return false
@@ -169,15 +182,19 @@ func (m *Memory) index(ctx context.Context, st settings, msgs []Message, prior *
 	if err != nil {
 		return false
 	}
-	left, err := e.Left()
-	if left {
-		err = m.indexMessages(ctx, s, st, msgs, prior, e)
+	failed, err := e.Left()
+	left, indexed := msgs, false
+	if failed {
+		left, indexed, err = m.indexApart(ctx, s, st, msgs, prior, e)
 	}
 	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: indexing messages for semantic recall failed; they are retried on the next successful write (or run Reindex)",
-			"err", err, "messages", len(msgs))
-		m.markUnindexed(ctx, s, msgs)
-		return false
+			"err", err, "messages", len(left), "indexed", len(msgs)-len(left))
+		m.markUnindexed(ctx, s, left)
+		if indexed {
+			m.failed.Add(messageIDs(left))
+		}
+		return indexed
 	}
 	m.markUnindexed(ctx, s, nil) // markers this process could not store before
 	return true
@@ -220,24 +237,48 @@ func (m *Memory) markUnindexed(ctx context.Context, s *store.Checked, msgs []Mes
 const retryBatch = 500
 
 // retryUnindexed indexes the oldest recorded messages of a resource (at most
-// retryBatch) and clears their markers.
-func (m *Memory) retryUnindexed(ctx context.Context, s *store.Checked, st settings, resourceID string) error {
+// retryBatch) and clears their markers. The retry after a write (f nil)
+// skips the messages that failed on their own before (m.failed); Reindex
+// (f set) tries them too (see indexCleared).
+func (m *Memory) retryUnindexed(ctx context.Context, s *store.Checked, st settings, resourceID string, f *IndexFailure) error {
 	epoch := m.clean.Epoch()
-	msgs, err := s.ListUnindexed(ctx, resourceID, retryBatch)
+	listed, err := s.ListUnindexed(ctx, resourceID, retryBatch)
+	msgs := listed
+	if f == nil {
+		msgs = slices.DeleteFunc(slices.Clone(listed), func(msg Message) bool { return m.failed.Has(msg.ID) })
+	}
 	if err != nil || len(msgs) == 0 {
-		m.clean.Drained(resourceID, epoch, err == nil)
+		m.clean.Drained(resourceID, epoch, err == nil && len(listed) < retryBatch)
 		return err
 	}
-	if err := m.indexMessages(ctx, s, st, msgs, nil, nil); err != nil {
-		return err
-	}
-	ids := make([]string, len(msgs))
-	for i := range msgs {
-		ids[i] = msgs[i].ID
-	}
-	err = s.ClearUnindexed(ctx, ids)
-	m.clean.Drained(resourceID, epoch, err == nil && len(msgs) < retryBatch)
+	left, err := m.indexCleared(ctx, s, st, msgs, f)
+	m.clean.Drained(resourceID, epoch, err == nil && len(listed) < retryBatch && len(listed) == len(msgs) && left == 0)
 	return err
+}
+
+// indexCleared indexes msgs apart (indexApart), clears the markers of those
+// indexed and returns how many were not. Those that failed on their own go
+// to m.failed. A failure of the whole batch is returned, except to Reindex
+// (f set): there a vector failure of any message goes to f, and Reindex goes
+// on with the next ones.
+func (m *Memory) indexCleared(ctx context.Context, s *store.Checked, st settings, msgs []Message, f *IndexFailure) (int, error) {
+	left, indexed, err := m.indexApart(ctx, s, st, msgs, nil, nil)
+	if err != nil && (f == nil && !indexed || !errors.Is(err, ErrVector) || ctx.Err() != nil) {
+		return len(left), err
+	}
+	if len(left) > 0 {
+		if indexed {
+			m.failed.Add(messageIDs(left))
+		}
+		if f != nil {
+			_ = f.Merge(&IndexFailure{MessageIDs: messageIDs(left), Err: err})
+		}
+	}
+	done := slices.DeleteFunc(slices.Clone(msgs), func(msg Message) bool {
+		return slices.ContainsFunc(left, func(l Message) bool { return l.ID == msg.ID })
+	})
+	m.failed.Remove(messageIDs(done))
+	return len(left), s.ClearUnindexed(ctx, messageIDs(done))
 }
 
 // Unindexed reports how many messages of a resource ("" = every resource)
@@ -277,6 +318,15 @@ func (m *Memory) deleteVectors(ctx context.Context, f vector.Filter) error {
 	if m.opts.Vector == nil {
 		return nil
 	}
+	// The index of the configured dimension (learning it may take the one
+	// embedder probe), and those of other dimensions, may hold the vectors
+	// though this process has not written them.
+	if dim, err := m.dimension(ctx); err == nil {
+		m.indexes.LoadOrStore(vector.IndexName(dim), false)
+		if _, err := m.otherIndexes(ctx, vector.IndexName(dim)); err != nil {
+			return err
+		}
+	}
 	var firstErr error
 	m.indexes.Range(func(name, _ any) bool {
 		if err := m.opts.Vector.Delete(ctx, name.(string), f); err != nil && firstErr == nil {
@@ -284,17 +334,5 @@ func (m *Memory) deleteVectors(ctx context.Context, f vector.Filter) error {
 		}
 		return true
 	})
-	if firstErr != nil {
-		return firstErr
-	}
-	// An index this process has not touched yet may still hold the vectors;
-	// learning its name may take the one embedder probe.
-	if dim, err := m.dimension(ctx); err == nil {
-		if _, seen := m.indexes.Load(vector.IndexName(dim)); !seen {
-			if err := m.opts.Vector.Delete(ctx, vector.IndexName(dim), f); err != nil {
-				return &Error{Code: CodeVector, Op: "Delete", Msg: "deleting vectors failed", Err: err}
-			}
-		}
-	}
-	return nil
+	return firstErr
 }

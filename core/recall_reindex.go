@@ -13,7 +13,11 @@ import (
 // messages first, then reindexes each thread (see Reindex). When the
 // resource's records were written with another index version (another
 // analyzer or IndexText, ErrIndexVersionMismatch), it first deletes them all,
-// so the rebuilt records are never mixed with stale ones.
+// so the rebuilt records are never mixed with stale ones. When they are in
+// the index of another embedding dimension (the embedder changed,
+// ErrEmbeddingDimensionMismatch), it first records the resource's messages as
+// unindexed and deletes those records: the reindex moves the resource into
+// the index of the configured embedder.
 func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return err
@@ -29,6 +33,9 @@ func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 	if st.recall == nil {
 		return nil
 	}
+	if err := m.migrateDimension(ctx, s, resourceID); err != nil {
+		return err
+	}
 	err = m.reindexResource(ctx, s, st, resourceID)
 	if errors.Is(err, ErrIndexVersionMismatch) {
 		if err := m.deleteVectors(ctx, vector.Filter{ResourceID: resourceID}); err != nil {
@@ -40,7 +47,8 @@ func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
 }
 
 func (m *Memory) reindexResource(ctx context.Context, s *store.Checked, st settings, resourceID string) error {
-	if err := m.retryUnindexed(ctx, s, st, resourceID); err != nil {
+	var f IndexFailure
+	if err := m.retryUnindexed(ctx, s, st, resourceID, &f); err != nil {
 		return err
 	}
 	page, err := s.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll})
@@ -48,11 +56,11 @@ func (m *Memory) reindexResource(ctx context.Context, s *store.Checked, st setti
 		return err
 	}
 	for _, th := range page.Threads {
-		if err := m.reindexThread(ctx, s, st, th.ID); err != nil {
+		if err := m.reindexThread(ctx, s, st, th.ID, &f); err != nil {
 			return err
 		}
 	}
-	return nil
+	return f.Result()
 }
 
 // Reindex rebuilds the semantic-recall vectors of one thread from storage.
@@ -79,34 +87,32 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) error {
 	if err != nil {
 		return err
 	}
-	err = m.retryUnindexed(ctx, s, st, th.ResourceID)
+	var f IndexFailure
+	err = m.retryUnindexed(ctx, s, st, th.ResourceID, &f)
 	if err == nil {
-		err = m.reindexThread(ctx, s, st, threadID)
+		err = m.reindexThread(ctx, s, st, threadID, &f)
 	}
-	if errors.Is(err, ErrIndexVersionMismatch) {
-		// The version is recorded per resource: rebuild all of it.
+	if errors.Is(err, ErrIndexVersionMismatch) || errors.Is(err, ErrEmbeddingDimensionMismatch) {
+		// The version and the dimension are the resource's: rebuild all of it.
 		return m.ReindexResource(ctx, th.ResourceID)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return f.Result()
 }
 
 // reindexThread indexes every message of a thread, newest first, a page at a
-// time, clearing the markers of each indexed page.
-func (m *Memory) reindexThread(ctx context.Context, s *store.Checked, st settings, threadID string) error {
+// time, clearing the markers of the messages indexed; those refused on their
+// own go to f (see indexCleared).
+func (m *Memory) reindexThread(ctx context.Context, s *store.Checked, st settings, threadID string, f *IndexFailure) error {
 	q := store.MessageQuery{ThreadID: threadID, PerPage: 200, Direction: store.Desc}
 	for {
 		page, err := s.ListMessages(ctx, q)
 		if err != nil {
 			return err
 		}
-		if err := m.indexMessages(ctx, s, st, page.Messages, nil, nil); err != nil {
-			return err
-		}
-		ids := make([]string, len(page.Messages))
-		for i := range page.Messages {
-			ids[i] = page.Messages[i].ID
-		}
-		if err := s.ClearUnindexed(ctx, ids); err != nil {
+		if _, err := m.indexCleared(ctx, s, st, page.Messages, f); err != nil {
 			return err
 		}
 		if !page.HasMore {

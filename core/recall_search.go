@@ -113,6 +113,9 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 		q.Vector = vecs[0]
 	}
 	name, err := m.ensureIndex(ctx, st, dim)
+	if err == nil {
+		err = m.checkDimension(ctx, name, sq.filter.ResourceID)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -115,7 +115,7 @@ func (m *Memory) retryResources(ctx context.Context, st settings, msgs []Message
 		if m.clean.IsClean(res, time.Now()) {
 			continue // no marker can be there: skip the read
 		}
-		if err := m.retryUnindexed(ctx, s, st, res); err != nil {
+		if err := m.retryUnindexed(ctx, s, st, res, nil); err != nil {
 			m.log.WarnContext(ctx, "agentmem: retrying unindexed messages failed; they stay recorded for the next write (or run Reindex)",
 				"err", err, "resourceId", res)
 		}

@@ -73,8 +73,9 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 	c.builds.watch(bar.showGraph("reindex"))
 	defer c.builds.watch(nil)
 	indexed := 0
+	var refused core.IndexFailure // messages refused on their own: reported at the end
 	for i, t := range todo {
-		if err := c.Memory.Reindex(ctx, t.ID); err != nil {
+		if err := refused.Merge(c.Memory.Reindex(ctx, t.ID)); err != nil {
 			bar.done()
 			if ctx.Err() == nil {
 				err = errors.Join(err, build(ctx))
@@ -105,11 +106,15 @@ func (a *app) reindex(ctx context.Context, c *connection, resourceID string, res
 		return err
 	}
 	if a.flags.json {
-		return writeJSON(a.stdout, map[string]any{"threads": len(todo), "skipped": len(page.Threads) - len(todo), "messages": indexed, "unindexed": unindexed, "index": vector.IndexName(c.Dimension)})
+		err = writeJSON(a.stdout, map[string]any{"threads": len(todo), "skipped": len(page.Threads) - len(todo), "messages": indexed, "unindexed": unindexed, "index": vector.IndexName(c.Dimension)})
+	} else {
+		_, err = fmt.Fprintf(a.stdout, "reindexed %d threads (%d messages) into %s; %d already done earlier; %d messages still unindexed\n",
+			len(todo), indexed, vector.IndexName(c.Dimension), len(page.Threads)-len(todo), unindexed)
 	}
-	_, err = fmt.Fprintf(a.stdout, "reindexed %d threads (%d messages) into %s; %d already done earlier; %d messages still unindexed\n",
-		len(todo), indexed, vector.IndexName(c.Dimension), len(page.Threads)-len(todo), unindexed)
-	return err
+	if err != nil {
+		return err
+	}
+	return refused.Result()
 }
 
 // indexDeferrer is a vector store that builds its approximate index after a

@@ -81,6 +81,11 @@ func search(ctx context.Context, c *connection, q vector.Query, r core.MessageRa
 	if q.TopK <= 0 || r.Before < 0 || r.After < 0 {
 		return nil, usageErr("--top-k must be positive, --before and --after not negative")
 	}
+	// A resource indexed under another embedding dimension would find
+	// nothing here: say so, with the repair.
+	if err := c.Memory.CheckIndex(ctx, q.Filter.ResourceID); err != nil {
+		return nil, err
+	}
 	if !c.Vector.SelfEmbedding() && q.Mode != vector.SearchBM25 {
 		vecs, err := c.Embedder.Embed(ctx, []string{q.Text})
 		if err != nil {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -21,7 +24,9 @@ type statsDoc struct {
 	Tokens    int `json:"tokens"`
 	// TokenEncodings counts messages by the encoding of their stored count.
 	TokenEncodings map[string]int `json:"tokenEncodings"`
-	// Unindexed counts messages waiting for an indexing retry.
+	// Unindexed counts messages semantic recall misses: those waiting for
+	// an indexing retry, and every message of a resource indexed under
+	// another embedding dimension (Index.Mismatch).
 	Unindexed int `json:"unindexed"`
 	// Index is the semantic-recall index (nil without --vector).
 	Index *indexDoc `json:"index"`
@@ -31,6 +36,9 @@ type indexDoc struct {
 	Name          string `json:"name"`
 	Dimension     int    `json:"dimension"`
 	SelfEmbedding bool   `json:"selfEmbedding"`
+	// Mismatch names a resource indexed under another embedding dimension
+	// and the repair (core.ErrEmbeddingDimensionMismatch); "" when none is.
+	Mismatch string `json:"mismatch,omitempty"`
 }
 
 func (a *app) statsCmd() *cobra.Command {
@@ -65,11 +73,12 @@ func collectStats(ctx context.Context, c *connection, resourceID string) (statsD
 	if err != nil {
 		return doc, err
 	}
-	resources := map[string]bool{}
+	resources := map[string]int{} // messages per resource
 	for _, t := range page.Threads {
-		resources[t.ResourceID] = true
+		resources[t.ResourceID] += 0 // a resource of empty threads counts too
 		err := walkMessages(ctx, c.Store, t.ID, func(msgs []core.Message) error {
 			for _, m := range msgs {
+				resources[t.ResourceID]++
 				doc.Messages++
 				doc.Tokens += m.Tokens
 				doc.TokenEncodings[m.TokenEncoding]++
@@ -86,8 +95,33 @@ func collectStats(ctx context.Context, c *connection, resourceID string) (statsD
 	}
 	if c.Vector != nil {
 		doc.Index = &indexDoc{Name: vector.IndexName(c.Dimension), Dimension: c.Dimension, SelfEmbedding: c.Vector.SelfEmbedding()}
+		err = countMismatched(ctx, c, resources, &doc)
 	}
-	return doc, nil
+	return doc, err
+}
+
+// countMismatched adds to doc.Unindexed the messages of the resources
+// indexed under another embedding dimension (less those already counted as
+// waiting for a retry), and names the first in doc.Index.Mismatch.
+func countMismatched(ctx context.Context, c *connection, resources map[string]int, doc *statsDoc) error {
+	for _, res := range slices.Sorted(maps.Keys(resources)) {
+		mismatch := c.Memory.CheckIndex(ctx, res)
+		if !errors.Is(mismatch, core.ErrEmbeddingDimensionMismatch) {
+			if mismatch != nil {
+				return mismatch
+			}
+			continue
+		}
+		waiting, err := c.Memory.Unindexed(ctx, res)
+		if err != nil {
+			return err
+		}
+		doc.Unindexed += resources[res] - waiting
+		if doc.Index.Mismatch == "" {
+			doc.Index.Mismatch = mismatch.Error()
+		}
+	}
+	return nil
 }
 
 func (a *app) printStats(doc statsDoc) error {
@@ -116,6 +150,9 @@ func (a *app) printStats(doc statsDoc) error {
 			dim = "set by the embedder"
 		}
 		t.row("index", fmt.Sprintf("%s (dimension %s)", doc.Index.Name, dim))
+		if doc.Index.Mismatch != "" {
+			t.row("mismatch", doc.Index.Mismatch)
+		}
 	}
 	return t.flush()
 }

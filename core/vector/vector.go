@@ -55,6 +55,17 @@ type BulkLoader interface {
 	UpsertBulk(ctx context.Context, index string, recs []Record) error
 }
 
+// IndexLister is implemented by stores that list their indexes. Memory
+// uses it to find messages indexed under another embedding dimension (an
+// index named by IndexName of another dimension) before it writes or
+// searches a resource, so that a changed embedder fails with
+// memerr.ErrEmbeddingDimensionMismatch instead of recalling nothing.
+type IndexLister interface {
+	// IndexNames returns the names of the indexes the store holds, in any
+	// order: those EnsureIndex created, in this process or before.
+	IndexNames(ctx context.Context) ([]string, error)
+}
+
 // IndexSpec describes a vector index.
 type IndexSpec struct {
 	Name      string
@@ -166,6 +177,19 @@ func IndexName(dim int) string {
 		return "memory_messages"
 	}
 	return fmt.Sprintf("memory_messages_%d", dim)
+}
+
+// IndexDimension returns the dimension whose index IndexName names, and
+// false for a name IndexName does not make ("memory_messages" is 1536).
+func IndexDimension(name string) (int, bool) {
+	if name == "memory_messages" {
+		return 1536, true
+	}
+	var dim int
+	if n, err := fmt.Sscanf(name, "memory_messages_%d", &dim); err != nil || n != 1 || dim <= 0 || IndexName(dim) != name {
+		return 0, false
+	}
+	return dim, true
 }
 
 // ChunkText splits text on whitespace into chunks of at most maxChars

@@ -115,14 +115,17 @@ func jsonText(raw json.RawMessage) string {
 // Records returns the index records of msgs and the texts to embed: one
 // record per chunk of a message's own text. The chunk is the record's Text
 // and what is embedded; its Keywords also carry the thread context before it
-// (prev: message id -> context text). On LoCoMo, context helped keyword
-// search and hurt the embedding (BENCHMARKS.md).
+// (prev: message id -> context text), at most its last maxChunk characters:
+// the words nearest the message, and a record's keywords stay within two
+// chunks however long the messages before it are. On LoCoMo, context helped
+// keyword search and hurt the embedding (BENCHMARKS.md).
 func (r *Recipe) Records(msgs []message.Message, maxChunk int, prev map[string]string) (recs []vector.Record, embed []string) {
 	for i := range msgs {
 		msg := &msgs[i]
+		c := tail(prev[msg.ID], maxChunk)
 		for n, chunk := range vector.ChunkText(r.MessageText(msg), maxChunk) {
 			full := chunk
-			if c := prev[msg.ID]; c != "" {
+			if c != "" {
 				full = c + "\n" + chunk
 			}
 			recs = append(recs, vector.Record{ID: fmt.Sprintf("%s#%d", msg.ID, n), Text: chunk, Keywords: r.Analyzer.Analyze(full),
@@ -132,6 +135,23 @@ func (r *Recipe) Records(msgs []message.Message, maxChunk int, prev map[string]s
 		}
 	}
 	return recs, embed
+}
+
+// tail returns the last maxChars characters (runes) of s, from a word
+// boundary when there is one; maxChars <= 0 keeps s.
+func tail(s string, maxChars int) string {
+	if maxChars <= 0 || len(s) <= maxChars {
+		return s
+	}
+	runes := []rune(s)
+	if len(runes) <= maxChars {
+		return s
+	}
+	out := string(runes[len(runes)-maxChars:])
+	if i := strings.IndexAny(out, " \n\t\r"); i >= 0 {
+		out = out[i+1:]
+	}
+	return out
 }
 
 // Configure resolves a recipe from semantic recall's settings: the analysis

@@ -62,6 +62,21 @@ func TestRecords(t *testing.T) {
 	}
 }
 
+// A long message before a reply gives the reply's keywords only its last
+// words: a record's keywords stay within two chunks.
+func TestRecordsLongContext(t *testing.T) {
+	ix := newRecipe(t, true)
+	reply := message.Message{ID: "m2", Role: message.RoleAssistant, Content: message.Content{Parts: []message.Part{message.TextPart("Noted.")}}}
+	context := strings.Repeat("filler ", 300_000) + "harbour lighthouse"
+	recs, _ := ix.Records([]message.Message{reply}, 100, map[string]string{"m2": context})
+	if len(recs) != 1 || len(recs[0].Keywords) > 200 {
+		t.Fatalf("keywords of %d bytes: want the context's last 100 characters and the message", len(recs[0].Keywords))
+	}
+	if !strings.HasSuffix(recs[0].Keywords, "harbour lighthous note") {
+		t.Errorf("Keywords %q: want the context's last words, then the message's", recs[0].Keywords)
+	}
+}
+
 // newRecipe is the default recipe (one context message), with or without
 // tools and files.
 func newRecipe(t *testing.T, toolsAndFiles bool) *Recipe {

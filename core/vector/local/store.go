@@ -32,6 +32,7 @@ package local
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 
@@ -162,6 +163,16 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	ix.version = spec.Version
 	s.indexes[spec.Name] = ix
 	return s.saveLocked(op)
+}
+
+// IndexNames implements vector.IndexLister.
+func (s *Store) IndexNames(context.Context) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, errClosed("IndexNames")
+	}
+	return slices.Collect(maps.Keys(s.indexes)), nil
 }
 
 // Upsert inserts or replaces records by ID within their resource. All

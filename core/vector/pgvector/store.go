@@ -258,6 +258,19 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// IndexNames implements vector.IndexLister.
+func (s *Store) IndexNames(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, s.sql("SELECT name FROM {{schema}}.vector_indexes"))
+	if err != nil {
+		return nil, vecErr("IndexNames", "list indexes", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, vecErr("IndexNames", "list indexes", err)
+	}
+	return names, nil
+}
+
 // SelfEmbedding reports false: records and queries carry vectors.
 func (s *Store) SelfEmbedding() bool { return false }
 

@@ -233,18 +233,32 @@ func collect(recs []vector.Record) (rs rows, resources []string, counts, terms [
 	return rs, resources, counts, terms
 }
 
-// Limits of a tsvector: a lexeme's bytes, a position, positions per lexeme.
+// Limits of a tsvector: a lexeme's bytes, a position, positions per lexeme,
+// and the bytes of its lexemes and positions together (PostgreSQL's
+// MAXSTRPOS; beyond it the cast fails with "string is too long for
+// tsvector", SQLSTATE 54000).
 const (
 	maxLexeme    = 2046
 	maxPosition  = 16383
 	maxPositions = 256
+	maxTSVector  = 1<<20 - 1
+)
+
+// Bytes a tsvector spends on a lexeme besides its text (alignment and the
+// position count, rounded up) and on each of its positions.
+const (
+	lexemeOverhead = 4
+	positionBytes  = 2
 )
 
 // tsvector returns the tsvector literal of a record's keywords (its
 // analyzed Keywords, else the plain terms of its text), each term a lexeme
 // as is with its positions, and the number of terms (the BM25 length). The
 // literal is cast, not parsed by a text search configuration, so lexemes
-// are exactly the analyzer's terms.
+// are exactly the analyzer's terms. A text whose terms would pass
+// maxTSVector keeps its first ones: a record is always written, and Memory
+// chunks long messages, so only a record of more than about 100,000
+// distinct terms loses any.
 func tsvector(keywords, text string) (string, int) {
 	var ts []string
 	if keywords != "" {
@@ -254,19 +268,25 @@ func tsvector(keywords, text string) (string, int) {
 	}
 	pos := map[string][]int{}
 	var order []string
-	n := 0
+	n, size := 0, 0
 	for _, t := range ts {
 		t = strings.ReplaceAll(t, "\x00", "")
 		if t == "" || len(t) > maxLexeme {
 			continue
 		}
 		n++
+		cost := positionBytes
+		if _, ok := pos[t]; !ok {
+			cost += len(t) + lexemeOverhead
+		}
+		if len(pos[t]) >= maxPositions || size+cost > maxTSVector {
+			continue
+		}
 		if _, ok := pos[t]; !ok {
 			order = append(order, t)
 		}
-		if len(pos[t]) < maxPositions {
-			pos[t] = append(pos[t], min(n, maxPosition))
-		}
+		size += cost
+		pos[t] = append(pos[t], min(n, maxPosition))
 	}
 	var b strings.Builder
 	for i, t := range order {

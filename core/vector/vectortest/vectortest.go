@@ -66,6 +66,8 @@ func Run(t *testing.T, open Opener, emb vector.Embedder, opts ...RunOptions) {
 		{"MetadataFilter", testMetadataFilter},
 		{"MetadataFilterTopK", testMetadataFilterTopK},
 		{"MetadataFilterInvalid", testMetadataFilterInvalid},
+		{"LongText", testLongText},
+		{"IndexNames", testIndexNames},
 		{"ResourceIsolation", func(h *H) { RunIsolation(h, max(o.IsolationQueries, 0)) }},
 	}
 	for _, c := range cases {

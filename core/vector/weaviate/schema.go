@@ -67,6 +67,27 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	return nil
 }
 
+// classDescription, followed by the index name, describes a class; it is
+// how IndexNames learns the index of a class.
+const classDescription = "agentmem message vectors of index "
+
+// IndexNames implements vector.IndexLister: the indexes of this store's
+// classes (class prefix), read from their descriptions.
+func (s *Store) IndexNames(ctx context.Context) ([]string, error) {
+	sch, err := s.client.Schema().Getter().Do(ctx)
+	if err != nil {
+		return nil, vecErr("IndexNames", "read schema", err)
+	}
+	var out []string
+	for _, c := range sch.Classes {
+		name, ok := strings.CutPrefix(c.Description, classDescription)
+		if ok && s.ClassName(name) == c.Class {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
 func (s *Store) markClass(class string) {
 	s.mu.Lock()
 	s.classes[class] = true
@@ -81,7 +102,7 @@ func (s *Store) classDef(class string, spec vector.IndexSpec) *models.Class {
 	}
 	c := &models.Class{
 		Class:       class,
-		Description: "agentmem message vectors of index " + spec.Name,
+		Description: classDescription + spec.Name,
 		Vectorizer:  s.cfg.Vectorizer,
 		MultiTenancyConfig: &models.MultiTenancyConfig{Enabled: true, AutoTenantCreation: true,
 			AutoTenantActivation: true},
