@@ -127,7 +127,8 @@ func (failingStep) ProcessInputStep(context.Context, core.ProcessorInput) ([]cor
 
 // A model call whose step cannot be fitted stops the run: the call gets an
 // ended context, so a model client sends nothing over the budget, no later
-// call follows, and the run fails with the step's error, saving nothing.
+// call follows, and the run fails with the step's error, having saved only
+// the input (a step saves what the loop holds before it prepares the call).
 func TestReactStepFailureStopsRun(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "memory.db"))
@@ -147,8 +148,8 @@ func TestReactStepFailureStopsRun(t *testing.T) {
 		if cm.calls != 0 {
 			t.Fatalf("streaming=%v: the model took %d calls", streaming, cm.calls)
 		}
-		if n := len(stored(t, mem, "failing-step")); n != 0 {
-			t.Fatalf("streaming=%v: %d messages stored", streaming, n)
+		if got := stored(t, mem, "failing-step"); len(got) != 1 || got[0].Role != core.RoleUser {
+			t.Fatalf("streaming=%v: stored %+v, want the input alone", streaming, got)
 		}
 	}
 }
