@@ -358,6 +358,9 @@ func (f Filter) validate(depth int, n *int) error {
 			if x.IsZero() {
 				return filterErr("%q: %s needs a non-zero time", f.Key, f.Op)
 			}
+			if !filterInstant(x) {
+				return filterErr("%q: %s needs a time in the years 0001 to 9999 (UTC)", f.Key, f.Op)
+			}
 		case float64:
 			return checkValue(f.Key, x)
 		default:
@@ -522,8 +525,8 @@ func cmpOrdered[T float64 | int64](a, b T) int {
 	return 0
 }
 
-// filterTimeRE is FilterTimePattern compiled: a string it matches is a
-// valid time, and time.Parse reads it without error.
+// filterTimeRE is FilterTimePattern compiled; time.Parse reads every
+// string it matches without error.
 var filterTimeRE = regexp.MustCompile(FilterTimePattern)
 
 // Parts of FilterTimePattern. A year is 0001 to 9999; a leap year is one
@@ -537,23 +540,37 @@ const (
 	timeZone     = `(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])`
 )
 
-// FilterTimePattern matches exactly the strings the range operators read as
-// times: RFC 3339's date-time with an upper-case T and Z, one to nine
-// fraction digits, a year from 0001 to 9999, a day that exists in its month,
-// hours 00-23, minutes and seconds 00-59 (no leap second) and an offset
-// within ±23:59. Its syntax is common to Go's and PostgreSQL's regular
-// expressions, so SQL stores check the same pattern.
+// FilterTimePattern is the form of a stored string the range operators
+// read as a time: RFC 3339's date-time with an upper-case T and Z, one to
+// nine fraction digits, a year from 0001 to 9999, a day that exists in its
+// month, hours 00-23, minutes and seconds 00-59 (no leap second) and an
+// offset within ±23:59. ParseFilterTime adds the range of the instant.
 const FilterTimePattern = `^(?:` + timeYear + `-` + timeMonthDay + `|` + timeLeapYear + `-02-29)` + timeClock + timeZone + `$`
 
+// The first and last instants a time operand or a stored time may have,
+// in Unix milliseconds: years 0001 to 9999 in UTC, which every store can
+// represent (an offset or rounding can carry a string's year 0001 or 9999
+// beyond).
+const (
+	MinFilterMillis = -62135596800000 // 0001-01-01T00:00:00.000Z
+	MaxFilterMillis = 253402300799999 // 9999-12-31T23:59:59.999Z
+)
+
 // ParseFilterTime parses a stored string as the time range operators read
-// it; ok is false for a string FilterTimePattern does not match, which never
-// compares as a time.
+// it; ok is false for a string FilterTimePattern does not match, or whose
+// FilterMillis lies outside MinFilterMillis to MaxFilterMillis. Such a
+// string never compares as a time.
 func ParseFilterTime(s string) (t time.Time, ok bool) {
 	if !filterTimeRE.MatchString(s) {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
+	return t, err == nil && filterInstant(t)
+}
+
+func filterInstant(t time.Time) bool {
+	ms := FilterMillis(t)
+	return ms >= MinFilterMillis && ms <= MaxFilterMillis
 }
 
 // FilterMillis is the instant the time range operators compare: t in Unix

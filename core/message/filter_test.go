@@ -54,6 +54,9 @@ func TestParseFilterErrors(t *testing.T) {
 		{"a": map[string]any{"$exists": 1}},
 		{"a": map[string]any{"$gt": "x"}},
 		{"a": map[string]any{"$gt": nil}},
+		{"a": map[string]any{"$gt": "2026-02-30T00:00:00Z"}},
+		{"a": map[string]any{"$lt": time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}},
+		{"a": map[string]any{"$gte": time.Date(1, 1, 1, 0, 0, 0, 0, time.FixedZone("", 60))}},
 		{"a": time.Now()},
 		{"$or": []any{}},
 		{"$or": []any{map[string]any{}}},
@@ -163,10 +166,10 @@ func TestFilterMatch(t *testing.T) {
 	}
 }
 
-// ParseFilterTime accepts exactly what time.Parse reads as RFC 3339, less
-// the year 0 and offsets beyond ±23:59 (which time.Parse reads too), so
-// that SQL stores, checking FilterTimePattern alone, agree with it; day
-// validity is checked for every month of years at each leap-year rule.
+// ParseFilterTime accepts what time.Parse reads as RFC 3339, less the year
+// 0, offsets beyond ±23:59 (which time.Parse reads too) and instants
+// outside the years 0001 to 9999 in UTC; day validity is checked for every
+// month of years at each leap-year rule.
 func TestParseFilterTime(t *testing.T) {
 	check := func(s string, wantOK bool) {
 		t.Helper()
@@ -200,6 +203,10 @@ func TestParseFilterTime(t *testing.T) {
 		{"2026-01-01t00:00:00z", false},
 		{"2026-01-01T00:00:00Z\n", false},
 		{"2026-01-01T00:00:00", false},
+		{"0001-01-01T00:00:00-23:59", true},
+		{"0001-01-01T00:00:00+00:01", false}, // the year 0 in UTC
+		{"9999-12-31T23:59:59.9994999Z", true},
+		{"9999-12-31T23:59:59.9995Z", false}, // rounds into the year 10000
 	} {
 		check(c.s, c.ok)
 	}

@@ -92,7 +92,7 @@ func timeCmp(v, cmp, millis string, arg func(any) string) string {
 // PostgreSQL would reject never reaches it. The arithmetic keeps the
 // nanoseconds until the one rounding to milliseconds, where ::timestamptz
 // would round to microseconds first, and reads offsets that ::timestamptz
-// rejects (beyond ±15:59).
+// rejects (beyond ±15:59); the instant's range comes last.
 func TimeMillis(x string, arg func(any) string) string {
 	const s = "filter_time.s"
 	zulu := "right(" + s + ", 1) = 'Z'"
@@ -119,8 +119,9 @@ func TimeMillis(x string, arg func(any) string) string {
 	seconds := "(make_date(" + y + "::int, " + mo + "::int, " + d + "::int) - DATE '1970-01-01')::bigint * 86400 + " +
 		h + " * 3600 + " + mi + " * 60 + " + sec + " - (" + offset + ") * 60"
 	millis := "(" + seconds + ") * 1000 + (p.ns + 500000) / 1000000" // halves up
-	return "(SELECT CASE WHEN " + valid + " THEN " + millis + " END FROM (SELECT " + parts +
-		" FROM (SELECT " + x + " AS s OFFSET 0) AS filter_time WHERE " + shape + " OFFSET 0) AS p)"
+	return "(SELECT q.ms FROM (SELECT CASE WHEN " + valid + " THEN " + millis + " END AS ms FROM (SELECT " + parts +
+		" FROM (SELECT " + x + " AS s OFFSET 0) AS filter_time WHERE " + shape + " OFFSET 0) AS p OFFSET 0) AS q" +
+		" WHERE q.ms BETWEEN " + strconv.FormatInt(message.MinFilterMillis, 10) + " AND " + strconv.FormatInt(message.MaxFilterMillis, 10) + ")"
 }
 
 // timeShapes are the strings message.FilterTimePattern can match with
