@@ -1,6 +1,6 @@
 // Package filtertime holds the stored values and filters with which the
 // store conformance suites (storetest, vectortest) check how metadata
-// filters compare times: strings message.FilterTimePattern rejects never
+// filters compare times: strings message.ParseFilterTime rejects never
 // match a time operand and never fail a query, and every store rounds to
 // milliseconds as message.FilterMillis does, from the full nanoseconds.
 package filtertime

@@ -95,7 +95,7 @@ func testMessagesMetadataFilter(t *testing.T, s *store.Checked) {
 	}
 }
 
-// A time operand matches only stored strings message.FilterTimePattern
+// A time operand matches only stored strings message.ParseFilterTime
 // accepts, compared in milliseconds rounded from the stored nanoseconds; a
 // value that is no valid time (no such day, year 0, offset +99:00, a number)
 // never matches and never fails the query.

@@ -108,7 +108,7 @@ func testMetadataFilter(h *H) {
 	}
 }
 
-// A time operand matches only stored strings message.FilterTimePattern
+// A time operand matches only stored strings message.ParseFilterTime
 // accepts, compared in milliseconds rounded from the stored nanoseconds; a
 // value that is no valid time never matches and never fails the query or
 // the write that stored it.
