@@ -51,8 +51,8 @@ const (
 //   - $ne and $nin are the negations of $eq and $in, so they match a message
 //     without the key.
 //   - $gt, $gte, $lt and $lte compare a float64 operand with stored numbers
-//     and a time.Time operand with stored RFC 3339 strings, at millisecond
-//     precision (JavaScript's Date); other stored values never match.
+//     and a time.Time operand with the stored strings ParseFilterTime
+//     accepts, as FilterMillis reads both; other stored values never match.
 //   - Arrays and objects are stored and matched by $exists only.
 //   - Key is a metadata key or a dotted path into nested objects ("a.b"),
 //     each segment matching ^[A-Za-z_][A-Za-z0-9_]*$.
@@ -98,8 +98,8 @@ func filterErr(format string, args ...any) error {
 // as Go maps: {"projectId": "a"} (implicit $eq), {"n": {"$gte": 2, "$lt": 5}},
 // {"$or": [{...}, {...}]}. Several keys in one object are AND-ed. Numbers of
 // any Go numeric type become float64; time.Time values are kept for the
-// range operators, as are strings in RFC 3339 form given to them (a Date
-// in JSON). A nil or empty map is the zero Filter. Errors are
+// range operators, as are strings ParseFilterTime accepts given to them (a
+// Date in JSON). A nil or empty map is the zero Filter. Errors are
 // memerr.CodeInvalidArgument.
 func ParseFilter(raw map[string]any) (Filter, error) {
 	f, err := parseObject(raw, 0)
@@ -358,6 +358,9 @@ func (f Filter) validate(depth int, n *int) error {
 			if x.IsZero() {
 				return filterErr("%q: %s needs a non-zero time", f.Key, f.Op)
 			}
+			if !filterInstant(x) {
+				return filterErr("%q: %s needs a time in the years 0001 to 9999 (UTC)", f.Key, f.Op)
+			}
 		case float64:
 			return checkValue(f.Key, x)
 		default:
@@ -522,27 +525,57 @@ func cmpOrdered[T float64 | int64](a, b T) int {
 	return 0
 }
 
-// filterTimeRE is the RFC 3339 shape a stored string must have to compare
-// as a time; SQL stores check the same pattern before parsing.
+// filterTimeRE is FilterTimePattern compiled; time.Parse reads every
+// string it matches without error.
 var filterTimeRE = regexp.MustCompile(FilterTimePattern)
 
-// FilterTimePattern is filterTimeRE's source, for stores that check the
-// shape in SQL (POSIX regular expressions).
-const FilterTimePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$`
+// Parts of FilterTimePattern. A year is 0001 to 9999; a leap year is one
+// divisible by 4 and not by 100 (its last two digits), or by 400 (its
+// first two, followed by 00).
+const (
+	timeYear     = `(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)`
+	timeLeapYear = `(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)`
+	timeMonthDay = `(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)`
+	timeClock    = `T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:[.][0-9]{1,9})?`
+	timeZone     = `(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])`
+)
+
+// FilterTimePattern is the form of a stored string the range operators
+// read as a time: RFC 3339's date-time with an upper-case T and Z, one to
+// nine fraction digits, a year from 0001 to 9999, a day that exists in its
+// month, hours 00-23, minutes and seconds 00-59 (no leap second) and an
+// offset within ±23:59. ParseFilterTime adds the range of the instant.
+const FilterTimePattern = `^(?:` + timeYear + `-` + timeMonthDay + `|` + timeLeapYear + `-02-29)` + timeClock + timeZone + `$`
+
+// The first and last instants a time operand or a stored time may have,
+// in Unix milliseconds: years 0001 to 9999 in UTC, which every store can
+// represent (an offset or rounding can carry a string's year 0001 or 9999
+// beyond).
+const (
+	MinFilterMillis = -62135596800000 // 0001-01-01T00:00:00.000Z
+	MaxFilterMillis = 253402300799999 // 9999-12-31T23:59:59.999Z
+)
 
 // ParseFilterTime parses a stored string as the time range operators read
-// it: RFC 3339 with an optional fraction and a zone.
-func ParseFilterTime(s string) (time.Time, bool) {
+// it; ok is false for a string FilterTimePattern does not match, or whose
+// FilterMillis lies outside MinFilterMillis to MaxFilterMillis. Such a
+// string never compares as a time.
+func ParseFilterTime(s string) (t time.Time, ok bool) {
 	if !filterTimeRE.MatchString(s) {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
+	return t, err == nil && filterInstant(t)
+}
+
+func filterInstant(t time.Time) bool {
+	ms := FilterMillis(t)
+	return ms >= MinFilterMillis && ms <= MaxFilterMillis
 }
 
 // FilterMillis is the instant the time range operators compare: t in Unix
-// milliseconds, rounded to the nearest (as JavaScript's Date and SQLite keep
-// times).
+// milliseconds, rounded to the nearest with halves up (as JavaScript's Date
+// keeps times), from t's full nanosecond precision.
 func FilterMillis(t time.Time) int64 { return t.Round(time.Millisecond).UnixMilli() }
 
 // MarshalJSON encodes f in Mastra's syntax (times as RFC 3339 strings,

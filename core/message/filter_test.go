@@ -3,6 +3,7 @@ package message_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,9 @@ func TestParseFilterErrors(t *testing.T) {
 		{"a": map[string]any{"$exists": 1}},
 		{"a": map[string]any{"$gt": "x"}},
 		{"a": map[string]any{"$gt": nil}},
+		{"a": map[string]any{"$gt": "2026-02-30T00:00:00Z"}},
+		{"a": map[string]any{"$lt": time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}},
+		{"a": map[string]any{"$gte": time.Date(1, 1, 1, 0, 0, 0, 0, time.FixedZone("", 60))}},
 		{"a": time.Now()},
 		{"$or": []any{}},
 		{"$or": []any{map[string]any{}}},
@@ -159,5 +163,51 @@ func TestFilterMatch(t *testing.T) {
 		if !at("$gte", same).Match(md) || !at("$lte", same).Match(md) || at("$gt", same).Match(md) {
 			t.Errorf("%s: times compare at millisecond precision", name)
 		}
+	}
+}
+
+// ParseFilterTime accepts what time.Parse reads as RFC 3339, less the year
+// 0, offsets beyond ±23:59 (which time.Parse reads too) and instants
+// outside the years 0001 to 9999 in UTC; day validity is checked for every
+// month of years at each leap-year rule.
+func TestParseFilterTime(t *testing.T) {
+	check := func(s string, wantOK bool) {
+		t.Helper()
+		if _, ok := message.ParseFilterTime(s); ok != wantOK {
+			t.Errorf("ParseFilterTime(%q) = %v, want %v", s, ok, wantOK)
+		}
+	}
+	for _, y := range []int{0, 1, 4, 100, 400, 1900, 2000, 2023, 2024, 2100, 9996, 9999} {
+		for m := 0; m <= 13; m++ {
+			for d := 0; d <= 32; d++ {
+				s := fmt.Sprintf("%04d-%02d-%02dT00:00:00Z", y, m, d)
+				_, err := time.Parse(time.RFC3339, s)
+				check(s, err == nil && y > 0)
+			}
+		}
+	}
+	for _, c := range []struct {
+		s  string
+		ok bool
+	}{
+		{"2026-01-01T23:59:59.123456789+23:59", true},
+		{"2026-01-01T00:00:00-00:00", true},
+		{"2026-01-01T00:00:00+24:00", false},
+		{"2026-01-01T00:00:00+00:60", false},
+		{"2026-01-01T00:00:00+99:00", false},
+		{"2026-01-01T24:00:00Z", false},
+		{"2026-01-01T00:60:00Z", false},
+		{"2026-01-01T00:00:60Z", false},
+		{"2026-01-01T00:00:00.1234567891Z", false},
+		{"2026-01-01T00:00:00.Z", false},
+		{"2026-01-01t00:00:00z", false},
+		{"2026-01-01T00:00:00Z\n", false},
+		{"2026-01-01T00:00:00", false},
+		{"0001-01-01T00:00:00-23:59", true},
+		{"0001-01-01T00:00:00+00:01", false}, // the year 0 in UTC
+		{"9999-12-31T23:59:59.9994999Z", true},
+		{"9999-12-31T23:59:59.9995Z", false}, // rounds into the year 10000
+	} {
+		check(c.s, c.ok)
 	}
 }

@@ -1,15 +1,16 @@
 package sqlite
 
 import (
+	"database/sql/driver"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"modernc.org/sqlite"
 
 	"github.com/agentmem/agentmem/core/message"
 )
-
-// timeGlob is the start of the RFC 3339 shape message.ParseFilterTime reads.
-const timeGlob = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]*"
 
 // metadataSQL translates a metadata filter into a condition on the stored
 // content JSON ($.metadata of the object; a text-only row is a JSON string,
@@ -71,13 +72,31 @@ func metadataSQL(f message.Filter, args *[]any) string {
 	case float64:
 		return leaf("(" + typ() + " IN ('integer', 'real') AND " + val() + cmp + bind(x) + ")")
 	case time.Time:
-		// unixepoch(…, 'subsec') reads milliseconds; the shape check keeps
-		// SQLite's laxer date forms from comparing where message.Match
-		// would not.
-		v := val()
-		return leaf("(" + typ() + " = 'text' AND " + v + " GLOB '" + timeGlob + "' AND (" + val() + " GLOB '*Z' OR " + val() +
-			" GLOB '*[+-][0-9][0-9]:[0-9][0-9]') AND CAST(round(unixepoch(" + val() + ", 'subsec') * 1000) AS INTEGER)" +
-			cmp + bind(message.FilterMillis(x)) + ")")
+		return leaf(filterMillisFunc + "(" + val() + ")" + cmp + bind(message.FilterMillis(x)))
 	}
 	return "0"
 }
+
+// filterMillisFunc is the SQL function that reads a stored value as the
+// time range operators do: message.FilterMillis of a string
+// message.ParseFilterTime accepts, else NULL. It runs the Go rule itself,
+// since SQLite's date functions accept days that do not exist (February
+// 30th is March 2nd) and keep only milliseconds, truncated.
+const filterMillisFunc = "agentmem_filter_millis"
+
+// registerFilterMillis registers filterMillisFunc with the driver, once per
+// process, before Open opens its first connection.
+var registerFilterMillis = sync.OnceValue(func() error {
+	return sqlite.RegisterDeterministicScalarFunction(filterMillisFunc, 1,
+		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			s, ok := args[0].(string)
+			if !ok {
+				return nil, nil
+			}
+			t, ok := message.ParseFilterTime(s)
+			if !ok {
+				return nil, nil
+			}
+			return message.FilterMillis(t), nil
+		})
+})

@@ -78,6 +78,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if cfg.readConns < 1 {
 		cfg.readConns = 1
 	}
+	if err := registerFilterMillis(); err != nil {
+		return nil, memerr.WrapStorage("Open", err)
+	}
 	s := &Store{now: cfg.now}
 	var err error
 	if s.w, err = sql.Open("sqlite", dsn(path, cfg, true)); err != nil {

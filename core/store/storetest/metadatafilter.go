@@ -2,9 +2,11 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/filtertime"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -89,6 +91,35 @@ func testMessagesMetadataFilter(t *testing.T, s *store.Checked) {
 		eq(t, f.String(), ids(p.Messages), c.want)
 		if p.Total != len(c.want) {
 			t.Fatalf("%s: total %d, want %d", f, p.Total, len(c.want))
+		}
+	}
+}
+
+// A time operand matches only stored strings message.ParseFilterTime
+// accepts, compared in milliseconds rounded from the stored nanoseconds; a
+// value that is no valid time (no such day, year 0, offset +99:00, a number)
+// never matches and never fails the query.
+func testMessagesMetadataFilterTimes(t *testing.T, s *store.Checked) {
+	mustThread(t, s, "A", "rA")
+	for i, v := range filtertime.Values {
+		m := msg(v.ID, "A", "rA", "at "+v.ID, T(i+1))
+		m.Content.Metadata = map[string]any{filtertime.Key: v.Value}
+		mustSave(t, s, m)
+	}
+	for _, c := range filtertime.Cases {
+		f, err := message.ParseFilter(c.Filter)
+		if err != nil {
+			t.Fatalf("%v: %v", c.Filter, err)
+		}
+		p, err := s.ListMessages(ctx(), store.MessageQuery{ThreadID: "A", PerPage: store.PerPageAll, IncludeTotal: true, Metadata: f})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		got := ids(p.Messages)
+		slices.Sort(got)
+		eq(t, f.String(), got, c.Want)
+		if p.Total != len(c.Want) {
+			t.Fatalf("%s: total %d, want %d", f, p.Total, len(c.Want))
 		}
 	}
 }

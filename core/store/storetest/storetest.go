@@ -51,6 +51,7 @@ func Run(t *testing.T, open Opener) {
 		{"MessagesExcludeIDs", testMessagesExcludeIDs},
 		{"MessagesIncludeWindows", testMessagesIncludeWindows},
 		{"MessagesMetadataFilter", testMessagesMetadataFilter},
+		{"MessagesMetadataFilterTimes", testMessagesMetadataFilterTimes},
 		{"MessagesMetadataFilterPaging", testMessagesMetadataFilterPaging},
 		{"MessagesMetadataFilterInvalid", testMessagesMetadataFilterInvalid},
 		{"MessagesIncludeResourceScope", testMessagesIncludeResourceScope},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/filtertime"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
@@ -104,6 +105,31 @@ func testMetadataFilter(h *H) {
 		Metadata: mustFilter(h, map[string]any{"projectId": "a", "flag": true})}})
 	if len(hits) != 1 || hits[0].Meta.Metadata["projectId"] != "a" || hits[0].Meta.Metadata["flag"] != true {
 		h.T.Fatalf("hit metadata: %+v", hits)
+	}
+}
+
+// A time operand matches only stored strings message.ParseFilterTime
+// accepts, compared in milliseconds rounded from the stored nanoseconds; a
+// value that is no valid time never matches and never fails the query or
+// the write that stored it.
+func testMetadataFilterTimes(h *H) {
+	var recs []vector.Record
+	for i, v := range filtertime.Values {
+		r := Rec(v.ID, "t1", "r", Corpus[i%len(Corpus)])
+		r.Meta.Metadata = map[string]any{filtertime.Key: v.Value}
+		recs = append(recs, r)
+	}
+	h.Upsert(recs...)
+	for _, mode := range h.Modes {
+		for _, c := range filtertime.Cases {
+			f := mustFilter(h, c.Filter)
+			hits, err := h.QueryErr(vector.Query{Text: "database invoice kubernetes flight sourdough cat", TopK: 100, Mode: mode,
+				Alpha: 0.5, Filter: vector.Filter{ResourceID: "r", ThreadID: "t1", Metadata: f}})
+			if err != nil {
+				h.T.Fatalf("%s %s: %v", mode, f, err)
+			}
+			want(h, mode+" "+f.String(), messageIDs(hits), c.Want)
+		}
 	}
 }
 

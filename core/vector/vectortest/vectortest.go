@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener, emb vector.Embedder, opts ...RunOptions) {
 		{"CommonTerms", testCommonTerms},
 		{"IndexVersion", testIndexVersion},
 		{"MetadataFilter", testMetadataFilter},
+		{"MetadataFilterTimes", testMetadataFilterTimes},
 		{"MetadataFilterTopK", testMetadataFilterTopK},
 		{"MetadataFilterInvalid", testMetadataFilterInvalid},
 		{"LongText", testLongText},

@@ -19,8 +19,10 @@ import (
 // its value is null, in propMetaNulls; a string, number or boolean value is
 // a property of its own, named by kind and the path in hex (property names
 // are case-insensitive in Weaviate, metadata keys are not), added to the
-// class the first time a record carries it. A string in RFC 3339 form is
-// also a date property, so that the range operators compare times.
+// class the first time a record carries it. A string message.ParseFilterTime
+// reads is also a number property of its message.FilterMillis, which the
+// range operators compare: Weaviate's date properties keep Unix nanoseconds
+// in an int64, which cannot hold the years before 1678 or after 2261.
 const (
 	propMetaJSON  = "metaJson"
 	propMetaKeys  = "metaKeys"
@@ -32,7 +34,7 @@ const (
 	metaText   = "metas_"
 	metaNumber = "metan_"
 	metaBool   = "metab_"
-	metaDate   = "metat_"
+	metaMillis = "metam_"
 )
 
 // maxMetaPath is the longest key path that is flattened: its property name
@@ -45,7 +47,7 @@ const neverKey = "$none"
 
 func metaProp(kind, path string) string { return kind + hex.EncodeToString([]byte(path)) }
 
-var metaDataTypes = map[string]string{metaText: "text", metaNumber: "number", metaBool: "boolean", metaDate: "date"}
+var metaDataTypes = map[string]string{metaText: "text", metaNumber: "number", metaBool: "boolean", metaMillis: "number"}
 
 // metaProperties are the fixed metadata properties (see addedProperties).
 func (s *Store) metaProperties() []*models.Property {
@@ -97,7 +99,7 @@ func metaObject(props map[string]any, md map[string]any) []string {
 			case string:
 				set(metaText, x)
 				if t, ok := message.ParseFilterTime(x); ok {
-					set(metaDate, time.UnixMilli(message.FilterMillis(t)).UTC().Format(time.RFC3339Nano))
+					set(metaMillis, float64(message.FilterMillis(t)))
 				}
 			case float64:
 				set(metaNumber, x)
@@ -295,19 +297,15 @@ func (s *Store) metaLeaf(f message.Filter, prop func(kind, path string) (string,
 	}
 	op := map[message.Op]filters.WhereOperator{message.OpGt: filters.GreaterThan, message.OpGte: filters.GreaterThanEqual,
 		message.OpLt: filters.LessThan, message.OpLte: filters.LessThanEqual}[f.Op]
-	kind := metaNumber
-	if _, isTime := f.Value.(time.Time); isTime {
-		kind = metaDate
+	kind, operand := metaNumber, f.Value
+	if t, isTime := f.Value.(time.Time); isTime {
+		kind, operand = metaMillis, float64(message.FilterMillis(t))
 	}
 	name, err := prop(kind, f.Key)
 	if err != nil || name == "" {
 		return never(), err
 	}
-	w := filters.Where().WithPath([]string{name}).WithOperator(op)
-	if t, isTime := f.Value.(time.Time); isTime {
-		return w.WithValueDate(time.UnixMilli(message.FilterMillis(t)).UTC()), nil
-	}
-	return w.WithValueNumber(f.Value.(float64)), nil
+	return filters.Where().WithPath([]string{name}).WithOperator(op).WithValueNumber(operand.(float64)), nil
 }
 
 // metaHit decodes the metadata returned with a hit.
