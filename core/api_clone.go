@@ -128,7 +128,9 @@ func (m *Memory) createClone(ctx context.Context, s *store.Checked, src Thread, 
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	delete(meta, moveKey) // the source's unfinished move is not the clone's
+	for k := range moveDone(src.Metadata) {
+		delete(meta, k) // the source's unfinished move is not the clone's
+	}
 	for k, v := range message.CloneMetadata(o.Metadata) {
 		meta[k] = v
 	}

@@ -27,11 +27,11 @@ import (
 // old resource before the store write and re-indexed under the new one
 // after it, so they are never found under both resources. Before anything
 // moves, the old owner is recorded in the thread's metadata under "move"
-// ({"fromResourceIds": [...]}) and every message is marked unindexed in the
+// ("agentmem.move": {"fromResourceIds": [...]}) and every message is marked unindexed in the
 // store (IndexQueue), so a failure or a crash half-way loses nothing:
 // calling MoveThread again with the same arguments finishes the move, and
 // the next successful write of the thread's owner re-indexes the marked
-// messages. The "move" record is removed once the old records are gone;
+// messages. The move record is removed once the old records are gone;
 // a Memory without a vector store leaves it for a later call with one.
 // When only the vector steps fail, the moved thread is returned together
 // with the error.
@@ -67,6 +67,9 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 	if from == resourceID && (len(olds) == 0 || m.opts.Vector == nil) {
 		return th, nil // nothing to move and nothing left to repair
 	}
+	// The records under resourceID are the thread's own (a thread moved
+	// back before an earlier move finished).
+	olds = slices.DeleteFunc(olds, func(r string) bool { return r == resourceID })
 	if m.opts.Vector != nil && from != resourceID {
 		if err := s.MarkThreadUnindexed(ctx, threadID); err != nil {
 			return Thread{}, err
@@ -94,32 +97,76 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 	if err := m.deleteOld(ctx, threadID, olds); err != nil {
 		return moved, err
 	}
-	return s.UpdateThread(ctx, threadID, nil, map[string]any{moveKey: nil})
+	return s.UpdateThread(ctx, threadID, nil, moveDone(moved.Metadata))
 }
 
-// moveKey is the thread metadata key that records the resources a thread
-// was moved from while their vector records may still exist.
-const moveKey = "move"
+// moveKey is the thread metadata key of the move record: the resources a
+// thread was moved from while their vector records may still exist. It is
+// namespaced like Mastra's own thread metadata ("mastra"), so the record
+// never overwrites or deletes a key of the application.
+const moveKey = "agentmem.move"
 
-// pendingMoves returns the resources recorded under metadata["move"].
+// legacyMoveKey is where earlier versions kept the move record. A value
+// there counts as an unfinished move (finished and removed like one) only
+// when it has exactly that record's shape, {"fromResourceIds": [ids...]};
+// anything else is the application's.
+const legacyMoveKey = "move"
+
+// pendingMoves returns the resources recorded under the move record, and
+// under the legacy key when it holds an earlier version's record.
 func pendingMoves(th Thread) []string {
 	rec, _ := th.Metadata[moveKey].(map[string]any)
-	var out []string
-	switch ids := rec["fromResourceIds"].(type) {
-	case []any:
-		for _, v := range ids {
-			if id, ok := v.(string); ok && store.ValidateID("resourceId", id) == nil {
-				out = append(out, id)
-			}
-		}
-	case []string:
-		for _, id := range ids {
-			if store.ValidateID("resourceId", id) == nil {
-				out = append(out, id)
-			}
+	out, _ := resourceIDs(rec["fromResourceIds"])
+	legacy, _ := legacyMove(th.Metadata)
+	for _, id := range legacy {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
 		}
 	}
 	return out
+}
+
+// legacyMove returns the resources of an earlier version's move record, and
+// whether meta holds one.
+func legacyMove(meta map[string]any) ([]string, bool) {
+	rec, ok := meta[legacyMoveKey].(map[string]any)
+	if !ok || len(rec) != 1 {
+		return nil, false
+	}
+	ids, exact := resourceIDs(rec["fromResourceIds"])
+	return ids, exact && len(ids) > 0
+}
+
+// resourceIDs returns the valid resource ids of a stored id list, and
+// whether every element was one.
+func resourceIDs(v any) ([]string, bool) {
+	var raw []any
+	switch ids := v.(type) {
+	case []any:
+		raw = ids
+	case []string:
+		for _, id := range ids {
+			raw = append(raw, id)
+		}
+	default:
+		return nil, false
+	}
+	var out []string
+	for _, v := range raw {
+		if id, ok := v.(string); ok && store.ValidateID("resourceId", id) == nil {
+			out = append(out, id)
+		}
+	}
+	return out, len(out) == len(raw)
+}
+
+// moveDone is the metadata patch that removes the move records of meta.
+func moveDone(meta map[string]any) map[string]any {
+	patch := map[string]any{moveKey: nil}
+	if _, ok := legacyMove(meta); ok {
+		patch[legacyMoveKey] = nil
+	}
+	return patch
 }
 
 // deleteOld deletes the thread's vector records under each old resource.

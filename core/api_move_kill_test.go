@@ -108,7 +108,8 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	m, vs := fileRecallMem(t, s, vecPath, analysis.English)
 	var want []string
 	for _, th := range []string{"A", "B"} {
-		if _, err := m.CreateThread(ctx, core.ThreadInput{ID: th, ResourceID: "guest"}); err != nil {
+		// "move" is the application's own key; the move's record never touches it.
+		if _, err := m.CreateThread(ctx, core.ThreadInput{ID: th, ResourceID: "guest", Metadata: map[string]any{"move": "keep me"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -148,11 +149,11 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	switch resume {
 	case "again":
 		th, err := m.MoveThread(ctx, "A", "user")
-		if err != nil || th.ResourceID != "user" || th.Metadata["move"] != nil {
+		if err != nil || th.ResourceID != "user" || th.Metadata["agentmem.move"] != nil {
 			t.Fatalf("resumed MoveThread = %+v, %v", th, err)
 		}
-		if stored, _ := m.GetThread(ctx, "A", "user"); stored.Metadata["move"] != nil {
-			t.Fatalf("the move record is left: %v", stored.Metadata)
+		if stored, _ := m.GetThread(ctx, "A", "user"); stored.Metadata["agentmem.move"] != nil || stored.Metadata["move"] != "keep me" {
+			t.Fatalf("the move record is left or the application's key changed: %v", stored.Metadata)
 		}
 	case "next-write":
 		// The move is not run again: the next successful write of the
@@ -173,6 +174,9 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 		}
 	}
 	other := map[string]string{"user": "guest", "guest": "user"}[owner]
+	if th, err := s.GetThread(ctx, "A"); err != nil || th.Metadata["move"] != "keep me" {
+		t.Fatalf("the application's metadata of A = %v, %v", th.Metadata, err)
+	}
 
 	// Every message of A under its owner exactly once, none under the other.
 	for res, wantIDs := range map[string][]string{owner: want, other: {}} {
