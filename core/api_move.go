@@ -21,7 +21,10 @@ import (
 // Resource-scoped working memory and observations are not merged: the old
 // resource keeps its own and the new resource keeps its own, as in Mastra,
 // whose transfer changes only the thread and its messages. Copy what should
-// follow the thread with GetWorkingMemory and UpdateWorkingMemory.
+// follow the thread with GetWorkingMemory and UpdateWorkingMemory. The new
+// resource's observation record lists the moved messages it would count as
+// observed by time as unobserved (see moveObserved), so they reach its
+// prompts and its next observation: a move loses nothing.
 //
 // Semantic-recall vectors move with the thread: they are deleted under the
 // old resource before the store write and re-indexed under the new one
@@ -80,7 +83,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 		}
 		moveStep(ctx, "old-vectors-deleted")
 	}
-	moved, err := s.MoveThread(ctx, threadID, resourceID)
+	moved, err := m.moveObserved(ctx, s, threadID, from, resourceID)
 	if err != nil {
 		return Thread{}, err
 	}
@@ -167,6 +170,61 @@ func moveDone(meta map[string]any) map[string]any {
 		patch[legacyMoveKey] = nil
 	}
 	return patch
+}
+
+// moveObserved moves the thread in the store. Before, it lists the
+// thread's messages that the new resource's observation record would count
+// as observed by time (older than its cursor; see store.ObservationRecord)
+// as unobserved in that record: it never saw them, and what the old
+// resource observed of them stays with the old resource, so its next
+// observation picks them up and a turn shows them until then. The messages
+// are not the new resource's before the store move, so its observer cannot
+// have observed them when a resumed move lists them again; this process's
+// observation cycles of the record wait until the thread has moved.
+func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, from, resourceID string) (Thread, error) {
+	if from == resourceID {
+		return s.MoveThread(ctx, threadID, resourceID)
+	}
+	key := store.ObservationKey(ScopeResource, threadID, resourceID)
+	unlock, err := m.observer.Lock(ctx, key, true)
+	if err != nil {
+		return Thread{}, err
+	}
+	defer unlock()
+	if err := m.keepUnobserved(ctx, s, threadID, key); err != nil {
+		return Thread{}, err
+	}
+	moveStep(ctx, "unobserved-recorded")
+	return s.MoveThread(ctx, threadID, resourceID)
+}
+
+// keepUnobserved adds the thread's messages created before the record's
+// cursor, and not among its observed ids, to its unobserved ids.
+func (m *Memory) keepUnobserved(ctx context.Context, s *store.Checked, threadID, key string) error {
+	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
+		rec, err := s.GetObservations(ctx, key)
+		if err != nil || rec.LastObservedAt.IsZero() {
+			return err
+		}
+		page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: store.PerPageAll,
+			Range: store.DateRange{End: &rec.LastObservedAt, EndExclusive: true}, ExcludeIDs: rec.ObservedMessageIDs})
+		if err != nil {
+			return err
+		}
+		next := rec.Clone()
+		for _, msg := range page.Messages {
+			if msg.Role != RoleSystem && !slices.Contains(next.UnobservedMessageIDs, msg.ID) {
+				next.UnobservedMessageIDs = append(next.UnobservedMessageIDs, msg.ID)
+			}
+		}
+		if len(next.UnobservedMessageIDs) == len(rec.UnobservedMessageIDs) {
+			return nil
+		}
+		if _, err = s.PutObservations(ctx, next, rec.Version); !errors.Is(err, ErrConflict) {
+			return err
+		}
+	}
+	return memerr.Errorf(CodeConflict, "MoveThread", "observations of %s kept changing", key)
 }
 
 // deleteOld deletes the thread's vector records under each old resource.

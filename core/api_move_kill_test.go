@@ -92,7 +92,7 @@ func recordIDs(recs map[string]int) string {
 // new resource exactly once and none under the old (SQLite store, local
 // vector file, a real subprocess killed at the step).
 func TestMoveThreadResumesAfterKill(t *testing.T) {
-	for _, step := range []string{"recorded", "marked", "old-vectors-deleted", "moved"} {
+	for _, step := range []string{"recorded", "marked", "old-vectors-deleted", "unobserved-recorded", "moved"} {
 		for _, resume := range []string{"again", "next-write"} {
 			t.Run(step+"/"+resume, func(t *testing.T) { testMoveKilledAt(t, step, resume) })
 		}
@@ -128,6 +128,10 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 		t.Fatalf("indexed records of A: %s", recordIDs(before))
 	}
 	beforeB := recordIDs(vectorRecords(t, vs, "guest", "B"))
+	// The new owner's resource observations are an hour past A's messages.
+	if _, err := s.PutObservations(ctx, store.ObservationRecord{Key: "resource:user", Observations: "- user fact", LastObservedAt: T(3600)}, 0); err != nil {
+		t.Fatal(err)
+	}
 	if err := m.Close(ctx); err != nil { // background indexing retries
 		t.Fatal(err)
 	}
@@ -204,6 +208,16 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	after := vectorRecords(t, vs, owner, "A")
 	for id := range before {
 		before[id] = 1
+	}
+	// The new owner's observation record has not observed A's messages.
+	rec, err := s.GetObservations(ctx, "resource:user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range all {
+		if owner == "user" && msg.ThreadID == "A" && rec.Observed(msg.CreatedAt, msg.ID) {
+			t.Fatalf("message %s of A counts as observed by %s's record %+v", msg.ID, owner, rec)
+		}
 	}
 	if recordIDs(after) != recordIDs(before) {
 		t.Fatalf("records under %s:\n got %s\nwant %s", owner, recordIDs(after), recordIDs(before))
