@@ -56,7 +56,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 	} else if err != nil {
 		return Thread{}, err
 	}
-	from, olds := th.ResourceID, pendingMoves(th)
+	from, olds := th.ResourceID, PendingMoveSources(th)
 	if from != resourceID && !slices.Contains(olds, from) {
 		// The old owner is recorded before anything moves, so that whoever
 		// finishes the move (a re-run, or a call with the vector store)
@@ -115,9 +115,12 @@ const moveKey = "agentmem.move"
 // anything else is the application's.
 const legacyMoveKey = "move"
 
-// pendingMoves returns the resources recorded under the move record, and
-// under the legacy key when it holds an earlier version's record.
-func pendingMoves(th Thread) []string {
+// PendingMoveSources returns the resources that an unfinished MoveThread
+// moved th from (their vector records of th may still exist): those of its
+// move record, and of an earlier version's record under "move". It is empty
+// when no move of th waits to be finished; calling MoveThread with th's
+// resource and a vector store finishes one.
+func PendingMoveSources(th Thread) []string {
 	rec, _ := th.Metadata[moveKey].(map[string]any)
 	out, _ := resourceIDs(rec["fromResourceIds"])
 	legacy, _ := legacyMove(th.Metadata)

@@ -254,3 +254,24 @@ func TestMoveThreadKeepsTheApplicationsMoveKey(t *testing.T) {
 		}
 	})
 }
+
+// Recall checks each hit's message against the store: the vector records
+// that a move without a vector store leaves under the old resource never
+// return the moved messages for it.
+func TestRecallLeavesOutHitsNowOfAnotherResource(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		m, vs := moveMem(t, s, core.ScopeResource)
+		seedGuest(t, m)
+		if _, err := newMem(t, s, core.Config{}).MoveThread(ctx, "A", "user"); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(vectorRecords(t, vs, "guest", "A")); n == 0 {
+			t.Fatal("no vector records of A left under the old resource")
+		}
+		for _, id := range recallOf(t, m, "B", "guest", "parcel number DHL") {
+			if id == "m1" || id == "m2" {
+				t.Fatalf("the old owner recalls moved message %s", id)
+			}
+		}
+	})
+}
