@@ -179,8 +179,9 @@ func moveDone(meta map[string]any) map[string]any {
 // thread's messages that the new resource's observation record would count
 // as observed by time (older than its cursor; see store.ObservationRecord)
 // as unobserved in that record: it never saw them, and what the old
-// resource observed of them stays with the old resource, so its next
-// observation picks them up and a turn shows them until then. The messages
+// resource observed of them stays with the old resource. The new
+// resource's next observation picks them up, and its turns show them until
+// then. The messages
 // are not the new resource's before the store move, so its observer cannot
 // have observed them when a resumed move lists them again; this process's
 // observation cycles of the record wait until the thread has moved.
@@ -204,6 +205,9 @@ func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, f
 // keepUnobserved adds the thread's messages created before the record's
 // cursor, and not among its observed ids, to its unobserved ids.
 func (m *Memory) keepUnobserved(ctx context.Context, s *store.Checked, threadID, key string) error {
+	if _, _, obs, _ := s.Capabilities(); !obs {
+		return nil // a store without observations has no record to keep them in
+	}
 	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
 		rec, err := s.GetObservations(ctx, key)
 		if err != nil || rec.LastObservedAt.IsZero() {
@@ -214,9 +218,12 @@ func (m *Memory) keepUnobserved(ctx context.Context, s *store.Checked, threadID,
 		if err != nil {
 			return err
 		}
-		next := rec.Clone()
+		next, listed := rec.Clone(), make(map[string]bool, len(rec.UnobservedMessageIDs))
+		for _, id := range rec.UnobservedMessageIDs {
+			listed[id] = true
+		}
 		for _, msg := range page.Messages {
-			if msg.Role != RoleSystem && !slices.Contains(next.UnobservedMessageIDs, msg.ID) {
+			if msg.Role != RoleSystem && !listed[msg.ID] {
 				next.UnobservedMessageIDs = append(next.UnobservedMessageIDs, msg.ID)
 			}
 		}
