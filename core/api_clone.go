@@ -128,7 +128,9 @@ func (m *Memory) createClone(ctx context.Context, s *store.Checked, src Thread, 
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	delete(meta, moveKey) // the source's unfinished move is not the clone's
+	for k := range moveDone(src.Metadata) {
+		delete(meta, k) // the source's unfinished move is not the clone's
+	}
 	for k, v := range message.CloneMetadata(o.Metadata) {
 		meta[k] = v
 	}
@@ -190,7 +192,7 @@ func cloneWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, from
 
 // cloneObservations copies the active generation of the observational-memory
 // record under from to the new record under to, keeping its generation number
-// and remapping observed message ids to the copies (ids of messages not
+// and remapping observed (and unobserved) message ids to the copies (ids of messages not
 // copied are dropped); archived generations stay with the source. The write
 // is insert-only: an existing record under to is ErrConflict.
 func cloneObservations(ctx context.Context, s *store.Checked, from, to string, idMap map[string]string) error {
@@ -204,12 +206,19 @@ func cloneObservations(ctx context.Context, s *store.Checked, from, to string, i
 	out := rec.Clone()
 	out.Key, out.Version = to, 0
 	out.Buffer = store.ObservationBuffer{} // its messages stay unobserved in the copy
-	out.ObservedMessageIDs = out.ObservedMessageIDs[:0]
-	for _, id := range rec.ObservedMessageIDs {
-		if n, ok := idMap[id]; ok {
-			out.ObservedMessageIDs = append(out.ObservedMessageIDs, n)
-		}
-	}
+	out.ObservedMessageIDs = remapIDs(rec.ObservedMessageIDs, idMap)
+	out.UnobservedMessageIDs = remapIDs(rec.UnobservedMessageIDs, idMap)
 	_, err = s.PutObservations(ctx, out, 0)
 	return err
+}
+
+// remapIDs maps ids to the copies' ids, dropping those not copied.
+func remapIDs(ids []string, idMap map[string]string) []string {
+	var out []string
+	for _, id := range ids {
+		if n, ok := idMap[id]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }

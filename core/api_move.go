@@ -21,17 +21,20 @@ import (
 // Resource-scoped working memory and observations are not merged: the old
 // resource keeps its own and the new resource keeps its own, as in Mastra,
 // whose transfer changes only the thread and its messages. Copy what should
-// follow the thread with GetWorkingMemory and UpdateWorkingMemory.
+// follow the thread with GetWorkingMemory and UpdateWorkingMemory. The new
+// resource's observation record lists the moved messages it would count as
+// observed by time as unobserved (see moveObserved), so they reach its
+// prompts and its next observation: a move loses nothing.
 //
 // Semantic-recall vectors move with the thread: they are deleted under the
 // old resource before the store write and re-indexed under the new one
 // after it, so they are never found under both resources. Before anything
 // moves, the old owner is recorded in the thread's metadata under "move"
-// ({"fromResourceIds": [...]}) and every message is marked unindexed in the
+// ("agentmem.move": {"fromResourceIds": [...]}) and every message is marked unindexed in the
 // store (IndexQueue), so a failure or a crash half-way loses nothing:
 // calling MoveThread again with the same arguments finishes the move, and
 // the next successful write of the thread's owner re-indexes the marked
-// messages. The "move" record is removed once the old records are gone;
+// messages. The move record is removed once the old records are gone;
 // a Memory without a vector store leaves it for a later call with one.
 // When only the vector steps fail, the moved thread is returned together
 // with the error.
@@ -53,7 +56,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 	} else if err != nil {
 		return Thread{}, err
 	}
-	from, olds := th.ResourceID, pendingMoves(th)
+	from, olds := th.ResourceID, PendingMoveSources(th)
 	if from != resourceID && !slices.Contains(olds, from) {
 		// The old owner is recorded before anything moves, so that whoever
 		// finishes the move (a re-run, or a call with the vector store)
@@ -67,6 +70,9 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 	if from == resourceID && (len(olds) == 0 || m.opts.Vector == nil) {
 		return th, nil // nothing to move and nothing left to repair
 	}
+	// The records under resourceID are the thread's own (a thread moved
+	// back before an earlier move finished).
+	olds = slices.DeleteFunc(olds, func(r string) bool { return r == resourceID })
 	if m.opts.Vector != nil && from != resourceID {
 		if err := s.MarkThreadUnindexed(ctx, threadID); err != nil {
 			return Thread{}, err
@@ -77,7 +83,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 		}
 		moveStep(ctx, "old-vectors-deleted")
 	}
-	moved, err := s.MoveThread(ctx, threadID, resourceID)
+	moved, err := m.moveObserved(ctx, s, threadID, from, resourceID)
 	if err != nil {
 		return Thread{}, err
 	}
@@ -94,32 +100,141 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 	if err := m.deleteOld(ctx, threadID, olds); err != nil {
 		return moved, err
 	}
-	return s.UpdateThread(ctx, threadID, nil, map[string]any{moveKey: nil})
+	return s.UpdateThread(ctx, threadID, nil, moveDone(moved.Metadata))
 }
 
-// moveKey is the thread metadata key that records the resources a thread
-// was moved from while their vector records may still exist.
-const moveKey = "move"
+// moveKey is the thread metadata key of the move record: the resources a
+// thread was moved from while their vector records may still exist. It is
+// namespaced like Mastra's own thread metadata ("mastra"), so the record
+// never overwrites or deletes a key of the application.
+const moveKey = "agentmem.move"
 
-// pendingMoves returns the resources recorded under metadata["move"].
-func pendingMoves(th Thread) []string {
+// legacyMoveKey is where earlier versions kept the move record. A value
+// there counts as an unfinished move (finished and removed like one) only
+// when it has exactly that record's shape, {"fromResourceIds": [ids...]};
+// anything else is the application's.
+const legacyMoveKey = "move"
+
+// PendingMoveSources returns the resources that an unfinished MoveThread
+// moved th from (their vector records of th may still exist): those of its
+// move record, and of an earlier version's record under "move". It is empty
+// when no move of th waits to be finished; calling MoveThread with th's
+// resource and a vector store finishes one.
+func PendingMoveSources(th Thread) []string {
 	rec, _ := th.Metadata[moveKey].(map[string]any)
-	var out []string
-	switch ids := rec["fromResourceIds"].(type) {
-	case []any:
-		for _, v := range ids {
-			if id, ok := v.(string); ok && store.ValidateID("resourceId", id) == nil {
-				out = append(out, id)
-			}
-		}
-	case []string:
-		for _, id := range ids {
-			if store.ValidateID("resourceId", id) == nil {
-				out = append(out, id)
-			}
+	out, _ := resourceIDs(rec["fromResourceIds"])
+	legacy, _ := legacyMove(th.Metadata)
+	for _, id := range legacy {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
 		}
 	}
 	return out
+}
+
+// legacyMove returns the resources of an earlier version's move record, and
+// whether meta holds one.
+func legacyMove(meta map[string]any) ([]string, bool) {
+	rec, ok := meta[legacyMoveKey].(map[string]any)
+	if !ok || len(rec) != 1 {
+		return nil, false
+	}
+	ids, exact := resourceIDs(rec["fromResourceIds"])
+	return ids, exact && len(ids) > 0
+}
+
+// resourceIDs returns the valid resource ids of a stored id list, and
+// whether every element was one.
+func resourceIDs(v any) ([]string, bool) {
+	var raw []any
+	switch ids := v.(type) {
+	case []any:
+		raw = ids
+	case []string:
+		for _, id := range ids {
+			raw = append(raw, id)
+		}
+	default:
+		return nil, false
+	}
+	var out []string
+	for _, v := range raw {
+		if id, ok := v.(string); ok && store.ValidateID("resourceId", id) == nil {
+			out = append(out, id)
+		}
+	}
+	return out, len(out) == len(raw)
+}
+
+// moveDone is the metadata patch that removes the move records of meta.
+func moveDone(meta map[string]any) map[string]any {
+	patch := map[string]any{moveKey: nil}
+	if _, ok := legacyMove(meta); ok {
+		patch[legacyMoveKey] = nil
+	}
+	return patch
+}
+
+// moveObserved moves the thread in the store. Before, it lists the
+// thread's messages that the new resource's observation record would count
+// as observed by time (older than its cursor; see store.ObservationRecord)
+// as unobserved in that record: it never saw them, and what the old
+// resource observed of them stays with the old resource. The new
+// resource's next observation picks them up, and its turns show them until
+// then. The messages
+// are not the new resource's before the store move, so its observer cannot
+// have observed them when a resumed move lists them again; this process's
+// observation cycles of the record wait until the thread has moved.
+func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, from, resourceID string) (Thread, error) {
+	if from == resourceID {
+		return s.MoveThread(ctx, threadID, resourceID)
+	}
+	key := store.ObservationKey(ScopeResource, threadID, resourceID)
+	unlock, err := m.observer.Lock(ctx, key, true)
+	if err != nil {
+		return Thread{}, err
+	}
+	defer unlock()
+	if err := m.keepUnobserved(ctx, s, threadID, key); err != nil {
+		return Thread{}, err
+	}
+	moveStep(ctx, "unobserved-recorded")
+	return s.MoveThread(ctx, threadID, resourceID)
+}
+
+// keepUnobserved adds the thread's messages created before the record's
+// cursor, and not among its observed ids, to its unobserved ids.
+func (m *Memory) keepUnobserved(ctx context.Context, s *store.Checked, threadID, key string) error {
+	if _, _, obs, _ := s.Capabilities(); !obs {
+		return nil // a store without observations has no record to keep them in
+	}
+	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
+		rec, err := s.GetObservations(ctx, key)
+		if err != nil || rec.LastObservedAt.IsZero() {
+			return err
+		}
+		page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: store.PerPageAll,
+			Range: store.DateRange{End: &rec.LastObservedAt, EndExclusive: true}, ExcludeIDs: rec.ObservedMessageIDs})
+		if err != nil {
+			return err
+		}
+		next, listed := rec.Clone(), make(map[string]bool, len(rec.UnobservedMessageIDs))
+		for _, id := range rec.UnobservedMessageIDs {
+			listed[id] = true
+		}
+		for _, msg := range page.Messages {
+			if msg.Role != RoleSystem && !listed[msg.ID] {
+				next.UnobservedMessageIDs = append(next.UnobservedMessageIDs, msg.ID)
+			}
+		}
+		if len(next.UnobservedMessageIDs) == len(rec.UnobservedMessageIDs) {
+			return nil
+		}
+		if _, err = s.PutObservations(ctx, next, rec.Version); !errors.Is(err, ErrConflict) {
+			return err
+		}
+	}
+	return memerr.Errorf(CodeConflict, "MoveThread", "observations of %s kept changing", key)
 }
 
 // deleteOld deletes the thread's vector records under each old resource.

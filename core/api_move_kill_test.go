@@ -92,7 +92,7 @@ func recordIDs(recs map[string]int) string {
 // new resource exactly once and none under the old (SQLite store, local
 // vector file, a real subprocess killed at the step).
 func TestMoveThreadResumesAfterKill(t *testing.T) {
-	for _, step := range []string{"recorded", "marked", "old-vectors-deleted", "moved"} {
+	for _, step := range []string{"recorded", "marked", "old-vectors-deleted", "unobserved-recorded", "moved"} {
 		for _, resume := range []string{"again", "next-write"} {
 			t.Run(step+"/"+resume, func(t *testing.T) { testMoveKilledAt(t, step, resume) })
 		}
@@ -108,7 +108,8 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	m, vs := fileRecallMem(t, s, vecPath, analysis.English)
 	var want []string
 	for _, th := range []string{"A", "B"} {
-		if _, err := m.CreateThread(ctx, core.ThreadInput{ID: th, ResourceID: "guest"}); err != nil {
+		// "move" is the application's own key; the move's record never touches it.
+		if _, err := m.CreateThread(ctx, core.ThreadInput{ID: th, ResourceID: "guest", Metadata: map[string]any{"move": "keep me"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,6 +128,10 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 		t.Fatalf("indexed records of A: %s", recordIDs(before))
 	}
 	beforeB := recordIDs(vectorRecords(t, vs, "guest", "B"))
+	// The new owner's resource observations are an hour past A's messages.
+	if _, err := s.PutObservations(ctx, store.ObservationRecord{Key: "resource:user", Observations: "- user fact", LastObservedAt: T(3600)}, 0); err != nil {
+		t.Fatal(err)
+	}
 	if err := m.Close(ctx); err != nil { // background indexing retries
 		t.Fatal(err)
 	}
@@ -148,11 +153,11 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	switch resume {
 	case "again":
 		th, err := m.MoveThread(ctx, "A", "user")
-		if err != nil || th.ResourceID != "user" || th.Metadata["move"] != nil {
+		if err != nil || th.ResourceID != "user" || th.Metadata["agentmem.move"] != nil {
 			t.Fatalf("resumed MoveThread = %+v, %v", th, err)
 		}
-		if stored, _ := m.GetThread(ctx, "A", "user"); stored.Metadata["move"] != nil {
-			t.Fatalf("the move record is left: %v", stored.Metadata)
+		if stored, _ := m.GetThread(ctx, "A", "user"); stored.Metadata["agentmem.move"] != nil || stored.Metadata["move"] != "keep me" {
+			t.Fatalf("the move record is left or the application's key changed: %v", stored.Metadata)
 		}
 	case "next-write":
 		// The move is not run again: the next successful write of the
@@ -173,6 +178,9 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 		}
 	}
 	other := map[string]string{"user": "guest", "guest": "user"}[owner]
+	if th, err := s.GetThread(ctx, "A"); err != nil || th.Metadata["move"] != "keep me" {
+		t.Fatalf("the application's metadata of A = %v, %v", th.Metadata, err)
+	}
 
 	// Every message of A under its owner exactly once, none under the other.
 	for res, wantIDs := range map[string][]string{owner: want, other: {}} {
@@ -200,6 +208,16 @@ func testMoveKilledAt(t *testing.T, step, resume string) {
 	after := vectorRecords(t, vs, owner, "A")
 	for id := range before {
 		before[id] = 1
+	}
+	// The new owner's observation record has not observed A's messages.
+	rec, err := s.GetObservations(ctx, "resource:user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range all {
+		if owner == "user" && msg.ThreadID == "A" && rec.Observed(msg.CreatedAt, msg.ID) {
+			t.Fatalf("message %s of A counts as observed by %s's record %+v", msg.ID, owner, rec)
+		}
 	}
 	if recordIDs(after) != recordIDs(before) {
 		t.Fatalf("records under %s:\n got %s\nwant %s", owner, recordIDs(after), recordIDs(before))

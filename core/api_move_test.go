@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -67,7 +68,7 @@ func TestMoveThreadMovesThreadMessagesAndVectorsPreservingCreatedAt(t *testing.T
 		if err != nil {
 			t.Fatal(err)
 		}
-		if th.ResourceID != "user" || !th.CreatedAt.Equal(before.CreatedAt) || th.Title != "thread A" || th.Metadata["move"] != nil {
+		if th.ResourceID != "user" || !th.CreatedAt.Equal(before.CreatedAt) || th.Title != "thread A" || th.Metadata["agentmem.move"] != nil {
 			t.Fatalf("moved = %+v, before %+v", th, before)
 		}
 		if _, err := m.GetThread(ctx, "A", "guest"); !errors.Is(err, core.ErrThreadNotFound) {
@@ -182,7 +183,7 @@ func TestMoveThreadWithoutVectorStoreKeepsTheRecordForLater(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec, _ := th.Metadata["move"].(map[string]any)
+		rec, _ := th.Metadata["agentmem.move"].(map[string]any)
 		if th.ResourceID != "user" || fmt.Sprint(rec["fromResourceIds"]) != "[guest]" {
 			t.Fatalf("moved without vectors = %+v", th)
 		}
@@ -190,14 +191,87 @@ func TestMoveThreadWithoutVectorStoreKeepsTheRecordForLater(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Metadata["move"] != nil {
+		if c.Metadata["agentmem.move"] != nil {
 			t.Fatalf("the clone inherited the move record: %v", c.Metadata)
 		}
 		// A Memory with a vector store finishes the move and drops the record.
 		m2, _ := moveMem(t, s, core.ScopeResource)
 		th, err = m2.MoveThread(ctx, "A", "user")
-		if err != nil || th.Metadata["move"] != nil {
+		if err != nil || th.Metadata["agentmem.move"] != nil {
 			t.Fatalf("finishing the move = %+v, %v", th, err)
+		}
+	})
+}
+
+// The move's progress record has its own namespaced key: the application's
+// "move" key survives a move, also one that stops half-way and is finished
+// by a second call. A record of an earlier version under "move" (exactly
+// its shape) is still finished and removed.
+func TestMoveThreadKeepsTheApplicationsMoveKey(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		m, _ := moveMem(t, s, core.ScopeResource)
+		seedGuest(t, m)
+		if _, err := m.UpdateThread(ctx, "A", core.ThreadUpdate{Metadata: map[string]any{"move": "keep me"}}); err != nil {
+			t.Fatal(err)
+		}
+		// Stopped after the record is written: the next step's write fails.
+		stop, cancel := context.WithCancel(ctx)
+		hook := core.WithMoveStep(stop, func(step string) {
+			if step == "recorded" {
+				cancel()
+			}
+		})
+		if _, err := m.MoveThread(hook, "A", "user"); err == nil {
+			t.Fatal("the interrupted move succeeded")
+		}
+		th, err := m.GetThread(ctx, "A", "")
+		if err != nil || th.Metadata["move"] != "keep me" || th.Metadata["agentmem.move"] == nil {
+			t.Fatalf("after the interrupted move: %v, %v", th.Metadata, err)
+		}
+		if th, err = m.MoveThread(ctx, "A", "user"); err != nil || th.Metadata["move"] != "keep me" || th.Metadata["agentmem.move"] != nil {
+			t.Fatalf("resumed move = %v, %v", th.Metadata, err)
+		}
+
+		// Thread B carries an earlier version's record: finished and removed.
+		legacy := map[string]any{"fromResourceIds": []any{"old"}}
+		if _, err := s.UpdateThread(ctx, "B", nil, map[string]any{"move": legacy}); err != nil {
+			t.Fatal(err)
+		}
+		if th, err = m.MoveThread(ctx, "B", "guest"); err != nil || th.Metadata["move"] != nil {
+			t.Fatalf("finishing an earlier version's move = %v, %v", th.Metadata, err)
+		}
+		// A value of any other shape is the application's.
+		for _, app := range []any{map[string]any{"fromResourceIds": []any{"guest"}, "by": "app"}, map[string]any{"fromResourceIds": []any{"guest", 7}}} {
+			if _, err := s.UpdateThread(ctx, "B", nil, map[string]any{"move": app}); err != nil {
+				t.Fatal(err)
+			}
+			if th, err = m.MoveThread(ctx, "B", "user"); err != nil || fmt.Sprint(th.Metadata["move"]) != fmt.Sprint(app) {
+				t.Fatalf("move with the application's value %v = %v, %v", app, th.Metadata, err)
+			}
+			if _, err := m.MoveThread(ctx, "B", "guest"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// Recall checks each hit's message against the store: the vector records
+// that a move without a vector store leaves under the old resource never
+// return the moved messages for it.
+func TestRecallLeavesOutHitsNowOfAnotherResource(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		m, vs := moveMem(t, s, core.ScopeResource)
+		seedGuest(t, m)
+		if _, err := newMem(t, s, core.Config{}).MoveThread(ctx, "A", "user"); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(vectorRecords(t, vs, "guest", "A")); n == 0 {
+			t.Fatal("no vector records of A left under the old resource")
+		}
+		for _, id := range recallOf(t, m, "B", "guest", "parcel number DHL") {
+			if id == "m1" || id == "m2" {
+				t.Fatalf("the old owner recalls moved message %s", id)
+			}
 		}
 	})
 }

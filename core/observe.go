@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,8 +88,9 @@ func (m *Memory) loadObservations(ctx context.Context, s *store.Checked, o *obse
 // unobserved returns the unobserved messages of the record's thread or
 // resource, chronologically: the oldest up to the cap with dir Asc, the
 // newest with Desc. The store leaves out the observed ids of the lookback
-// window, so a turn reads only what it shows. Token counts are the stored
-// ones.
+// window, so a turn reads only what it shows; the record's unobserved ids
+// older than the window (a thread moved in) are read by id. Token counts are
+// the stored ones.
 func (m *Memory) unobserved(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, rec store.ObservationRecord, dir store.Direction) ([]Message, error) {
 	since := rec.ObservedSince()
 	var raw []Message
@@ -110,6 +112,10 @@ func (m *Memory) unobserved(ctx context.Context, s *store.Checked, o *observatio
 		}
 		raw = page.Messages
 	}
+	raw, err := m.withMovedIn(ctx, s, o, th, rec, raw, dir)
+	if err != nil {
+		return nil, err
+	}
 	m.reportSkipped(ctx, raw)
 	out := make([]Message, 0, len(raw))
 	for _, msg := range raw {
@@ -123,6 +129,37 @@ func (m *Memory) unobserved(ctx context.Context, s *store.Checked, o *observatio
 		slices.Reverse(out)
 	}
 	return out, nil
+}
+
+// withMovedIn adds to raw (in dir order, up to the cap) the messages that
+// rec lists as unobserved though older than its lookback window, which are
+// still of the record's thread or resource (a message moved on or deleted
+// since is left out).
+func (m *Memory) withMovedIn(ctx context.Context, s *store.Checked, o *observationSettings, th Thread, rec store.ObservationRecord, raw []Message, dir store.Direction) ([]Message, error) {
+	if len(rec.UnobservedMessageIDs) == 0 {
+		return raw, nil
+	}
+	moved, err := s.GetMessages(ctx, rec.UnobservedMessageIDs)
+	if err != nil {
+		return nil, err
+	}
+	listed := make(map[string]bool, len(raw))
+	for _, msg := range raw {
+		listed[msg.ID] = true
+	}
+	for _, msg := range moved {
+		if msg.ResourceID == th.ResourceID && (o.scope == ScopeResource || msg.ThreadID == th.ID) && !listed[msg.ID] {
+			raw = append(raw, msg)
+		}
+	}
+	slices.SortStableFunc(raw, func(a, b Message) int {
+		c := cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Seq, b.Seq))
+		if dir == store.Desc {
+			return -c
+		}
+		return c
+	})
+	return raw[:min(len(raw), o.maxUnobserved)], nil
 }
 
 // observedBefore returns the creation times of the record's observed ids

@@ -65,8 +65,12 @@ func (m *Memory) tallyUnobserved(ctx context.Context, s *store.Checked, o *obser
 	if err != nil {
 		return nil, err
 	}
-	out := page.Messages[:0]
-	for _, msg := range page.Messages {
+	raw, err := m.withMovedIn(ctx, s, o, th, rec, page.Messages, store.Desc)
+	if err != nil {
+		return nil, err
+	}
+	out := raw[:0]
+	for _, msg := range raw {
 		if msg.Role != RoleSystem {
 			m.ensureTokens(&msg)
 			out = append(out, msg)

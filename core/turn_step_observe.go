@@ -72,11 +72,7 @@ func (t *Turn) reobserved(rec store.ObservationRecord) []Message {
 	for _, text := range t.obs.texts {
 		old[text] = true
 	}
-	observed := map[string]bool{}
-	for _, id := range rec.ObservedMessageIDs {
-		observed[id] = true
-	}
-	since := rec.ObservedSince()
+	observed := rec.ObservedFunc()
 	out := make([]Message, 0, len(t.prompt))
 	at := -1
 	for _, msg := range t.prompt {
@@ -86,7 +82,7 @@ func (t *Turn) reobserved(rec store.ObservationRecord) []Message {
 				at = len(out)
 			}
 			continue
-		case msg.Source == SourceMemory && (observed[msg.ID] || (!since.IsZero() && msg.CreatedAt.Before(since))):
+		case msg.Source == SourceMemory && observed(msg.CreatedAt, msg.ID):
 			continue
 		}
 		out = append(out, msg)

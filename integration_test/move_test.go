@@ -248,7 +248,7 @@ func TestMoveThreadMovesVectorsOnEveryVectorStore(t *testing.T) {
 							}
 						}
 						th, err := mem.MoveThread(bg, thread, "user")
-						if err != nil || th.ResourceID != "user" || th.Metadata["move"] != nil {
+						if err != nil || th.ResourceID != "user" || th.Metadata["agentmem.move"] != nil {
 							t.Fatalf("resumed MoveThread = %+v, %v", th, err)
 						}
 						checkMoved(t, mem, f, emb, thread, want)

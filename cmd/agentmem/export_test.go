@@ -91,3 +91,26 @@ func TestExportKeepsBufferedObservations(t *testing.T) {
 		}
 	})
 }
+
+// TestExportKeepsUnobservedMessageIDs: the messages a resource record has
+// not observed though its cursor is past them (a thread moved in) stay
+// unobserved through export and import, so the other side observes them.
+func TestExportKeepsUnobservedMessageIDs(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		seed(t, b.store)
+		key := store.ObservationKey(core.ScopeResource, "", "ada")
+		rec := store.ObservationRecord{Key: key, Observations: "- Ada flies often", ObservationTokens: 5, LastObservedAt: at(7200),
+			UnobservedMessageIDs: []string{"trip-1", "trip-3"}}
+		if _, err := b.store.PutObservations(ctx, rec, 0); err != nil {
+			t.Fatal(err)
+		}
+		all := b.agentmem(t, "", "export").ok(t).stdout
+		dst := sqliteBackend(t)
+		dst.agentmem(t, all, "--write", "import", "-").ok(t)
+		got, err := dst.store.GetObservations(ctx, key)
+		if err != nil || strings.Join(got.UnobservedMessageIDs, ",") != "trip-1,trip-3" {
+			t.Fatalf("imported record = %+v, %v", got, err)
+		}
+	})
+}

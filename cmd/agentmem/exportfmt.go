@@ -58,6 +58,9 @@ type observationDoc struct {
 	Generation         int       `json:"generation"`
 	LastObservedAt     time.Time `json:"lastObservedAt"`
 	ObservedMessageIDs []string  `json:"observedMessageIds,omitempty"`
+	// UnobservedMessageIDs are the messages of a thread moved in that the
+	// record has not observed yet (the active record only).
+	UnobservedMessageIDs []string `json:"unobservedMessageIds,omitempty"`
 	// Buffer is what buffered observational memory made ahead of time (the
 	// active record only).
 	Buffer *store.ObservationBuffer `json:"buffer,omitempty"`
@@ -69,6 +72,7 @@ func newObservationDoc(r store.ObservationRecord) observationDoc {
 	doc := observationDoc{
 		Key: r.Key, Observations: r.Observations, ObservationTokens: r.ObservationTokens,
 		Generation: r.Generation, LastObservedAt: utc(r.LastObservedAt), ObservedMessageIDs: r.ObservedMessageIDs,
+		UnobservedMessageIDs: r.UnobservedMessageIDs,
 	}
 	if !r.Buffer.Empty() {
 		b := r.Buffer.Clone()
@@ -82,8 +86,11 @@ func (o observationDoc) record() store.ObservationRecord {
 		Key: o.Key, Observations: o.Observations, ObservationTokens: o.ObservationTokens,
 		Generation: o.Generation, LastObservedAt: o.LastObservedAt, ObservedMessageIDs: o.ObservedMessageIDs,
 	}
-	if o.Buffer != nil && !o.Archived {
-		rec.Buffer = o.Buffer.Clone()
+	if !o.Archived {
+		rec.UnobservedMessageIDs = o.UnobservedMessageIDs
+		if o.Buffer != nil {
+			rec.Buffer = o.Buffer.Clone()
+		}
 	}
 	return rec
 }

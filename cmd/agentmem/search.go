@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -70,7 +71,10 @@ quickstart writes them), and, unless the vector store embeds itself, the same
 }
 
 // search queries the index and loads each hit's message range; chunks of one
-// message count once, at their best score.
+// message count once, at their best score. A hit whose message the store no
+// longer has under the resource (deleted, or moved to another resource
+// while its vector record stayed) is left out: nothing of one resource is
+// returned for another.
 func search(ctx context.Context, c *connection, q vector.Query, r core.MessageRange) ([]searchHit, error) {
 	if c.Vector == nil {
 		return nil, core.ErrNoVectorStore
@@ -113,6 +117,11 @@ func search(ctx context.Context, c *connection, q vector.Query, r core.MessageRa
 		})
 		if err != nil {
 			return nil, err
+		}
+		if !slices.ContainsFunc(page.Included, func(m core.Message) bool {
+			return m.ID == h.Meta.MessageID && m.ResourceID == q.Filter.ResourceID
+		}) {
+			continue
 		}
 		hits = append(hits, searchHit{Score: h.Score, MessageID: h.Meta.MessageID, ThreadID: h.Meta.ThreadID, Range: page.Included})
 	}

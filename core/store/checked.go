@@ -424,7 +424,8 @@ func (c *Checked) GetObservations(ctx context.Context, key string) (ObservationR
 func (c *Checked) PutObservations(ctx context.Context, rec ObservationRecord, expectVersion int64) (ObservationRecord, error) {
 	return run(ctx, "PutObservations", func() (ObservationRecord, error) { return c.obs.PutObservations(ctx, rec, expectVersion) },
 		missing(c.obs != nil, "Observations"), checkKey(rec.Key),
-		ValidateText("observations", rec.Observations), ValidateIDs("id", rec.ObservedMessageIDs))
+		ValidateText("observations", rec.Observations), ValidateIDs("id", rec.ObservedMessageIDs),
+		ValidateIDs("id", rec.UnobservedMessageIDs))
 }
 
 // ClearObservations implements Observations.

@@ -34,6 +34,12 @@ type ObservationRecord struct {
 	// ObservationLookback before LastObservedAt (the id of such a message
 	// deleted since may stay until the window passes LastObservedAt).
 	ObservedMessageIDs []string
+	// UnobservedMessageIDs are the ids of messages created more than
+	// ObservationLookback before LastObservedAt that the record has not
+	// observed: those of a thread moved in from another resource
+	// (MoveThread), until an observation covers them. A resource record
+	// may list them; they are observed like any message after the cursor.
+	UnobservedMessageIDs []string
 	// Buffer holds observations and a reflection made ahead of time, not
 	// active yet (see ObservationBuffer).
 	Buffer ObservationBuffer
@@ -45,6 +51,7 @@ type ObservationRecord struct {
 // Clone returns a deep copy of r.
 func (r ObservationRecord) Clone() ObservationRecord {
 	r.ObservedMessageIDs = append([]string(nil), r.ObservedMessageIDs...)
+	r.UnobservedMessageIDs = append([]string(nil), r.UnobservedMessageIDs...)
 	r.Buffer = r.Buffer.Clone()
 	return r
 }
@@ -55,8 +62,9 @@ func (r ObservationRecord) Clone() ObservationRecord {
 // dropped.
 func (r *ObservationRecord) DropObservedChunks() int {
 	var kept []BufferedChunk
+	observed := r.ObservedFunc()
 	for _, c := range r.Buffer.Chunks {
-		if !slices.ContainsFunc(c.Messages, func(m ObservedMessage) bool { return r.Observed(m.CreatedAt, m.ID) }) {
+		if !slices.ContainsFunc(c.Messages, func(m ObservedMessage) bool { return observed(m.CreatedAt, m.ID) }) {
 			kept = append(kept, c)
 		}
 	}
@@ -66,16 +74,35 @@ func (r *ObservationRecord) DropObservedChunks() int {
 }
 
 // Observed reports whether a message with the given time and id is covered by
-// the record: created more than ObservationLookback before LastObservedAt,
-// or listed in ObservedMessageIDs.
+// the record: listed in ObservedMessageIDs, or created more than
+// ObservationLookback before LastObservedAt and not listed in
+// UnobservedMessageIDs.
 func (r ObservationRecord) Observed(createdAt time.Time, id string) bool {
+	return r.ObservedFunc()(createdAt, id)
+}
+
+// ObservedFunc returns Observed as a function that checks many messages
+// against r without searching its id lists each time.
+func (r ObservationRecord) ObservedFunc() func(createdAt time.Time, id string) bool {
 	if r.LastObservedAt.IsZero() {
-		return false
+		return func(time.Time, string) bool { return false }
 	}
-	if createdAt.Before(r.LastObservedAt.Add(-ObservationLookback)) {
-		return true
+	observed, unobserved := idSet(r.ObservedMessageIDs), idSet(r.UnobservedMessageIDs)
+	since := r.ObservedSince()
+	return func(createdAt time.Time, id string) bool {
+		if observed[id] {
+			return true
+		}
+		return createdAt.Before(since) && !unobserved[id]
 	}
-	return slices.Contains(r.ObservedMessageIDs, id)
+}
+
+func idSet(ids []string) map[string]bool {
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	return set
 }
 
 // ObservedSince is the start of the window of messages that may still be

@@ -106,6 +106,7 @@ func DecodeObservationBuffer(s string) (ObservationBuffer, error) {
 func checkBuffer(rec ObservationRecord) error {
 	const op = "PutObservations"
 	seen := map[string]bool{}
+	observed := rec.ObservedFunc()
 	for _, c := range rec.Buffer.Chunks {
 		if c.Tokens < 0 || c.MessageTokens < 0 {
 			return memerr.Errorf(memerr.CodeInvalidArgument, op, "buffered chunk token counts must be non-negative")
@@ -120,7 +121,7 @@ func checkBuffer(rec ObservationRecord) error {
 			if err := ValidateID("id", m.ID); err != nil {
 				return memerr.WithOp(op, err)
 			}
-			if seen[m.ID] || rec.Observed(m.CreatedAt, m.ID) {
+			if seen[m.ID] || observed(m.CreatedAt, m.ID) {
 				return memerr.Errorf(memerr.CodeInvalidArgument, op, "message %s is buffered twice or already observed", m.ID)
 			}
 			seen[m.ID] = true

@@ -146,14 +146,10 @@ func (r *Runtime) quiesce(ctx context.Context, key string) error {
 
 // Remaining is msgs without those rec has observed.
 func Remaining(rec store.ObservationRecord, msgs []message.Message) []message.Message {
-	listed := make(map[string]bool, len(rec.ObservedMessageIDs))
-	for _, id := range rec.ObservedMessageIDs {
-		listed[id] = true
-	}
-	since := rec.ObservedSince()
+	observed := rec.ObservedFunc()
 	out := msgs[:0:0]
 	for _, m := range msgs {
-		if !listed[m.ID] && (since.IsZero() || !m.CreatedAt.Before(since)) {
+		if !observed(m.CreatedAt, m.ID) {
 			out = append(out, m)
 		}
 	}
@@ -219,8 +215,9 @@ func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
 		if !continues(*cur, rec) {
 			return false // cleared meanwhile: the clear wins
 		}
+		observed := cur.ObservedFunc()
 		for _, m := range chunk.Messages {
-			if cur.Observed(m.CreatedAt, m.ID) || cur.Buffer.Covers(m.ID) {
+			if observed(m.CreatedAt, m.ID) || cur.Buffer.Covers(m.ID) {
 				return false
 			}
 		}

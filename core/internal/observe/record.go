@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ type Counter interface {
 // (see Cutoff; ids it lacks stay), and receives the batch's. When the window
 // moves past rec's cursor, every earlier id leaves it. Only the new text is
 // counted, so the record's token count stays what the tokenizer gave each
-// write.
+// write. The batch's ids leave rec's unobserved ids.
 func Append(rec store.ObservationRecord, batch []message.Message, text string, times map[string]time.Time, tk Counter) store.ObservationRecord {
 	next := rec.Clone()
 	if text != "" {
@@ -57,6 +58,13 @@ func Append(rec store.ObservationRecord, batch []message.Message, text string, t
 			listed[msg.ID] = true
 			next.ObservedMessageIDs = append(next.ObservedMessageIDs, msg.ID)
 		}
+	}
+	inBatch := make(map[string]bool, len(batch))
+	for _, msg := range batch {
+		inBatch[msg.ID] = true
+	}
+	if next.UnobservedMessageIDs = slices.DeleteFunc(next.UnobservedMessageIDs, func(id string) bool { return inBatch[id] }); len(next.UnobservedMessageIDs) == 0 {
+		next.UnobservedMessageIDs = nil
 	}
 	// A buffered chunk over messages now observed is never applied.
 	next.DropObservedChunks()

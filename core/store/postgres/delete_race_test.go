@@ -26,7 +26,7 @@ func TestDeleteThreadWaitsForObservationWrite(t *testing.T) {
 	}
 	var version int64
 	if err := tx.QueryRow(bg(), s.q.putObservations, "thread:A", "obs", int32(1), int32(0),
-		nil, []string{}, int64(0), now(), "{}").Scan(&version); err != nil {
+		nil, []string{}, int64(0), now(), "{}", []string{}).Scan(&version); err != nil {
 		t.Fatal(err)
 	}
 	deleteWhileLocked(t, s, tx, "A")

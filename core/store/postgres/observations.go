@@ -30,8 +30,9 @@ ORDER BY created_at DIR, seq DIR LIMIT $3`
 
 const obsCols = "key, observations, observation_tokens, generation, last_observed_at, observed_message_ids, version, updated_at"
 
-// activeCols are obsCols and the buffer, which only the active record has.
-const activeCols = obsCols + ", buffer"
+// activeCols are obsCols, the buffer and the unobserved ids, which only the
+// active record has.
+const activeCols = obsCols + ", buffer, unobserved_message_ids"
 
 // scanObservation reads one row of obsCols (an archived generation).
 func scanObservation(row pgx.Row) (store.ObservationRecord, error) {
@@ -52,7 +53,7 @@ func scanRecord(row pgx.Row, dec *store.RecordDecoder) (store.ObservationRecord,
 	)
 	dest := []any{&r.Key, &r.Observations, &tokens, &gen, &last, &r.ObservedMessageIDs, &r.Version, &updated}
 	if buffer {
-		dest = append(dest, &buf)
+		dest = append(dest, &buf, &r.UnobservedMessageIDs)
 	}
 	if err := row.Scan(dest...); err != nil {
 		return store.ObservationRecord{}, err
@@ -67,6 +68,9 @@ func scanRecord(row pgx.Row, dec *store.RecordDecoder) (store.ObservationRecord,
 	r.LastObservedAt = timeOrZero(last)
 	if len(r.ObservedMessageIDs) == 0 {
 		r.ObservedMessageIDs = nil
+	}
+	if len(r.UnobservedMessageIDs) == 0 {
+		r.UnobservedMessageIDs = nil
 	}
 	return r, nil
 }
@@ -177,7 +181,8 @@ func (s *Store) archiveGeneration(ctx context.Context, tx pgx.Tx, cur store.Obse
 func (s *Store) upsertObservations(ctx context.Context, tx pgx.Tx, rec store.ObservationRecord, expectVersion int64, at time.Time) (store.ObservationRecord, error) {
 	var version *int64
 	err := tx.QueryRow(ctx, s.q.putObservations, rec.Key, rec.Observations, int32(rec.ObservationTokens), int32(rec.Generation),
-		timeOrNil(rec.LastObservedAt), nonNil(rec.ObservedMessageIDs), expectVersion, at, store.EncodeObservationBuffer(rec.Buffer)).Scan(&version)
+		timeOrNil(rec.LastObservedAt), nonNil(rec.ObservedMessageIDs), expectVersion, at, store.EncodeObservationBuffer(rec.Buffer),
+		nonNil(rec.UnobservedMessageIDs)).Scan(&version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeConflict, "PutObservations", "observations of %s were written concurrently", rec.Key)
 	}
@@ -219,12 +224,12 @@ ON CONFLICT (key, generation) DO UPDATE SET
 
 	putObservationsSQL = `
 INSERT INTO {{schema}}.observations AS o (` + activeCols + `)
-VALUES ($1, $2, $3, $4, $5, $6, $7::bigint + 1, $8, $9::text::jsonb)
+VALUES ($1, $2, $3, $4, $5, $6, $7::bigint + 1, $8, $9::text::jsonb, $10)
 ON CONFLICT (key) DO UPDATE SET
 	observations = excluded.observations, observation_tokens = excluded.observation_tokens,
 	generation = excluded.generation, last_observed_at = excluded.last_observed_at,
 	observed_message_ids = excluded.observed_message_ids, version = excluded.version, updated_at = excluded.updated_at,
-	buffer = excluded.buffer
+	buffer = excluded.buffer, unobserved_message_ids = excluded.unobserved_message_ids
 WHERE o.version = $7::bigint
 RETURNING o.version`
 )
@@ -290,5 +295,5 @@ func (s *Store) ClearObservations(ctx context.Context, key string) (store.Observ
 const (
 	clearGenerationsSQL  = `DELETE FROM {{schema}}.observation_generations WHERE key = $1`
 	clearObservationsSQL = `UPDATE {{schema}}.observations SET observations = '', observation_tokens = 0, generation = 0,
-	last_observed_at = NULL, observed_message_ids = '{}', buffer = '{}', version = $2, updated_at = $3 WHERE key = $1`
+	last_observed_at = NULL, observed_message_ids = '{}', buffer = '{}', unobserved_message_ids = '{}', version = $2, updated_at = $3 WHERE key = $1`
 )

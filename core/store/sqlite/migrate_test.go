@@ -17,7 +17,7 @@ func TestObservedResourcesMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Undo what the migration and the new write path add: the file as 0003 left it.
-	if _, err := s.w.Exec(`DELETE FROM resources; ALTER TABLE observations DROP COLUMN buffer; DELETE FROM schema_migrations WHERE version >= 4`); err != nil {
+	if _, err := s.w.Exec(`DELETE FROM resources; ALTER TABLE observations DROP COLUMN buffer; ALTER TABLE observations DROP COLUMN unobserved_message_ids; DELETE FROM schema_migrations WHERE version >= 4`); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

@@ -50,8 +50,9 @@ func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessag
 
 const obsCols = `key, observations, observation_tokens, generation, last_observed_at, observed_message_ids, version, updated_at`
 
-// activeCols are obsCols and the buffer, which only the active record has.
-const activeCols = obsCols + `, buffer`
+// activeCols are obsCols, the buffer and the unobserved ids, which only the
+// active record has.
+const activeCols = obsCols + `, buffer, unobserved_message_ids`
 
 // scanObservation reads one row of obsCols (an archived generation).
 func scanObservation(sc scanner) (store.ObservationRecord, error) {
@@ -71,10 +72,11 @@ func scanRecord(sc scanner, dec *store.RecordDecoder) (store.ObservationRecord, 
 		tokens  int64
 		gen     int64
 		buf     string
+		moved   string
 	)
 	dest := []any{&r.Key, &r.Observations, &tokens, &gen, &last, &ids, &version, &updated}
 	if buffer {
-		dest = append(dest, &buf)
+		dest = append(dest, &buf, &moved)
 	}
 	if err := sc.Scan(dest...); err != nil {
 		return r, err
@@ -89,6 +91,11 @@ func scanRecord(sc scanner, dec *store.RecordDecoder) (store.ObservationRecord, 
 	var err error
 	if r.Buffer, err = dec.Buffer(r.Key, buf); err != nil {
 		return r, err
+	}
+	if moved != "[]" { // almost always empty: no decoding
+		if err := json.Unmarshal([]byte(moved), &r.UnobservedMessageIDs); err != nil {
+			return r, err
+		}
 	}
 	r.ObservedMessageIDs, err = dec.IDs(r.Key, ids)
 	return r, err
@@ -188,13 +195,13 @@ func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord
 			}
 		}
 		rec.Version, rec.UpdatedAt = expectVersion+1, fromMicro(now)
-		_, err = tx.ExecContext(ctx, `INSERT INTO observations (`+activeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		_, err = tx.ExecContext(ctx, `INSERT INTO observations (`+activeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (key) DO UPDATE SET observations = excluded.observations, observation_tokens = excluded.observation_tokens,
 				generation = excluded.generation, last_observed_at = excluded.last_observed_at,
 				observed_message_ids = excluded.observed_message_ids, version = excluded.version, updated_at = excluded.updated_at,
-				buffer = excluded.buffer`,
+				buffer = excluded.buffer, unobserved_message_ids = excluded.unobserved_message_ids`,
 			rec.Key, rec.Observations, rec.ObservationTokens, rec.Generation, nullMicro(rec), encodeIDs(rec.ObservedMessageIDs), rec.Version, now,
-			store.EncodeObservationBuffer(rec.Buffer))
+			store.EncodeObservationBuffer(rec.Buffer), encodeIDs(rec.UnobservedMessageIDs))
 		return err
 	})
 	if err != nil {
@@ -253,7 +260,7 @@ func (s *Store) ClearObservations(ctx context.Context, key string) (store.Observ
 		}
 		out.Version, out.UpdatedAt = cur.Version+1, fromMicro(now)
 		_, err = tx.ExecContext(ctx, `UPDATE observations SET observations = '', observation_tokens = 0, generation = 0,
-			last_observed_at = NULL, observed_message_ids = '[]', buffer = '{}', version = ?, updated_at = ? WHERE key = ?`, out.Version, now, key)
+			last_observed_at = NULL, observed_message_ids = '[]', buffer = '{}', unobserved_message_ids = '[]', version = ?, updated_at = ? WHERE key = ?`, out.Version, now, key)
 		return err
 	})
 	if err != nil {

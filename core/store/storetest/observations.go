@@ -33,7 +33,8 @@ func sameObs(t *testing.T, what string, got, want store.ObservationRecord) {
 	t.Helper()
 	if got.Key != want.Key || got.Observations != want.Observations || got.ObservationTokens != want.ObservationTokens ||
 		got.Generation != want.Generation || !got.LastObservedAt.Equal(want.LastObservedAt) ||
-		fmt.Sprint(got.ObservedMessageIDs) != fmt.Sprint(want.ObservedMessageIDs) || got.Version != want.Version {
+		fmt.Sprint(got.ObservedMessageIDs) != fmt.Sprint(want.ObservedMessageIDs) ||
+		fmt.Sprint(got.UnobservedMessageIDs) != fmt.Sprint(want.UnobservedMessageIDs) || got.Version != want.Version {
 		t.Fatalf("%s:\n got %+v\nwant %+v", what, got, want)
 	}
 }
@@ -44,7 +45,7 @@ func testObservationsRoundTrip(t *testing.T, s *store.Checked) {
 	zero := getObs(t, s, key)
 	sameObs(t, "never written", zero, store.ObservationRecord{Key: key})
 	rec := store.ObservationRecord{Key: key, Observations: "- [2026-10-30] (high) user is allergic to peanuts\n- ünïcödé ✓ '); DROP TABLE x; --",
-		ObservationTokens: 17, LastObservedAt: T(5), ObservedMessageIDs: []string{"m4", "m5"}}
+		ObservationTokens: 17, LastObservedAt: T(5), ObservedMessageIDs: []string{"m4", "m5"}, UnobservedMessageIDs: []string{"moved-1", "moved-2"}}
 	got := putObs(t, s, rec, 0)
 	want := rec
 	want.Version = 1
@@ -54,7 +55,7 @@ func testObservationsRoundTrip(t *testing.T, s *store.Checked) {
 	}
 	sameObs(t, "stored", getObs(t, s, key), want)
 	rec.Observations += "\n- [2026-10-30] (low) more"
-	rec.LastObservedAt, rec.ObservedMessageIDs = T(6), nil
+	rec.LastObservedAt, rec.ObservedMessageIDs, rec.UnobservedMessageIDs = T(6), nil, []string{"moved-2"}
 	want = rec
 	want.Version = 2
 	sameObs(t, "second put", putObs(t, s, rec, 1), want)

@@ -18,7 +18,8 @@ func testObservationsClear(t *testing.T, s *store.Checked) {
 	g0 := putObs(t, s, store.ObservationRecord{Key: key, Observations: "a", ObservationTokens: 1, LastObservedAt: T(2), ObservedMessageIDs: []string{"m2"}}, 0)
 	g1 := putObs(t, s, store.ObservationRecord{Key: key, Observations: "b", ObservationTokens: 1, Generation: 1, LastObservedAt: T(3), ObservedMessageIDs: []string{"m3"}}, g0.Version)
 	other := putObs(t, s, store.ObservationRecord{Key: "thread:B", Observations: "keep", ObservationTokens: 1, LastObservedAt: T(1)}, 0)
-	res := putObs(t, s, store.ObservationRecord{Key: "resource:r", Observations: "keep too", ObservationTokens: 2, LastObservedAt: T(1)}, 0)
+	res := putObs(t, s, store.ObservationRecord{Key: "resource:r", Observations: "keep too", ObservationTokens: 2, LastObservedAt: T(1),
+		UnobservedMessageIDs: []string{"moved"}}, 0)
 
 	cleared, err := s.ClearObservations(ctx(), key)
 	if err != nil {
@@ -55,6 +56,9 @@ func testObservationsClear(t *testing.T, s *store.Checked) {
 		r, err := s.ClearObservations(ctx(), "resource:r")
 		if err != nil || r.Version != res.Version+int64(i) || r.Observations != "" || !r.LastObservedAt.IsZero() {
 			t.Fatalf("clear %d of resource:r = %+v, %v", i, r, err)
+		}
+		if stored := getObs(t, s, "resource:r"); stored.UnobservedMessageIDs != nil {
+			t.Fatalf("clear %d of resource:r left unobserved ids %v", i, stored.UnobservedMessageIDs)
 		}
 	}
 	// A never-written record is returned as is.
