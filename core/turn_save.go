@@ -122,9 +122,14 @@ func (t *Turn) persistBatch(op string, loop []Message) []Message {
 	if !t.saves.input {
 		input = window.Clone(t.persist)
 	}
-	for _, msg := range slices.Concat(input, loop) {
+	for i, msg := range slices.Concat(input, loop) {
 		if p, ok := t.m.prepare(op, msg); ok {
-			p.Tokens, p.TokenEncoding = 0, "" // counted once, as stored
+			if i >= len(input) {
+				// A step counted the message as the prompt shows it; the
+				// count stored is of the message as stored. The input keeps
+				// Begin's count of its stored form.
+				p.Tokens, p.TokenEncoding = 0, ""
+			}
 			batch = append(batch, p)
 		}
 	}
