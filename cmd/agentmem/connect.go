@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentmem/agentmem/core"
@@ -82,7 +84,30 @@ func isPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
+// urlScheme returns the scheme of a value written as scheme://…, and "" for
+// anything else (a file name).
+func urlScheme(v string) string {
+	i := strings.Index(v, "://")
+	if i <= 0 || strings.ContainsAny(v[:i], `/\.`) {
+		return ""
+	}
+	return strings.ToLower(v[:i])
+}
+
+// checkScheme rejects a flag's URL of a scheme agentmem does not speak, which
+// would otherwise be taken for a file name. The value itself is not repeated:
+// a DSN may hold a password.
+func checkScheme(flag, v, want string, supported ...string) error {
+	if sc := urlScheme(v); sc != "" && !slices.Contains(supported, sc) {
+		return usageErr("%s: unsupported scheme %s://; give %s", flag, sc, want)
+	}
+	return nil
+}
+
 func (c *connection) openStore(ctx context.Context, f globalFlags) error {
+	if err := checkScheme("--db", f.db, "a SQLite file (a path or file: URI) or a postgres:// DSN", "postgres", "postgresql", "file"); err != nil {
+		return err
+	}
 	if isPostgres(f.db) {
 		s, err := postgres.Open(ctx, f.db, postgres.WithSchema(f.pgSchema))
 		if err != nil {
@@ -113,10 +138,17 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 	if f.vector == "" {
 		return nil
 	}
+	if err := checkScheme("--vector", f.vector, "a local index file, a postgres:// DSN or a Weaviate address http://host:port",
+		"postgres", "postgresql", "http", "https"); err != nil {
+		return err
+	}
 	if isPostgres(f.vector) {
 		return c.openPgvector(ctx, f)
 	}
 	if !strings.HasPrefix(f.vector, "http://") && !strings.HasPrefix(f.vector, "https://") {
+		if err := checkLocalIndex(f); err != nil {
+			return err
+		}
 		if err := c.openEmbedder(ctx, f); err != nil {
 			return err
 		}
@@ -169,6 +201,20 @@ func (c *connection) openPgvector(ctx context.Context, f globalFlags) error {
 		return err
 	}
 	c.Vector, c.closers = s, append(c.closers, s.Close)
+	return nil
+}
+
+// checkLocalIndex fails when a local --vector file does not exist and
+// nothing may create it: reading an empty index would only say that the
+// index is missing, not which file.
+func checkLocalIndex(f globalFlags) error {
+	if f.write {
+		return nil
+	}
+	if _, err := os.Stat(f.vector); errors.Is(err, fs.ErrNotExist) {
+		return memerr.Errorf(core.CodeInvalidArgument, "connect",
+			"no vector index at %q (give the index written with the memory, such as memory.vectors beside memory.db; a new one is created only with --write)", f.vector)
+	}
 	return nil
 }
 
