@@ -63,6 +63,16 @@ func connect(ctx context.Context, f globalFlags) (*connection, error) {
 	if err := c.openStore(ctx, f); err != nil {
 		return nil, err
 	}
+	if ps, ok := c.Store.Unwrap().(*postgres.Store); ok && f.findPgvector && f.vector == "" {
+		found, err := hasPgvector(ctx, ps)
+		if err != nil {
+			_ = c.Close()
+			return nil, memerr.WrapStorage("connect", err)
+		}
+		if found {
+			f.vector = f.db
+		}
+	}
 	if err := c.openVector(ctx, f); err != nil {
 		_ = c.Close()
 		return nil, err
@@ -279,9 +289,26 @@ func besideVectors(db string) string {
 }
 
 // findVectors fills in --vector with the index beside the database when none
-// was given, for the commands that use semantic recall.
+// was given, for the commands that use semantic recall; on PostgreSQL,
+// connect looks for agentmem's pgvector tables in the database instead.
 func (a *app) findVectors() {
 	if a.flags.vector == "" {
 		a.flags.vector = besideVectors(a.flags.db)
+		a.flags.findPgvector = isPostgres(a.flags.db)
 	}
+}
+
+// hasPgvector reports whether the schema of the PostgreSQL store s holds
+// agentmem's pgvector tables (its index catalog), so that --vector may
+// default to the same database as SQLite's defaults to the file beside it.
+func hasPgvector(ctx context.Context, s *postgres.Store) (bool, error) {
+	var found bool
+	err := s.Pool().QueryRow(ctx, "SELECT to_regclass(format('%I.vector_indexes', $1::text)) IS NOT NULL", s.Schema()).Scan(&found)
+	return found, err
+}
+
+// noVectorStore is the error of a command that needs a vector index when
+// none was given or found.
+func noVectorStore(op string) error {
+	return memerr.Errorf(core.CodeNoVectorStore, op, "no vector store given or found: give --vector (a local index file, postgres://… with pgvector, or a Weaviate address http://host:port)")
 }
