@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentmem/agentmem/core"
 )
 
 // checkErrorLine fails unless r is a failure with exit code want whose
@@ -127,4 +130,17 @@ func TestErrorWording(t *testing.T) {
 		got.WriteString(r.stderr)
 	}
 	golden(t, "errors.txt", got.String())
+}
+
+// TestJSONErrorCodeOfSentinel: under --json an error returned as a bare
+// sentinel (core.ErrNoVectorStore) keeps its code instead of the generic
+// AGENTMEM_ERROR.
+func TestJSONErrorCodeOfSentinel(t *testing.T) {
+	var out, errb strings.Builder
+	a := newApp(nil, &out, &errb)
+	a.flags.json = true
+	a.printError(fmt.Errorf("search: %w", core.ErrNoVectorStore))
+	if !strings.Contains(errb.String(), `"code": "MEMORY_NO_VECTOR_STORE"`) {
+		t.Errorf("--json error of a sentinel: %s", errb.String())
+	}
 }

@@ -70,9 +70,13 @@ func isUnknownCommand(err error) bool {
 func (a *app) printError(err error) {
 	if a.flags.json {
 		var ce *core.Error
+		var coded interface{ Code() core.Code } // a sentinel returned as it is
 		code := "AGENTMEM_ERROR"
-		if errors.As(err, &ce) {
+		switch {
+		case errors.As(err, &ce):
 			code = string(ce.Code)
+		case errors.As(err, &coded):
+			code = string(coded.Code())
 		}
 		_ = writeJSON(a.stderr, map[string]any{"error": map[string]string{"code": code, "message": err.Error() + hint(err)}})
 		return
