@@ -1,6 +1,10 @@
 package core
 
-import "github.com/agentmem/agentmem/core/message"
+import (
+	"encoding/json"
+
+	"github.com/agentmem/agentmem/core/message"
+)
 
 // Role is who produced a message.
 type Role = message.Role
@@ -48,3 +52,14 @@ func TextPart(text string) Part { return message.TextPart(text) }
 // NewMessage returns a message with one text part. ID and CreatedAt are
 // assigned on save when empty.
 func NewMessage(role Role, text string) Message { return message.NewMessage(role, text) }
+
+// ToolCall returns the assistant message of a model's call of tool name
+// with args; an empty id gets a fresh one. See message.ToolCall.
+func ToolCall(id, name string, args json.RawMessage) Message { return message.ToolCall(id, name, args) }
+
+// ToolResult returns the message holding the result of the tool call in
+// call, which memory pairs with the call by its id (false when call holds no
+// tool call). See message.ToolResult.
+func ToolResult(call Message, result json.RawMessage) (Message, bool) {
+	return message.ToolResult(call, result)
+}

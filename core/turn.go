@@ -26,6 +26,11 @@ type TurnRequest struct {
 	Context []Message
 	// Config overrides the instance config for this turn.
 	Config *Config
+	// ReadOnly makes this turn read-only whatever the config says (as
+	// Config.ReadOnly): Begin creates no thread and moves no boundary,
+	// Commit stores nothing, working memory is shown but not offered for
+	// update. False leaves the config's choice.
+	ReadOnly bool
 }
 
 // Tool is a tool memory offers the model (updateWorkingMemory).

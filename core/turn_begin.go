@@ -79,6 +79,7 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.readOnly = st.readOnly || req.ReadOnly
 	t := &Turn{m: m, st: st, req: req}
 	b := &build{s: s, src: m.newHistorySource(st)}
 	for _, step := range beginSteps {

@@ -9,7 +9,7 @@ import (
 )
 
 // trim enforces the token budget on the whole prompt: over MaxTokens,
-// remembered messages give way (in the order of rememberedPolicy) until the
+// remembered messages give way (in the order of window.Remembered) until the
 // prompt is at most MaxTokens − AtMaxRemoveTokens. System, input and context
 // messages are never dropped. Dropped sliding history of this thread
 // advances the persisted boundary, so later turns start after it.

@@ -28,8 +28,8 @@ var _ agents.Agent = stepAgent{}
 //   - the steps with the oldest observations shortened to a stub that
 //     names the tool and says the result was elided (never the newest), and
 //   - the memory variable rendered again from the history that still fits
-//     (remembered history gives way first, then recalled messages, before
-//     any observation is shortened).
+//     (older history gives way first, then recalled messages, then the
+//     newest exchange of history, before any observation is shortened).
 //
 // The executor keeps its steps whole: what it returns, and what SaveContext
 // saves, is every observation as the tool gave it.

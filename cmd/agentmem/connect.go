@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentmem/agentmem/core"
@@ -61,6 +63,16 @@ func connect(ctx context.Context, f globalFlags) (*connection, error) {
 	if err := c.openStore(ctx, f); err != nil {
 		return nil, err
 	}
+	if ps, ok := c.Store.Unwrap().(*postgres.Store); ok && f.findPgvector && f.vector == "" {
+		found, err := hasPgvector(ctx, ps)
+		if err != nil {
+			_ = c.Close()
+			return nil, memerr.WrapStorage("connect", err)
+		}
+		if found {
+			f.vector = f.db
+		}
+	}
 	if err := c.openVector(ctx, f); err != nil {
 		_ = c.Close()
 		return nil, err
@@ -82,7 +94,30 @@ func isPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
+// urlScheme returns the scheme of a value written as scheme://…, and "" for
+// anything else (a file name).
+func urlScheme(v string) string {
+	i := strings.Index(v, "://")
+	if i <= 0 || strings.ContainsAny(v[:i], `/\.`) {
+		return ""
+	}
+	return strings.ToLower(v[:i])
+}
+
+// checkScheme rejects a flag's URL of a scheme agentmem does not speak, which
+// would otherwise be taken for a file name. The value itself is not repeated:
+// a DSN may hold a password.
+func checkScheme(flag, v, want string, supported ...string) error {
+	if sc := urlScheme(v); sc != "" && !slices.Contains(supported, sc) {
+		return usageErr("%s: unsupported scheme %s://; give %s", flag, sc, want)
+	}
+	return nil
+}
+
 func (c *connection) openStore(ctx context.Context, f globalFlags) error {
+	if err := checkScheme("--db", f.db, "a SQLite file (a path or file: URI) or a postgres:// DSN", "postgres", "postgresql", "file"); err != nil {
+		return err
+	}
 	if isPostgres(f.db) {
 		s, err := postgres.Open(ctx, f.db, postgres.WithSchema(f.pgSchema))
 		if err != nil {
@@ -113,10 +148,17 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 	if f.vector == "" {
 		return nil
 	}
+	if err := checkScheme("--vector", f.vector, "a local index file, a postgres:// DSN or a Weaviate address http://host:port",
+		"postgres", "postgresql", "http", "https"); err != nil {
+		return err
+	}
 	if isPostgres(f.vector) {
 		return c.openPgvector(ctx, f)
 	}
 	if !strings.HasPrefix(f.vector, "http://") && !strings.HasPrefix(f.vector, "https://") {
+		if err := checkLocalIndex(f); err != nil {
+			return err
+		}
 		if err := c.openEmbedder(ctx, f); err != nil {
 			return err
 		}
@@ -169,6 +211,20 @@ func (c *connection) openPgvector(ctx context.Context, f globalFlags) error {
 		return err
 	}
 	c.Vector, c.closers = s, append(c.closers, s.Close)
+	return nil
+}
+
+// checkLocalIndex fails when a local --vector file does not exist and
+// nothing may create it: reading an empty index would only say that the
+// index is missing, not which file.
+func checkLocalIndex(f globalFlags) error {
+	if f.write {
+		return nil
+	}
+	if _, err := os.Stat(f.vector); errors.Is(err, fs.ErrNotExist) {
+		return memerr.Errorf(core.CodeInvalidArgument, "connect",
+			"no vector index at %q (give the index written with the memory, such as memory.vectors beside memory.db; a new one is created only with --write)", f.vector)
+	}
 	return nil
 }
 
@@ -233,9 +289,26 @@ func besideVectors(db string) string {
 }
 
 // findVectors fills in --vector with the index beside the database when none
-// was given, for the commands that use semantic recall.
+// was given, for the commands that use semantic recall; on PostgreSQL,
+// connect looks for agentmem's pgvector tables in the database instead.
 func (a *app) findVectors() {
 	if a.flags.vector == "" {
 		a.flags.vector = besideVectors(a.flags.db)
+		a.flags.findPgvector = isPostgres(a.flags.db)
 	}
+}
+
+// hasPgvector reports whether the schema of the PostgreSQL store s holds
+// agentmem's pgvector tables (its index catalog), so that --vector may
+// default to the same database as SQLite's defaults to the file beside it.
+func hasPgvector(ctx context.Context, s *postgres.Store) (bool, error) {
+	var found bool
+	err := s.Pool().QueryRow(ctx, "SELECT to_regclass(format('%I.vector_indexes', $1::text)) IS NOT NULL", s.Schema()).Scan(&found)
+	return found, err
+}
+
+// noVectorStore is the error of a command that needs a vector index when
+// none was given or found.
+func noVectorStore(op string) error {
+	return memerr.Errorf(core.CodeNoVectorStore, op, "no vector store given or found: give --vector (a local index file, postgres://… with pgvector, or a Weaviate address http://host:port)")
 }

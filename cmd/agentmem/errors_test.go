@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentmem/agentmem/core"
 )
 
 // checkErrorLine fails unless r is a failure with exit code want whose
@@ -94,5 +97,50 @@ func TestDBIsDirectory(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("--db DIR created %d entries in it", len(entries))
+	}
+}
+
+// TestErrorWording: the errors a first session meets say in one line what
+// happened and what to do (the wording is in testdata/golden/errors.txt): an
+// unreachable server (not as a migration failure), a database or index
+// address of a scheme agentmem does not speak (without repeating it, as it
+// may hold a password), a --vector file that does not exist and an unknown
+// thread.
+func TestErrorWording(t *testing.T) {
+	b := sqliteBackend(t)
+	seed(t, b.store)
+	cases := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--db", "postgres://nobody@127.0.0.1:1/none?connect_timeout=2", "threads"}, 1},
+		{[]string{"--db", "mysql://app:secret@db.example/app", "threads"}, 2},
+		{append(b.flags, "--vector", "redis://cache.example/0", "search", "ada", "x"), 2},
+		{append(b.flags, "--vector", filepath.Join("testdata", "none.vectors"), "search", "ada", "x"), 1},
+		{append(b.flags, "show", "nope"), 1},
+	}
+	var got strings.Builder
+	for _, c := range cases {
+		r := runCmd(t, "", c.args...)
+		what := strings.Join(c.args[len(c.args)-3:], " ")
+		checkErrorLine(t, what, r, c.code)
+		if strings.Contains(r.stderr, "secret") {
+			t.Errorf("%s: the error repeats the password: %s", what, r.stderr)
+		}
+		got.WriteString(r.stderr)
+	}
+	golden(t, "errors.txt", got.String())
+}
+
+// TestJSONErrorCodeOfSentinel: under --json an error returned as a bare
+// sentinel (core.ErrNoVectorStore) keeps its code instead of the generic
+// AGENTMEM_ERROR.
+func TestJSONErrorCodeOfSentinel(t *testing.T) {
+	var out, errb strings.Builder
+	a := newApp(nil, &out, &errb)
+	a.flags.json = true
+	a.printError(fmt.Errorf("search: %w", core.ErrNoVectorStore))
+	if !strings.Contains(errb.String(), `"code": "MEMORY_NO_VECTOR_STORE"`) {
+		t.Errorf("--json error of a sentinel: %s", errb.String())
 	}
 }

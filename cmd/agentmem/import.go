@@ -62,8 +62,9 @@ Messages are then saved through Memory.SaveMessagesBulk in batches of --batch
 (one transaction each; every SaveMessages rule applies; new messages are
 written in bulk where the store can), several batches at once.
 Ctrl-C stops cleanly; running the same command again resumes after the last
-fully imported thread (--restart starts over). Imported messages are not
-indexed for semantic recall: run "agentmem reindex" afterwards.`,
+fully imported thread (--restart starts over). With --vector, imported
+messages are indexed for semantic recall as they are saved; without it, run
+"agentmem --vector ... reindex" afterwards.`,
 		Example: `  agentmem --db new.db --write import all.jsonl
   agentmem --write import --from langchaingo-sqlite3 ./chat.db --resource user-42
   agentmem --db postgres://localhost/app --write import --from langchaingo-postgres postgres://localhost/app --table chat_history
@@ -136,6 +137,7 @@ type importSummary struct {
 	Dropped  int64          `json:"dropped"`
 	Resumed  int            `json:"resumedAfter"`
 	Skipped  map[string]int `json:"skipped"`
+	Indexed  bool           `json:"indexed"` // saved messages were indexed (--vector)
 }
 
 // runImport checks the whole source, then imports what the check kept,
@@ -169,7 +171,7 @@ func (a *app) importChecked(ctx context.Context, c *connection, src *source, p p
 	if err != nil {
 		return err
 	}
-	im := &importer{mem: c.Memory, store: c.Store, batch: batch, bar: a.newProgress(int64(p.messages), "import")}
+	im := &importer{mem: c.Memory, store: c.Store, batch: batch, bar: a.newProgress(int64(p.messages), "import"), index: c.Vector != nil}
 	done, err := im.run(ctx, src, st.Done)
 	im.bar.done()
 	if err != nil {
@@ -187,7 +189,7 @@ func (a *app) importChecked(ctx context.Context, c *connection, src *source, p p
 		return err
 	}
 	sum := importSummary{Source: src.name, Unit: src.unit, Records: p.records, Threads: p.threads, Imported: im.threads.Load(), Messages: p.messages,
-		Saved: im.saved.Load(), Dropped: im.dropped.Load(), Resumed: st.Done, Skipped: p.skipped}
+		Saved: im.saved.Load(), Dropped: im.dropped.Load(), Resumed: st.Done, Skipped: p.skipped, Indexed: im.index}
 	return a.printImport(sum)
 }
 
@@ -212,6 +214,10 @@ func (a *app) printImport(s importSummary) error {
 	}
 	if len(reasons) == 0 {
 		fmt.Fprintln(a.stdout, "skipped nothing")
+	}
+	if s.Indexed {
+		_, err := fmt.Fprintln(a.stdout, "indexed for semantic recall in --vector")
+		return err
 	}
 	_, err := fmt.Fprintln(a.stdout, "not indexed for semantic recall: run \"agentmem --write --vector ... reindex\"")
 	return err

@@ -21,7 +21,8 @@ import (
 // gain little on either store (BENCHMARKS.md).
 const defaultBatch = 1000
 
-// noIndexing keeps import from embedding: the index is rebuilt with reindex.
+// noIndexing keeps an import without --vector from embedding: the index is
+// built later with reindex.
 var noIndexing = &core.Config{SemanticRecall: &core.SemanticRecall{Disabled: true}}
 
 // importer writes records to a Memory. Message batches run on a pool of
@@ -35,6 +36,8 @@ type importer struct {
 	store *store.Checked
 	bar   *progress
 	batch int // messages per SaveMessages call
+	// index: --vector was given, so saves index the messages as they go.
+	index bool
 
 	saved, dropped, threads atomic.Int64 // this run's counts
 
@@ -222,7 +225,11 @@ func (d *dispatcher) closeThread(ctx context.Context) error {
 }
 
 func (im *importer) saveBatch(ctx context.Context, t batchTask) error {
-	saved, err := im.mem.SaveMessagesBulk(ctx, t.msgs, noIndexing)
+	cfg := noIndexing
+	if im.index {
+		cfg = nil
+	}
+	saved, err := im.mem.SaveMessagesBulk(ctx, t.msgs, cfg)
 	if err != nil {
 		return err
 	}

@@ -70,12 +70,25 @@ func isUnknownCommand(err error) bool {
 func (a *app) printError(err error) {
 	if a.flags.json {
 		var ce *core.Error
+		var coded interface{ Code() core.Code } // a sentinel returned as it is
 		code := "AGENTMEM_ERROR"
-		if errors.As(err, &ce) {
+		switch {
+		case errors.As(err, &ce):
 			code = string(ce.Code)
+		case errors.As(err, &coded):
+			code = string(coded.Code())
 		}
-		_ = writeJSON(a.stderr, map[string]any{"error": map[string]string{"code": code, "message": err.Error()}})
+		_ = writeJSON(a.stderr, map[string]any{"error": map[string]string{"code": code, "message": err.Error() + hint(err)}})
 		return
 	}
-	fmt.Fprintln(a.stderr, "agentmem:", err)
+	fmt.Fprintln(a.stderr, "agentmem:", err.Error()+hint(err))
+}
+
+// hint says what to do about an error whose message, made below the
+// command, cannot name a command to run.
+func hint(err error) string {
+	if errors.Is(err, core.ErrThreadNotFound) {
+		return " (agentmem threads lists the threads)"
+	}
+	return ""
 }

@@ -49,7 +49,7 @@ after the records (searches meanwhile are exact).`,
 
 func (a *app) reindex(ctx context.Context, c *connection, resourceID string, restart bool) error {
 	if c.Vector == nil {
-		return core.ErrNoVectorStore
+		return noVectorStore("reindex")
 	}
 	page, err := c.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll, Direction: store.Asc})
 	if err != nil {

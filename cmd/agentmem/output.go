@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -77,9 +78,49 @@ func timeText(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05")
 }
 
-// oneLine squeezes text to one line of at most n runes.
+// oneLine squeezes text to one line of at most n runes, other control
+// characters (a terminal escape) shown escaped.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	return truncate(escapeUnprintable(strings.Join(strings.Fields(s), " ")), n)
+}
+
+// idWidth is the widest id a table shows; a longer one is cut with an
+// ellipsis (--json has it whole), so that one id does not widen every row.
+const idWidth = 40
+
+// idCell shows an id in a table on one line: quoted and escaped as a Go
+// string when it holds a character that does not print (a newline would
+// break the row, and unquoted escapes could not be told from the same
+// characters written out), and cut to idWidth runes.
+func idCell(id string) string {
+	if strings.IndexFunc(id, notPrint) >= 0 {
+		id = strconv.Quote(id)
+	}
+	return truncate(id, idWidth)
+}
+
+// escapeUnprintable replaces each character that does not print with its Go
+// escape (\x1b, \u2028).
+func escapeUnprintable(s string) string {
+	if strings.IndexFunc(s, notPrint) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if notPrint(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func notPrint(r rune) bool { return !strconv.IsPrint(r) }
+
+// truncate cuts s to n runes, the last an ellipsis.
+func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

@@ -87,3 +87,22 @@ func TestReindexPgvectorLarge(t *testing.T) {
 		t.Fatalf("hits %v", hits)
 	}
 }
+
+// TestSearchFindsPgvector: on PostgreSQL, search without --vector uses
+// agentmem's pgvector tables in the --pg-schema when the database has them,
+// as on SQLite it uses the index beside the file; without them it fails
+// with the code of a missing vector store, also under --json.
+func TestSearchFindsPgvector(t *testing.T) {
+	dsn := pgDSN(t)
+	b := postgresBackend(t)
+	seed(t, b.store)
+	r := b.agentmem(t, "", "--json", "search", "ada", "Zanzibarina")
+	if r.code != 1 || !strings.Contains(r.stderr, `"code": "MEMORY_NO_VECTOR_STORE"`) || !strings.Contains(r.stderr, "--vector") {
+		t.Fatalf("search of a database without pgvector tables: %+v", r)
+	}
+	b.agentmem(t, "", "--vector", dsn, "--write", "reindex", "ada").ok(t)
+	doc := jsonDoc(t, b.agentmem(t, "", "--json", "search", "ada", "sister Zanzibarina Reykjavik", "--top-k", "1").ok(t))
+	if hits := doc["hits"].([]any); len(hits) != 1 {
+		t.Fatalf("search without --vector after a reindex into pgvector: hits %v", hits)
+	}
+}

@@ -35,6 +35,9 @@ type globalFlags struct {
 	json       bool
 	write      bool
 	noProgress bool
+	// findPgvector: the command uses the vector index and --vector was not
+	// given, so a PostgreSQL --db lends its pgvector tables when it has them.
+	findPgvector bool
 }
 
 // app holds the streams and flags of one invocation.

@@ -35,7 +35,7 @@ func (a *app) searchCmd() *cobra.Command {
 each hit's score, thread and message, with the messages around it that recall
 would add (--before/--after, the message range). It uses --vector, or else the
 local index beside a SQLite database (memory.vectors beside memory.db, as the
-quickstart writes them), and, unless the vector store embeds itself, the same
+quickstart writes them) or the pgvector tables of a PostgreSQL database, and, unless the vector store embeds itself, the same
 --embedder that indexed the messages. The default mode is hybrid, as in a turn.
 --filter keeps the hits whose message metadata matches a filter in Mastra's syntax.`,
 		Example: `  agentmem search user-42 "sister's city"   # ./memory.db and ./memory.vectors
@@ -77,7 +77,7 @@ quickstart writes them), and, unless the vector store embeds itself, the same
 // returned for another.
 func search(ctx context.Context, c *connection, q vector.Query, r core.MessageRange) ([]searchHit, error) {
 	if c.Vector == nil {
-		return nil, core.ErrNoVectorStore
+		return nil, noVectorStore("search")
 	}
 	if err := store.ValidateID("resourceId", q.Filter.ResourceID); err != nil {
 		return nil, err

@@ -88,7 +88,7 @@ func (a *app) listThreads(ctx context.Context, c *connection, q store.ThreadQuer
 	}
 	t := newTable(a.stdout, "THREAD", "RESOURCE", "MESSAGES", "CREATED", "UPDATED", "TITLE")
 	for _, r := range rows {
-		t.row(r.ID, r.ResourceID, strconv.Itoa(r.Messages), timeText(r.CreatedAt), timeText(r.UpdatedAt), orDash(oneLine(r.Title, 60)))
+		t.row(idCell(r.ID), idCell(r.ResourceID), strconv.Itoa(r.Messages), timeText(r.CreatedAt), timeText(r.UpdatedAt), orDash(oneLine(r.Title, 60)))
 	}
 	if err := t.flush(); err != nil {
 		return err

@@ -274,3 +274,21 @@ func TestBadConnection(t *testing.T) {
 		}
 	})
 }
+
+// TestImportIndexesWithVector: import given --vector indexes what it saves,
+// so search finds the imported messages without a reindex.
+func TestImportIndexesWithVector(t *testing.T) {
+	src := sqliteBackend(t)
+	seed(t, src.store)
+	file := filepath.Join(t.TempDir(), "export.jsonl")
+	src.agentmem(t, "", "export", "-o", file).ok(t)
+	b := sqliteBackend(t)
+	b.flags = append(b.flags, "--vector", filepath.Join(t.TempDir(), "memory.vectors"))
+	if r := b.agentmem(t, "", "--write", "import", file).ok(t); !strings.Contains(r.stdout, "indexed for semantic recall in --vector") {
+		t.Errorf("import with --vector: %s", r.stdout)
+	}
+	doc := jsonDoc(t, b.agentmem(t, "", "--json", "search", "ada", "sister Zanzibarina Reykjavik", "--top-k", "1").ok(t))
+	if hits := doc["hits"].([]any); len(hits) != 1 {
+		t.Fatalf("search after an import with --vector: hits %v", hits)
+	}
+}

@@ -29,7 +29,9 @@ const (
 	SourceResponse Source = "response"
 	SourceMemory   Source = "memory"
 	// SourceRecall marks messages of the turn's thread that semantic recall
-	// found (a hit and its message range), wherever they sit in the prompt.
+	// added to the prompt (a hit and its message range outside the history
+	// window), wherever they sit in it; a hit history already held stays
+	// SourceMemory.
 	SourceRecall  Source = "recall"
 	SourceContext Source = "context"
 	SourceSystem  Source = "system"

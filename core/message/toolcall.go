@@ -54,3 +54,33 @@ func CanonicalArgs(args json.RawMessage) json.RawMessage {
 	}
 	return b
 }
+
+// ToolCall returns the assistant message of a model's call of tool name
+// with args (a part in state "call"): the first of the two messages the
+// adapters store for a tool call, the other being ToolResult's. An empty id
+// gets a fresh one (NewToolCallID); args are kept in canonical form
+// (CanonicalArgs).
+func ToolCall(id, name string, args json.RawMessage) Message {
+	if id == "" {
+		id = NewToolCallID()
+	}
+	return Message{Role: RoleAssistant, Content: Content{Format: 2, Parts: []Part{{Type: PartToolInvocation,
+		ToolInvocation: &ToolInvocation{State: ToolStateCall, ToolCallID: id, ToolName: name, Args: CanonicalArgs(args)}}}}}
+}
+
+// ToolResult returns the message holding the result of the call in call
+// (a ToolCall message; its first call part): an assistant message with the
+// invocation in state "result", carrying the call's id, name and args, as
+// the adapters store a tool's answer. Memory pairs it with its call by the
+// id, and never separates the two when it trims. A result that is not JSON
+// is stored as a JSON string. It returns false when call holds no tool call.
+func ToolResult(call Message, result json.RawMessage) (Message, bool) {
+	for _, p := range call.Content.Parts {
+		if ti := p.ToolInvocation; ti != nil {
+			return Message{Role: RoleAssistant, ThreadID: call.ThreadID, ResourceID: call.ResourceID, Content: Content{Format: 2,
+				Parts: []Part{{Type: PartToolInvocation, ToolInvocation: &ToolInvocation{State: ToolStateResult, ToolCallID: ti.ToolCallID,
+					ToolName: ti.ToolName, Args: append(json.RawMessage(nil), ti.Args...), Result: CanonicalArgs(result)}}}}}, true
+		}
+	}
+	return Message{}, false
+}

@@ -13,3 +13,16 @@ func TestRelativeScore(t *testing.T) {
 		}
 	}
 }
+
+// A complete keyword list is normalized against 0, not its worst score: its
+// weakest match keeps a share proportional to its BM25 score, above a record
+// without a query word (0 on this side); a list cut at the candidate count
+// is min-max normalized.
+func TestKeywordLow(t *testing.T) {
+	if got := RelativeScore(1, 4, KeywordLow(1, true), 0.8); got < 0.2-1e-12 || got > 0.2+1e-12 {
+		t.Errorf("weakest match of a complete list: %v, want 0.2", got)
+	}
+	if got := RelativeScore(1, 4, KeywordLow(1, false), 0.8); got != 0 {
+		t.Errorf("weakest match of a cut list: %v, want 0", got)
+	}
+}

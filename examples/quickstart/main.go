@@ -2,8 +2,9 @@
 // SQLite database (./memory.db) and a local vector index beside it
 // (./memory.vectors). It runs a short support conversation (including a tool
 // call) through Begin/Commit and prints what a model would see each turn;
-// messages found by semantic recall are marked "recall". A second run
-// continues the same thread and says so; -fresh starts over. It needs no
+// history is marked "memory", older messages semantic recall brings back
+// "recall". A second run continues the same thread (recalling from the
+// first) and says so; -fresh starts over. It needs no
 // network and finishes in seconds.
 //
 // With -pg (or $DATABASE_URL) it runs on PostgreSQL instead: messages and

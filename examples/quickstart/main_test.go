@@ -9,9 +9,11 @@ import (
 	"github.com/agentmem/agentmem/core"
 )
 
-// The quickstart runs offline; turn 4's prompt holds the DHL answer through
-// recall although the long story of turn 3 does not fit the budget; a second
-// run continues the thread and says so; -fresh starts over.
+// The quickstart runs offline; turn 4's prompt holds the DHL answer although
+// the long story of turn 3 does not fit the budget; within the history
+// window nothing is labelled recall; a second run continues the thread and
+// says so, its first turn recalling the DHL answer from before the boundary;
+// -fresh starts over.
 func TestQuickstart(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
@@ -22,8 +24,13 @@ func TestQuickstart(t *testing.T) {
 	if !strings.Contains(out.String(), "new thread") {
 		t.Errorf("first run does not say it starts a thread:\n%s", out.String())
 	}
-	if len(prompts) != 4 || !recalledDHL(prompts[3]) {
-		t.Fatalf("turn 4's prompt has no recalled DHL message:\n%s", out.String())
+	if len(prompts) != 4 || !hasDHL(prompts[3], core.SourceMemory) {
+		t.Fatalf("turn 4's prompt has no DHL message:\n%s", out.String())
+	}
+	for _, m := range prompts[1] {
+		if m.Source == core.SourceRecall {
+			t.Errorf("turn 2 labels a message of its history window recall:\n%s", out.String())
+		}
 	}
 	out.Reset()
 	prompts, err = run(context.Background(), dir, false, &out)
@@ -33,8 +40,8 @@ func TestQuickstart(t *testing.T) {
 	if !strings.Contains(out.String(), "continuing thread \"order-support\"") || !strings.Contains(out.String(), "9 messages from earlier runs") {
 		t.Errorf("second run does not continue the thread:\n%s", out.String())
 	}
-	if len(conversationOf(prompts[0])) <= 1 {
-		t.Errorf("second run's first turn remembers nothing: %v", prompts[0])
+	if len(conversationOf(prompts[0])) <= 1 || !hasDHL(prompts[0], core.SourceRecall) {
+		t.Errorf("second run's first turn recalls no DHL message:\n%s", out.String())
 	}
 	out.Reset()
 	if _, err := run(context.Background(), dir, true, &out); err != nil {
@@ -45,10 +52,10 @@ func TestQuickstart(t *testing.T) {
 	}
 }
 
-// recalledDHL reports whether prompt has a recalled message naming DHL.
-func recalledDHL(prompt []core.Message) bool {
+// hasDHL reports whether prompt has a message of source src naming DHL.
+func hasDHL(prompt []core.Message, src core.Source) bool {
 	for _, m := range prompt {
-		if m.Source == core.SourceRecall && strings.Contains(summary(m), "DHL") {
+		if m.Source == src && strings.Contains(summary(m), "DHL") {
 			return true
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentmem/agentmem/core"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -42,12 +44,15 @@ func TestQuickstartPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(prompts) != 4 || !recalledDHL(prompts[3]) {
-		t.Fatalf("turn 4's prompt has no recalled DHL message:\n%s", out.String())
+	if len(prompts) != 4 || !hasDHL(prompts[3], core.SourceMemory) {
+		t.Fatalf("turn 4's prompt has no DHL message:\n%s", out.String())
 	}
 	out.Reset()
-	if _, err := runPostgres(ctx, pg, false, &out); err != nil {
+	if prompts, err = runPostgres(ctx, pg, false, &out); err != nil {
 		t.Fatal(err)
+	}
+	if !hasDHL(prompts[0], core.SourceRecall) {
+		t.Errorf("second run's first turn recalls no DHL message:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "9 messages from earlier runs") {
 		t.Errorf("second run does not continue the thread:\n%s", out.String())

@@ -61,12 +61,23 @@ func TestBudgetDropsOversizedHitAlone(t *testing.T) {
 	wantDropped(t, dropped(conv, ranks, 200), "big")
 }
 
-// Rule 3: sliding history gives way, oldest first, before any recalled
-// message, wherever the recalled message sits.
+// Rule 3: the newest exchange of history (from its last user message on)
+// stays; older history gives way, oldest first, before any recalled message,
+// wherever the recalled message sits.
 func TestBudgetHistoryBeforeRecall(t *testing.T) {
 	conv := []message.Message{budgetMsg("h1", message.SourceMemory, 50), budgetMsg("r", message.SourceRecall, 50),
 		budgetMsg("h2", message.SourceMemory, 50), budgetMsg("h3", message.SourceMemory, 50), budgetMsg("in", message.SourceInput, 10)}
 	wantDropped(t, dropped(conv, map[string]int{"r": 0}, 120), "h1", "h2")
+}
+
+// Rule 3: recalled messages give way before the newest exchange of history,
+// least relevant first; the exchange stays whole with its answer.
+func TestBudgetNewestExchangeBeforeRecall(t *testing.T) {
+	answer := budgetMsg("a", message.SourceMemory, 30)
+	answer.Role = message.RoleAssistant
+	conv := []message.Message{budgetMsg("r0", message.SourceRecall, 30), budgetMsg("r1", message.SourceRecall, 30),
+		budgetMsg("h1", message.SourceMemory, 30), budgetMsg("q", message.SourceMemory, 30), answer, budgetMsg("in", message.SourceInput, 10)}
+	wantDropped(t, dropped(conv, map[string]int{"r0": 1, "r1": 0}, 110), "r0", "h1")
 }
 
 // Rule 4: recalled hits give way least relevant first, each whole with its
@@ -80,8 +91,8 @@ func TestBudgetLeastRelevantHitFirst(t *testing.T) {
 	wantDropped(t, dropped(conv, ranks, 60), "a-before", "a")
 }
 
-// markRecalled marks a hit and its range as recall, also when history
-// already held them, and ranks a message by its best hit.
+// MarkRecalled ranks a message by its best hit, also a message history
+// held, and marks as recalled only the messages recall added.
 func TestMarkRecalled(t *testing.T) {
 	hist := []message.Message{budgetMsg("m1", message.SourceMemory, 1), budgetMsg("m2", message.SourceMemory, 1), budgetMsg("m3", message.SourceMemory, 1)}
 	for i := range hist {
@@ -94,7 +105,7 @@ func TestMarkRecalled(t *testing.T) {
 	for _, m := range conv {
 		got = append(got, fmt.Sprintf("%s:%s:%d", m.ID, m.Source, ranks[m.ID]))
 	}
-	want := []string{"m0:recall:1", "m1:recall:1", "m2:recall:0", "m3:recall:0"}
+	want := []string{"m0:recall:1", "m1:memory:1", "m2:memory:0", "m3:memory:0"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

@@ -96,13 +96,18 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := Open(bg(), "postgres://%zz"); !errors.Is(err, memerr.ErrInvalidConfig) {
 		t.Fatalf("bad connection string: %v", err)
 	}
-	// Nothing listens on port 1: a connection failure, wrapped.
+	// Nothing listens on port 1: a connection failure, wrapped, reported by
+	// Open on one line (not as a failure of the migration that ran first).
 	ctx, cancel := context.WithTimeout(bg(), 10*time.Second)
 	defer cancel()
-	_, err := Open(ctx, "postgres://postgres@127.0.0.1:1/x?sslmode=disable&connect_timeout=2")
+	_, err := Open(ctx, "postgres://postgres@127.0.0.1:1/x?connect_timeout=2")
 	var ce *pgconn.ConnectError
 	if !errors.Is(err, memerr.ErrStorage) || !errors.As(err, &ce) {
 		t.Fatalf("unreachable server: %v (%T)", err, err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, `postgres.Open: cannot connect to database "x" as user "postgres"`) ||
+		strings.Contains(msg, "\n") || strings.Count(msg, "connection refused") != 1 {
+		t.Errorf("unreachable server: %q: want one line from postgres.Open naming the database, the user and the reason once", msg)
 	}
 }
 

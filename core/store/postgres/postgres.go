@@ -52,6 +52,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentmem/agentmem/core/internal/pgconnect"
 	"github.com/agentmem/agentmem/core/internal/pgident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -119,7 +120,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	if err != nil {
 		return nil, memerr.WrapStorage(op, err)
 	}
-	s, err := New(ctx, pool, opts...)
+	s, err := newStore(ctx, pool, op, opts)
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -137,7 +138,11 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 // same behaviour here, set the pool's ConnConfig.BuildContextWatcherHandler
 // to return a *pgconn.CancelRequestContextWatcherHandler.
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
-	const op = "postgres.New"
+	return newStore(ctx, pool, "postgres.New", opts)
+}
+
+// newStore is New, reporting its failures under op (the caller's name).
+func newStore(ctx context.Context, pool *pgxpool.Pool, op string, opts []Option) (*Store, error) {
 	if pool == nil {
 		return nil, memerr.Errorf(memerr.CodeInvalidConfig, op, "nil pool")
 	}
@@ -155,6 +160,9 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 	s.tracer = cc.Tracer
 	s.prepares = cc.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
 	s.q = buildQueries(quoteIdent(c.schema))
+	if err := pgconnect.Ping(ctx, pool, op, memerr.CodeStorage); err != nil {
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}

@@ -423,7 +423,8 @@ func uncalibrated(ix *index) (resource string, p *partition, busy bool) {
 
 // hybrid fuses the top hybridCandidates of the vector and BM25 rankings like
 // Weaviate's relativeScoreFusion: each list is min-max normalized (all equal
-// scores normalize to 1), weighted, and summed per record. Only each side's
+// scores normalize to 1; a BM25 list holding every match against 0,
+// vector.KeywordLow), weighted, and summed per record. Only each side's
 // top candidates take part, so neither side needs a full score list. The
 // keyword side leaves out the query's common terms (vector.KeywordTerms)
 // when there is a vector side; when all its terms are common it adds
@@ -441,12 +442,15 @@ func hybrid(p *partition, q vector.Query, thread int32, k int) []scored {
 	}
 	fused := map[int32]float64{}
 	n := max(hybridCandidates, q.TopK)
-	add := func(list []scored, w float64) {
+	add := func(list []scored, w float64, keyword bool) {
 		list = p.top(list, n)
 		if len(list) == 0 {
 			return
 		}
 		hi, lo := list[0].score, list[len(list)-1].score
+		if keyword {
+			lo = vector.KeywordLow(lo, len(list) < n)
+		}
 		for _, r := range list {
 			fused[r.s] += vector.RelativeScore(r.score, hi, lo, w)
 		}
@@ -464,8 +468,8 @@ func hybrid(p *partition, q vector.Query, thread int32, k int) []scored {
 		vec = p.nearest(unit(q.Vector), thread, n)
 	}
 	<-done
-	add(kw, 1-q.Alpha)
-	add(vec, q.Alpha)
+	add(kw, 1-q.Alpha, true)
+	add(vec, q.Alpha, false)
 	out := make([]scored, 0, len(fused))
 	for s, f := range fused {
 		out = append(out, scored{s, f})

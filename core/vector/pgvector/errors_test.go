@@ -108,6 +108,12 @@ func TestNoExtension(t *testing.T) {
 	if !errors.Is(err, pgvector.ErrNoExtension) || !errors.Is(err, memerr.ErrInvalidConfig) || !strings.Contains(err.Error(), `"vector"`) {
 		t.Fatalf("Open without the extension: %v", err)
 	}
+	// One line, one account of what is missing, and the privilege pgvector
+	// (not a trusted extension) needs.
+	want := fmt.Sprintf(`pgvector.New: extension "vector" (pgvector) is installed on the server but not created in database %q, and role %q may not create it: run CREATE EXTENSION vector in that database as a superuser: `, db, role)
+	if msg := err.Error(); !strings.HasPrefix(msg, want) || strings.Contains(msg, "\n") || strings.Contains(msg, "not installed") {
+		t.Errorf("Open without the extension:\n%s\nwant one line starting\n%s", msg, want)
+	}
 	// The owner creates it; then the role opens the store (its tables in a
 	// schema it owns).
 	owner, err := pgxpool.New(bg(), fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, db))

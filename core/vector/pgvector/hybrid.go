@@ -23,7 +23,8 @@ import (
 // keyword side (BM25 of the top hybridCandidates records
 // holding a kept term, the terms' document frequencies counted on the same
 // matching rows) and fuses them as package local does: each list min-max
-// normalized (equal scores normalize to 1), weighted Alpha and 1−Alpha,
+// normalized (equal scores normalize to 1; a keyword list holding every
+// match against 0, vector.KeywordLow), weighted Alpha and 1−Alpha,
 // summed per record, the best k returned. With a vector side the keyword
 // side leaves out the terms common in the resource (vector.KeywordTerms,
 // judged on the store's cached sample, see sample); when every term
@@ -98,10 +99,16 @@ func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, k int) ([]sc
 		b.Queue(noJIT)
 	}
 	// Each list is normalized by its own extremes (a window over the
-	// whole list: no sort), then the lists are joined by record.
+	// whole list: no sort), a keyword list holding every match (fewer
+	// than $3 rows) against 0 (vector.KeywordLow), then the lists are
+	// joined by record.
 	norm := func(list, w string) string {
-		return list + "n AS (SELECT id, s, " + w + " * CASE WHEN max(s) OVER () = min(s) OVER () THEN 1\n\t\t" +
-			"ELSE (s - min(s) OVER ()) / (max(s) OVER () - min(s) OVER ()) END AS v FROM " + list + ")"
+		lo := "min(s) OVER ()"
+		if list == "kw" {
+			lo = "(CASE WHEN count(*) OVER () < $3::int THEN 0 ELSE min(s) OVER () END)"
+		}
+		return list + "n AS (SELECT id, s, " + w + " * CASE WHEN max(s) OVER () = " + lo + " THEN 1\n\t\t" +
+			"ELSE (s - " + lo + ") / (max(s) OVER () - " + lo + ") END AS v FROM " + list + ")"
 	}
 	weights := map[string]string{"kw": "(1 - $5::float8)", "vs": "$5::float8"}
 	for _, l := range lists {
@@ -277,7 +284,7 @@ func (s *Store) hybridSides(ctx context.Context, m meta, q vector.Query, k int) 
 	}
 	fused := map[string]*scoredHit{}
 	var order []string
-	add := func(list []scoredHit, w float64) {
+	add := func(list []scoredHit, w float64, keyword bool) {
 		sortHits(list)
 		if len(list) > n {
 			list = list[:n]
@@ -286,6 +293,9 @@ func (s *Store) hybridSides(ctx context.Context, m meta, q vector.Query, k int) 
 			return
 		}
 		hi, lo := list[0].Score, list[len(list)-1].Score
+		if keyword {
+			lo = vector.KeywordLow(lo, len(list) < n)
+		}
 		for _, r := range list {
 			v := vector.RelativeScore(r.Score, hi, lo, w)
 			if f, ok := fused[r.ID]; ok {
@@ -297,8 +307,8 @@ func (s *Store) hybridSides(ctx context.Context, m meta, q vector.Query, k int) 
 			order = append(order, r.ID)
 		}
 	}
-	add(kw, 1-q.Alpha)
-	add(vec, q.Alpha)
+	add(kw, 1-q.Alpha, true)
+	add(vec, q.Alpha, false)
 	out := make([]scoredHit, 0, len(order))
 	for _, id := range order {
 		out = append(out, *fused[id])

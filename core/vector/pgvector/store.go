@@ -44,11 +44,13 @@ package pgvector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/pgconnect"
 	"github.com/agentmem/agentmem/core/internal/pgident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
@@ -68,7 +70,7 @@ const DefaultSchema = "public"
 
 // ErrNoExtension is the cause (errors.Is) of the error New returns when the
 // server has no pgvector extension, or the role may not create it.
-var ErrNoExtension = errors.New(`PostgreSQL extension "vector" (pgvector) is not installed`)
+var ErrNoExtension = errors.New(`PostgreSQL extension "vector" (pgvector) is missing from the database`)
 
 // Config configures a Store. The zero value is the default.
 type Config struct {
@@ -164,6 +166,9 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
 	}
 	s := &Store{pool: pool, cfg: cfg, schema: cfg.Schema, qschema: quoteIdent(cfg.Schema),
 		samples: &termsample.Cache{TTL: sampleTTL, Max: maxSamples}}
+	if err := pgconnect.Ping(ctx, pool, "pgvector."+op, memerr.CodeVector); err != nil {
+		return nil, err
+	}
 	if err := s.extension(ctx); err != nil {
 		return nil, err
 	}
@@ -197,18 +202,47 @@ func (s *Store) extension(ctx context.Context) error {
 			return vecErr(op, "read installed extensions", err)
 		}
 		if version == "" {
-			var available bool
-			_ = s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')").Scan(&available)
-			msg := `the server has no extension "vector": install pgvector (Debian/Ubuntu: postgresql-NN-pgvector, or build it from source)`
-			if available {
-				msg = `extension "vector" is available but not created in this database, and this role may not create it: run CREATE EXTENSION vector as its owner`
-			}
-			return &memerr.Error{Code: memerr.CodeInvalidConfig, Op: "pgvector." + op, Msg: msg, Err: errors.Join(ErrNoExtension, cerr)}
+			return s.noExtension(ctx, cerr)
 		}
 	}
 	s.extVersion = version
 	s.iterative = !versionBelow(version, 0, 8)
 	return nil
+}
+
+// noExtension is the error of a database without the vector extension that
+// this role could not create (refusal is the server's answer): the server
+// lacks pgvector, or has it and the role is no superuser (pgvector's control
+// file does not mark it trusted, so CREATE on the database is not enough).
+func (s *Store) noExtension(ctx context.Context, refusal error) error {
+	var available bool
+	var db, role string
+	_ = s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector'),
+	current_database(), current_user`).Scan(&available, &db, &role)
+	msg := `the server has no extension "vector" (pgvector): install it (Debian/Ubuntu: postgresql-NN-pgvector, or build it from source), then run CREATE EXTENSION vector in the database`
+	if available {
+		msg = fmt.Sprintf(`extension "vector" (pgvector) is installed on the server but not created in database %q, and role %q may not create it: run CREATE EXTENSION vector in that database as a superuser`, db, role)
+	}
+	return &memerr.Error{Code: memerr.CodeInvalidConfig, Op: "pgvector.New", Msg: msg, Err: extensionRefusal{refusal}}
+}
+
+// extensionRefusal is the cause of a missing extension: errors.Is finds
+// ErrNoExtension and the server's refusal; its text is the refusal's alone,
+// which the message around it explains.
+type extensionRefusal struct{ refusal error }
+
+func (e extensionRefusal) Error() string {
+	if e.refusal == nil {
+		return ErrNoExtension.Error()
+	}
+	return e.refusal.Error()
+}
+
+func (e extensionRefusal) Unwrap() []error {
+	if e.refusal == nil {
+		return []error{ErrNoExtension}
+	}
+	return []error{ErrNoExtension, e.refusal}
 }
 
 func (s *Store) extensionVersion(ctx context.Context) (string, error) {
