@@ -102,15 +102,13 @@ func (r *runner) owned(id, res string, raw map[string]any) error {
 
 var recalledRE = regexp.MustCompile(`\[id ([^\]]+)\] \[thread ([^\]]+)\]`)
 
-// recallTool calls the model's recall tool of o's thread, with the
-// configured filter unless its defect is listed.
+// recallTool calls the model's recall tool of o's thread under a
+// configured filter: neither a match nor the context around it is a
+// message the filter excludes.
 func (r *runner) recallTool(o op) error {
 	thread, res, exists, wrong := r.target(o)
 	raw, f := r.filterOf(o)
 	cfg := &core.Config{SemanticRecall: &core.SemanticRecall{Filter: f}}
-	if r.skip["recallToolFilter"] {
-		raw, cfg = nil, nil
-	}
 	tools, err := r.mem.Tools(r.ctx, thread, res, cfg)
 	if !exists && err == nil {
 		return nil // the tools of a thread its first turn will create

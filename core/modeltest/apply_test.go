@@ -293,23 +293,37 @@ func (r *runner) bigMessage(o op) error {
 	return r.saveChecked(o, []core.Message{r.userMsg(fmt.Sprintf("m%d_big", r.step), thread, res, txt, nil, 0)})
 }
 
-// tooLarge saves a text over the size limit: refused, naming the message
-// and its size.
+// tooLarge saves a message over the size limit as stored (the content's
+// JSON, each text once, "<" escaped to six bytes), though its text alone is
+// under it: refused, naming the message and its size as stored.
 func (r *runner) tooLarge(o op) error {
 	thread, res, exists, wrong := r.target(o)
 	if !exists || wrong {
 		return nil
 	}
 	id := fmt.Sprintf("m%d_huge", r.step)
-	txt := strings.Repeat("x", core.DefaultMaxMessageBytes+o.N)
-	_, err := r.mem.SaveMessages(r.ctx, []core.Message{r.userMsg(id, thread, res, txt, nil, 0)}, nil)
-	if v := expectCode("SaveMessages over the size limit", err, memerr.CodeMessageTooLarge, memerr.CodeTooLarge); v != nil {
+	msg := r.userMsg(id, thread, res, strings.Repeat("x<", core.DefaultMaxMessageBytes/4+o.N), nil, 0)
+	_, err := r.mem.SaveMessages(r.ctx, []core.Message{msg}, nil)
+	if v := expectCode("SaveMessages over the size limit", err, memerr.CodeMessageTooLarge); v != nil {
 		return v
 	}
-	if !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), fmt.Sprint(len(id)+1+len(txt))) {
-		return fmt.Errorf("size error names neither the message %s nor its %d bytes: %v", id, len(id)+1+len(txt), err)
+	stored, merr := message.MarshalStored(msg.Content)
+	if merr != nil {
+		return fmt.Errorf("encoding %s: %v", id, merr)
+	}
+	if size := digitGroups(len(stored)); !strings.Contains(err.Error(), strconv.Quote(id)) || !strings.Contains(err.Error(), size+" bytes") {
+		return fmt.Errorf("size error names neither the message %s nor its %s bytes as stored: %v", id, size, err)
 	}
 	return nil
+}
+
+// digitGroups writes n with its digits in groups of three, as size errors do.
+func digitGroups(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func (r *runner) workingMemory(o op) error {
