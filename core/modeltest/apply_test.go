@@ -21,18 +21,7 @@ func (r *runner) apply(i int, o op) error {
 	if !ok {
 		return fmt.Errorf("unknown operation %q", o.Kind)
 	}
-	if err := f(r, o); err != nil {
-		return err
-	}
-	if r.skip["indexRetryRace"] {
-		// Await the background retry of failed indexing, which races
-		// with the next operation today, by closing the Memory.
-		if err := r.mem.Close(r.ctx); err != nil {
-			return fmt.Errorf("Close: %v", err)
-		}
-		return r.open()
-	}
-	return nil
+	return f(r, o)
 }
 
 var applyFuncs map[string]func(*runner, op) error

@@ -37,7 +37,6 @@ var knownDefects = map[string]string{
 	"hostileTimes":    "stored \"at\" values that are no calendar time, year 0, an offset past a day, or finer than a millisecond (metaVariant), read by time filters",
 	"moveMetadataKey": "the application's own thread metadata key \"move\" (threadMeta) kept across MoveThread",
 	"moveObserved":    "MoveThread under resource-scoped observational memory (move): the moved messages must reach the new owner's prompt",
-	"indexRetryRace":  "operations running while a save's background retry of failed indexing is in flight (apply awaits it while listed): a thread deleted or moved meanwhile must keep no vector under a resource that does not own its message",
 }
 
 // ciSeeds are the seeds `go test` runs (a backend runs the first
