@@ -230,6 +230,7 @@ func (r *runner) resave(o op) error {
 	o.Thread, o.Flag = indexOf(old.thread), false
 	msg := r.userMsg(old.id, old.thread, old.resource, phrase(o.N)+" (again)", metaVariant(o.N, r.skip), 0)
 	msg.Role, msg.CreatedAt = core.Role(old.role), old.at
+	msg.Content.Parts = []core.Part{core.TextPart(old.tag() + " " + phrase(o.N) + " (again)")}
 	return r.saveChecked(o, []core.Message{msg})
 }
 
@@ -243,7 +244,7 @@ func (r *runner) updateMessage(o op) error {
 	old, known := r.mod.msgs[id]
 	textual := known && strings.HasPrefix(old.sig, "text:")
 	if o.Flag && textual {
-		up.Content.Parts = []core.Part{core.TextPart(id + " edited " + phrase(o.N))}
+		up.Content.Parts = []core.Part{core.TextPart(old.tag() + " edited " + phrase(o.N))}
 	}
 	_, err := r.mem.UpdateMessages(r.ctx, []core.MessageUpdate{up})
 	if err != nil {
