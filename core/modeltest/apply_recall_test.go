@@ -150,9 +150,10 @@ func (r *runner) recallTool(o op) error {
 	return nil
 }
 
-// reindex runs Reindex of o's thread; with the embedder up, nothing of the
-// resource waits for indexing afterwards, and every message has a vector.
+// reindex runs Reindex of o's thread; with the embedder up, nothing of its
+// owner waits for indexing afterwards, and every message has a vector.
 func (r *runner) reindex(o op) error {
+	o.Flag = false // Reindex takes no resource: the owner's is checked
 	thread, res, exists, _ := r.target(o)
 	err := r.mem.Reindex(r.ctx, thread)
 	switch {
