@@ -44,6 +44,10 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 	} else if err != nil {
 		return Thread{}, nil, err
 	}
+	st, err := m.settings(nil) // before the copies are saved (see ownerChanges)
+	if err != nil {
+		return Thread{}, nil, err
+	}
 	if o.NewThreadID == "" {
 		o.NewThreadID = m.opts.NewID()
 	}
@@ -63,9 +67,7 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Mes
 		_ = s.DeleteThread(context.WithoutCancel(ctx), th.ID)
 		return Thread{}, nil, err
 	}
-	if st, err := m.settings(nil); err == nil {
-		m.runEffects(ctx, m.saveEffects(st, copies, nil, nil))
-	}
+	m.runEffects(ctx, m.saveEffects(st, copies, nil, nil))
 	return th, copies, nil
 }
 

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"reflect"
+	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/message"
@@ -110,12 +111,26 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 	if err != nil || len(changed) == 0 {
 		return nil, err
 	}
+	return m.saveUpdates(ctx, s, st, ups, changed, stale, reindex)
+}
+
+// saveUpdates saves the updated messages, deletes the vectors of their
+// stale versions and indexes the new ones; an update that moves a message
+// to another thread is an owner change (see ownerChanges).
+func (m *Memory) saveUpdates(ctx context.Context, s *store.Checked, st settings, ups []MessageUpdate, changed, stale, reindex []Message) ([]Message, error) {
+	end := func() {}
+	if slices.ContainsFunc(ups, func(u MessageUpdate) bool { return u.ThreadID != nil }) {
+		end = m.owners.begin()
+	}
 	saved, err := s.SaveMessages(ctx, changed)
+	if err == nil && st.recall != nil {
+		m.unindex(ctx, stale)
+	}
+	end()
 	if err != nil {
 		return nil, err
 	}
 	if st.recall != nil {
-		m.unindex(ctx, stale)
 		m.runEffects(ctx, m.saveEffects(st, reindex, nil, nil))
 	}
 	return saved, nil
@@ -208,6 +223,7 @@ func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	defer m.owners.begin()()
 	var doomed []Message
 	if m.opts.Vector != nil {
 		if doomed, err = s.GetMessages(ctx, ids); err != nil {

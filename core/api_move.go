@@ -56,6 +56,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 	} else if err != nil {
 		return Thread{}, err
 	}
+	defer m.owners.begin()()
 	from, olds := th.ResourceID, PendingMoveSources(th)
 	if from != resourceID && !slices.Contains(olds, from) {
 		// The old owner is recorded before anything moves, so that whoever

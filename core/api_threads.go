@@ -162,6 +162,7 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	defer m.owners.begin()()
 	if err := s.DeleteThread(ctx, id); err != nil {
 		return err
 	}

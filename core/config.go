@@ -273,6 +273,9 @@ type settings struct {
 	// bulk: a large load (SaveMessagesBulk), indexed through the
 	// vector store's vector.BulkLoader when it has one.
 	bulk bool
+	// ownerGen is Memory.owners' generation when the settings were taken,
+	// before the operation saved anything (see ownerChanges).
+	ownerGen int64
 }
 
 const defaultLastMessages = 10

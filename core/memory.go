@@ -89,6 +89,7 @@ type Memory struct {
 	sysCache map[string]int
 	bg       sync.WaitGroup
 	observer observe.Runtime // observational-memory locks and background jobs
+	owners   ownerChanges    // deletes and moves running or run (settle)
 	skipped  *onceset.Set    // ids of stored messages whose skipped parts were reported
 }
 
@@ -196,9 +197,12 @@ func (m *Memory) Close(ctx context.Context) error {
 // sections the override sets.
 func (m *Memory) settings(over *Config) (settings, error) {
 	if over == nil {
-		return m.st, nil
+		st := m.st
+		st.ownerGen = m.owners.gen.Load()
+		return st, nil
 	}
 	s, err := m.cfg.Merge(over).resolveOver(m.st, over)
+	s.ownerGen = m.owners.gen.Load()
 	if err == nil && over.ObservationalMemory != nil {
 		s, err = s.withModels(m.opts.Model)
 	}

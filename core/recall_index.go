@@ -112,8 +112,10 @@ func (m *Memory) ensureIndex(ctx context.Context, st settings, dim int) (string,
 }
 
 // indexMessages embeds and upserts the records of msgs (see
-// indexing.records), reusing the vectors e kept. Vector ids are
-// "<messageID>#<n>", so indexing again is idempotent.
+// indexing.records), reusing the vectors e kept, then settles them with
+// the messages' owners as stored when a delete or move may have run
+// meanwhile (see settle). Vector ids are "<messageID>#<n>", so indexing
+// again is idempotent.
 func (m *Memory) indexMessages(ctx context.Context, s *store.Checked, st settings, msgs []Message, prior *indexing.Prior, e *indexing.Embedded) error {
 	recs, name, err := m.records(ctx, s, st, msgs, prior, e)
 	if err != nil || len(recs) == 0 {
@@ -126,7 +128,10 @@ func (m *Memory) indexMessages(ctx context.Context, s *store.Checked, st setting
 	if err := upsert(ctx, name, recs); err != nil {
 		return memerr.WrapVector("Upsert", "indexing failed", err)
 	}
-	return nil
+	if !m.owners.changedSince(st.ownerGen) {
+		return nil
+	}
+	return m.settle(ctx, s, st, name, recs)
 }
 
 // records returns the records of msgs with their vectors (those e kept,
@@ -262,6 +267,7 @@ func (m *Memory) retryUnindexed(ctx context.Context, s *store.Checked, st settin
 // (f set): there a vector failure of any message goes to f, and Reindex goes
 // on with the next ones.
 func (m *Memory) indexCleared(ctx context.Context, s *store.Checked, st settings, msgs []Message, f *IndexFailure) (int, error) {
+	st.ownerGen = settleAlways // msgs were read from the store, maybe by another process's write
 	left, indexed, err := m.indexApart(ctx, s, st, msgs, nil, nil)
 	if err != nil && (f == nil && !indexed || !errors.Is(err, ErrVector) || ctx.Err() != nil) {
 		return len(left), err

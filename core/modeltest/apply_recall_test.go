@@ -102,15 +102,13 @@ func (r *runner) owned(id, res string, raw map[string]any) error {
 
 var recalledRE = regexp.MustCompile(`\[id ([^\]]+)\] \[thread ([^\]]+)\]`)
 
-// recallTool calls the model's recall tool of o's thread, with the
-// configured filter unless its defect is listed.
+// recallTool calls the model's recall tool of o's thread under a
+// configured filter: neither a match nor the context around it is a
+// message the filter excludes.
 func (r *runner) recallTool(o op) error {
 	thread, res, exists, wrong := r.target(o)
 	raw, f := r.filterOf(o)
 	cfg := &core.Config{SemanticRecall: &core.SemanticRecall{Filter: f}}
-	if r.skip["recallToolFilter"] {
-		raw, cfg = nil, nil
-	}
 	tools, err := r.mem.Tools(r.ctx, thread, res, cfg)
 	if !exists && err == nil {
 		return nil // the tools of a thread its first turn will create
@@ -152,9 +150,10 @@ func (r *runner) recallTool(o op) error {
 	return nil
 }
 
-// reindex runs Reindex of o's thread; with the embedder up, nothing of the
-// resource waits for indexing afterwards, and every message has a vector.
+// reindex runs Reindex of o's thread; with the embedder up, nothing of its
+// owner waits for indexing afterwards, and every message has a vector.
 func (r *runner) reindex(o op) error {
+	o.Flag = false // Reindex takes no resource: the owner's is checked
 	thread, res, exists, _ := r.target(o)
 	err := r.mem.Reindex(r.ctx, thread)
 	switch {

@@ -21,18 +21,7 @@ func (r *runner) apply(i int, o op) error {
 	if !ok {
 		return fmt.Errorf("unknown operation %q", o.Kind)
 	}
-	if err := f(r, o); err != nil {
-		return err
-	}
-	if r.skip["indexRetryRace"] {
-		// Await the background retry of failed indexing, which races
-		// with the next operation today, by closing the Memory.
-		if err := r.mem.Close(r.ctx); err != nil {
-			return fmt.Errorf("Close: %v", err)
-		}
-		return r.open()
-	}
-	return nil
+	return f(r, o)
 }
 
 var applyFuncs map[string]func(*runner, op) error
@@ -241,6 +230,7 @@ func (r *runner) resave(o op) error {
 	o.Thread, o.Flag = indexOf(old.thread), false
 	msg := r.userMsg(old.id, old.thread, old.resource, phrase(o.N)+" (again)", metaVariant(o.N, r.skip), 0)
 	msg.Role, msg.CreatedAt = core.Role(old.role), old.at
+	msg.Content.Parts = []core.Part{core.TextPart(old.tag() + " " + phrase(o.N) + " (again)")}
 	return r.saveChecked(o, []core.Message{msg})
 }
 
@@ -254,7 +244,7 @@ func (r *runner) updateMessage(o op) error {
 	old, known := r.mod.msgs[id]
 	textual := known && strings.HasPrefix(old.sig, "text:")
 	if o.Flag && textual {
-		up.Content.Parts = []core.Part{core.TextPart(id + " edited " + phrase(o.N))}
+		up.Content.Parts = []core.Part{core.TextPart(old.tag() + " edited " + phrase(o.N))}
 	}
 	_, err := r.mem.UpdateMessages(r.ctx, []core.MessageUpdate{up})
 	if err != nil {
@@ -293,23 +283,37 @@ func (r *runner) bigMessage(o op) error {
 	return r.saveChecked(o, []core.Message{r.userMsg(fmt.Sprintf("m%d_big", r.step), thread, res, txt, nil, 0)})
 }
 
-// tooLarge saves a text over the size limit: refused, naming the message
-// and its size.
+// tooLarge saves a message over the size limit as stored (the content's
+// JSON, each text once, "<" escaped to six bytes), though its text alone is
+// under it: refused, naming the message and its size as stored.
 func (r *runner) tooLarge(o op) error {
 	thread, res, exists, wrong := r.target(o)
 	if !exists || wrong {
 		return nil
 	}
 	id := fmt.Sprintf("m%d_huge", r.step)
-	txt := strings.Repeat("x", core.DefaultMaxMessageBytes+o.N)
-	_, err := r.mem.SaveMessages(r.ctx, []core.Message{r.userMsg(id, thread, res, txt, nil, 0)}, nil)
-	if v := expectCode("SaveMessages over the size limit", err, memerr.CodeMessageTooLarge, memerr.CodeTooLarge); v != nil {
+	msg := r.userMsg(id, thread, res, strings.Repeat("x<", core.DefaultMaxMessageBytes/4+o.N), nil, 0)
+	_, err := r.mem.SaveMessages(r.ctx, []core.Message{msg}, nil)
+	if v := expectCode("SaveMessages over the size limit", err, memerr.CodeMessageTooLarge); v != nil {
 		return v
 	}
-	if !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), fmt.Sprint(len(id)+1+len(txt))) {
-		return fmt.Errorf("size error names neither the message %s nor its %d bytes: %v", id, len(id)+1+len(txt), err)
+	stored, merr := message.MarshalStored(msg.Content)
+	if merr != nil {
+		return fmt.Errorf("encoding %s: %v", id, merr)
+	}
+	if size := digitGroups(len(stored)); !strings.Contains(err.Error(), strconv.Quote(id)) || !strings.Contains(err.Error(), size+" bytes") {
+		return fmt.Errorf("size error names neither the message %s nor its %s bytes as stored: %v", id, size, err)
 	}
 	return nil
+}
+
+// digitGroups writes n with its digits in groups of three, as size errors do.
+func digitGroups(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func (r *runner) workingMemory(o op) error {

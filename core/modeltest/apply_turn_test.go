@@ -80,17 +80,17 @@ func (r *runner) turn(o op) error {
 }
 
 // abandonedLoop runs a loop and never commits, as a process that dies in
-// the middle of it: what the loop's earlier steps produced is kept.
+// the middle of it: every step saved the loop so far, so the input and
+// every produced message are stored once a step ran, and nothing before.
 func (r *runner) abandonedLoop(o op) error {
 	turn, produced, in, err := r.loop(o)
 	if err != nil || turn == nil {
 		return err
 	}
-	kept := []core.Message{in}
-	if len(produced) > 2 {
-		kept = append(kept, produced[:len(produced)-2]...)
+	if len(produced) == 0 {
+		return r.adoptStored(turn.Thread(), nil, nil)
 	}
-	return r.adoptStored(turn.Thread(), kept, produced[max(0, len(produced)-2):])
+	return r.adoptStored(turn.Thread(), append([]core.Message{in}, produced...), nil)
 }
 
 // adoptStored reads back a turn's messages: every one of must is stored

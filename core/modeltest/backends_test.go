@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentmem/agentmem/core/store"
@@ -15,6 +16,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
+	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
 
 const dim = 64
@@ -51,6 +53,42 @@ func sqliteBackend() backend {
 		dir := tb.TempDir()
 		return openSQLite(tb, filepath.Join(dir, "memory.db"), filepath.Join(dir, "vectors.bin"), nil)
 	}}
+}
+
+// sqliteWeaviateBackend keeps the messages in a SQLite file and the
+// vectors in the Weaviate server (given vectors, in classes of a fresh
+// prefix), whose runs are slower: it runs fewer seeds.
+func sqliteWeaviateBackend(host, grpc string) backend {
+	return backend{"sqlite+weaviate", 2, func(tb testing.TB) (*stores, error) {
+		st, err := openSQLite(tb, filepath.Join(tb.TempDir(), "memory.db"), filepath.Join(tb.TempDir(), "vectors.bin"), nil)
+		if err != nil {
+			return nil, err
+		}
+		prefix := fmt.Sprintf("Modeltest%d", rand.Uint32())
+		vs, err := weaviate.New(context.Background(), weaviate.Config{Host: host, GRPCHost: grpc, ClassPrefix: prefix})
+		if err != nil {
+			st.close()
+			return nil, err
+		}
+		closeSQLite, reopenSQLite := st.close, st.reopen
+		st.vector = vs
+		st.reopen = func() error { err := reopenSQLite(); st.vector = vs; return err }
+		st.close = func() { closeSQLite(); dropClasses(vs, prefix) }
+		return st, nil
+	}}
+}
+
+// dropClasses deletes a run's Weaviate classes.
+func dropClasses(vs *weaviate.Store, prefix string) {
+	sch, err := vs.Client().Schema().Getter().Do(context.Background())
+	if err != nil {
+		return
+	}
+	for _, c := range sch.Classes {
+		if strings.HasPrefix(c.Class, prefix) {
+			_ = vs.Client().Schema().ClassDeleter().WithClassName(c.Class).Do(context.Background())
+		}
+	}
 }
 
 // openSQLite opens the SQLite file and the local vector file; with a
@@ -125,12 +163,26 @@ func pgBackend(dsn string, withPgvector bool) backend {
 	}}
 }
 
+// weaviateHost is the Weaviate server of the tests (REST and gRPC),
+// required like pgDSN.
+func weaviateHost(tb testing.TB) (string, string) {
+	host := os.Getenv("AGENTMEM_WEAVIATE_HOST")
+	if host == "" && os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
+		tb.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_WEAVIATE_HOST is empty")
+	}
+	return host, os.Getenv("AGENTMEM_WEAVIATE_GRPC")
+}
+
 // backends are the stores a run covers: memstore and SQLite always,
-// PostgreSQL with both vector stores when its server is configured.
+// PostgreSQL with both vector stores and SQLite with Weaviate when their
+// servers are configured.
 func backends(tb testing.TB) []backend {
 	out := []backend{memBackend(), sqliteBackend()}
 	if dsn := pgDSN(tb); dsn != "" {
 		out = append(out, pgBackend(dsn, false), pgBackend(dsn, true))
+	}
+	if host, grpc := weaviateHost(tb); host != "" {
+		out = append(out, sqliteWeaviateBackend(host, grpc))
 	}
 	return out
 }

@@ -95,7 +95,7 @@ func TestModelCrashChild(t *testing.T) {
 	write, _ := strconv.Atoi(os.Getenv(crashEnvWrite))
 	hook := &writeHook{stopAt: write}
 	r := crashRunner(t, dir, seed, hook)
-	ops := genOps(seed, crashSteps, skipSet())
+	ops := genOps(seed, crashSteps)
 	for i, o := range ops[:at] {
 		if err := r.apply(i, o); err != nil {
 			t.Fatalf("step %d %v: %v", i, o, err)
@@ -138,7 +138,7 @@ func crashPoints(t *testing.T, seed uint64, perKind map[string]int) map[int]int 
 	r := crashRunner(t, t.TempDir(), seed, hook)
 	defer r.mem.Close(context.Background())
 	out := map[int]int{}
-	for i, o := range genOps(seed, crashSteps, skipSet()) {
+	for i, o := range genOps(seed, crashSteps) {
 		hook.mu.Lock()
 		hook.armed, hook.n = true, 0
 		hook.mu.Unlock()
@@ -180,7 +180,7 @@ func TestModelCrash(t *testing.T) {
 
 func crashAt(t *testing.T, seed uint64, k, w int) {
 	dir := t.TempDir()
-	o := genOps(seed, crashSteps, skipSet())[k]
+	o := genOps(seed, crashSteps)[k]
 	killChild(t, dir, seed, k, w)
 	b, err := os.ReadFile(filepath.Join(dir, "model.json"))
 	if err != nil {

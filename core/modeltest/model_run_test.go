@@ -34,14 +34,9 @@ var (
 // variant it guards. Delete an entry once its fix is merged: the
 // invariants then hold with the variant on (check with -defects NAME).
 var knownDefects = map[string]string{
-	"hostileTimes":     "stored \"at\" values that are no calendar time, year 0, an offset past a day, or finer than a millisecond (metaVariant), read by time filters",
-	"recallToolFilter": "the recall tool run under SemanticRecall.Filter (recallTool): it must not return what the filter excludes",
-	"moveMetadataKey":  "the application's own thread metadata key \"move\" (threadMeta) kept across MoveThread",
-	"moveObserved":     "MoveThread under resource-scoped observational memory (move): the moved messages must reach the new owner's prompt",
-	"stepSaves":        "an agent loop abandoned after its steps (abandonedLoop): the steps before the last are stored",
-	"sizeError":        "a message over the size limit (tooLarge): the error names the message and its size",
-	"longText":         "a message over 1 MiB of text (bigMessage): stored and, after Reindex, indexed on every vector store",
-	"indexRetryRace":   "operations running while a save's background retry of failed indexing is in flight (apply awaits it while listed): a thread deleted or moved meanwhile must keep no vector under a resource that does not own its message",
+	"hostileTimes":    "stored \"at\" values that are no calendar time, year 0, an offset past a day, or finer than a millisecond (metaVariant), read by time filters",
+	"moveMetadataKey": "the application's own thread metadata key \"move\" (threadMeta) kept across MoveThread",
+	"moveObserved":    "MoveThread under resource-scoped observational memory (move): the moved messages must reach the new owner's prompt",
 }
 
 // ciSeeds are the seeds `go test` runs (a backend runs the first
@@ -90,7 +85,7 @@ func TestModel(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				runSeed(t, be, seed, steps, selected(t, genOps(seed, steps, skipSet())))
+				runSeed(t, be, seed, steps, selected(t, genOps(seed, steps)))
 			case *durationFlag != "":
 				d, err := time.ParseDuration(*durationFlag)
 				if err != nil {
@@ -98,11 +93,11 @@ func TestModel(t *testing.T) {
 				}
 				for end := time.Now().Add(d); time.Now().Before(end) && !t.Failed(); {
 					seed := uint64(time.Now().UnixNano())
-					runSeed(t, be, seed, steps, numbered(genOps(seed, steps, skipSet())))
+					runSeed(t, be, seed, steps, numbered(genOps(seed, steps)))
 				}
 			default:
 				for _, seed := range ciSeeds[:be.ciSeeds] {
-					runSeed(t, be, seed, steps, numbered(genOps(seed, steps, skipSet())))
+					runSeed(t, be, seed, steps, numbered(genOps(seed, steps)))
 				}
 			}
 		})

@@ -27,6 +27,16 @@ type mMessage struct {
 	at                              time.Time
 }
 
+// tag is the harness id a message's text starts with, which the scripted
+// observer names: its own, or its clone source's for a copy (whose id the
+// store made).
+func (m *mMessage) tag() string {
+	if t := tagRE.FindString(m.sig); t != "" {
+		return t
+	}
+	return m.id
+}
+
 // model is the reference: what the public API must show after each step.
 type model struct {
 	threads map[string]*mThread

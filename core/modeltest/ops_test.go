@@ -45,16 +45,8 @@ var opWeights = []struct {
 	{"bigMessage", 1}, {"tooLarge", 1}, {"abandonedLoop", 2},
 }
 
-// variantDefects are the operation kinds that, today, exist only to trigger
-// a known defect: generation leaves them out while their defect is listed.
-var variantDefects = map[string]string{
-	"bigMessage":    "longText",
-	"tooLarge":      "sizeError",
-	"abandonedLoop": "stepSaves",
-}
-
 // genOps draws the sequence of a seed.
-func genOps(seed uint64, steps int, skip map[string]bool) []op {
+func genOps(seed uint64, steps int) []op {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	total := 0
 	for _, w := range opWeights {
@@ -70,9 +62,6 @@ func genOps(seed uint64, steps int, skip map[string]bool) []op {
 				break
 			}
 			n -= w.weight
-		}
-		if skip[variantDefects[kind]] {
-			continue
 		}
 		out = append(out, op{Kind: kind, Thread: r.IntN(nThreads), Other: r.IntN(nThreads),
 			Res: r.IntN(nResources), N: r.IntN(64), Flag: r.IntN(6) == 0})
