@@ -13,9 +13,9 @@ import (
 type ToolResultPolicy string
 
 const (
-	// ElideAfterRemembered (the default) lets remembered history give way
-	// first, then recalled messages, then elides the turn's oldest tool
-	// results.
+	// ElideAfterRemembered (the default) lets remembered messages give way
+	// first (older history, then recalled messages, then the newest
+	// exchange of history), then elides the turn's oldest tool results.
 	ElideAfterRemembered ToolResultPolicy = ""
 	// ElideFirst elides the turn's oldest tool results before any
 	// remembered message gives way: for agents whose tool output is bulky
@@ -63,8 +63,8 @@ type stepState struct {
 // produced so far (assistant tool calls, tool results, in order), fitted to
 // the turn's token budget with Begin's rules. System messages, context,
 // input and produced messages are kept, a tool call always with its result;
-// remembered history gives way first, oldest first, then recalled messages,
-// least relevant first; then the oldest tool results of produced are
+// older history gives way first, oldest first, then recalled messages,
+// least relevant first, then the newest exchange of history; then the oldest tool results of produced are
 // shortened to a stub that names the tool and says the result was elided,
 // never the newest (Options.Step sets the order and how many stay whole).
 // StepProcessors run on the fitted prompt, then the tool-pairing guard.

@@ -97,8 +97,8 @@ func (h *TypedMiddleware[M]) BeforeAgent(ctx context.Context, rc *adk.ChatModelA
 // BeforeModelRewriteState runs before every model call of a run. The first
 // begins the turn and replaces the state's messages with its prompt; each
 // later one fits the prompt and what the run produced since to the turn's
-// token budget (core.Turn.Step: remembered history gives way first, then
-// recalled messages, then the oldest tool results of the run are elided,
+// token budget (core.Turn.Step: older history gives way first, then
+// recalled messages, then the newest exchange of history, then the oldest tool results of the run are elided,
 // never the newest). The state then holds the fitted messages; the run's
 // messages are kept whole aside for AfterAgent.
 func (h *TypedMiddleware[M]) BeforeModelRewriteState(ctx context.Context, st *adk.TypedChatModelAgentState[M], _ *adk.TypedModelContext[M]) (context.Context, *adk.TypedChatModelAgentState[M], error) {

@@ -90,9 +90,9 @@ func (r *reactRun) step(ctx context.Context, in []*schema.Message) []*schema.Mes
 
 // StepModifier returns a react.MessageModifier that fits the prompt of every
 // model call of a ReactAgent run to the turn's token budget with
-// core.Turn.Step: remembered history gives way first, then recalled
-// messages, then the oldest tool results of the run are elided, never the
-// newest. Set it as react.AgentConfig.MessageModifier (NewReact does); next,
+// core.Turn.Step: older history gives way first, then recalled messages,
+// then the newest exchange of history, then the oldest tool results of the
+// run are elided, never the newest. Set it as react.AgentConfig.MessageModifier (NewReact does); next,
 // when not nil, runs after it on the fitted prompt (what next adds is not in
 // the budget: give instructions as Options.System instead). Outside a run
 // of a ReactAgent of m it only calls next.
