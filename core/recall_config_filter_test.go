@@ -79,12 +79,9 @@ func TestConfiguredFilterHoldsOnEveryRecallPath(t *testing.T) {
 		if err != nil || turn.RecallErr() != nil {
 			t.Fatal(err, turn.RecallErr())
 		}
-		var prompt strings.Builder
-		for _, msg := range turn.Messages() {
-			prompt.WriteString(msg.Text() + "\n")
-		}
-		if noSecret(t, "Begin", prompt.String()); !strings.Contains(prompt.String(), "Brief kam an") {
-			t.Errorf("Begin recalled no public message of thread b: %q", prompt.String())
+		prompt := joinTexts(turn.Messages())
+		if noSecret(t, "Begin", prompt); !strings.Contains(prompt, "Brief kam an") {
+			t.Errorf("Begin recalled no public message of thread b: %q", prompt)
 		}
 		checkToolFiltered(t, recallTool(t, turn.Tools()))
 		for name, q := range map[string]core.RecallQuery{
@@ -198,12 +195,9 @@ func TestRecallFilterHoldsForContext(t *testing.T) {
 		if err != nil || turn.RecallErr() != nil {
 			t.Fatal(err, turn.RecallErr())
 		}
-		var prompt strings.Builder
-		for _, msg := range turn.Messages() {
-			prompt.WriteString(msg.Text() + "\n")
-		}
-		if noSecret(t, "Begin with context", prompt.String()); !strings.Contains(prompt.String(), "reminder came by post") {
-			t.Errorf("Begin did not recall the public match next to the private message: %q", prompt.String())
+		prompt := joinTexts(turn.Messages())
+		if noSecret(t, "Begin with context", prompt); !strings.Contains(prompt, "reminder came by post") {
+			t.Errorf("Begin did not recall the public match next to the private message: %q", prompt)
 		}
 		for name, q := range map[string]core.RecallQuery{
 			"budgeted": {ThreadID: "a", ResourceID: "r", VectorSearch: "bank PIN reminder by post", Config: over},
@@ -213,13 +207,18 @@ func TestRecallFilterHoldsForContext(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var text strings.Builder
-			for _, msg := range res.Messages {
-				text.WriteString(msg.Text() + "\n")
-			}
-			if noSecret(t, name+" recall with context", text.String()); !slices.Contains(ids(res.Messages), "pub-v") {
+			if noSecret(t, name+" recall with context", joinTexts(res.Messages)); !slices.Contains(ids(res.Messages), "pub-v") {
 				t.Errorf("%s recall: %v, want pub-v among them", name, ids(res.Messages))
 			}
 		}
 	})
+}
+
+// joinTexts is the texts of msgs, a line each.
+func joinTexts(msgs []core.Message) string {
+	var b strings.Builder
+	for _, msg := range msgs {
+		b.WriteString(msg.Text() + "\n")
+	}
+	return b.String()
 }
