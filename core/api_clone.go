@@ -31,7 +31,7 @@ type CloneOptions struct {
 // failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ []Message, err error) {
 	const op = "CloneThread"
-	ctx, sp := m.startOp(ctx, op, o.SourceThreadID, o.ResourceID)
+	ctx, sp := m.startOp(ctx, op, o.SourceThreadID, o.ResourceID, "")
 	defer func() { err = sp.End(err) }()
 	s, err := m.open(ctx, "CloneThread")
 	if err != nil {

@@ -40,7 +40,7 @@ import (
 // with the error.
 func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_ Thread, err error) {
 	const op = "MoveThread"
-	ctx, sp := m.startOp(ctx, op, threadID, resourceID)
+	ctx, sp := m.startOp(ctx, op, threadID, resourceID, "")
 	defer func() { err = sp.End(err) }()
 	s, err := m.openThread(ctx, op, threadID)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // returns the stored record. Unlike the cycle after Commit, its failures are
 // returned: a failed batch leaves its messages unobserved.
 func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cfg *Config) (_ store.ObservationRecord, err error) {
-	ctx, sp := m.startOp(ctx, "ObserveNow", threadID, resourceID)
+	ctx, sp := m.startOp(ctx, "ObserveNow", threadID, resourceID, "")
 	defer func() { err = sp.End(err) }()
 	return m.observeCall(ctx, "ObserveNow", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
 		if o.buffer != nil { // buffered chunks first: their messages are not observed again
@@ -40,7 +40,7 @@ func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cf
 // and returns the stored record; a record without observations is returned
 // unchanged.
 func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cfg *Config) (_ store.ObservationRecord, err error) {
-	ctx, sp := m.startOp(ctx, "ReflectNow", threadID, resourceID)
+	ctx, sp := m.startOp(ctx, "ReflectNow", threadID, resourceID, "")
 	defer func() { err = sp.End(err) }()
 	return m.observeCall(ctx, "ReflectNow", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, _ Thread, key string) (store.ObservationRecord, error) {
 		rec, err := s.GetObservations(ctx, key)
@@ -62,7 +62,7 @@ func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cf
 // go too. It waits for a cycle of the record running in this process and
 // returns the cleared record.
 func (m *Memory) ClearObservations(ctx context.Context, threadID, resourceID string, cfg *Config) (_ store.ObservationRecord, err error) {
-	ctx, sp := m.startOp(ctx, "ClearObservations", threadID, resourceID)
+	ctx, sp := m.startOp(ctx, "ClearObservations", threadID, resourceID, "")
 	defer func() { err = sp.End(err) }()
 	return m.observeCall(ctx, "ClearObservations", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
 		rec, err := s.ClearObservations(ctx, key)

@@ -19,7 +19,7 @@ import (
 // unindexed and deletes those records: the reindex moves the resource into
 // the index of the configured embedder.
 func (m *Memory) ReindexResource(ctx context.Context, resourceID string) (err error) {
-	ctx, sp := m.startOp(ctx, "ReindexResource", "", resourceID)
+	ctx, sp := m.startOp(ctx, "ReindexResource", "", resourceID, "")
 	defer func() { err = sp.End(err) }()
 	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return err
@@ -71,7 +71,7 @@ func (m *Memory) reindexResource(ctx context.Context, s *store.Checked, st setti
 // resource's records have another index version (ErrIndexVersionMismatch),
 // it rebuilds the whole resource (see ReindexResource).
 func (m *Memory) Reindex(ctx context.Context, threadID string) (err error) {
-	ctx, sp := m.startOp(ctx, "Reindex", threadID, "")
+	ctx, sp := m.startOp(ctx, "Reindex", threadID, "", "")
 	defer func() { err = sp.End(err) }()
 	s, err := m.openThread(ctx, "Reindex", threadID)
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strings"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/telemetry"
@@ -44,23 +42,34 @@ func dbSystem(s store.Store) string {
 	return pkg
 }
 
-// startOp starts the span of a public operation on a thread.
-func (m *Memory) startOp(ctx context.Context, op, threadID, resourceID string, attrs ...attribute.KeyValue) (context.Context, *telemetry.Op) {
+// startOp starts the span of a public operation on a thread; genaiOp,
+// when set, is its GenAI memory operation name.
+func (m *Memory) startOp(ctx context.Context, op, threadID, resourceID, genaiOp string) (context.Context, telemetry.Op) {
+	ctx, sp := m.tel.Start(ctx, op)
+	if !sp.Recording() {
+		return ctx, sp
+	}
 	if threadID != "" {
-		attrs = append(attrs, telemetry.AttrConversationID.String(threadID))
+		sp.Set(telemetry.AttrConversationID.String(threadID))
 	}
 	if resourceID != "" {
-		attrs = append(attrs, telemetry.AttrResourceID.String(resourceID))
+		sp.Set(telemetry.AttrResourceID.String(resourceID))
 	}
-	return m.tel.Start(ctx, op, attrs...)
+	if genaiOp != "" {
+		sp.Set(telemetry.AttrGenAIOperation.String(genaiOp))
+	}
+	return ctx, sp
 }
 
 // endBegin records what Begin built on its span and in the turn metrics.
-func (m *Memory) endBegin(ctx context.Context, sp *telemetry.Op, t *Turn, err error) error {
+func (m *Memory) endBegin(ctx context.Context, sp telemetry.Op, t *Turn, err error) error {
 	if err != nil || t == nil {
 		return sp.End(err)
 	}
-	loaded, trimmed := budget.PromptTokens(t.prompt), budget.PromptTokens(t.trimmed)
+	loaded, trimmed := budget.PromptTokens(t.prompt), 0
+	for i := range t.trimmed {
+		trimmed += t.trimmed[i].Tokens
+	}
 	m.tel.Turn(ctx, loaded, trimmed, len(t.recalled))
 	if sp.Recording() {
 		m.captureMessages(sp, t.req.Input)
@@ -75,11 +84,11 @@ func (m *Memory) endBegin(ctx context.Context, sp *telemetry.Op, t *Turn, err er
 }
 
 // startTurnOp starts the span of a Step or Commit of t.
-func (t *Turn) startTurnOp(ctx context.Context, op string, msgs []Message) (context.Context, *telemetry.Op) {
+func (t *Turn) startTurnOp(ctx context.Context, op string, msgs []Message) (context.Context, telemetry.Op) {
 	if t == nil || ctx == nil {
-		return ctx, nil
+		return ctx, telemetry.Op{}
 	}
-	ctx, sp := t.m.startOp(ctx, op, t.req.ThreadID, t.req.ResourceID)
+	ctx, sp := t.m.startOp(ctx, op, t.req.ThreadID, t.req.ResourceID, "")
 	if sp.Recording() {
 		sp.Set(telemetry.AttrMessagesSaved.Int(len(msgs)))
 		t.m.captureMessages(sp, msgs)
@@ -88,7 +97,7 @@ func (t *Turn) startTurnOp(ctx context.Context, op string, msgs []Message) (cont
 }
 
 // captureMessages records the text of msgs on sp when the application opted in.
-func (m *Memory) captureMessages(sp *telemetry.Op, msgs []Message) {
+func (m *Memory) captureMessages(sp telemetry.Op, msgs []Message) {
 	if !m.tel.CaptureContent() || len(msgs) == 0 {
 		return
 	}
@@ -101,7 +110,7 @@ func (m *Memory) captureMessages(sp *telemetry.Op, msgs []Message) {
 
 // startBackground starts the span of background work that ctx's span
 // scheduled, linked to it.
-func (m *Memory) startBackground(ctx context.Context, name string) (context.Context, *telemetry.Op) {
+func (m *Memory) startBackground(ctx context.Context, name string) (context.Context, telemetry.Op) {
 	return m.tel.Background(ctx, name)
 }
 
@@ -128,19 +137,19 @@ func (e tracedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 }
 
 // GenAI memory operations of the spans that have one.
-var (
-	searchMemory = telemetry.AttrGenAIOperation.String(telemetry.OpSearchMemory)
-	updateMemory = telemetry.AttrGenAIOperation.String(telemetry.OpUpdateMemory)
-	deleteMemory = telemetry.AttrGenAIOperation.String(telemetry.OpDeleteMemory)
+const (
+	searchMemory = telemetry.OpSearchMemory
+	updateMemory = telemetry.OpUpdateMemory
+	deleteMemory = telemetry.OpDeleteMemory
 )
 
 // startSave starts the span of SaveMessages (op) of msgs.
-func (m *Memory) startSave(ctx context.Context, op string, msgs []Message) (context.Context, *telemetry.Op) {
+func (m *Memory) startSave(ctx context.Context, op string, msgs []Message) (context.Context, telemetry.Op) {
 	var threadID, resourceID string
 	if len(msgs) > 0 {
 		threadID, resourceID = msgs[0].ThreadID, msgs[0].ResourceID
 	}
-	ctx, sp := m.startOp(ctx, op, threadID, resourceID)
+	ctx, sp := m.startOp(ctx, op, threadID, resourceID, "")
 	if sp.Recording() {
 		sp.Set(telemetry.AttrMessagesSaved.Int(len(msgs)))
 		m.captureMessages(sp, msgs)
@@ -150,19 +159,19 @@ func (m *Memory) startSave(ctx context.Context, op string, msgs []Message) (cont
 
 // startRecall starts the span of Recall; a semantic search makes it a
 // search_memory operation.
-func (m *Memory) startRecall(ctx context.Context, q RecallQuery) (context.Context, *telemetry.Op) {
+func (m *Memory) startRecall(ctx context.Context, q RecallQuery) (context.Context, telemetry.Op) {
 	if q.VectorSearch == "" {
-		return m.startOp(ctx, "Recall", q.ThreadID, q.ResourceID)
+		return m.startOp(ctx, "Recall", q.ThreadID, q.ResourceID, "")
 	}
 	ctx, sp := m.startOp(ctx, "Recall", q.ThreadID, q.ResourceID, searchMemory)
-	if m.tel.CaptureContent() {
+	if m.tel.CaptureContent() && sp.Recording() {
 		sp.Set(telemetry.AttrMemoryQueryText.String(q.VectorSearch))
 	}
 	return ctx, sp
 }
 
 // endRecall records what Recall returned.
-func (m *Memory) endRecall(sp *telemetry.Op, res RecallResult, err error) error {
+func (m *Memory) endRecall(sp telemetry.Op, res RecallResult, err error) error {
 	sp.Set(telemetry.AttrMessagesLoaded.Int(len(res.Messages)))
 	return sp.End(err)
 }
@@ -189,7 +198,7 @@ func (m *Memory) upsertVectors(ctx context.Context, upsert func(context.Context,
 
 // startEffect starts the span of a side effect of a save: a child of the
 // save's span, or for background effects a root linked to it.
-func (m *Memory) startEffect(ctx context.Context, f sideEffect) (context.Context, *telemetry.Op) {
+func (m *Memory) startEffect(ctx context.Context, f sideEffect) (context.Context, telemetry.Op) {
 	name := "save." + strings.ReplaceAll(f.name, " ", "_")
 	if f.background {
 		return m.startBackground(ctx, name)

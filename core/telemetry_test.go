@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -348,4 +349,47 @@ func newTestSQLite(t testing.TB) store.Store {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// TestTelemetryTrimmedTokens: a Begin whose budget drops history reports the
+// tokens trimmed and the boundary moved, on its span and in the counter.
+func TestTelemetryTrimmedTokens(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	spans := tracetest.NewSpanRecorder()
+	m, err := core.New(core.Options{Store: newTestSQLite(t), Tokenizer: byteTok{},
+		Config:         core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 300}},
+		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)),
+		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "t", ResourceID: "r",
+			Input: []core.Message{core.NewMessage(core.RoleUser, text(fmt.Sprint("u", i), 100))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, text(fmt.Sprint("a", i), 100))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := spans.Ended()[0]
+	for _, s := range spans.Ended() {
+		if s.Name() == "agentmem.Begin" {
+			last = s
+		}
+	}
+	positive(t, last, "agentmem.tokens.trimmed")
+	wantAttr(t, last, "agentmem.boundary.moved", true)
+	wantAttr(t, last, "agentmem.budget.tokens", int64(300))
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rm.ScopeMetrics[0].Metrics {
+		if sum, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "agentmem.tokens.trimmed" && sum.DataPoints[0].Value > 0 {
+			return
+		}
+	}
+	t.Fatal("no tokens trimmed counted")
 }

@@ -3,7 +3,6 @@ package telemetry
 import (
 	"context"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
 
@@ -52,26 +51,26 @@ func (t *T) Turn(ctx context.Context, loaded, trimmed, hits int) {
 	if t == nil {
 		return
 	}
-	set := metric.WithAttributeSet(attribute.NewSet(AttrStore.String(t.db)))
-	t.m.loaded.Add(ctx, int64(loaded), set)
+	set := t.storeSet
+	t.m.loaded.Add(ctx, int64(loaded), set...)
 	if trimmed > 0 {
-		t.m.trimmed.Add(ctx, int64(trimmed), set)
+		t.m.trimmed.Add(ctx, int64(trimmed), set...)
 	}
 	if hits > 0 {
-		t.m.hits.Add(ctx, int64(hits), set)
+		t.m.hits.Add(ctx, int64(hits), set...)
 	}
 }
 
 // RecallHits records hits of a recall outside Begin.
 func (t *T) RecallHits(ctx context.Context, hits int) {
 	if t != nil && hits > 0 {
-		t.m.hits.Add(ctx, int64(hits), metric.WithAttributes(AttrStore.String(t.db)))
+		t.m.hits.Add(ctx, int64(hits), t.storeSet...)
 	}
 }
 
 // Backlog adds delta messages to the index backlog.
 func (t *T) Backlog(ctx context.Context, delta int) {
 	if t != nil && delta != 0 {
-		t.m.backlog.Add(ctx, int64(delta), metric.WithAttributes(AttrStore.String(t.db)))
+		t.m.backlog.Add(ctx, int64(delta), t.storeSet...)
 	}
 }

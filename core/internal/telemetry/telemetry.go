@@ -40,11 +40,12 @@ type Config struct {
 
 // T is the instrumentation of one Memory. A nil *T records nothing.
 type T struct {
-	tracer  trace.Tracer
-	capture bool
-	db      string
-	m       instruments
-	outcome sync.Map // operation+outcome -> cached metric.MeasurementOption
+	tracer   trace.Tracer
+	capture  bool
+	db       string
+	m        instruments
+	ops      sync.Map           // operation name -> *opInfo
+	storeSet []metric.AddOption // the store attribute, made once
 }
 
 // New returns the instrumentation of c.
@@ -57,84 +58,97 @@ func New(c Config) *T {
 		mp = otel.GetMeterProvider()
 	}
 	capture := c.CaptureContent || strings.EqualFold(os.Getenv(CaptureContentEnv), "true")
-	return &T{tracer: tp.Tracer(ScopeName), capture: capture, db: c.DBSystem, m: newInstruments(mp.Meter(ScopeName))}
+	return &T{tracer: tp.Tracer(ScopeName), capture: capture, db: c.DBSystem, m: newInstruments(mp.Meter(ScopeName)),
+		storeSet: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(AttrStore.String(c.DBSystem)))}}
 }
 
 // CaptureContent reports whether message text may be recorded.
 func (t *T) CaptureContent() bool { return t != nil && t.capture }
 
-// Op is a running public operation: its span and its start time.
+// Op is a running public operation: its span and its start time. The
+// zero Op records nothing.
 type Op struct {
 	t     *T
-	name  string
+	info  *opInfo
 	span  trace.Span
 	start time.Time
 }
 
+// opInfo is what an operation's spans and measurements need, made once
+// per operation name so that the no-op provider costs no allocation.
+type opInfo struct {
+	span       string
+	ok, failed []metric.RecordOption
+}
+
+// info returns the opInfo of the operation name.
+func (t *T) info(name string) *opInfo {
+	if v, ok := t.ops.Load(name); ok {
+		return v.(*opInfo)
+	}
+	set := func(outcome string) []metric.RecordOption {
+		return []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(AttrOperation.String(name),
+			AttrStore.String(t.db), AttrOutcome.String(outcome)))}
+	}
+	v, _ := t.ops.LoadOrStore(name, &opInfo{span: "agentmem." + name, ok: set("ok"), failed: set("error")})
+	return v.(*opInfo)
+}
+
 // Start starts the span of the public operation name; ctx carries it and,
 // when it records, the store hook that makes store calls its children.
-func (t *T) Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, *Op) {
+// Attributes are set afterwards (Set), only on a recording span, so that
+// the no-op provider costs no attribute building.
+func (t *T) Start(ctx context.Context, name string) (context.Context, Op) {
 	if t == nil || ctx == nil {
-		return ctx, nil
+		return ctx, Op{}
 	}
-	ctx, span := t.tracer.Start(ctx, "agentmem."+name, trace.WithAttributes(attrs...))
-	if span.IsRecording() {
-		ctx = withStoreHook(ctx, t)
-	}
-	return ctx, &Op{t: t, name: name, span: span, start: time.Now()}
+	info := t.info(name)
+	ctx, span := t.tracer.Start(ctx, info.span)
+	return t.op(ctx, info, span)
 }
 
 // Background starts the span of background work scheduled under ctx's span:
 // a new trace root linked to the scheduling span, since the work outlives it.
-func (t *T) Background(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, *Op) {
+func (t *T) Background(ctx context.Context, name string) (context.Context, Op) {
 	if t == nil || ctx == nil {
-		return ctx, nil
+		return ctx, Op{}
 	}
-	link := trace.LinkFromContext(ctx)
-	ctx, span := t.tracer.Start(ctx, "agentmem."+name, trace.WithNewRoot(), trace.WithLinks(link),
-		trace.WithAttributes(attrs...))
+	info := t.info(name)
+	ctx, span := t.tracer.Start(ctx, info.span, trace.WithNewRoot(), trace.WithLinks(trace.LinkFromContext(ctx)))
+	return t.op(ctx, info, span)
+}
+
+func (t *T) op(ctx context.Context, info *opInfo, span trace.Span) (context.Context, Op) {
 	if span.IsRecording() {
 		ctx = withStoreHook(ctx, t)
 	}
-	return ctx, &Op{t: t, name: name, span: span, start: time.Now()}
+	return ctx, Op{t: t, info: info, span: span, start: time.Now()}
 }
 
 // Set adds attributes to the operation's span.
-func (o *Op) Set(attrs ...attribute.KeyValue) {
-	if o != nil && o.span.IsRecording() {
+func (o Op) Set(attrs ...attribute.KeyValue) {
+	if o.Recording() {
 		o.span.SetAttributes(attrs...)
 	}
 }
 
 // Recording reports whether the span records (attributes worth computing).
-func (o *Op) Recording() bool { return o != nil && o.span.IsRecording() }
+func (o Op) Recording() bool { return o.span != nil && o.span.IsRecording() }
 
 // End ends the operation: the span with err's status and code, and its
 // duration in the operation histogram. It returns err.
-func (o *Op) End(err error) error {
-	if o == nil {
+func (o Op) End(err error) error {
+	if o.t == nil {
 		return err
 	}
 	fail(o.span, err)
 	o.span.End()
-	o.t.m.duration.Record(context.Background(), time.Since(o.start).Seconds(), o.t.outcomeAttrs(o.name, err))
-	return err
-}
-
-// outcomeAttrs returns the cached measurement attributes of an operation's
-// outcome, so that recording with a no-op meter allocates nothing.
-func (t *T) outcomeAttrs(op string, err error) metric.MeasurementOption {
-	outcome := "ok"
+	opts := o.info.ok
 	if err != nil {
-		outcome = "error"
+		opts = o.info.failed
 	}
-	key := op + "\x00" + outcome
-	if v, ok := t.outcome.Load(key); ok {
-		return v.(metric.MeasurementOption)
-	}
-	opt := metric.WithAttributeSet(attribute.NewSet(AttrOperation.String(op), AttrStore.String(t.db), AttrOutcome.String(outcome)))
-	t.outcome.Store(key, opt)
-	return opt
+	o.t.m.duration.Record(context.Background(), time.Since(o.start).Seconds(), opts...)
+	return err
 }
 
 // fail marks span failed with err's memerr code as error.type.
