@@ -30,15 +30,19 @@ func (t *T) storeCall(ctx context.Context, op string) func(error) error {
 // Child is a span of something an operation waits on.
 type Child struct{ span trace.Span }
 
-// Vector starts the client span of a vector-store call (op "query",
-// "upsert", "delete") on index.
+// Vector starts the client span of a vector-store call (op "query" or
+// "upsert") on index, writing records (0 for a query).
 func (t *T) Vector(ctx context.Context, op, index string, records int) (context.Context, Child) {
 	if t == nil {
 		return ctx, Child{span: trace.SpanFromContext(nil)}
 	}
 	ctx, span := t.tracer.Start(ctx, "vector."+op+" "+index, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(AttrDBOperation.String(op), AttrDBCollection.String(index), AttrVectorRecords.Int(records)))
-	return ctx, Child{span: span}
+		trace.WithAttributes(AttrDBOperation.String(op), AttrDBCollection.String(index)))
+	c := Child{span: span}
+	if records > 0 {
+		c.Set(AttrVectorRecords.Int(records))
+	}
+	return ctx, c
 }
 
 // Embeddings starts the span of an embedder call, named and attributed as
