@@ -217,3 +217,9 @@ func (m *Memory) endModel(ctx context.Context, sp telemetry.Child, def string, e
 	m.tel.ModelFailed(ctx, modelRole(def), err)
 	return sp.End(err)
 }
+
+// endObservation records the observation tokens of rec on sp and ends it.
+func endObservation(sp telemetry.Op, rec store.ObservationRecord, err error) error {
+	sp.Set(telemetry.AttrObservationToken.Int(rec.ObservationTokens))
+	return sp.End(err)
+}

@@ -393,3 +393,23 @@ func TestTelemetryTrimmedTokens(t *testing.T) {
 	}
 	t.Fatal("no tokens trimmed counted")
 }
+
+// TestTelemetryObserveNow: ObserveNow's span holds the observer call and
+// the observation tokens of the record it returns.
+func TestTelemetryObserveNow(t *testing.T) {
+	spans := tracetest.NewSpanRecorder()
+	m, err := core.New(core.Options{Store: newTestSQLite(t), Config: observationConfig(&observerModel{}, &reflectorModel{}, 100000, 100000),
+		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	observedTurn(t, m, "t", "r", 1)
+	rec, err := m.ObserveNow(ctx, "t", "r", nil)
+	if err != nil || rec.ObservationTokens == 0 {
+		t.Fatalf("ObserveNow = %+v, %v", rec, err)
+	}
+	tr := &traced{spans: spans}
+	now := tr.one(t, "agentmem.ObserveNow", trace.SpanContext{})
+	wantAttr(t, now, "agentmem.observation.tokens", int64(rec.ObservationTokens))
+	tr.one(t, "chat observer", now.SpanContext())
+}

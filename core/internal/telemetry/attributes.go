@@ -29,7 +29,6 @@ const (
 	AttrModelRole        = attribute.Key("agentmem.model.role")
 	AttrVectorRecords    = attribute.Key("agentmem.vector.records")
 	AttrContent          = attribute.Key("agentmem.content")
-	AttrEffect           = attribute.Key("agentmem.effect")
 
 	AttrOperation = attribute.Key("agentmem.operation")
 	AttrStore     = attribute.Key("agentmem.store")
