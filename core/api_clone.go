@@ -29,8 +29,10 @@ type CloneOptions struct {
 // resource, the source resource's working memory and resource-scoped
 // observations too, unless that resource has its own (never overwritten). A
 // failure removes the partial clone.
-func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Message, error) {
+func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ []Message, err error) {
 	const op = "CloneThread"
+	ctx, sp := m.startOp(ctx, op, o.SourceThreadID, o.ResourceID, "")
+	defer func() { err = sp.End(err) }()
 	s, err := m.open(ctx, "CloneThread")
 	if err != nil {
 		return Thread{}, nil, err

@@ -17,7 +17,9 @@ import (
 // assigned. A batch is all or nothing. New messages are indexed for semantic
 // recall when it is enabled; indexing failures never fail the save.
 func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
-	return m.saveMessages(ctx, msgs, cfg, false)
+	ctx, sp := m.startSave(ctx, "SaveMessages", msgs)
+	out, err := m.saveMessages(ctx, msgs, cfg, false)
+	return out, sp.End(err)
 }
 
 // SaveMessagesBulk is SaveMessages for large batches of new messages, such
@@ -26,7 +28,9 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 // call), else through SaveMessages, and indexed for semantic recall through
 // the vector store's vector.BulkLoader when it has one.
 func (m *Memory) SaveMessagesBulk(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
-	return m.saveMessages(ctx, msgs, cfg, true)
+	ctx, sp := m.startSave(ctx, "SaveMessagesBulk", msgs)
+	out, err := m.saveMessages(ctx, msgs, cfg, true)
+	return out, sp.End(err)
 }
 
 func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, bulk bool) ([]Message, error) {

@@ -38,8 +38,10 @@ import (
 // a Memory without a vector store leaves it for a later call with one.
 // When only the vector steps fail, the moved thread is returned together
 // with the error.
-func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (Thread, error) {
+func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_ Thread, err error) {
 	const op = "MoveThread"
+	ctx, sp := m.startOp(ctx, op, threadID, resourceID, "")
+	defer func() { err = sp.End(err) }()
 	s, err := m.openThread(ctx, op, threadID)
 	if err != nil {
 		return Thread{}, err

@@ -147,7 +147,9 @@ func (m *Memory) writeMetadataWorkingMemory(ctx context.Context, s *store.Checke
 }
 
 // DeleteThread deletes a thread, its messages and its vectors.
-func (m *Memory) DeleteThread(ctx context.Context, id string) error {
+func (m *Memory) DeleteThread(ctx context.Context, id string) (err error) {
+	ctx, sp := m.startOp(ctx, "DeleteThread", id, "", deleteMemory)
+	defer func() { err = sp.End(err) }()
 	s, err := m.open(ctx, "DeleteThread")
 	if err != nil {
 		return err

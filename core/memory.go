@@ -12,10 +12,13 @@ import (
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/onceset"
+	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/tokenizer"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultMaxMessageBytes is the default of Options.MaxMessageBytes, 4 MiB.
@@ -59,6 +62,16 @@ type Options struct {
 	// DefaultMaxWorkingMemoryBytes. Larger updates are refused with
 	// ErrTooLarge (the updateWorkingMemory tool tells the model the limit).
 	MaxWorkingMemoryBytes int
+	// TracerProvider and MeterProvider receive agentmem's spans and metrics
+	// (see docs/observability.md); nil means the global providers, which
+	// are no-ops until the application sets them.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	// CaptureMessageContent lets spans record message and query text (off:
+	// never recorded). The GenAI conventions' switch, the environment
+	// variable OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, turns
+	// it on too.
+	CaptureMessageContent bool
 	// Now and NewID replace the clock and id generator (tests).
 	Now   func() time.Time
 	NewID func() string
@@ -91,6 +104,7 @@ type Memory struct {
 	observer observe.Runtime // observational-memory locks and background jobs
 	owners   ownerChanges    // deletes and moves running or run (settle)
 	skipped  *onceset.Set    // ids of stored messages whose skipped parts were reported
+	tel      *telemetry.T    // spans and metrics
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -119,6 +133,7 @@ func New(opts Options) (*Memory, error) {
 	if opts.Store != nil {
 		m.store = store.Check(opts.Store)
 	}
+	m.instrument()
 	if err := m.requireDeps("New", s); err != nil {
 		return nil, err
 	}

@@ -256,7 +256,10 @@ func (t *Turn) knownUnobserved(saved []Message) []Message {
 func (m *Memory) scheduleObservation(ctx context.Context, o *observationSettings, th Thread, inFlight int) {
 	key := store.ObservationKey(o.scope, th.ID, th.ResourceID)
 	bctx := context.WithoutCancel(ctx)
-	m.observer.Schedule(key, &m.bg, func() { _ = m.observationCycle(bctx, o, th, pending{inFlight: inFlight}) })
+	m.observer.Schedule(key, &m.bg, func() {
+		bctx, sp := m.startBackground(bctx, "observe")
+		_ = sp.End(m.observationCycle(bctx, o, th, pending{inFlight: inFlight}))
+	})
 }
 
 // observationCycle observes the record's unobserved messages when they pass the
@@ -414,6 +417,7 @@ func (m *Memory) generateObservations(ctx context.Context, o *observationSetting
 	if o.instruction != "" {
 		instructions += "\n\n" + o.instruction
 	}
+	ctx, sp := m.startModel(ctx, def)
 	cctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	type result struct {
@@ -428,11 +432,11 @@ func (m *Memory) generateObservations(ctx context.Context, o *observationSetting
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return "", r.err
+			return "", m.endModel(ctx, sp, def, r.err)
 		}
-		return observe.Clean(r.text), nil
+		return observe.Clean(r.text), m.endModel(ctx, sp, def, nil)
 	case <-cctx.Done():
-		return "", fmt.Errorf("no answer within %s: %w", o.timeout, cctx.Err())
+		return "", m.endModel(ctx, sp, def, fmt.Errorf("no answer within %s: %w", o.timeout, cctx.Err()))
 	}
 }
 

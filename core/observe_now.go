@@ -15,7 +15,9 @@ import (
 // for a cycle of the record running in this process (bounded by ctx) and
 // returns the stored record. Unlike the cycle after Commit, its failures are
 // returned: a failed batch leaves its messages unobserved.
-func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
+func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cfg *Config) (rec store.ObservationRecord, err error) {
+	ctx, sp := m.startOp(ctx, "ObserveNow", threadID, resourceID, "")
+	defer func() { err = endObservation(sp, rec, err) }()
 	return m.observeCall(ctx, "ObserveNow", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
 		if o.buffer != nil { // buffered chunks first: their messages are not observed again
 			if err := m.observer.Flush(ctx, m.observeEnv(ctx, s, o, th, key, pending{}), o.buffer); err != nil {
@@ -37,7 +39,9 @@ func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cf
 // whatever their tokens (the previous generation is archived by the store),
 // and returns the stored record; a record without observations is returned
 // unchanged.
-func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
+func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cfg *Config) (rec store.ObservationRecord, err error) {
+	ctx, sp := m.startOp(ctx, "ReflectNow", threadID, resourceID, "")
+	defer func() { err = endObservation(sp, rec, err) }()
 	return m.observeCall(ctx, "ReflectNow", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, _ Thread, key string) (store.ObservationRecord, error) {
 		rec, err := s.GetObservations(ctx, key)
 		if err != nil {
@@ -57,7 +61,9 @@ func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cf
 // stored on the thread (on every thread of the resource in resource scope)
 // go too. It waits for a cycle of the record running in this process and
 // returns the cleared record.
-func (m *Memory) ClearObservations(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
+func (m *Memory) ClearObservations(ctx context.Context, threadID, resourceID string, cfg *Config) (_ store.ObservationRecord, err error) {
+	ctx, sp := m.startOp(ctx, "ClearObservations", threadID, resourceID, "")
+	defer func() { err = sp.End(err) }()
 	return m.observeCall(ctx, "ClearObservations", threadID, resourceID, cfg, func(s *store.Checked, o *observationSettings, th Thread, key string) (store.ObservationRecord, error) {
 		rec, err := s.ClearObservations(ctx, key)
 		if err != nil {

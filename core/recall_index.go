@@ -125,7 +125,7 @@ func (m *Memory) indexMessages(ctx context.Context, s *store.Checked, st setting
 	if bl, ok := m.opts.Vector.(vector.BulkLoader); ok && st.bulk {
 		upsert = bl.UpsertBulk
 	}
-	if err := upsert(ctx, name, recs); err != nil {
+	if err := m.upsertVectors(ctx, upsert, name, recs); err != nil {
 		return memerr.WrapVector("Upsert", "indexing failed", err)
 	}
 	if !m.owners.changedSince(st.ownerGen) {
@@ -229,6 +229,7 @@ func (m *Memory) markUnindexed(ctx context.Context, s *store.Checked, msgs []Mes
 	}
 	sort.Strings(ids)
 	m.clean.Marked(failed)
+	m.tel.Backlog(ctx, len(msgs))
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markTimeout)
 	defer cancel()
 	if err := s.MarkUnindexed(mctx, ids); err != nil {
@@ -284,6 +285,7 @@ func (m *Memory) indexCleared(ctx context.Context, s *store.Checked, st settings
 		return slices.ContainsFunc(left, func(l Message) bool { return l.ID == msg.ID })
 	})
 	m.failed.Remove(messageIDs(done))
+	m.tel.Backlog(ctx, -len(done))
 	return len(left), s.ClearUnindexed(ctx, messageIDs(done))
 }
 

@@ -48,8 +48,10 @@ type RecallResult struct {
 // Recall returns messages of a thread: the configured history window (count or
 // token bounded, after the persisted boundary), or an explicit page, plus
 // semantic matches. The result is always in chronological order.
-func (m *Memory) Recall(ctx context.Context, q RecallQuery) (RecallResult, error) {
+func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, err error) {
 	const op = "Recall"
+	ctx, sp := m.startRecall(ctx, q)
+	defer func() { err = m.endRecall(sp, res, err) }()
 	s, err := m.open(ctx, "Recall")
 	if err != nil {
 		return RecallResult{}, err

@@ -18,7 +18,9 @@ import (
 // ErrEmbeddingDimensionMismatch), it first records the resource's messages as
 // unindexed and deletes those records: the reindex moves the resource into
 // the index of the configured embedder.
-func (m *Memory) ReindexResource(ctx context.Context, resourceID string) error {
+func (m *Memory) ReindexResource(ctx context.Context, resourceID string) (err error) {
+	ctx, sp := m.startOp(ctx, "ReindexResource", "", resourceID, "")
+	defer func() { err = sp.End(err) }()
 	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return err
 	}
@@ -68,7 +70,9 @@ func (m *Memory) reindexResource(ctx context.Context, s *store.Checked, st setti
 // (see index), and clears the markers of every message it indexes. When the
 // resource's records have another index version (ErrIndexVersionMismatch),
 // it rebuilds the whole resource (see ReindexResource).
-func (m *Memory) Reindex(ctx context.Context, threadID string) error {
+func (m *Memory) Reindex(ctx context.Context, threadID string) (err error) {
+	ctx, sp := m.startOp(ctx, "Reindex", threadID, "", "")
+	defer func() { err = sp.End(err) }()
 	s, err := m.openThread(ctx, "Reindex", threadID)
 	if err != nil {
 		return err

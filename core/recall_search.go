@@ -119,7 +119,7 @@ func (m *Memory) searchMessages(ctx context.Context, s *store.Checked, st settin
 	if err != nil {
 		return nil, err
 	}
-	hits, err := m.opts.Vector.Query(ctx, name, q)
+	hits, err := m.queryVector(ctx, name, q, sq)
 	if err != nil {
 		return nil, memerr.WrapVector("Query", "semantic recall query failed", err)
 	}

@@ -25,7 +25,9 @@ func (m *Memory) recallTool(st settings, th Thread) Tool {
 		Name:        RecallToolName,
 		Description: retrieval.Description + fmt.Sprintf(" At most %d messages and about %d tokens per search.", rt.TopK, rt.MaxTokens),
 		Parameters:  json.RawMessage(retrieval.Params),
-		Call: func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		Call: func(ctx context.Context, raw json.RawMessage) (_ json.RawMessage, err error) {
+			ctx, sp := m.startOp(ctx, RecallToolName, th.ID, th.ResourceID, searchMemory)
+			defer func() { err = sp.End(err) }()
 			var args retrieval.Args
 			if err := json.Unmarshal(raw, &args); err != nil {
 				return retrieval.Result{Error: "arguments must be a JSON object with a string query: " + err.Error()}.JSON(), nil

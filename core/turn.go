@@ -72,6 +72,8 @@ type Turn struct {
 	saves      turnSaves         // what the Steps and Commit stored
 	mu         sync.Mutex
 	committed  bool
+	// boundaryMoved reports that Begin advanced the boundary (telemetry).
+	boundaryMoved bool
 }
 
 // turnInput validates the input and stamps it with ids, thread and time.

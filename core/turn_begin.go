@@ -64,7 +64,9 @@ var beginSteps = []beginStep{
 //   - processors, then a final tool-pairing guard.
 //
 // An error names the step it came from.
-func (m *Memory) Begin(ctx context.Context, req TurnRequest) (*Turn, error) {
+func (m *Memory) Begin(ctx context.Context, req TurnRequest) (turn *Turn, err error) {
+	ctx, sp := m.startOp(ctx, "Begin", req.ThreadID, req.ResourceID, "")
+	defer func() { err = m.endBegin(ctx, sp, turn, err) }()
 	s, err := m.open(ctx, "Begin")
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func (t *Turn) trim(ctx context.Context, s *store.Checked, system, conv []Messag
 		if err != nil {
 			return nil, err
 		}
-		t.thread.Boundary = &stored
+		t.thread.Boundary, t.boundaryMoved = &stored, true
 	}
 	return kept, nil
 }

@@ -19,8 +19,10 @@ import (
 // saved. Read-only turns and turns with history disabled (and observational
 // memory off) save nothing. A Commit that failed may be called again: it
 // saves the same messages under the same ids.
-func (t *Turn) Commit(ctx context.Context, response []Message) error {
+func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 	const op = "Commit"
+	ctx, sp := t.startTurnOp(ctx, op, response)
+	defer func() { err = sp.End(err) }()
 	if err := t.enterCommit(ctx); err != nil {
 		return err
 	}
@@ -46,7 +48,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) error {
 		r.Tokens, r.TokenEncoding = 0, "" // counted once when saved
 	}
 	loop, at, exacts := t.loopBatch(resp)
-	loop, err := t.processOutput(ctx, loop)
+	loop, err = t.processOutput(ctx, loop)
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,9 @@ func (m *Memory) runEffects(ctx context.Context, fx []sideEffect) {
 }
 
 func (m *Memory) runEffect(ctx context.Context, f sideEffect) {
-	if err := f.run(ctx); err != nil {
+	ctx, sp := m.startEffect(ctx, f)
+	err := sp.End(f.run(ctx))
+	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: "+f.name+" after save failed", "err", err)
 	}
 }

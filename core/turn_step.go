@@ -91,8 +91,10 @@ type stepState struct {
 // It may be called any number of times before Commit, each call
 // fitting from the whole turn, so a message a step left out comes back when
 // room allows. Without a token budget the prompt is not trimmed.
-func (t *Turn) Step(ctx context.Context, produced []Message) ([]Message, error) {
+func (t *Turn) Step(ctx context.Context, produced []Message) (_ []Message, err error) {
 	const op = "Step"
+	ctx, sp := t.startTurnOp(ctx, op, produced)
+	defer func() { err = sp.End(err) }()
 	if t == nil {
 		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "nil turn (Begin failed?)")
 	}

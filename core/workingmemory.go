@@ -117,8 +117,10 @@ func (m *Memory) GetWorkingMemory(ctx context.Context, threadID, resourceID stri
 // creates the resource). In schema mode non-empty data must be a JSON object
 // that matches the schema. The write is a compare-and-set, retried on
 // concurrent changes; a lost race surfaces as ErrConflict, never silently.
-func (m *Memory) UpdateWorkingMemory(ctx context.Context, threadID, resourceID, data string, cfg *Config) error {
+func (m *Memory) UpdateWorkingMemory(ctx context.Context, threadID, resourceID, data string, cfg *Config) (err error) {
 	const op = "UpdateWorkingMemory"
+	ctx, sp := m.startOp(ctx, op, threadID, resourceID, updateMemory)
+	defer func() { err = sp.End(err) }()
 	s, scope, id, err := m.directTarget(ctx, op, threadID, resourceID, cfg)
 	if err != nil {
 		return err

@@ -136,11 +136,11 @@ func (h *TypedMiddleware[M]) BeforeModelRewriteState(ctx context.Context, st *ad
 		if err != nil {
 			return ctx, st, err
 		}
-		prompt, err := run.turn.Step(ctx, resp)
+		prompt, err := reportedStep(ctx, run.turn, produced, resp)
 		if err != nil {
 			return ctx, st, err
 		}
-		if msgs, err = h.codec.fromSchema(ToEino(prompt)); err != nil {
+		if msgs, err = h.codec.fromSchema(prompt); err != nil {
 			return ctx, st, err
 		}
 	}

@@ -227,12 +227,20 @@ func (m *Memory) begin(ctx context.Context, in []*schema.Message) (*core.Turn, [
 	if err := m.pending.wait(ctx, req.ThreadID, req.ResourceID); err != nil {
 		return nil, nil, nil, err
 	}
-	turn, err := m.mem.Begin(ctx, req)
+	var turn *core.Turn
+	var prompt []core.Message
+	out, err := reported(ctx, "Begin", req.ThreadID, req.ResourceID, in, func(ctx context.Context) ([]*schema.Message, error) {
+		t, err := m.mem.Begin(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		turn, prompt = t, t.Messages()
+		return ToEino(prompt), nil
+	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	prompt := turn.Messages()
-	return turn, ToEino(prompt), callsOf(prompt), nil
+	return turn, out, callsOf(prompt), nil
 }
 
 // commit converts the response messages and commits the turn.
@@ -241,5 +249,9 @@ func commit(ctx context.Context, turn *core.Turn, calls map[string]callInfo, out
 	if err != nil {
 		return err
 	}
-	return turn.Commit(ctx, resp)
+	th := turn.Thread()
+	_, err = reported(ctx, "Commit", th.ID, th.ResourceID, out, func(ctx context.Context) ([]*schema.Message, error) {
+		return nil, turn.Commit(ctx, resp)
+	})
+	return err
 }

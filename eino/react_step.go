@@ -75,9 +75,9 @@ func (r *reactRun) step(ctx context.Context, in []*schema.Message) []*schema.Mes
 		}
 	}
 	resp, err := fromEino(produced, r.calls)
-	var prompt []core.Message
+	var prompt []*schema.Message
 	if err == nil {
-		prompt, err = r.turn.Step(ctx, resp)
+		prompt, err = reportedStep(ctx, r.turn, produced, resp)
 	}
 	if err != nil {
 		// A modifier cannot fail the call: the run is stopped and Generate
@@ -85,7 +85,7 @@ func (r *reactRun) step(ctx context.Context, in []*schema.Message) []*schema.Mes
 		r.stop(fmt.Errorf("agentmem/eino: fitting a model call: %w", err))
 		return in
 	}
-	return ToEino(prompt)
+	return prompt
 }
 
 // StepModifier returns a react.MessageModifier that fits the prompt of every

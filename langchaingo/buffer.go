@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/memory"
 	"github.com/tmc/langchaingo/schema"
@@ -71,6 +72,7 @@ type bufferState struct {
 	asJSON                 bool
 	upstreamTokens         bool
 	pending                pendingTurns
+	handler                callbacks.Handler // WithCallbacksHandler
 }
 
 // ConversationBufferOption configures a buffer.
@@ -332,11 +334,18 @@ func (m *ConversationBuffer) load(ctx context.Context, inputs map[string]any, li
 	if inErr == nil {
 		req.Input = []core.Message{core.NewMessage(core.RoleUser, input)}
 	}
-	turn, err := h.mem.Begin(ctx, req)
+	var turn *core.Turn
+	prompt, err := retrieved(ctx, m.x.handlerOf(), input, func() ([]core.Message, error) {
+		t, err := h.mem.Begin(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		turn = t
+		return t.Messages(), nil
+	})
 	if err != nil {
 		return nil, ct.explain(err)
 	}
-	prompt := turn.Messages()
 	hist := prompt[:0]
 	for _, msg := range prompt {
 		if msg.Source != core.SourceInput {

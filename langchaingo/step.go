@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tmc/langchaingo/agents"
+	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/schema"
@@ -59,15 +60,16 @@ func StepAgent(a agents.Agent, m schema.Memory) agents.Agent {
 func (s stepAgent) Plan(ctx context.Context, steps []schema.AgentStep, inputs map[string]string, options ...chains.ChainCallOption) ([]schema.AgentAction, *schema.AgentFinish, error) {
 	if s.m != nil && len(steps) > 0 {
 		var err error
-		if steps, inputs, err = s.m.fitSteps(ctx, steps, inputs); err != nil {
+		if steps, inputs, err = s.m.fitSteps(ctx, s.handler(), steps, inputs); err != nil {
 			return nil, nil, err
 		}
 	}
 	return s.Agent.Plan(ctx, steps, inputs, options...)
 }
 
-// fitSteps returns steps and inputs fitted with the pending turn's Step.
-func (m *ConversationBuffer) fitSteps(ctx context.Context, steps []schema.AgentStep, inputs map[string]string) ([]schema.AgentStep, map[string]string, error) {
+// fitSteps returns steps and inputs fitted with the pending turn's Step,
+// reported to cb.
+func (m *ConversationBuffer) fitSteps(ctx context.Context, cb callbacks.Handler, steps []schema.AgentStep, inputs map[string]string) ([]schema.AgentStep, map[string]string, error) {
 	h, ok := m.ChatHistory.(*ChatMessageHistory)
 	if !ok || m.x == nil {
 		return steps, inputs, nil
@@ -103,7 +105,7 @@ func (m *ConversationBuffer) fitSteps(ctx context.Context, steps []schema.AgentS
 	if err != nil {
 		return nil, nil, err
 	}
-	prompt, err := turn.Step(ctx, produced)
+	prompt, err := retrieved(ctx, cb, in, func() ([]core.Message, error) { return turn.Step(ctx, produced) })
 	if err != nil {
 		return nil, nil, ct.explain(err)
 	}

@@ -123,8 +123,9 @@ func run[T any](ctx context.Context, op string, do func() (T, error), checks ...
 			return zero, memerr.WithOp(op, err)
 		}
 	}
+	end := callHook(ctx, op)
 	out, err := do()
-	return out, classify(ctx, op, err)
+	return out, end(classify(ctx, op, err))
 }
 
 // run0 is run for calls that return only an error.

@@ -59,6 +59,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/internal/termsample"
@@ -104,6 +106,9 @@ type Config struct {
 	// TenantIdle configures the sweeper that retires the tenants this
 	// process stopped using (on by default; see TenantIdle).
 	TenantIdle TenantIdle
+	// MeterProvider receives the tenant lifecycle metrics (tenants retired
+	// and reactivated); nil means the global provider.
+	MeterProvider metric.MeterProvider
 }
 
 // Store is the Weaviate vector store; it is safe for concurrent use.
@@ -121,6 +126,8 @@ type Store struct {
 	// Tenant lifecycle (tenants.go, sweeper.go).
 	idle         TenantIdle
 	lastUse      map[string]time.Time // "class/tenant" -> last read or write by this process
+	retired      map[string]bool      // "class/tenant" retired by this process, not used since
+	metrics      tenantMetrics
 	lastSweep    SweepResult
 	lastSweepErr error
 	stopSweeper  context.CancelFunc
@@ -173,7 +180,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s := &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{},
 		versions: map[string]string{}, tenantVersions: map[string]tenantState{}, samples: &termsample.Cache{TTL: sampleTTL, Max: maxSamples},
-		idle: idle, lastUse: map[string]time.Time{}}
+		idle: idle, lastUse: map[string]time.Time{}, retired: map[string]bool{}, metrics: newTenantMetrics(cfg.MeterProvider)}
 	if idle.After > 0 {
 		// Not ctx: the sweeper outlives New and stops with Close.
 		sctx, stop := context.WithCancel(context.Background())

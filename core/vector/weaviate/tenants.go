@@ -89,7 +89,11 @@ func (s *Store) touch(class string, tenants ...string) {
 	for _, t := range tenants {
 		s.lastUse[class+"/"+t] = now
 	}
+	again := s.usedAgain(class, tenants)
 	s.mu.Unlock()
+	if again > 0 {
+		s.metrics.reactivated.Add(context.Background(), int64(again))
+	}
 }
 
 // ensureLifecycle turns on auto tenant creation and activation on an
@@ -253,6 +257,11 @@ func (s *Store) setTenantStatus(ctx context.Context, class string, tenants []str
 			}
 		}
 		s.mu.Unlock()
+		names := make([]string, len(set))
+		for i, t := range set {
+			names[i] = t.Name
+		}
+		s.retiredNow(ctx, class, names)
 		done += len(set)
 	}
 	return done, busy, nil
