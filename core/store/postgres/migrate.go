@@ -22,12 +22,13 @@ const migrationLock = "agentmem/postgres/migrate"
 // migrations returns the embedded migrations ordered by version.
 func migrations() ([]pgmigrate.Migration, error) { return pgmigrate.Load(migrationFS, "migrations") }
 
-// Every table, index and function agentmem creates in the schema is named
-// with this prefix, so that a schema shared with the application (public,
-// by default) keeps its common names (messages, threads, schema_migrations)
-// for the application.
 const (
-	versionTable = "agentmem_schema_migrations"
+	// namePrefix starts the name of every table, index and function the
+	// migrations create, so that a schema shared with the application
+	// (public, by default) keeps its common names (messages, threads,
+	// schema_migrations) for the application.
+	namePrefix   = "agentmem_"
+	versionTable = namePrefix + "schema_migrations"
 	// legacyVersionTable is where versions before prefixedVersion recorded
 	// their migrations, into unprefixed tables.
 	legacyVersionTable = "schema_migrations"
@@ -64,7 +65,7 @@ func (s *Store) migrate(ctx context.Context) error {
 // migrations before prefixedVersion continuing a legacy schema, as they
 // were written then); {{legacy}}, whether the schema is a legacy one.
 func expand(m pgmigrate.Migration, quoted string, legacy bool) string {
-	prefix := "agentmem_"
+	prefix := namePrefix
 	if legacy && m.Version < prefixedVersion {
 		prefix = ""
 	}
@@ -89,7 +90,7 @@ func adoptLegacy(ctx context.Context, tx pgx.Tx, quoted string) (bool, error) {
 	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+legacy+" WHERE version::text = '1' AND name::text = '0001_init')").Scan(&ours); err != nil || !ours {
 		return false, err
 	}
-	_, err = tx.Exec(ctx, "ALTER TABLE "+legacy+" RENAME TO "+versionTable+"; ALTER INDEX "+quoted+"."+legacyVersionTable+"_pkey RENAME TO "+versionTable+"_pkey")
+	_, err = tx.Exec(ctx, "ALTER TABLE "+legacy+" RENAME TO "+versionTable+"; ALTER INDEX IF EXISTS "+quoted+"."+legacyVersionTable+"_pkey RENAME TO "+versionTable+"_pkey")
 	return err == nil, err
 }
 
@@ -97,8 +98,9 @@ func adoptLegacy(ctx context.Context, tx pgx.Tx, quoted string) (bool, error) {
 const duplicateTable = "42P07"
 
 // clash is the error of a migration that met a table of the same name it did
-// not create (the application's own "messages" in its schema): it names the
-// option that gives agentmem a schema of its own. Nil for other errors.
+// not create (an "agentmem_messages" of the application's in its schema): it
+// names the option that gives agentmem a schema of its own. Nil for other
+// errors.
 func (s *Store) clash(op string, err error) error {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != duplicateTable {
