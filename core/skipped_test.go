@@ -131,7 +131,7 @@ func rawBackends(t *testing.T) []rawBackend {
 			return s
 		},
 		setContent: func(t *testing.T, s store.Store, id, content string) {
-			if _, err := s.(*postgres.Store).Pool().Exec(ctx, `UPDATE "`+schemas[s]+`".messages SET content = $1::jsonb WHERE id = $2`, content, id); err != nil {
+			if _, err := s.(*postgres.Store).Pool().Exec(ctx, `UPDATE "`+schemas[s]+`".agentmem_messages SET content = $1::jsonb WHERE id = $2`, content, id); err != nil {
 				t.Fatal(err)
 			}
 		},

@@ -255,7 +255,7 @@ func (sp *sharedPool) commit(t testing.TB, input, answer string) ([]string, int6
 func (sp *sharedPool) stored(t *testing.T, ids []string) (msgs, vecs int) {
 	t.Helper()
 	schema := pgx.Identifier{sp.ms.Schema()}.Sanitize()
-	if err := sp.ms.Pool().QueryRow(bg, "SELECT count(*) FROM "+schema+".messages WHERE id = ANY($1)", ids).Scan(&msgs); err != nil {
+	if err := sp.ms.Pool().QueryRow(bg, "SELECT count(*) FROM "+schema+".agentmem_messages WHERE id = ANY($1)", ids).Scan(&msgs); err != nil {
 		t.Fatal(err)
 	}
 	table := schema + "." + pgx.Identifier{"vectors_" + vector.IndexName(384)}.Sanitize()

@@ -115,7 +115,7 @@ func BenchmarkPostgresBegin(b *testing.B) {
 		reportP50(b, lat)
 	})
 	b.Run("naive", func(b *testing.B) {
-		q := `SELECT id, role, content, created_at FROM ` + pgx.Identifier{s.Schema(), "messages"}.Sanitize() + ` WHERE thread_id = $1 ORDER BY created_at, seq`
+		q := `SELECT id, role, content, created_at FROM ` + pgx.Identifier{s.Schema(), "agentmem_messages"}.Sanitize() + ` WHERE thread_id = $1 ORDER BY created_at, seq`
 		lat := make([]time.Duration, 0, b.N)
 		for i := 0; i < b.N; i++ {
 			start := time.Now()

@@ -46,7 +46,7 @@ func insertOldRow(t *testing.T, b backend, content string) {
 	t.Helper()
 	if pg, ok := b.store.Unwrap().(*postgres.Store); ok {
 		schema := pgx.Identifier{b.flags[3]}.Sanitize()
-		if _, err := pg.Pool().Exec(bg, "INSERT INTO "+schema+".messages (id, thread_id, resource_id, role, content, created_at) VALUES ('m-old', 'old', 'r', 'user', $1, $2)",
+		if _, err := pg.Pool().Exec(bg, "INSERT INTO "+schema+".agentmem_messages (id, thread_id, resource_id, role, content, created_at) VALUES ('m-old', 'old', 'r', 'user', $1, $2)",
 			content, at(1)); err != nil {
 			t.Fatal(err)
 		}

@@ -63,8 +63,12 @@ type Target struct {
 	Lock string
 	// Table records the applied versions, in Schema.
 	Table string
-	// Expand replaces {{schema}} in a migration's SQL.
-	Expand func(string) string
+	// Expand returns a migration's SQL with its placeholders ({{schema}})
+	// filled in.
+	Expand func(Migration) string
+	// Prepare, when set, runs under the lock before the applied versions
+	// are read (to adopt what an earlier version of the package created).
+	Prepare func(context.Context, pgx.Tx) error
 }
 
 // LockKey is the advisory lock key of lock in schema.
@@ -94,6 +98,11 @@ func Apply(ctx context.Context, db interface {
 				return err
 			}
 		}
+		if t.Prepare != nil {
+			if err := t.Prepare(ctx, tx); err != nil {
+				return err
+			}
+		}
 		table := t.Quoted + "." + pgx.Identifier{t.Table}.Sanitize()
 		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (
 	version    bigint      PRIMARY KEY,
@@ -118,7 +127,7 @@ func Apply(ctx context.Context, db interface {
 			if done[m.Version] {
 				continue
 			}
-			if _, err := tx.Exec(ctx, t.Expand(m.SQL)); err != nil {
+			if _, err := tx.Exec(ctx, t.Expand(m)); err != nil {
 				return fmt.Errorf("migration %s: %w", m.Name, err)
 			}
 			if _, err := tx.Exec(ctx, "INSERT INTO "+table+" (version, name) VALUES ($1, $2)", m.Version, m.Name); err != nil {

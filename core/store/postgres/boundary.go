@@ -102,8 +102,8 @@ func (s *Store) advance(ctx context.Context, q interface {
 
 // lockThreadUpdateSQL and firstUnseenSQL implement store.ClampBoundary.
 const (
-	lockThreadUpdateSQL = `SELECT boundary FROM {{schema}}.threads WHERE id = $1 FOR UPDATE`
-	firstUnseenSQL      = `SELECT min(created_at) FROM {{schema}}.messages WHERE thread_id = $1 AND seq > $2`
+	lockThreadUpdateSQL = `SELECT boundary FROM {{schema}}.agentmem_threads WHERE id = $1 FOR UPDATE`
+	firstUnseenSQL      = `SELECT min(created_at) FROM {{schema}}.agentmem_messages WHERE thread_id = $1 AND seq > $2`
 )
 
 // advanceBoundarySQL: $1 thread, $2 resource, $3 cand createdAt, $4 maxTokens,
@@ -114,7 +114,7 @@ const (
 // followed by the new cand ids (first occurrence order), unchanged if none.
 const advanceBoundarySQL = `
 WITH u AS (
-	UPDATE {{schema}}.threads t SET boundary = CASE
+	UPDATE {{schema}}.agentmem_threads t SET boundary = CASE
 		WHEN t.boundary IS NULL OR jsonb_typeof(t.boundary) <> 'object'
 			OR (t.boundary->>'maxTokens')::bigint IS DISTINCT FROM $4::bigint
 			OR (t.boundary->>'atMaxRemoveTokens')::bigint IS DISTINCT FROM $5::bigint
@@ -132,7 +132,7 @@ WITH u AS (
 	WHERE t.id = $1 AND t.resource_id = $2
 	RETURNING t.boundary
 )
-SELECT (SELECT boundary FROM u), (SELECT resource_id FROM {{schema}}.threads WHERE id = $1)`
+SELECT (SELECT boundary FROM u), (SELECT resource_id FROM {{schema}}.agentmem_threads WHERE id = $1)`
 
 // encodeBoundary renders a boundary as stored JSONB, a jsonb parameter
 // (jsonArg).

@@ -10,10 +10,10 @@ import (
 	"github.com/agentmem/agentmem/core/memerr"
 )
 
-// TestTableClashNamesSchemaOption: in a schema that already holds the
-// application's own "messages" table, Open fails with an invalid-config
-// error that points at WithSchema and --pg-schema, and the application's
-// table is left as it was.
+// TestTableClashNamesSchemaOption: in a schema that already holds a table
+// of the application's with one of agentmem's (prefixed) names, Open fails
+// with an invalid-config error that points at WithSchema and --pg-schema,
+// and the application's table is left as it was.
 func TestTableClashNamesSchemaOption(t *testing.T) {
 	schema := freshSchema(t)
 	pool, err := pgxpool.New(bg(), testDSN(t))
@@ -22,7 +22,7 @@ func TestTableClashNamesSchemaOption(t *testing.T) {
 	}
 	defer pool.Close()
 	q := quoteIdent(schema)
-	if _, err := pool.Exec(bg(), "CREATE SCHEMA "+q+"; CREATE TABLE "+q+".messages (body text); INSERT INTO "+q+".messages VALUES ('app row')"); err != nil {
+	if _, err := pool.Exec(bg(), "CREATE SCHEMA "+q+"; CREATE TABLE "+q+".agentmem_messages (body text); INSERT INTO "+q+".agentmem_messages VALUES ('app row')"); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Open(bg(), testDSN(t), WithSchema(schema))
@@ -30,7 +30,7 @@ func TestTableClashNamesSchemaOption(t *testing.T) {
 		t.Fatalf("Open over the application's messages table: %v", err)
 	}
 	var body string
-	if err := pool.QueryRow(bg(), "SELECT body FROM "+q+".messages").Scan(&body); err != nil || body != "app row" {
+	if err := pool.QueryRow(bg(), "SELECT body FROM "+q+".agentmem_messages").Scan(&body); err != nil || body != "app row" {
 		t.Errorf("the application's table changed: %q, %v", body, err)
 	}
 }

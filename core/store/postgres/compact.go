@@ -21,7 +21,7 @@ import (
 // row's content is parsed once: the LATERAL subquery (kept a subquery by
 // OFFSET 0, which the planner does not pull up) casts it, where every
 // content::jsonb in the conditions would parse it again.
-const compactableSQL = `SELECT m.id, m.content FROM {{schema}}.messages m
+const compactableSQL = `SELECT m.id, m.content FROM {{schema}}.agentmem_messages m
 	CROSS JOIN LATERAL (SELECT m.content::jsonb AS j OFFSET 0) c
 	WHERE m.ctid >= $1::text::tid AND m.ctid < $2::text::tid
 	AND jsonb_typeof(c.j) = 'object'
@@ -108,7 +108,7 @@ func (s *Store) compactBatch(ctx context.Context, after int64, batch int) (n int
 			return nil
 		}
 		n = len(ids)
-		_, err = tx.Exec(ctx, withSchema(`UPDATE {{schema}}.messages m SET content = u.content
+		_, err = tx.Exec(ctx, withSchema(`UPDATE {{schema}}.agentmem_messages m SET content = u.content
 			FROM unnest($1::text[], $2::text[]) AS u(id, content) WHERE m.id = u.id`, quoted), ids, contents)
 		return err
 	})

@@ -73,8 +73,8 @@ func checkQueryPlans(t *testing.T, s *Store) {
 		}
 	}
 	for name, text := range plans {
-		if !strings.Contains(text, "messages_thread_created_seq_idx") || strings.Contains(text, "Seq Scan on messages") {
-			t.Errorf("%s: plan does not use messages_thread_created_seq_idx:\n%s", name, text)
+		if !strings.Contains(text, "agentmem_messages_thread_created_seq_idx") || strings.Contains(text, "Seq Scan on agentmem_messages") {
+			t.Errorf("%s: plan does not use agentmem_messages_thread_created_seq_idx:\n%s", name, text)
 		} else {
 			t.Logf("%s:\n%s", name, text)
 		}
@@ -87,8 +87,8 @@ func checkQueryPlans(t *testing.T, s *Store) {
 		"one new message": explainPrepared(t, s, generic, s.q.saveOneMessage, "x1", "t123", "r3", "user", "", content, at, int32(1), "", at),
 	}
 	for name, text := range saves {
-		if !strings.Contains(text, "threads_pkey") || strings.Contains(text, "Seq Scan") {
-			t.Errorf("save of %s: generic plan does not find the thread by threads_pkey:\n%s", name, text)
+		if !strings.Contains(text, "agentmem_threads_pkey") || strings.Contains(text, "Seq Scan") {
+			t.Errorf("save of %s: generic plan does not find the thread by agentmem_threads_pkey:\n%s", name, text)
 		} else {
 			t.Logf("save of %s:\n%s", name, text)
 		}

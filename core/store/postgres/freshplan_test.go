@@ -133,7 +133,7 @@ func TestWindowPlanOnFreshTable(t *testing.T) {
 		"window before cursor":  {ThreadID: "t", ResourceID: "r", PerPage: 250, Direction: store.Desc, Before: cursor},
 	} {
 		for kind, plan := range map[string]string{"ListMessages": explain(t, s, q), "ListWindow": explainWindow(t, s, q)} {
-			if !strings.Contains(plan, "Index Scan Backward using messages_thread_created_seq_idx") || strings.Contains(plan, "Sort") {
+			if !strings.Contains(plan, "Index Scan Backward using agentmem_messages_thread_created_seq_idx") || strings.Contains(plan, "Sort") {
 				t.Errorf("%s, %s: not an index range scan in index order:\n%s", name, kind, plan)
 			} else if kind == "ListWindow" && !strings.Contains(plan, "$1") {
 				t.Errorf("%s, %s: not the generic plan:\n%s", name, kind, plan)

@@ -36,7 +36,7 @@ func (s *Store) Database() any {
 // back all of them and skips the rest (PostgreSQL documentation, "Frontend/
 // Backend Protocol", "Extended Query" and "Pipelining": protocol-flow.html,
 // sections 55.2.3 and 55.2.4 in version 15). So the batch is one round trip,
-// and a failure writes nothing: a stored id (messages_pkey), a thread that
+// and a failure writes nothing: a stored id (agentmem_messages_pkey), a thread that
 // is missing or another resource's, a message at or before the boundary, a
 // failing statement of also.
 func (s *Store) SaveMessagesWith(ctx context.Context, msgs []message.Message, also []store.Statement) ([]message.Message, error) {

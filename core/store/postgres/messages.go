@@ -34,7 +34,7 @@ const messageCols = "id, thread_id, resource_id, role, type, content, created_at
 // saveNewMessagesSQL, and a single message through saveOneMessageSQL, each
 // one statement that inserts every message or nothing; save_messages is a
 // second round trip only when an id is stored already (the insert fails on
-// messages_pkey) or the thread is missing or another resource's. A batch
+// agentmem_messages_pkey) or the thread is missing or another resource's. A batch
 // holding a message read from a store goes to save_messages at once
 // (readBefore).
 func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
@@ -81,7 +81,7 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 // read from a store: most likely it is stored, and the batch is an update
 // (a client's tool result merged into its stored message, an edit). Such a
 // batch goes straight to save_messages: the insert-first statements would
-// fail on messages_pkey, which PostgreSQL logs as an ERROR (with the
+// fail on agentmem_messages_pkey, which PostgreSQL logs as an ERROR (with the
 // statement) and which leaves the rows inserted before it dead. A stored
 // id given without its Seq still takes that path, correctly, at that cost.
 func (b *saveBatch) readBefore() bool {
@@ -92,7 +92,7 @@ func (b *saveBatch) readBefore() bool {
 // that is stored already.
 func storedID(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "messages_pkey"
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "agentmem_messages_pkey"
 }
 
 // saveBatch is a batch with its contents encoded as stored; the save
@@ -199,7 +199,7 @@ func storedSizeHint(msgs []message.Message) int {
 
 // saveOneMessageSQL is saveNewMessagesSQL for one message, without arrays
 // (the function call and the arrays cost ~2x the statement's server time for
-// one message). A stored id fails its INSERT on messages_pkey, which undoes
+// one message). A stored id fails its INSERT on agentmem_messages_pkey, which undoes
 // the thread's UPDATE. A message at or before the thread's boundary (it
 // would pull the boundary back, store.PullBack) matches no thread, so it is
 // saved by save_messages: the UPDATE then sets updated_at alone, and
@@ -212,12 +212,12 @@ func storedSizeHint(msgs []message.Message) int {
 // 36-91 µs of client and server CPU to a save, more than the statement's own
 // server time, so it is not.
 const saveOneMessageSQL = `WITH thr AS (
-	UPDATE {{schema}}.threads t SET updated_at = $10::timestamptz
+	UPDATE {{schema}}.agentmem_threads t SET updated_at = $10::timestamptz
 	WHERE t.id = $2::text AND t.resource_id = $3::text
 		AND (jsonb_typeof(t.boundary) = 'object' AND (t.boundary->>'createdAt')::timestamptz >= $7::timestamptz) IS NOT TRUE
 	RETURNING t.id
 )
-INSERT INTO {{schema}}.messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+INSERT INTO {{schema}}.agentmem_messages (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
 SELECT $1, thr.id, $3, $4::text, $5::text, $6::text, $7, $8::int, $9::text FROM thr
 RETURNING id, seq`
 
@@ -236,7 +236,7 @@ func (b *saveBatch) oneThread() bool {
 // statement: saveOneMessageSQL for one message, saveNewMessagesSQL for
 // distinct ids. It reports false, having changed nothing, when the batch is
 // of another kind, its thread is missing or another resource's, or it would
-// pull the thread's boundary back, and fails on messages_pkey when an id is
+// pull the thread's boundary back, and fails on agentmem_messages_pkey when an id is
 // stored.
 func (b *saveBatch) saveNew(ctx context.Context, s *Store, res *saveResult) (bool, error) {
 	sql, w := b.newStatement(s.q.saveOneMessage, s.q.saveNewMessages)
@@ -419,15 +419,16 @@ func scanRow(types *pgtype.Map, fields []pgconn.FieldDescription, row [][]byte, 
 	return nil
 }
 
-// saveMessagesSQL calls save_messages (migrations/0004_save_function.sql),
+// saveMessagesSQL calls save_messages (migrations/0004_save_function.sql,
+// agentmem_save_messages since 0010_prefixed_names.sql),
 // which locks the threads involved and then the stored messages of the batch,
 // each in id order (DeleteMessages does the same, so saves, moves and deletes
 // of overlapping messages serialise instead of deadlocking), refuses the
 // whole batch before writing anything, upserts and bumps the threads. A call
 // that meets rows newer than its locks reports kind 2 or fails with a unique
-// violation on messages_pkey and is run again (see retry); so is one the
+// violation on agentmem_messages_pkey and is run again (see retry); so is one the
 // server's deadlock detector aborts.
-const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq FROM {{schema}}.save_messages(
+const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq FROM {{schema}}.agentmem_save_messages(
 	$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[], $10::timestamptz)`
 
 // saveNewMessagesSQL saves a batch of distinct ids into one thread as one
@@ -435,7 +436,7 @@ const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq F
 // as saveOneMessageSQL is, answering rows): the thread's UPDATE takes its
 // row lock and matches nothing when the thread is missing or another
 // resource's, the INSERT reads the row it returns, and a stored id fails the
-// INSERT on messages_pkey, which undoes the UPDATE. As in saveOneMessageSQL,
+// INSERT on agentmem_messages_pkey, which undoes the UPDATE. As in saveOneMessageSQL,
 // a batch with a message at or before the thread's boundary matches no
 // thread and is saved by save_messages, which pulls the boundary back: the
 // fast paths never change a boundary.
@@ -448,18 +449,17 @@ const saveMessagesSQL = `SELECT kind, ord, thread_id, why, id, created_at, seq F
 // server's time for 100 messages. Called through the function, the statement
 // cost ~30% more, and the function's look-up of every id before the INSERT,
 // whose unique check walks the same index to the same leaf pages, ~20% more
-// (BENCHMARKS.md, "Saves without save_new_messages' function call");
-// save_new_messages stays in the schema for the binaries that still call
-// it. Its one lookup is the thread's primary key, planned as in
+// (BENCHMARKS.md, "Saves without save_new_messages' function call"), and
+// migration 0010 dropped it. Its one lookup is the thread's primary key, planned as in
 // saveOneMessageSQL.
 const saveNewMessagesSQL = `WITH thr AS (
-	UPDATE {{schema}}.threads t SET updated_at = $10::timestamptz
+	UPDATE {{schema}}.agentmem_threads t SET updated_at = $10::timestamptz
 	WHERE t.id = $2::text AND t.resource_id = $3::text
 		AND (jsonb_typeof(t.boundary) = 'object'
 			AND (t.boundary->>'createdAt')::timestamptz >= (SELECT min(c) FROM unnest($7::timestamptz[]) AS c)) IS NOT TRUE
 	RETURNING t.id
 )
-INSERT INTO {{schema}}.messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
+INSERT INTO {{schema}}.agentmem_messages AS m (id, thread_id, resource_id, role, type, content, created_at, tokens, token_encoding)
 SELECT u.id, thr.id, $3::text, u.role, u.type, u.content, u.created, u.tokens, u.enc
 FROM thr, unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[])
 	AS u(id, role, type, content, created, tokens, enc)
@@ -666,7 +666,7 @@ func (s *Store) queryMessages(ctx context.Context, op, sql string, args ...any) 
 	return out, nil
 }
 
-const getMessagesSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages WHERE id = ANY($1::text[]) ORDER BY created_at, seq`
+const getMessagesSQL = `SELECT ` + messageCols + ` FROM {{schema}}.agentmem_messages WHERE id = ANY($1::text[]) ORDER BY created_at, seq`
 
 // DeleteMessages deletes messages by id and bumps the UpdatedAt of their
 // threads, in one statement.
@@ -690,14 +690,14 @@ func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
 // to a thread it did not lock.
 const deleteMessagesSQL = `
 WITH thr AS (
-	SELECT t.id FROM {{schema}}.threads t
-	WHERE t.id IN (SELECT m.thread_id FROM {{schema}}.messages m WHERE m.id = ANY($1::text[]))
+	SELECT t.id FROM {{schema}}.agentmem_threads t
+	WHERE t.id IN (SELECT m.thread_id FROM {{schema}}.agentmem_messages m WHERE m.id = ANY($1::text[]))
 	ORDER BY t.id
 	FOR UPDATE
 ),
 locked AS (SELECT count(*) AS n FROM thr),
 cur AS (
-	SELECT m.id, m.thread_id FROM {{schema}}.messages m
+	SELECT m.id, m.thread_id FROM {{schema}}.agentmem_messages m
 	WHERE m.id = ANY($1::text[]) AND (SELECT n FROM locked) >= 0
 	ORDER BY m.id
 	FOR UPDATE
@@ -706,12 +706,12 @@ stale AS (
 	SELECT count(*) > 0 AS s FROM cur c WHERE c.thread_id NOT IN (SELECT id FROM thr)
 ),
 del AS (
-	DELETE FROM {{schema}}.messages m
+	DELETE FROM {{schema}}.agentmem_messages m
 	WHERE m.id = ANY($1::text[]) AND NOT (SELECT s FROM stale)
 	RETURNING m.thread_id
 ),
 touch AS (
-	UPDATE {{schema}}.threads SET updated_at = $2
+	UPDATE {{schema}}.agentmem_threads SET updated_at = $2
 	WHERE id IN (SELECT thread_id FROM del)
 )
 SELECT s FROM stale`

@@ -117,7 +117,7 @@ func TestSaveFallsBack(t *testing.T) {
 }
 
 // TestSaveNewStatementsWriteAllOrNothing: the one-statement saves of new
-// messages fail on messages_pkey when an id is stored, having written
+// messages fail on agentmem_messages_pkey when an id is stored, having written
 // nothing (the thread keeps its updatedAt), and answer no row for a thread
 // of another resource; SaveMessages then goes on to save_messages.
 func TestSaveNewStatementsWriteAllOrNothing(t *testing.T) {
@@ -157,8 +157,8 @@ func TestSaveNewStatementsWriteAllOrNothing(t *testing.T) {
 	}
 	for name, err := range map[string]error{"batch": batch("r", "m2", "m1"), "one": one("r", "m1")} {
 		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) || pgErr.Code != "23505" || pgErr.ConstraintName != "messages_pkey" {
-			t.Fatalf("%s holding a stored id: %v, want a unique violation on messages_pkey", name, err)
+		if !errors.As(err, &pgErr) || pgErr.Code != "23505" || pgErr.ConstraintName != "agentmem_messages_pkey" {
+			t.Fatalf("%s holding a stored id: %v, want a unique violation on agentmem_messages_pkey", name, err)
 		}
 	}
 	for name, err := range map[string]error{"batch": batch("other", "m3", "m4"), "one": one("other", "m3")} {

@@ -48,13 +48,13 @@ func TestMigrationsOnceUnderConcurrentOpens(t *testing.T) {
 	}
 	var rows, versions int
 	var maxVersion int64
-	err = stores[0].pool.QueryRow(bg(), "SELECT count(*), count(DISTINCT version), max(version) FROM "+quoteIdent(schema)+".schema_migrations").
+	err = stores[0].pool.QueryRow(bg(), "SELECT count(*), count(DISTINCT version), max(version) FROM "+quoteIdent(schema)+"."+versionTable).
 		Scan(&rows, &versions, &maxVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rows != len(ms) || versions != len(ms) || maxVersion != ms[len(ms)-1].Version {
-		t.Fatalf("schema_migrations has %d rows (%d versions, max %d), want %d", rows, versions, maxVersion, len(ms))
+		t.Fatalf("the version table has %d rows (%d versions, max %d), want %d", rows, versions, maxVersion, len(ms))
 	}
 	// Every handle works on the one schema.
 	for i, s := range stores {
@@ -64,7 +64,7 @@ func TestMigrationsOnceUnderConcurrentOpens(t *testing.T) {
 	}
 	// Reopening is a no-op.
 	again := openSchema(t, schema)
-	if err := again.pool.QueryRow(bg(), "SELECT count(*) FROM "+quoteIdent(schema)+".schema_migrations").Scan(&rows); err != nil || rows != len(ms) {
+	if err := again.pool.QueryRow(bg(), "SELECT count(*) FROM "+quoteIdent(schema)+"."+versionTable).Scan(&rows); err != nil || rows != len(ms) {
 		t.Fatalf("after reopen: %d rows, %v", rows, err)
 	}
 }
@@ -151,16 +151,20 @@ func TestMigrationKeepsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var left int
-	if err := pool.QueryRow(bg(), "SELECT count(*) FROM "+quoted+".messages").Scan(&left); err != nil || left != 0 {
+	if err := pool.QueryRow(bg(), "SELECT count(*) FROM "+quoted+".agentmem_messages").Scan(&left); err != nil || left != 0 {
 		t.Fatalf("messages left after DeleteThread: %d %v", left, err)
 	}
 }
 
 // oldSchema creates a fresh schema as the migrations before version left
-// it, runs the extra statements in it ({{schema}} is its quoted name) and
-// returns its name and a pool on the test database.
+// it in a version before prefixedVersion (unprefixed names, versions in
+// legacyVersionTable), runs the extra statements in it ({{schema}} is its
+// quoted name) and returns its name and a pool on the test database.
 func oldSchema(t *testing.T, version int64, extra ...string) (string, *pgxpool.Pool) {
 	t.Helper()
+	if version > prefixedVersion {
+		t.Fatalf("oldSchema(%d): versions from %d on have prefixed names", version, prefixedVersion)
+	}
 	schema := freshSchema(t)
 	pool, err := pgxpool.New(bg(), testDSN(t))
 	if err != nil {
@@ -175,7 +179,8 @@ func oldSchema(t *testing.T, version int64, extra ...string) (string, *pgxpool.P
 		`CREATE TABLE {{schema}}.schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`}
 	for _, m := range ms {
 		if m.Version < version {
-			stmts = append(stmts, m.SQL, fmt.Sprintf("INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (%d, '%s')", m.Version, m.Name))
+			stmts = append(stmts, expand(m, "{{schema}}", true),
+				fmt.Sprintf("INSERT INTO {{schema}}.schema_migrations (version, name) VALUES (%d, '%s')", m.Version, m.Name))
 		}
 	}
 	for _, q := range append(stmts, extra...) {
@@ -188,17 +193,17 @@ func oldSchema(t *testing.T, version int64, extra ...string) (string, *pgxpool.P
 
 // TestMigrationFailureChangesNothing: a view of the application's own over
 // an id column makes migration 0007 fail; Open reports it as a storage error
-// naming the migration, and the schema stays as it was (version 6;
-// threads.id, which 0007 alters before messages.id, keeps its collation)
-// until the view is dropped.
+// naming the migration, and the schema stays as it was (version 6 in
+// schema_migrations; threads.id, which 0007 alters before messages.id,
+// keeps its collation) until the view is dropped.
 func TestMigrationFailureChangesNothing(t *testing.T) {
 	schema, pool := oldSchema(t, 7, `CREATE VIEW {{schema}}.ids AS SELECT id FROM {{schema}}.messages`)
 	quoted := quoteIdent(schema)
-	state := func() (version int64, collation string) {
+	state := func(versions, threads string) (version int64, collation string) {
 		t.Helper()
-		err := pool.QueryRow(bg(), "SELECT (SELECT max(version) FROM "+quoted+".schema_migrations),"+
-			" (SELECT coalesce(collation_name, '') FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'threads' AND column_name = 'id')",
-			schema).Scan(&version, &collation)
+		err := pool.QueryRow(bg(), "SELECT (SELECT max(version) FROM "+quoted+"."+versions+"),"+
+			" (SELECT coalesce(collation_name, '') FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 AND column_name = 'id')",
+			schema, threads).Scan(&version, &collation)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,14 +213,14 @@ func TestMigrationFailureChangesNothing(t *testing.T) {
 	if !errors.Is(err, memerr.ErrStorage) || !strings.Contains(err.Error(), "0007_id_collation") {
 		t.Fatalf("Open with a view over messages.id = %v, want a storage error naming 0007_id_collation", err)
 	}
-	if v, c := state(); v != 6 || c == "C" {
+	if v, c := state(legacyVersionTable, "threads"); v != 6 || c == "C" {
 		t.Fatalf("after the failed migration: version %d, threads.id collation %q; want 6 and unchanged", v, c)
 	}
 	if _, err := pool.Exec(bg(), "DROP VIEW "+quoted+".ids"); err != nil {
 		t.Fatal(err)
 	}
 	openSchema(t, schema)
-	if v, c := state(); v < 7 || c != "C" {
+	if v, c := state(versionTable, "agentmem_threads"); v < 7 || c != "C" {
 		t.Fatalf("after migrating: version %d, threads.id collation %q; want 7 or later and C", v, c)
 	}
 }

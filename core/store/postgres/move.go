@@ -17,10 +17,10 @@ var _ store.ThreadMover = (*Store)(nil)
 // other and never leave the thread and its messages with different owners.
 const (
 	lockThreadForMoveSQL = getThreadSQL + ` FOR UPDATE`
-	moveThreadSQL        = `UPDATE {{schema}}.threads SET resource_id = $2, updated_at = GREATEST(updated_at, $3) WHERE id = $1`
-	moveMessagesSQL      = `UPDATE {{schema}}.messages SET resource_id = $2 WHERE thread_id = $1`
-	markThreadSQL        = `INSERT INTO {{schema}}.unindexed (message_id, marked_at)
-	SELECT id, $2 FROM {{schema}}.messages WHERE thread_id = $1
+	moveThreadSQL        = `UPDATE {{schema}}.agentmem_threads SET resource_id = $2, updated_at = GREATEST(updated_at, $3) WHERE id = $1`
+	moveMessagesSQL      = `UPDATE {{schema}}.agentmem_messages SET resource_id = $2 WHERE thread_id = $1`
+	markThreadSQL        = `INSERT INTO {{schema}}.agentmem_unindexed (message_id, marked_at)
+	SELECT id, $2 FROM {{schema}}.agentmem_messages WHERE thread_id = $1
 	ON CONFLICT (message_id) DO NOTHING`
 )
 

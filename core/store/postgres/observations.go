@@ -23,8 +23,8 @@ func (s *Store) ListResourceMessages(ctx context.Context, q store.ResourceMessag
 	return s.queryMessages(ctx, op, sql, q.ResourceID, utc(q.Since), int64(q.Limit), nonNil(q.ExcludeIDs), timeOrNil(q.Until))
 }
 
-const listResourceSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages
-WHERE thread_id IN (SELECT id FROM {{schema}}.threads WHERE resource_id = $1) AND resource_id = $1 AND created_at >= $2
+const listResourceSQL = `SELECT ` + messageCols + ` FROM {{schema}}.agentmem_messages
+WHERE thread_id IN (SELECT id FROM {{schema}}.agentmem_threads WHERE resource_id = $1) AND resource_id = $1 AND created_at >= $2
 	AND ($5::timestamptz IS NULL OR created_at < $5) AND id <> ALL($4::text[])
 ORDER BY created_at DIR, seq DIR LIMIT $3`
 
@@ -91,7 +91,7 @@ func (s *Store) GetObservations(ctx context.Context, key string) (store.Observat
 	return r, nil
 }
 
-const getObservationsSQL = `SELECT ` + activeCols + ` FROM {{schema}}.observations WHERE key = $1`
+const getObservationsSQL = `SELECT ` + activeCols + ` FROM {{schema}}.agentmem_observations WHERE key = $1`
 
 // PutObservations writes rec by compare-and-set on the version, in one
 // transaction: it locks the thread (thread keys) against a concurrent delete
@@ -209,12 +209,12 @@ func timeOrNil(t time.Time) *time.Time {
 }
 
 const (
-	lockThreadSQL       = `SELECT 1 FROM {{schema}}.threads WHERE id = $1 FOR KEY SHARE`
-	lockObservationsSQL = `SELECT ` + activeCols + ` FROM {{schema}}.observations WHERE key = $1 FOR UPDATE`
-	ensureResourceSQL   = `INSERT INTO {{schema}}.resources (id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (id) DO NOTHING`
+	lockThreadSQL       = `SELECT 1 FROM {{schema}}.agentmem_threads WHERE id = $1 FOR KEY SHARE`
+	lockObservationsSQL = `SELECT ` + activeCols + ` FROM {{schema}}.agentmem_observations WHERE key = $1 FOR UPDATE`
+	ensureResourceSQL   = `INSERT INTO {{schema}}.agentmem_resources (id, created_at, updated_at) VALUES ($1, $2, $2) ON CONFLICT (id) DO NOTHING`
 
 	archiveObservationsSQL = `
-INSERT INTO {{schema}}.observation_generations
+INSERT INTO {{schema}}.agentmem_observation_generations
 	(key, generation, observations, observation_tokens, last_observed_at, observed_message_ids, version, updated_at, archived_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 ON CONFLICT (key, generation) DO UPDATE SET
@@ -223,7 +223,7 @@ ON CONFLICT (key, generation) DO UPDATE SET
 	version = excluded.version, updated_at = excluded.updated_at, archived_at = excluded.archived_at`
 
 	putObservationsSQL = `
-INSERT INTO {{schema}}.observations AS o (` + activeCols + `)
+INSERT INTO {{schema}}.agentmem_observations AS o (` + activeCols + `)
 VALUES ($1, $2, $3, $4, $5, $6, $7::bigint + 1, $8, $9::text::jsonb, $10)
 ON CONFLICT (key) DO UPDATE SET
 	observations = excluded.observations, observation_tokens = excluded.observation_tokens,
@@ -259,7 +259,7 @@ func (s *Store) ListObservationGenerations(ctx context.Context, key string) ([]s
 	return out, nil
 }
 
-const listGenerationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.observation_generations WHERE key = $1 ORDER BY generation`
+const listGenerationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.agentmem_observation_generations WHERE key = $1 ORDER BY generation`
 
 // ClearObservations empties the record and drops its archived generations
 // in one transaction, under the same locks as PutObservations, bumping the
@@ -293,7 +293,7 @@ func (s *Store) ClearObservations(ctx context.Context, key string) (store.Observ
 }
 
 const (
-	clearGenerationsSQL  = `DELETE FROM {{schema}}.observation_generations WHERE key = $1`
-	clearObservationsSQL = `UPDATE {{schema}}.observations SET observations = '', observation_tokens = 0, generation = 0,
+	clearGenerationsSQL  = `DELETE FROM {{schema}}.agentmem_observation_generations WHERE key = $1`
+	clearObservationsSQL = `UPDATE {{schema}}.agentmem_observations SET observations = '', observation_tokens = 0, generation = 0,
 	last_observed_at = NULL, observed_message_ids = '{}', buffer = '{}', unobserved_message_ids = '{}', version = $2, updated_at = $3 WHERE key = $1`
 )

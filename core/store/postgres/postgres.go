@@ -4,7 +4,10 @@
 // uses a *pgxpool.Pool that the caller owns. Either applies the embedded,
 // versioned schema migrations once (under a transaction-scoped advisory lock,
 // so processes starting at the same time migrate exactly once) into the schema
-// chosen with WithSchema ("public" by default).
+// chosen with WithSchema ("public" by default). Every table, index and
+// function it creates there is named agentmem_*, so that it shares an
+// application's schema without taking its names; migration 0010 renames the
+// unprefixed tables of earlier versions.
 //
 // Every invariant of store.Store is enforced by the database, so any number of
 // processes may share one schema: SaveMessages is one atomic statement that
@@ -245,7 +248,7 @@ func retryable(err error) bool {
 	switch {
 	case pgErr.Code == "40P01", pgErr.Code == "40001":
 		return true
-	case pgErr.Code == "23505" && pgErr.ConstraintName == "messages_pkey":
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "agentmem_messages_pkey":
 		// A save inserted an id stored after its check or locks.
 		return true
 	}
@@ -313,9 +316,9 @@ type queries struct {
 func buildQueries(schema string) queries {
 	f := func(tmpl string) string { return withSchema(tmpl, schema) }
 	return queries{
-		threads:   f("{{schema}}.threads"),
-		messages:  f("{{schema}}.messages"),
-		resources: f("{{schema}}.resources"),
+		threads:   f("{{schema}}.agentmem_threads"),
+		messages:  f("{{schema}}.agentmem_messages"),
+		resources: f("{{schema}}.agentmem_resources"),
 
 		saveThread:               f(saveThreadSQL),
 		createThread:             f(createThreadSQL),

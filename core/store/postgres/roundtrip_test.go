@@ -123,7 +123,7 @@ func TestRoundTrips(t *testing.T) {
 		// after the one-message statement wrote nothing: a second round trip.
 		{"SaveMessages (one stored message)", 2, func(i int) error { _, err := s.SaveMessages(bg(), batch(0)[:1]); return err }},
 		// So does a batch holding a stored id: save_new_messages fails on
-		// messages_pkey, having written nothing (migration 0007).
+		// agentmem_messages_pkey, having written nothing (migration 0007).
 		{"SaveMessages (a stored id in a batch)", 2, func(i int) error {
 			b := append(batch(300 + i)[:19], batch(0)[0])
 			_, err := s.SaveMessages(bg(), b)

@@ -69,13 +69,13 @@ func (s *Store) putThread(ctx context.Context, op, query string, t store.Thread)
 }
 
 const createThreadSQL = `
-INSERT INTO {{schema}}.threads (id, resource_id, title, metadata, created_at, updated_at)
+INSERT INTO {{schema}}.agentmem_threads (id, resource_id, title, metadata, created_at, updated_at)
 VALUES ($1, $2, $3, $4::jsonb, $5, $6)
 ON CONFLICT (id) DO NOTHING
 RETURNING ` + threadCols
 
 const saveThreadSQL = `
-INSERT INTO {{schema}}.threads AS t (id, resource_id, title, metadata, created_at, updated_at)
+INSERT INTO {{schema}}.agentmem_threads AS t (id, resource_id, title, metadata, created_at, updated_at)
 VALUES ($1, $2, $3, $4::jsonb, $5, $6)
 ON CONFLICT (id) DO UPDATE
 	SET title = excluded.title, metadata = excluded.metadata, updated_at = excluded.updated_at
@@ -95,7 +95,7 @@ func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) 
 	return t, nil
 }
 
-const getThreadSQL = `SELECT ` + threadCols + ` FROM {{schema}}.threads WHERE id = $1`
+const getThreadSQL = `SELECT ` + threadCols + ` FROM {{schema}}.agentmem_threads WHERE id = $1`
 
 // ListThreads lists threads by resource and metadata (a jsonb containment
 // test with bound parameters), paged and ordered, with the total count
@@ -189,7 +189,7 @@ func (s *Store) UpdateThread(ctx context.Context, id string, title *string, meta
 }
 
 const updateThreadSQL = `
-UPDATE {{schema}}.threads SET
+UPDATE {{schema}}.agentmem_threads SET
 	title = COALESCE($2::text, title),
 	metadata = CASE WHEN $3::bool THEN (COALESCE(metadata, '{}'::jsonb) || $4::jsonb) - $5::text[] ELSE metadata END,
 	updated_at = $6
@@ -219,11 +219,11 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 // later thread with the same id). A save that waited for the thread's lock
 // finds it gone and is refused.
 const (
-	deleteThreadSQL             = `DELETE FROM {{schema}}.threads WHERE id = $1`
+	deleteThreadSQL             = `DELETE FROM {{schema}}.agentmem_threads WHERE id = $1`
 	deleteThreadObservationsSQL = `
-WITH g AS (DELETE FROM {{schema}}.observation_generations WHERE key = 'thread:' || $1::text),
-m AS (DELETE FROM {{schema}}.messages WHERE thread_id = $1::text)
-DELETE FROM {{schema}}.observations WHERE key = 'thread:' || $1::text`
+WITH g AS (DELETE FROM {{schema}}.agentmem_observation_generations WHERE key = 'thread:' || $1::text),
+m AS (DELETE FROM {{schema}}.agentmem_messages WHERE thread_id = $1::text)
+DELETE FROM {{schema}}.agentmem_observations WHERE key = 'thread:' || $1::text`
 )
 
 // scanThread reads one row of threadCols.

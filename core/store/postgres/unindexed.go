@@ -22,11 +22,11 @@ func (s *Store) MarkUnindexed(ctx context.Context, ids []string) error {
 // deleted concurrently is skipped instead of failing the foreign key.
 const markUnindexedSQL = `
 WITH cur AS (
-	SELECT m.id FROM {{schema}}.messages m WHERE m.id = ANY($1::text[])
+	SELECT m.id FROM {{schema}}.agentmem_messages m WHERE m.id = ANY($1::text[])
 	ORDER BY m.id
 	FOR KEY SHARE
 )
-INSERT INTO {{schema}}.unindexed (message_id, marked_at)
+INSERT INTO {{schema}}.agentmem_unindexed (message_id, marked_at)
 SELECT id, $2 FROM cur ORDER BY id
 ON CONFLICT (message_id) DO NOTHING`
 
@@ -39,7 +39,7 @@ func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
 	}))
 }
 
-const clearUnindexedSQL = `DELETE FROM {{schema}}.unindexed WHERE message_id = ANY($1::text[])`
+const clearUnindexedSQL = `DELETE FROM {{schema}}.agentmem_unindexed WHERE message_id = ANY($1::text[])`
 
 // ListUnindexed returns the oldest marked messages of a resource (or of all)
 // in one statement.
@@ -48,6 +48,6 @@ func (s *Store) ListUnindexed(ctx context.Context, resourceID string, limit int)
 	return s.queryMessages(ctx, op, s.q.listUnindexed, resourceID, int64(limit))
 }
 
-const listUnindexedSQL = `SELECT ` + messageCols + ` FROM {{schema}}.messages
-WHERE id IN (SELECT message_id FROM {{schema}}.unindexed) AND ($1::text = '' OR resource_id = $1::text)
+const listUnindexedSQL = `SELECT ` + messageCols + ` FROM {{schema}}.agentmem_messages
+WHERE id IN (SELECT message_id FROM {{schema}}.agentmem_unindexed) AND ($1::text = '' OR resource_id = $1::text)
 ORDER BY created_at, seq LIMIT $2`

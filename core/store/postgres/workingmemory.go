@@ -57,10 +57,10 @@ func (s *Store) ListResources(ctx context.Context, q store.ResourceQuery) (store
 
 // listResourcesSQL walks the primary key: ids order by bytes, as in the
 // other stores, because the column is COLLATE "C" (migration 0007).
-const listResourcesSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.resources
+const listResourcesSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.agentmem_resources
 WHERE id > $1 ORDER BY id LIMIT $2`
 
-const getResourceSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.resources WHERE id = $1`
+const getResourceSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.agentmem_resources WHERE id = $1`
 
 // UpdateResource creates the resource if missing and shallow-merges metadata
 // (a nil value deletes the key), in one upsert.
@@ -83,7 +83,7 @@ func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[stri
 }
 
 const updateResourceSQL = `
-INSERT INTO {{schema}}.resources AS r (id, metadata, created_at, updated_at)
+INSERT INTO {{schema}}.agentmem_resources AS r (id, metadata, created_at, updated_at)
 VALUES ($1, CASE WHEN $2::bool THEN $3::jsonb END, $5, $5)
 ON CONFLICT (id) DO UPDATE SET
 	metadata = CASE WHEN $2::bool THEN (COALESCE(r.metadata, '{}'::jsonb) || $3::jsonb) - $4::text[] ELSE r.metadata END,
@@ -117,8 +117,8 @@ func (s *Store) GetWorkingMemory(ctx context.Context, scope store.Scope, id stri
 }
 
 const (
-	getThreadWMSQL   = `SELECT COALESCE(working_memory, ''), wm_version, wm_updated_at FROM {{schema}}.threads WHERE id = $1`
-	getResourceWMSQL = `SELECT COALESCE(working_memory, ''), wm_version, wm_updated_at FROM {{schema}}.resources WHERE id = $1`
+	getThreadWMSQL   = `SELECT COALESCE(working_memory, ''), wm_version, wm_updated_at FROM {{schema}}.agentmem_threads WHERE id = $1`
+	getResourceWMSQL = `SELECT COALESCE(working_memory, ''), wm_version, wm_updated_at FROM {{schema}}.agentmem_resources WHERE id = $1`
 )
 
 // PutWorkingMemory stores data if the current version equals expectVersion,
@@ -156,18 +156,18 @@ func (s *Store) PutWorkingMemory(ctx context.Context, scope store.Scope, id, dat
 const (
 	putThreadWMSQL = `
 WITH u AS (
-	UPDATE {{schema}}.threads SET working_memory = $2, wm_version = wm_version + 1, wm_updated_at = $4, updated_at = $4
+	UPDATE {{schema}}.agentmem_threads SET working_memory = $2, wm_version = wm_version + 1, wm_updated_at = $4, updated_at = $4
 	WHERE id = $1 AND wm_version = $3::bigint
 	RETURNING wm_version, wm_updated_at
 )
 SELECT (SELECT wm_version FROM u), (SELECT wm_updated_at FROM u),
-	EXISTS (SELECT 1 FROM {{schema}}.threads WHERE id = $1)`
+	EXISTS (SELECT 1 FROM {{schema}}.agentmem_threads WHERE id = $1)`
 
 	putResourceWMSQL = `
 WITH u AS (
-	INSERT INTO {{schema}}.resources AS r (id, working_memory, wm_version, wm_updated_at, created_at, updated_at)
+	INSERT INTO {{schema}}.agentmem_resources AS r (id, working_memory, wm_version, wm_updated_at, created_at, updated_at)
 	SELECT $1, $2, 1, $4, $4, $4
-	WHERE $3::bigint = 0 OR EXISTS (SELECT 1 FROM {{schema}}.resources WHERE id = $1)
+	WHERE $3::bigint = 0 OR EXISTS (SELECT 1 FROM {{schema}}.agentmem_resources WHERE id = $1)
 	ON CONFLICT (id) DO UPDATE SET
 		working_memory = excluded.working_memory, wm_version = r.wm_version + 1,
 		wm_updated_at = excluded.wm_updated_at, updated_at = excluded.updated_at
@@ -175,7 +175,7 @@ WITH u AS (
 	RETURNING r.wm_version, r.wm_updated_at
 )
 SELECT (SELECT wm_version FROM u), (SELECT wm_updated_at FROM u),
-	EXISTS (SELECT 1 FROM {{schema}}.resources WHERE id = $1)`
+	EXISTS (SELECT 1 FROM {{schema}}.agentmem_resources WHERE id = $1)`
 )
 
 // wmQuery picks the statement for the scope.

@@ -24,5 +24,5 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	return pgmigrate.Apply(ctx, s.pool, pgmigrate.Target{Schema: s.schema, Quoted: s.qschema, Lock: migrationLock,
-		Table: "vector_schema_migrations", Expand: s.sql}, ms)
+		Table: "vector_schema_migrations", Expand: func(m pgmigrate.Migration) string { return s.sql(m.SQL) }}, ms)
 }

@@ -1,7 +1,9 @@
 -- 0001_init: threads, messages and resources.
--- {{schema}} is replaced by the quoted schema name before execution.
+-- {{schema}} is replaced by the quoted schema name before execution, and
+-- {{prefix}} by "agentmem_" (by "" when an earlier version's schema, made
+-- before migration 0010 prefixed the names, is migrated: see migrate.go).
 
-CREATE TABLE {{schema}}.threads (
+CREATE TABLE {{schema}}.{{prefix}}threads (
 	id             text        PRIMARY KEY,
 	resource_id    text        NOT NULL,
 	title          text        NOT NULL DEFAULT '',
@@ -14,12 +16,12 @@ CREATE TABLE {{schema}}.threads (
 	wm_updated_at  timestamptz
 );
 
-CREATE INDEX threads_resource_created_idx ON {{schema}}.threads (resource_id, created_at);
+CREATE INDEX {{prefix}}threads_resource_created_idx ON {{schema}}.{{prefix}}threads (resource_id, created_at);
 
-CREATE TABLE {{schema}}.messages (
+CREATE TABLE {{schema}}.{{prefix}}messages (
 	seq            bigint      GENERATED ALWAYS AS IDENTITY,
 	id             text        PRIMARY KEY,
-	thread_id      text        NOT NULL REFERENCES {{schema}}.threads (id) ON DELETE CASCADE,
+	thread_id      text        NOT NULL REFERENCES {{schema}}.{{prefix}}threads (id) ON DELETE CASCADE,
 	resource_id    text        NOT NULL,
 	role           text        NOT NULL DEFAULT '',
 	type           text        NOT NULL DEFAULT '',
@@ -27,12 +29,12 @@ CREATE TABLE {{schema}}.messages (
 	created_at     timestamptz NOT NULL,
 	tokens         integer     NOT NULL DEFAULT 0,
 	token_encoding text        NOT NULL DEFAULT '',
-	CONSTRAINT messages_seq_key UNIQUE (seq)
+	CONSTRAINT {{prefix}}messages_seq_key UNIQUE (seq)
 );
 
-CREATE INDEX messages_thread_created_seq_idx ON {{schema}}.messages (thread_id, created_at, seq);
+CREATE INDEX {{prefix}}messages_thread_created_seq_idx ON {{schema}}.{{prefix}}messages (thread_id, created_at, seq);
 
-CREATE TABLE {{schema}}.resources (
+CREATE TABLE {{schema}}.{{prefix}}resources (
 	id             text        PRIMARY KEY,
 	working_memory text,
 	wm_version     bigint      NOT NULL DEFAULT 0,

@@ -2,7 +2,7 @@
 -- ("thread:<id>" or "resource:<id>"), written by compare-and-set on version;
 -- generations replaced by a reflection are archived in observation_generations.
 
-CREATE TABLE {{schema}}.observations (
+CREATE TABLE {{schema}}.{{prefix}}observations (
 	key                  text        PRIMARY KEY,
 	observations         text        NOT NULL DEFAULT '',
 	observation_tokens   integer     NOT NULL DEFAULT 0,
@@ -13,7 +13,7 @@ CREATE TABLE {{schema}}.observations (
 	updated_at           timestamptz NOT NULL
 );
 
-CREATE TABLE {{schema}}.observation_generations (
+CREATE TABLE {{schema}}.{{prefix}}observation_generations (
 	key                  text        NOT NULL,
 	generation           integer     NOT NULL,
 	observations         text        NOT NULL,

@@ -2,7 +2,7 @@
 -- be retried. A marker goes with its message (ON DELETE CASCADE, also through
 -- the thread's cascade); an upsert of the message keeps it.
 
-CREATE TABLE {{schema}}.unindexed (
-	message_id text        PRIMARY KEY REFERENCES {{schema}}.messages (id) ON DELETE CASCADE,
+CREATE TABLE {{schema}}.{{prefix}}unindexed (
+	message_id text        PRIMARY KEY REFERENCES {{schema}}.{{prefix}}messages (id) ON DELETE CASCADE,
 	marked_at  timestamptz NOT NULL
 );

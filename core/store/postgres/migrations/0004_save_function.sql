@@ -17,21 +17,21 @@
 -- proceeds and its messages are deleted with the thread; a save that waits
 -- for the delete finds the thread gone and is refused.
 
-ALTER TABLE {{schema}}.messages DROP CONSTRAINT IF EXISTS messages_thread_id_fkey;
+ALTER TABLE {{schema}}.{{prefix}}messages DROP CONSTRAINT IF EXISTS {{prefix}}messages_thread_id_fkey;
 
 -- Content is kept as the JSON text SaveMessages wrote (message.MarshalStored):
 -- jsonb's binary form of a short message is ~15% larger than its compact text
 -- and parsing it was a quarter of an insert's time; nothing queries inside it
 -- but CompactContent, which casts. Existing rows keep jsonb's formatting, which
 -- reads compact.
-ALTER TABLE {{schema}}.messages ALTER COLUMN content TYPE text USING content::text;
+ALTER TABLE {{schema}}.{{prefix}}messages ALTER COLUMN content TYPE text USING content::text;
 
 -- seq stays unique by its identity; no statement looks a row up by seq
 -- (CompactContent walks heap blocks).
-ALTER TABLE {{schema}}.messages DROP CONSTRAINT IF EXISTS messages_seq_key;
+ALTER TABLE {{schema}}.{{prefix}}messages DROP CONSTRAINT IF EXISTS {{prefix}}messages_seq_key;
 
 -- A thread's messages arrive in time order, at the right edge of the index.
-ALTER INDEX {{schema}}.messages_thread_created_seq_idx SET (fillfactor = 100);
+ALTER INDEX {{schema}}.{{prefix}}messages_thread_created_seq_idx SET (fillfactor = 100);
 
 -- pulled_back is store.PullBack: a boundary at or after first (the earliest
 -- message inserted into its thread) moves to just before it.

@@ -24,19 +24,19 @@
 -- collation wins over a parameter's default one), so every statement keeps
 -- its index.
 
-ALTER TABLE {{schema}}.threads
+ALTER TABLE {{schema}}.{{prefix}}threads
 	ALTER COLUMN id TYPE text COLLATE "C",
 	ALTER COLUMN resource_id TYPE text COLLATE "C";
 
-ALTER TABLE {{schema}}.messages
+ALTER TABLE {{schema}}.{{prefix}}messages
 	ALTER COLUMN id TYPE text COLLATE "C",
 	ALTER COLUMN thread_id TYPE text COLLATE "C",
 	ALTER COLUMN resource_id TYPE text COLLATE "C";
 
-ALTER TABLE {{schema}}.unindexed ALTER COLUMN message_id TYPE text COLLATE "C";
+ALTER TABLE {{schema}}.{{prefix}}unindexed ALTER COLUMN message_id TYPE text COLLATE "C";
 
-ALTER TABLE {{schema}}.resources ALTER COLUMN id TYPE text COLLATE "C";
+ALTER TABLE {{schema}}.{{prefix}}resources ALTER COLUMN id TYPE text COLLATE "C";
 
-ALTER TABLE {{schema}}.observations ALTER COLUMN key TYPE text COLLATE "C";
+ALTER TABLE {{schema}}.{{prefix}}observations ALTER COLUMN key TYPE text COLLATE "C";
 
-ALTER TABLE {{schema}}.observation_generations ALTER COLUMN key TYPE text COLLATE "C";
+ALTER TABLE {{schema}}.{{prefix}}observation_generations ALTER COLUMN key TYPE text COLLATE "C";

@@ -1,3 +1,3 @@
 -- 0008_observation_buffer: observations made ahead of time and not active
 -- yet (buffered chunks and a buffered reflection), written with the record.
-ALTER TABLE {{schema}}.observations ADD COLUMN IF NOT EXISTS buffer jsonb NOT NULL DEFAULT '{}';
+ALTER TABLE {{schema}}.{{prefix}}observations ADD COLUMN IF NOT EXISTS buffer jsonb NOT NULL DEFAULT '{}';
