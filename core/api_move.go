@@ -72,8 +72,9 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (T
 		return th, nil // nothing to move and nothing left to repair
 	}
 	// The records under resourceID are the thread's own (a thread moved
-	// back before an earlier move finished).
-	olds = slices.DeleteFunc(olds, func(r string) bool { return r == resourceID })
+	// back before an earlier move finished). olds is cloned first: the
+	// move record written above holds its array, which a store may keep.
+	olds = slices.DeleteFunc(slices.Clone(olds), func(r string) bool { return r == resourceID })
 	if m.opts.Vector != nil && from != resourceID {
 		if err := s.MarkThreadUnindexed(ctx, threadID); err != nil {
 			return Thread{}, err

@@ -47,9 +47,9 @@ type snapshot struct {
 }
 
 type snapThread struct {
-	Resource    string
-	Meta        map[string]any
-	MovePending bool
+	Resource string
+	Meta     map[string]any
+	MoveFrom []string
 }
 
 type snapMsg struct {
@@ -61,7 +61,7 @@ type snapMsg struct {
 func (r *runner) snapshot() snapshot {
 	s := snapshot{Threads: map[string]snapThread{}, Msgs: map[string]snapMsg{}, WM: r.mod.wm, EmbDown: r.emb.down.Load()}
 	for id, th := range r.mod.threads {
-		s.Threads[id] = snapThread{th.resource, th.meta, th.movePending}
+		s.Threads[id] = snapThread{th.resource, th.meta, th.moveFrom}
 	}
 	for id, m := range r.mod.msgs {
 		s.Msgs[id] = snapMsg{m.thread, m.resource, m.role, m.sig, m.meta, m.at}
@@ -73,7 +73,7 @@ func (s snapshot) model() *model {
 	m := newModel()
 	m.wm = s.WM
 	for id, th := range s.Threads {
-		m.threads[id] = &mThread{id: id, resource: th.Resource, meta: th.Meta, movePending: th.MovePending}
+		m.threads[id] = &mThread{id: id, resource: th.Resource, meta: th.Meta, moveFrom: th.MoveFrom}
 	}
 	for id, x := range s.Msgs {
 		m.msgs[id] = &mMessage{id: id, thread: x.Thread, resource: x.Resource, role: x.Role, sig: x.Sig, meta: x.Meta, at: x.At}
@@ -122,7 +122,7 @@ func crashRunner(t *testing.T, dir string, seed uint64, hook *writeHook) *runner
 		t.Fatal(err)
 	}
 	t.Cleanup(st.close)
-	r := &runner{ctx: context.Background(), be: sqliteBackend(), st: st, mod: newModel(), set: setupOf(seed), skip: skipSet(),
+	r := &runner{ctx: context.Background(), be: sqliteBackend(), st: st, mod: newModel(), set: setupOf(seed),
 		emb: &flakyEmbedder{HashEmbedder: local.NewHashEmbedder(dim)}}
 	if err := r.open(); err != nil {
 		t.Fatal(err)

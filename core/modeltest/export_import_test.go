@@ -24,7 +24,7 @@ func TestModelExportImport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &runner{ctx: context.Background(), be: sqliteBackend(), st: st, mod: newModel(), set: setupOf(seed), skip: skipSet(),
+		r := &runner{ctx: context.Background(), be: sqliteBackend(), st: st, mod: newModel(), set: setupOf(seed),
 			emb: &flakyEmbedder{HashEmbedder: local.NewHashEmbedder(dim)}}
 		if err := r.open(); err != nil {
 			t.Fatal(err)

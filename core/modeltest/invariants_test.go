@@ -10,8 +10,12 @@ import (
 	"github.com/agentmem/agentmem/core/vector"
 )
 
-// systemKeys are the thread metadata keys the memory writes itself.
+// systemKeys are the thread metadata keys the memory writes itself and
+// the model leaves out; the move record is modelled (mThread.moveFrom).
 var systemKeys = []string{"clone", "observationalMemory"}
+
+// moveRecordKey is the thread metadata key of MoveThread's record.
+const moveRecordKey = "agentmem.move"
 
 // check runs every invariant against the Memory; it returns the first
 // violation.
@@ -39,21 +43,41 @@ func (r *runner) checkThreads() error {
 			if th.ResourceID != res {
 				return fmt.Errorf("ListThreads(%s) returned %s of %s", res, th.ID, th.ResourceID)
 			}
-			md := map[string]any{}
-			want := r.mod.threads[th.ID]
-			for k, v := range th.Metadata {
-				if !slices.Contains(systemKeys, k) && (k != "move" || want == nil || !want.movePending) {
-					md[k] = v
-				}
-			}
-			if want != nil && !sameMeta(md, want.meta) {
-				return fmt.Errorf("thread %s metadata %v, want %v", th.ID, md, want.meta)
+			if err := r.threadMetaIs(th); err != nil {
+				return err
 			}
 		}
 		slices.Sort(got)
 		if want := r.mod.resourceThreads(res); !slices.Equal(got, want) {
 			return fmt.Errorf("ListThreads(%s) = %v, want %v", res, got, want)
 		}
+	}
+	return nil
+}
+
+// threadMetaIs checks a listed thread's metadata: the application's as
+// the model has it, and the move record exactly while a move is unfinished.
+func (r *runner) threadMetaIs(th core.Thread) error {
+	want := r.mod.threads[th.ID]
+	if want == nil {
+		return nil // reported by the listing
+	}
+	md := map[string]any{}
+	for k, v := range th.Metadata {
+		if !slices.Contains(systemKeys, k) && k != moveRecordKey {
+			md[k] = v
+		}
+	}
+	if !sameMeta(md, want.meta) {
+		return fmt.Errorf("thread %s metadata %v, want %v", th.ID, md, want.meta)
+	}
+	rec, has := th.Metadata[moveRecordKey]
+	wantRec := map[string]any{"fromResourceIds": want.moveFrom}
+	switch {
+	case len(want.moveFrom) == 0 && has:
+		return fmt.Errorf("thread %s keeps the move record %v of a finished move", th.ID, rec)
+	case len(want.moveFrom) > 0 && !sameMeta(map[string]any{"r": rec}, map[string]any{"r": wantRec}):
+		return fmt.Errorf("thread %s move record %v, want %v (an unfinished move)", th.ID, rec, wantRec)
 	}
 	return nil
 }

@@ -103,9 +103,9 @@ type runner struct {
 	emb   *flakyEmbedder
 	mod   *model
 	set   setup
-	skip  map[string]bool
 	step  int
 	ticks atomic.Int64
+	tally *tally // nil: not counted (shrinking, crash and export runs)
 }
 
 func (r *runner) now() time.Time {
