@@ -28,10 +28,11 @@ type CloneOptions struct {
 // thread-scoped working memory and observations are copied (the active
 // generation, keeping its number), and when the clone goes to another
 // resource, the source resource's working memory and resource-scoped
-// observations too, unless that resource has its own (never overwritten);
-// the copied record lists that resource's own messages older than its
-// cursor as unobserved, so none is lost. A failure removes the partial
-// clone.
+// observations too, unless that resource has its own (never overwritten).
+// Nothing is lost to a cursor that never saw it: the copied record lists
+// that resource's own messages older than its cursor as unobserved, and a
+// record of its own lists the copies older than its cursor (as MoveThread
+// does). A failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (Thread, []Message, error) {
 	const op = "CloneThread"
 	s, err := m.open(ctx, "CloneThread")
@@ -172,13 +173,19 @@ func cloneContents(ctx context.Context, s *store.Checked, src, th Thread, copies
 			return nil, err
 		}
 	}
-	if err := cloneObservations(ctx, s, store.ObservationKey(ScopeThread, src.ID, ""), store.ObservationKey(ScopeThread, th.ID, ""), idMap, nil); err != nil {
+	if _, err := cloneObservations(ctx, s, store.ObservationKey(ScopeThread, src.ID, ""), store.ObservationKey(ScopeThread, th.ID, ""), idMap, nil); err != nil {
 		return nil, err
 	}
 	if moved {
 		own := func(rec store.ObservationRecord) ([]string, error) { return ownUnobserved(ctx, s, th, rec) }
-		err := cloneObservations(ctx, s, store.ObservationKey(ScopeResource, "", src.ResourceID), store.ObservationKey(ScopeResource, "", th.ResourceID), idMap, own)
-		if err != nil && !errors.Is(err, ErrConflict) {
+		key := store.ObservationKey(ScopeResource, "", th.ResourceID)
+		copied, err := cloneObservations(ctx, s, store.ObservationKey(ScopeResource, "", src.ResourceID), key, idMap, own)
+		if errors.Is(err, ErrConflict) || (err == nil && !copied) {
+			// The resource keeps its own record, which never observed the
+			// copies: those older than its cursor are listed as unobserved.
+			err = keepUnobserved(ctx, s, "CloneThread", th.ID, key)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -202,15 +209,16 @@ func cloneWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, from
 // copied are dropped); archived generations stay with the source. The write
 // is insert-only: an existing record under to is ErrConflict. unobserved,
 // when given, returns the messages already under to that the copy never
-// observed; they are listed as unobserved in it.
+// observed; they are listed as unobserved in it. It reports whether it
+// wrote the copy.
 func cloneObservations(ctx context.Context, s *store.Checked, from, to string, idMap map[string]string,
-	unobserved func(store.ObservationRecord) ([]string, error)) error {
+	unobserved func(store.ObservationRecord) ([]string, error)) (bool, error) {
 	if _, _, obs, _ := s.Capabilities(); !obs {
-		return nil // a store without observations has none to copy
+		return false, nil // a store without observations has none to copy
 	}
 	rec, err := s.GetObservations(ctx, from)
 	if err != nil || rec.Version == 0 {
-		return err
+		return false, err
 	}
 	out := rec.Clone()
 	out.Key, out.Version = to, 0
@@ -220,12 +228,12 @@ func cloneObservations(ctx context.Context, s *store.Checked, from, to string, i
 	if unobserved != nil {
 		own, err := unobserved(out)
 		if err != nil {
-			return err
+			return false, err
 		}
 		out.UnobservedMessageIDs = append(out.UnobservedMessageIDs, own...)
 	}
 	_, err = s.PutObservations(ctx, out, 0)
-	return err
+	return err == nil, err
 }
 
 // ownUnobserved returns the messages of the clone's resource, outside the

@@ -35,7 +35,7 @@ func TestCloneThreadResourceObservationsKeepTheResourcesMessages(t *testing.T) {
 		if _, _, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "g", NewThreadID: "c", ResourceID: "alice"}); err != nil {
 			t.Fatal(err)
 		}
-		if history, observed := aliceSeesPassport(t, m); !history || observed {
+		if history, observed := seesPassport(t, m, "a"); !history || observed {
 			t.Fatalf("after the clone: passport in history %v, in observations %v; want history", history, observed)
 		}
 		rec, err := m.ObserveNow(ctx, "a", "alice", nil)
@@ -45,17 +45,49 @@ func TestCloneThreadResourceObservationsKeepTheResourcesMessages(t *testing.T) {
 		if strings.Count(rec.Observations, "saw m90u") != 1 || len(rec.UnobservedMessageIDs) != 0 {
 			t.Fatalf("alice's observation after the clone: %q, unobserved %v", rec.Observations, rec.UnobservedMessageIDs)
 		}
-		if history, observed := aliceSeesPassport(t, m); history || !observed {
+		if history, observed := seesPassport(t, m, "a"); history || !observed {
 			t.Fatalf("after alice's observation: passport in history %v, in observations %v; want observations", history, observed)
 		}
 	})
 }
 
-// aliceSeesPassport reports whether a turn of alice's own thread shows the
-// passport message, as history or as an observation naming it.
-func aliceSeesPassport(t *testing.T, m *core.Memory) (history, observed bool) {
+// A clone into a resource with its own observation record (never
+// overwritten) loses none of the copies: the record never observed them,
+// though its cursor is past them, so the clone's turns show them as history
+// until the resource's next observation covers them (once).
+func TestCloneThreadResourceObservationsKeepTheCopies(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		cfg := observationConfig(&observerModel{}, &reflectorModel{}, 100000, 100000)
+		cfg.ObservationalMemory.Scope = core.ScopeResource
+		m := newMem(t, s, cfg)
+		seedPassportMove(t, m) // alice's record has its own cursor an hour past the passport
+		if _, _, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "g", NewThreadID: "a", ResourceID: "alice"}); err == nil {
+			t.Fatal("cloned onto alice's existing thread")
+		}
+		if _, _, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "g", NewThreadID: "c", ResourceID: "alice"}); err != nil {
+			t.Fatal(err)
+		}
+		if history, observed := seesPassport(t, m, "c"); !history || observed {
+			t.Fatalf("after the clone: passport in history %v, in observations %v; want history", history, observed)
+		}
+		rec, err := m.ObserveNow(ctx, "c", "alice", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(rec.Observations, "saw m90u") != 1 || len(rec.UnobservedMessageIDs) != 0 {
+			t.Fatalf("alice's observation after the clone: %q, unobserved %v", rec.Observations, rec.UnobservedMessageIDs)
+		}
+		if history, observed := seesPassport(t, m, "c"); history || !observed {
+			t.Fatalf("after alice's observation: passport in history %v, in observations %v; want observations", history, observed)
+		}
+	})
+}
+
+// seesPassport reports whether a turn of alice's thread shows the passport
+// message, as history or as an observation naming it.
+func seesPassport(t *testing.T, m *core.Memory, thread string) (history, observed bool) {
 	t.Helper()
-	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: "a", ResourceID: "alice",
+	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: thread, ResourceID: "alice",
 		Input: []core.Message{core.NewMessage(core.RoleUser, "what is my passport number?")}})
 	if err != nil {
 		t.Fatal(err)

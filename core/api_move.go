@@ -197,7 +197,7 @@ func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, f
 		return Thread{}, err
 	}
 	defer unlock()
-	if err := m.keepUnobserved(ctx, s, threadID, key); err != nil {
+	if err := keepUnobserved(ctx, s, "MoveThread", threadID, key); err != nil {
 		return Thread{}, err
 	}
 	moveStep(ctx, "unobserved-recorded")
@@ -206,7 +206,7 @@ func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, f
 
 // keepUnobserved adds the thread's messages created before the record's
 // cursor, and not among its observed ids, to its unobserved ids.
-func (m *Memory) keepUnobserved(ctx context.Context, s *store.Checked, threadID, key string) error {
+func keepUnobserved(ctx context.Context, s *store.Checked, op, threadID, key string) error {
 	if _, _, obs, _ := s.Capabilities(); !obs {
 		return nil // a store without observations has no record to keep them in
 	}
@@ -236,7 +236,7 @@ func (m *Memory) keepUnobserved(ctx context.Context, s *store.Checked, threadID,
 			return err
 		}
 	}
-	return memerr.Errorf(CodeConflict, "MoveThread", "observations of %s kept changing", key)
+	return memerr.Errorf(CodeConflict, op, "observations of %s kept changing", key)
 }
 
 // deleteOld deletes the thread's vector records under each old resource.
