@@ -66,7 +66,7 @@ const crashSteps = 40
 
 // crashSeeds are the seeds whose crash points CI visits: the first turn,
 // move, clone and thread deletion among them.
-var crashSeeds = []uint64{1, 2, 5}
+var crashSeeds = []uint64{1, 2, 5, 12}
 
 // snapshot is the model and the embedder's state as a child leaves them
 // before the operation it is killed in.

@@ -29,9 +29,10 @@ var (
 
 // ciSeeds are the seeds `go test` runs (a backend runs the first
 // backend.ciSeeds of them, so the first three cover every setup); each seed
-// also picks its setup: observational memory on for 1, 4, 7, 10 (resource
-// scope for the even ones; 1 and 9 buffer observations ahead and activate
-// them), working memory in thread scope for 3 and 8.
+// also picks its setup (setupOf): observational memory in resource scope
+// for 4, 2, 8 and 10, in thread scope for 1 and 7 (1 buffers observations
+// ahead and activates them), none for the others; working memory in thread
+// scope for 3 and 8.
 var ciSeeds = []uint64{1, 4, 3, 2, 5, 6, 7, 8, 9, 10, 11, 12}
 
 const ciSteps = 60
