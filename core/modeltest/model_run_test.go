@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,8 +129,9 @@ func runSeed(t *testing.T, be backend, seed uint64, steps int, seq []indexed, tl
 		lines = append(lines, fmt.Sprintf("  %d: %v", o.i, o.op))
 	}
 	_, err = execute(t, be, seed, short, nil)
-	t.Errorf("shrunk to %d operations, failing with: %v\n%s\nreplay: go test ./core/modeltest -run 'TestModel/%s' -seed %d -steps %d -ops %s",
-		len(short), err, strings.Join(lines, "\n"), be.name, seed, steps, strings.Join(idx, ","))
+	// The backend's name is quoted: "+" in it is no regexp of -run.
+	t.Errorf("shrunk to %d operations, failing with: %v\n%s\nreplay: go test ./core/modeltest -run 'TestModel$/^%s$' -seed %d -steps %d -ops %s",
+		len(short), err, strings.Join(lines, "\n"), regexp.QuoteMeta(be.name), seed, steps, strings.Join(idx, ","))
 }
 
 // execute runs a sequence on fresh stores, checking every invariant after
