@@ -143,8 +143,24 @@ func (r *runner) checkWorkingMemory() error {
 }
 
 // checkVectors: every vector under a resource is of a message that
-// resource owns, in the thread it is stored in.
+// resource owns, in the thread it is stored in, once background work is
+// done: an index retry of a write may be between its upsert and the settle
+// that deletes what it wrote for a message deleted or moved meanwhile
+// (Recall leaves such hits out). A stray vector is checked again after
+// Close, which awaits that work, in a reopened Memory.
 func (r *runner) checkVectors() error {
+	if err := r.strayVectors(); err == nil {
+		return nil
+	}
+	if err := r.reopen(); err != nil {
+		return err
+	}
+	return r.strayVectors()
+}
+
+// strayVectors returns a vector under a resource that does not own its
+// message in the vector's thread.
+func (r *runner) strayVectors() error {
 	for i := range nResources {
 		res := resourceID(i)
 		hits, err := r.vectors(res)
