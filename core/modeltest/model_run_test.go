@@ -28,13 +28,14 @@ var (
 	durationFlag = flag.String("duration", os.Getenv("AGENTMEM_MODEL_DURATION"), "run fresh seeds for this long")
 )
 
-// ciSeeds are the seeds `go test` runs (a backend runs the first
-// backend.ciSeeds of them, so the first three cover every setup); each seed
-// also picks its setup (setupOf): observational memory in resource scope
-// for 4, 2, 8 and 10, in thread scope for 1 and 7 (1 buffers observations
-// ahead and activates them), none for the others; working memory in thread
-// scope for 3 and 8.
-var ciSeeds = []uint64{1, 4, 3, 2, 5, 6, 7, 8, 9, 10, 11, 12}
+// ciSeeds are the seeds `go test` runs, within about two minutes under
+// -race: a backend runs the first backend.ciSeeds of them. Each seed picks
+// its setup (setupOf): 4 resource-scoped observational memory, where moves
+// and clones cross it; 3 none, where prompts are checked against the
+// history budget, with working memory in thread scope; 1 thread-scoped
+// observational memory buffering ahead and activating; then 2, 8 and 10
+// resource scope, 7 thread scope, the others none.
+var ciSeeds = []uint64{4, 3, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12}
 
 const ciSteps = 60
 
