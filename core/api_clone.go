@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -27,8 +28,11 @@ type CloneOptions struct {
 // thread-scoped working memory and observations are copied (the active
 // generation, keeping its number), and when the clone goes to another
 // resource, the source resource's working memory and resource-scoped
-// observations too, unless that resource has its own (never overwritten). A
-// failure removes the partial clone.
+// observations too, unless that resource has its own (never overwritten).
+// Nothing is lost to a cursor that never saw it: the copied record lists
+// that resource's own messages older than its cursor as unobserved, and a
+// record of its own lists the copies older than its cursor (as MoveThread
+// does). A failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ []Message, err error) {
 	const op = "CloneThread"
 	ctx, sp := m.startOp(ctx, op, o.SourceThreadID, o.ResourceID, "")
@@ -171,12 +175,19 @@ func cloneContents(ctx context.Context, s *store.Checked, src, th Thread, copies
 			return nil, err
 		}
 	}
-	if err := cloneObservations(ctx, s, store.ObservationKey(ScopeThread, src.ID, ""), store.ObservationKey(ScopeThread, th.ID, ""), idMap); err != nil {
+	if _, err := cloneObservations(ctx, s, store.ObservationKey(ScopeThread, src.ID, ""), store.ObservationKey(ScopeThread, th.ID, ""), idMap, nil); err != nil {
 		return nil, err
 	}
 	if moved {
-		err := cloneObservations(ctx, s, store.ObservationKey(ScopeResource, "", src.ResourceID), store.ObservationKey(ScopeResource, "", th.ResourceID), idMap)
-		if err != nil && !errors.Is(err, ErrConflict) {
+		own := func(rec store.ObservationRecord) ([]string, error) { return ownUnobserved(ctx, s, th, rec) }
+		key := store.ObservationKey(ScopeResource, "", th.ResourceID)
+		copied, err := cloneObservations(ctx, s, store.ObservationKey(ScopeResource, "", src.ResourceID), key, idMap, own)
+		if errors.Is(err, ErrConflict) || (err == nil && !copied) {
+			// The resource keeps its own record, which never observed the
+			// copies: those older than its cursor are listed as unobserved.
+			err = keepUnobserved(ctx, s, "CloneThread", th.ID, key)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -198,22 +209,56 @@ func cloneWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, from
 // record under from to the new record under to, keeping its generation number
 // and remapping observed (and unobserved) message ids to the copies (ids of messages not
 // copied are dropped); archived generations stay with the source. The write
-// is insert-only: an existing record under to is ErrConflict.
-func cloneObservations(ctx context.Context, s *store.Checked, from, to string, idMap map[string]string) error {
+// is insert-only: an existing record under to is ErrConflict. unobserved,
+// when given, returns the messages already under to that the copy never
+// observed; they are listed as unobserved in it. It reports whether it
+// wrote the copy.
+func cloneObservations(ctx context.Context, s *store.Checked, from, to string, idMap map[string]string,
+	unobserved func(store.ObservationRecord) ([]string, error)) (bool, error) {
 	if _, _, obs, _ := s.Capabilities(); !obs {
-		return nil // a store without observations has none to copy
+		return false, nil // a store without observations has none to copy
 	}
 	rec, err := s.GetObservations(ctx, from)
 	if err != nil || rec.Version == 0 {
-		return err
+		return false, err
 	}
 	out := rec.Clone()
 	out.Key, out.Version = to, 0
 	out.Buffer = store.ObservationBuffer{} // its messages stay unobserved in the copy
 	out.ObservedMessageIDs = remapIDs(rec.ObservedMessageIDs, idMap)
 	out.UnobservedMessageIDs = remapIDs(rec.UnobservedMessageIDs, idMap)
+	if unobserved != nil {
+		own, err := unobserved(out)
+		if err != nil {
+			return false, err
+		}
+		out.UnobservedMessageIDs = append(out.UnobservedMessageIDs, own...)
+	}
 	_, err = s.PutObservations(ctx, out, 0)
-	return err
+	return err == nil, err
+}
+
+// ownUnobserved returns the messages of the clone's resource, outside the
+// clone, that rec (the source resource's record copied to it) would count
+// as observed by time: created before its cursor and not among its
+// observed ids. The clone's resource had no record, so nothing observed
+// them; listed as unobserved they reach its prompts and next observation.
+func ownUnobserved(ctx context.Context, s *store.Checked, clone Thread, rec store.ObservationRecord) ([]string, error) {
+	if rec.LastObservedAt.IsZero() {
+		return nil, nil
+	}
+	msgs, err := s.ListResourceMessages(ctx, store.ResourceMessageQuery{ResourceID: clone.ResourceID,
+		Until: rec.LastObservedAt, Limit: math.MaxInt32, ExcludeIDs: rec.ObservedMessageIDs})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, m := range msgs {
+		if m.ThreadID != clone.ID && m.Role != RoleSystem {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids, nil
 }
 
 // remapIDs maps ids to the copies' ids, dropping those not copied.

@@ -74,8 +74,9 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_
 		return th, nil // nothing to move and nothing left to repair
 	}
 	// The records under resourceID are the thread's own (a thread moved
-	// back before an earlier move finished).
-	olds = slices.DeleteFunc(olds, func(r string) bool { return r == resourceID })
+	// back before an earlier move finished). olds is cloned first: the
+	// move record written above holds its array, which a store may keep.
+	olds = slices.DeleteFunc(slices.Clone(olds), func(r string) bool { return r == resourceID })
 	if m.opts.Vector != nil && from != resourceID {
 		if err := s.MarkThreadUnindexed(ctx, threadID); err != nil {
 			return Thread{}, err
@@ -198,7 +199,7 @@ func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, f
 		return Thread{}, err
 	}
 	defer unlock()
-	if err := m.keepUnobserved(ctx, s, threadID, key); err != nil {
+	if err := keepUnobserved(ctx, s, "MoveThread", threadID, key); err != nil {
 		return Thread{}, err
 	}
 	moveStep(ctx, "unobserved-recorded")
@@ -207,7 +208,7 @@ func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, f
 
 // keepUnobserved adds the thread's messages created before the record's
 // cursor, and not among its observed ids, to its unobserved ids.
-func (m *Memory) keepUnobserved(ctx context.Context, s *store.Checked, threadID, key string) error {
+func keepUnobserved(ctx context.Context, s *store.Checked, op, threadID, key string) error {
 	if _, _, obs, _ := s.Capabilities(); !obs {
 		return nil // a store without observations has no record to keep them in
 	}
@@ -237,7 +238,7 @@ func (m *Memory) keepUnobserved(ctx context.Context, s *store.Checked, threadID,
 			return err
 		}
 	}
-	return memerr.Errorf(CodeConflict, "MoveThread", "observations of %s kept changing", key)
+	return memerr.Errorf(CodeConflict, op, "observations of %s kept changing", key)
 }
 
 // deleteOld deletes the thread's vector records under each old resource.

@@ -203,6 +203,31 @@ func TestMoveThreadWithoutVectorStoreKeepsTheRecordForLater(t *testing.T) {
 	})
 }
 
+// A thread moved back before its first move finished keeps both resources
+// in its move record (the vector records of either may still exist), on a
+// store that keeps the values it is given as well as on one that encodes
+// them.
+func TestMoveThreadBackKeepsEveryResourceInTheRecord(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		m := newMem(t, s, core.Config{})
+		if _, err := m.CreateThread(ctx, core.ThreadInput{ID: "A", ResourceID: "guest"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range []string{"user", "guest"} {
+			if _, err := m.MoveThread(ctx, "A", to); err != nil {
+				t.Fatal(err)
+			}
+		}
+		th, err := m.GetThread(ctx, "A", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := core.PendingMoveSources(th); fmt.Sprint(got) != "[guest user]" || fmt.Sprint(th.Metadata["agentmem.move"]) != "map[fromResourceIds:[guest user]]" {
+			t.Fatalf("moved to user and back: pending %q, record %v", got, th.Metadata["agentmem.move"])
+		}
+	})
+}
+
 // The move's progress record has its own namespaced key: the application's
 // "move" key survives a move, also one that stops half-way and is finished
 // by a second call. A record of an earlier version under "move" (exactly

@@ -2,6 +2,7 @@ package message
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -261,8 +262,45 @@ func cloneValue(v any) any {
 	case json.RawMessage:
 		return cloneRaw(x)
 	default:
-		return v
+		return cloneTyped(v)
 	}
+}
+
+// cloneTyped deep-copies a typed slice or map ([]string, map[string]int,
+// ...), which a caller may change after handing it over; other values are
+// returned as they are.
+func cloneTyped(v any) any {
+	rv := reflect.ValueOf(v)
+	switch {
+	case rv.Kind() == reflect.Slice && !rv.IsNil():
+		out := reflect.MakeSlice(rv.Type(), rv.Len(), rv.Len())
+		for i := range rv.Len() {
+			out.Index(i).Set(cloneElem(rv.Index(i)))
+		}
+		return out.Interface()
+	case rv.Kind() == reflect.Map && !rv.IsNil():
+		out := reflect.MakeMapWithSize(rv.Type(), rv.Len())
+		for it := rv.MapRange(); it.Next(); {
+			out.SetMapIndex(it.Key(), cloneElem(it.Value()))
+		}
+		return out.Interface()
+	}
+	return v
+}
+
+// cloneElem deep-copies an element of a typed slice or map, as a value of
+// the element's type.
+func cloneElem(e reflect.Value) reflect.Value {
+	if e.Kind() == reflect.Interface && e.IsNil() {
+		return e
+	}
+	c := reflect.ValueOf(cloneValue(e.Interface()))
+	if e.Kind() == reflect.Interface {
+		out := reflect.New(e.Type()).Elem()
+		out.Set(c)
+		return out
+	}
+	return c
 }
 
 // Less orders messages by (CreatedAt, Seq), the total order of a thread.

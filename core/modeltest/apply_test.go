@@ -43,13 +43,13 @@ func init() {
 }
 
 // threadMeta is the application metadata of a thread operation; the key
-// "move" is the application's too, unless its defect is listed.
+// "move" is the application's too (MoveThread's record is under its own).
 func (r *runner) threadMeta(o op) map[string]any {
 	md := map[string]any{"kind": []string{"chat", "task", "ünï"}[o.N%3], "n": float64(o.N % 5)}
 	if o.N%4 == 1 {
 		md["kind"] = nil
 	}
-	if !r.skip["moveMetadataKey"] && o.N%5 == 2 {
+	if o.N%5 == 2 {
 		md["move"] = "the application's own value"
 	}
 	return md
@@ -147,9 +147,7 @@ func (r *runner) clone(o op) error {
 
 func (r *runner) move(o op) error {
 	id, res := threadID(o.Thread), resourceID(o.Res)
-	if r.skip["moveObserved"] && r.set.om && r.set.omScope == core.ScopeResource {
-		return nil // the variant that loses messages today
-	}
+	r.countMove(id, res)
 	th, err := r.mem.MoveThread(r.ctx, id, res)
 	if _, ok := r.mod.threads[id]; !ok {
 		return expectCode("MoveThread of a missing thread", err, memerr.CodeThreadNotFound)
@@ -158,9 +156,25 @@ func (r *runner) move(o op) error {
 	if err != nil && !pending {
 		return fmt.Errorf("MoveThread: %v", err)
 	}
-	r.mod.moveThread(id, res)
-	r.mod.threads[id].movePending = pending
+	r.mod.moveThread(id, res, pending)
 	return nil
+}
+
+// countMove tallies a move of a thread with messages to another resource
+// under resource-scoped observational memory.
+func (r *runner) countMove(id, res string) {
+	th := r.mod.threads[id]
+	if r.tally == nil || !r.set.om || r.set.omScope != core.ScopeResource || th == nil || th.resource == res {
+		return
+	}
+	msgs := r.mod.threadMsgs(id)
+	if len(msgs) == 0 {
+		return
+	}
+	r.tally.omMoves++
+	if rec, err := r.mem.Observations(r.ctx, id, res, nil); err == nil && msgs[0].at.Before(rec.LastObservedAt) {
+		r.tally.olderMoves++
+	}
 }
 
 // target resolves the thread and resource of a write: the model's owner,
@@ -211,7 +225,7 @@ func (r *runner) save(o op) error {
 	var msgs []core.Message
 	for j := range 1 + o.N%3 {
 		id := fmt.Sprintf("m%d_%d", r.step, j)
-		msgs = append(msgs, r.userMsg(id, thread, res, phrase(o.N+j), metaVariant(o.N+j, r.skip), j))
+		msgs = append(msgs, r.userMsg(id, thread, res, phrase(o.N+j), metaVariant(o.N+j), j))
 	}
 	return r.saveChecked(o, msgs)
 }
@@ -228,7 +242,7 @@ func (r *runner) resave(o op) error {
 		return nil
 	}
 	o.Thread, o.Flag = indexOf(old.thread), false
-	msg := r.userMsg(old.id, old.thread, old.resource, phrase(o.N)+" (again)", metaVariant(o.N, r.skip), 0)
+	msg := r.userMsg(old.id, old.thread, old.resource, phrase(o.N)+" (again)", metaVariant(o.N), 0)
 	msg.Role, msg.CreatedAt = core.Role(old.role), old.at
 	msg.Content.Parts = []core.Part{core.TextPart(old.tag() + " " + phrase(o.N) + " (again)")}
 	return r.saveChecked(o, []core.Message{msg})
@@ -240,7 +254,7 @@ func (r *runner) updateMessage(o op) error {
 	if len(ids) > 0 && o.N%8 != 0 {
 		id = ids[o.N%len(ids)]
 	}
-	up := core.MessageUpdate{ID: id, Content: &core.ContentUpdate{Metadata: metaVariant(o.N+1, r.skip)}}
+	up := core.MessageUpdate{ID: id, Content: &core.ContentUpdate{Metadata: metaVariant(o.N + 1)}}
 	old, known := r.mod.msgs[id]
 	textual := known && strings.HasPrefix(old.sig, "text:")
 	if o.Flag && textual {

@@ -14,7 +14,7 @@ import (
 // steps; it returns the turn, the messages produced and the input.
 func (r *runner) loop(o op) (*core.Turn, []core.Message, core.Message, error) {
 	thread, res, exists, wrong := r.target(o)
-	in := r.userMsg(fmt.Sprintf("m%d_u", r.step), "", "", phrase(o.N), metaVariant(o.N, r.skip), 0)
+	in := r.userMsg(fmt.Sprintf("m%d_u", r.step), "", "", phrase(o.N), metaVariant(o.N), 0)
 	turn, err := r.mem.Begin(r.ctx, core.TurnRequest{ThreadID: thread, ResourceID: res,
 		System: []string{"You are a test."}, Input: []core.Message{in}})
 	if wrong {

@@ -41,7 +41,7 @@ type backend struct {
 }
 
 func memBackend() backend {
-	return backend{"memstore+local", 12, func(tb testing.TB) (*stores, error) {
+	return backend{"memstore+local", 6, func(tb testing.TB) (*stores, error) {
 		return &stores{store: memstore.New(), vector: local.New(), dim: dim,
 			reopen: func() error { return nil }, close: func() {}}, nil
 	}}
@@ -59,7 +59,7 @@ func sqliteBackend() backend {
 // vectors in the Weaviate server (given vectors, in classes of a fresh
 // prefix), whose runs are slower: it runs fewer seeds.
 func sqliteWeaviateBackend(host, grpc string) backend {
-	return backend{"sqlite+weaviate", 2, func(tb testing.TB) (*stores, error) {
+	return backend{"sqlite+weaviate", 1, func(tb testing.TB) (*stores, error) {
 		st, err := openSQLite(tb, filepath.Join(tb.TempDir(), "memory.db"), filepath.Join(tb.TempDir(), "vectors.bin"), nil)
 		if err != nil {
 			return nil, err
@@ -140,7 +140,7 @@ func pgBackend(dsn string, withPgvector bool) backend {
 	if withPgvector {
 		name = "postgres+pgvector"
 	}
-	return backend{name, 3, func(tb testing.TB) (*stores, error) {
+	return backend{name, 2, func(tb testing.TB) (*stores, error) {
 		ctx := context.Background()
 		schema := fmt.Sprintf("modeltest_%d", rand.Int64())
 		s, err := postgres.Open(ctx, dsn, postgres.WithSchema(schema))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,17 +26,47 @@ const (
 	crashEnvSeed  = "AGENTMEM_MODEL_CRASH_SEED"
 	crashEnvOp    = "AGENTMEM_MODEL_CRASH_OP"
 	crashEnvWrite = "AGENTMEM_MODEL_CRASH_WRITE"
+	crashEnvTail  = "AGENTMEM_MODEL_CRASH_TAIL"
 )
 
+// crashSeq is the sequence a crash run replays: a seed's operations, and,
+// with tail 1 + a thread index, activationTail of that thread after them.
+type crashSeq struct {
+	seed uint64
+	tail int
+}
+
+func (c crashSeq) ops() []op {
+	ops := genOps(c.seed, crashSteps)
+	if c.tail > 0 {
+		ops = append(ops, activationTail(c.tail-1)...)
+	}
+	return ops
+}
+
+// activationTail ends a sequence so that ObserveNow activates buffered
+// observations at a fixed point: a reopen awaits the buffer jobs in flight
+// (a job's chunk is written in the background, at no fixed point of an
+// operation), then ObserveNow of the thread activates its chunks and
+// observes the rest.
+func activationTail(thread int) []op {
+	return []op{{Kind: "reopen"}, {Kind: "observe", Thread: thread}}
+}
+
+// activationSeed is a seed whose setup buffers observations (see setupOf).
+const activationSeed = 1
+
 // crashKinds are the operations of several writes whose crash points the
-// test visits, and whether the API says running them again finishes them.
+// test visits, and whether the API says running them again finishes them;
+// an operation of any kind that activates buffered observations is visited
+// too (as "activation"), and run again only if its kind says so.
 var crashKinds = map[string]bool{"move": true, "clone": false, "observe": true, "turn": false, "deleteThread": true}
 
 const crashSteps = 40
 
 // crashSeeds are the seeds whose crash points CI visits: the first turn,
 // move, clone and thread deletion among them.
-var crashSeeds = []uint64{1, 2, 5}
+var crashSeeds = []uint64{1, 2, 5, 12}
 
 // snapshot is the model and the embedder's state as a child leaves them
 // before the operation it is killed in.
@@ -47,9 +78,9 @@ type snapshot struct {
 }
 
 type snapThread struct {
-	Resource    string
-	Meta        map[string]any
-	MovePending bool
+	Resource string
+	Meta     map[string]any
+	MoveFrom []string
 }
 
 type snapMsg struct {
@@ -61,7 +92,7 @@ type snapMsg struct {
 func (r *runner) snapshot() snapshot {
 	s := snapshot{Threads: map[string]snapThread{}, Msgs: map[string]snapMsg{}, WM: r.mod.wm, EmbDown: r.emb.down.Load()}
 	for id, th := range r.mod.threads {
-		s.Threads[id] = snapThread{th.resource, th.meta, th.movePending}
+		s.Threads[id] = snapThread{th.resource, th.meta, th.moveFrom}
 	}
 	for id, m := range r.mod.msgs {
 		s.Msgs[id] = snapMsg{m.thread, m.resource, m.role, m.sig, m.meta, m.at}
@@ -73,7 +104,7 @@ func (s snapshot) model() *model {
 	m := newModel()
 	m.wm = s.WM
 	for id, th := range s.Threads {
-		m.threads[id] = &mThread{id: id, resource: th.Resource, meta: th.Meta, movePending: th.MovePending}
+		m.threads[id] = &mThread{id: id, resource: th.Resource, meta: th.Meta, moveFrom: th.MoveFrom}
 	}
 	for id, x := range s.Msgs {
 		m.msgs[id] = &mMessage{id: id, thread: x.Thread, resource: x.Resource, role: x.Role, sig: x.Sig, meta: x.Meta, at: x.At}
@@ -91,11 +122,12 @@ func TestModelCrashChild(t *testing.T) {
 		return
 	}
 	seed, _ := strconv.ParseUint(os.Getenv(crashEnvSeed), 10, 64)
+	tail, _ := strconv.Atoi(os.Getenv(crashEnvTail))
 	at, _ := strconv.Atoi(os.Getenv(crashEnvOp))
 	write, _ := strconv.Atoi(os.Getenv(crashEnvWrite))
 	hook := &writeHook{stopAt: write}
 	r := crashRunner(t, dir, seed, hook)
-	ops := genOps(seed, crashSteps)
+	ops := crashSeq{seed, tail}.ops()
 	for i, o := range ops[:at] {
 		if err := r.apply(i, o); err != nil {
 			t.Fatalf("step %d %v: %v", i, o, err)
@@ -122,7 +154,7 @@ func crashRunner(t *testing.T, dir string, seed uint64, hook *writeHook) *runner
 		t.Fatal(err)
 	}
 	t.Cleanup(st.close)
-	r := &runner{ctx: context.Background(), be: sqliteBackend(), st: st, mod: newModel(), set: setupOf(seed), skip: skipSet(),
+	r := &runner{ctx: context.Background(), be: sqliteBackend(), st: st, mod: newModel(), set: setupOf(seed),
 		emb: &flakyEmbedder{HashEmbedder: local.NewHashEmbedder(dim)}}
 	if err := r.open(); err != nil {
 		t.Fatal(err)
@@ -131,24 +163,33 @@ func crashRunner(t *testing.T, dir string, seed uint64, hook *writeHook) *runner
 }
 
 // crashPoints counts, in this process, the writes of the operations of
-// crashKinds in a seed's sequence: the first of each kind with two writes
-// or more that no earlier seed had (perKind), and its write count.
-func crashPoints(t *testing.T, seed uint64, perKind map[string]int) map[int]int {
+// crashKinds in a sequence: the first of each kind with two writes or more
+// that no earlier sequence had (perKind), and its write count. An
+// ObserveNow that activates buffered observations is of kind "activation".
+func crashPoints(t *testing.T, seq crashSeq, perKind map[string]int) map[int]int {
+	seed := seq.seed
 	hook := &writeHook{}
 	r := crashRunner(t, t.TempDir(), seed, hook)
 	defer r.mem.Close(context.Background())
 	out := map[int]int{}
-	for i, o := range genOps(seed, crashSteps) {
+	for i, o := range seq.ops() {
 		hook.mu.Lock()
-		hook.armed, hook.n = true, 0
+		hook.armed, hook.n, hook.names = true, 0, nil
 		hook.mu.Unlock()
 		if err := r.apply(i, o); err != nil {
 			t.Fatalf("seed %d step %d %v: %v", seed, i, o, err)
 		}
-		if _, ok := crashKinds[o.Kind]; ok && hook.n >= 2 && perKind[o.Kind] < 1 {
-			perKind[o.Kind]++
+		kind := o.Kind
+		if _, ok := crashKinds[kind]; !ok {
+			continue
+		}
+		if kind == "observe" && slices.Contains(hook.names, activationWrite) {
+			kind = "activation" // ObserveNow waits for the buffer jobs: its writes are fixed
+		}
+		if hook.n >= 2 && perKind[kind] < 1 {
+			perKind[kind]++
 			out[i] = hook.n
-			t.Logf("seed %d step %d %v: %d writes", seed, i, o, hook.n)
+			t.Logf("seed %d step %d %v: writes %v", seed, i, o, hook.names)
 		}
 	}
 	return out
@@ -162,26 +203,34 @@ func crashPoints(t *testing.T, seed uint64, perKind map[string]int) map[int]int 
 func TestModelCrash(t *testing.T) {
 	perKind := map[string]int{}
 	for _, seed := range crashSeeds {
-		points := crashPoints(t, seed, perKind)
-		ks := slices.Sorted(func(yield func(int) bool) {
-			for k := range points {
-				if !yield(k) {
-					return
-				}
-			}
-		})
-		for _, k := range ks {
-			for w := 1; w < points[k]; w++ {
-				t.Run(fmt.Sprintf("seed%d/op%d/write%d", seed, k, w), func(t *testing.T) { crashAt(t, seed, k, w) })
-			}
+		crashEach(t, crashSeq{seed, 0}, crashPoints(t, crashSeq{seed, 0}, perKind))
+	}
+	// The activation of buffered observations, ObserveNow's first write:
+	// after the activation seed, of the first thread that has chunks.
+	for th := range nThreads {
+		seq := crashSeq{activationSeed, 1 + th}
+		if points := crashPoints(t, seq, perKind); perKind["activation"] > 0 {
+			crashEach(t, seq, points)
+			return
+		}
+	}
+	t.Fatalf("no thread of seed %d has buffered observations to activate", activationSeed)
+}
+
+// crashEach kills a child at every crash point of seq: between the writes
+// of each operation points counts.
+func crashEach(t *testing.T, seq crashSeq, points map[int]int) {
+	for _, k := range slices.Sorted(maps.Keys(points)) {
+		for w := 1; w < points[k]; w++ {
+			t.Run(fmt.Sprintf("seed%d/op%d/write%d", seq.seed, k, w), func(t *testing.T) { crashAt(t, seq, k, w) })
 		}
 	}
 }
 
-func crashAt(t *testing.T, seed uint64, k, w int) {
+func crashAt(t *testing.T, seq crashSeq, k, w int) {
 	dir := t.TempDir()
-	o := genOps(seed, crashSteps)[k]
-	killChild(t, dir, seed, k, w)
+	seed, o := seq.seed, seq.ops()[k]
+	killChild(t, dir, seq, k, w)
 	b, err := os.ReadFile(filepath.Join(dir, "model.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -208,10 +257,10 @@ func crashAt(t *testing.T, seed uint64, k, w int) {
 }
 
 // killChild runs the child until it reports the crash point and kills it.
-func killChild(t *testing.T, dir string, seed uint64, k, w int) {
+func killChild(t *testing.T, dir string, seq crashSeq, k, w int) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestModelCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashEnvDir+"="+dir, crashEnvSeed+"="+strconv.FormatUint(seed, 10),
-		crashEnvOp+"="+strconv.Itoa(k), crashEnvWrite+"="+strconv.Itoa(w))
+	cmd.Env = append(os.Environ(), crashEnvDir+"="+dir, crashEnvSeed+"="+strconv.FormatUint(seq.seed, 10),
+		crashEnvTail+"="+strconv.Itoa(seq.tail), crashEnvOp+"="+strconv.Itoa(k), crashEnvWrite+"="+strconv.Itoa(w))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

@@ -18,7 +18,8 @@ type writeHook struct {
 	mu     sync.Mutex
 	armed  bool
 	n      int
-	stopAt int // 0: only count
+	names  []string // what each write since arming was
+	stopAt int      // 0: only count
 }
 
 func (h *writeHook) wrote(what string) {
@@ -27,6 +28,7 @@ func (h *writeHook) wrote(what string) {
 	if !h.armed {
 		return
 	}
+	h.names = append(h.names, what)
 	if h.n++; h.n == h.stopAt {
 		fmt.Printf("AT write %d (%s)\n", h.n, what)
 		select {} // the parent kills the process here
@@ -89,9 +91,25 @@ func (s *hookedStore) AdvanceBoundary(ctx context.Context, th, res string, b sto
 func (s *hookedStore) UpdateResource(ctx context.Context, id string, md map[string]any) (store.Resource, error) {
 	return after[store.Resource](s.h, "UpdateResource")(s.Store.UpdateResource(ctx, id, md))
 }
+
+// PutObservations reports an activation of buffered chunks as such; the
+// write of a new chunk comes from a background job, at no fixed point of
+// an operation, and is no crash point.
 func (s *hookedStore) PutObservations(ctx context.Context, rec store.ObservationRecord, v int64) (store.ObservationRecord, error) {
-	return after[store.ObservationRecord](s.h, "PutObservations")(s.Store.PutObservations(ctx, rec, v))
+	cur, err := s.Store.GetObservations(ctx, rec.Key)
+	if err == nil && len(rec.Buffer.Chunks) > len(cur.Buffer.Chunks) {
+		return s.Store.PutObservations(ctx, rec, v)
+	}
+	what := "PutObservations"
+	if err == nil && len(rec.Buffer.Chunks) < len(cur.Buffer.Chunks) {
+		what = activationWrite
+	}
+	return after[store.ObservationRecord](s.h, what)(s.Store.PutObservations(ctx, rec, v))
 }
+
+// activationWrite names the write that activates buffered observations.
+const activationWrite = "PutObservations activating buffered chunks"
+
 func (s *hookedStore) ClearObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
 	return after[store.ObservationRecord](s.h, "ClearObservations")(s.Store.ClearObservations(ctx, key))
 }

@@ -9,14 +9,16 @@ import (
 	"time"
 )
 
-// A thread as the model knows it: its owner and the metadata the
-// application set (keys the memory itself writes are not modelled).
+// A thread as the model knows it: its owner, the metadata the application
+// set, and the record of an unfinished move (other keys the memory itself
+// writes are not modelled).
 type mThread struct {
 	id, resource string
 	meta         map[string]any
-	// movePending: MoveThread returned the moved thread with a vector
-	// error; its "move" record stays until a later MoveThread finishes.
-	movePending bool
+	// moveFrom: MoveThread returned the moved thread with a vector error;
+	// its record of the resources it was moved from stays in the thread's
+	// metadata until a later MoveThread finishes the move.
+	moveFrom []string
 }
 
 // A message as the model knows it; sig is its content in short (text, or
@@ -91,8 +93,18 @@ func (m *model) deleteThread(id string) {
 	}
 }
 
-func (m *model) moveThread(id, res string) {
-	m.threads[id].resource = res
+// moveThread moves a thread and its messages; pending says the move
+// failed in its vector steps, so its record stays: the old owner is added
+// to the resources of the record, which a finished move removes.
+func (m *model) moveThread(id, res string, pending bool) {
+	th := m.threads[id]
+	if th.resource != res && !slices.Contains(th.moveFrom, th.resource) {
+		th.moveFrom = append(th.moveFrom, th.resource)
+	}
+	if !pending {
+		th.moveFrom = nil
+	}
+	th.resource = res
 	for _, msg := range m.msgs {
 		if msg.thread == id {
 			msg.resource = res

@@ -3,6 +3,9 @@ package modeltest
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+
+	"github.com/agentmem/agentmem/core"
 )
 
 // The universe operations draw their arguments from: few ids, so that
@@ -45,18 +48,31 @@ var opWeights = []struct {
 	{"bigMessage", 1}, {"tooLarge", 1}, {"abandonedLoop", 2},
 }
 
+// underResourceOM are the weights of "move" and "observe" in the seeds with
+// resource-scoped observational memory: moving a thread into a resource
+// whose record has observed newer messages is where messages were lost.
+var underResourceOM = map[string]int{"move": 12, "observe": 8}
+
 // genOps draws the sequence of a seed.
 func genOps(seed uint64, steps int) []op {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	weights := slices.Clone(opWeights)
+	if set := setupOf(seed); set.om && set.omScope == core.ScopeResource {
+		for i := range weights {
+			if w, ok := underResourceOM[weights[i].kind]; ok {
+				weights[i].weight = w
+			}
+		}
+	}
 	total := 0
-	for _, w := range opWeights {
+	for _, w := range weights {
 		total += w.weight
 	}
 	out := make([]op, 0, steps)
 	for len(out) < steps {
 		n := r.IntN(total)
 		kind := ""
-		for _, w := range opWeights {
+		for _, w := range weights {
 			if n < w.weight {
 				kind = w.kind
 				break

@@ -1,44 +1,38 @@
 package modeltest
 
 import (
-	"strings"
 	"time"
 
 	"github.com/agentmem/agentmem/core/message"
 )
 
-// timeValue is a stored "at" value; hostile ones name a known defect.
-type timeValue struct {
-	v      string
-	defect string
-}
-
 // atValues are the stored "at" values: valid times, and hostile ones (no
-// such calendar day, year 0, an offset past 24 hours, finer than a
-// millisecond) that only ever match by the documented rule: a value that is
-// not a valid time never matches a time operand.
-var atValues = []timeValue{
-	{v: "2026-01-05T10:00:00Z"},
-	{v: "2025-12-31T23:59:59.999Z"},
-	{v: "2026-01-01T00:00:00Z"},
-	{v: "not a time"},
-	{v: "2026-02-30T00:00:00Z", defect: "hostileTimes"},
-	{v: "0000-01-01T00:00:00Z", defect: "hostileTimes"},
-	{v: "2026-01-01T00:00:00+99:00", defect: "hostileTimes"},
-	{v: "2026-01-01T00:00:00.0004999Z", defect: "hostileTimes"},
+// such calendar day, year 0, an offset past a day or of exactly 24 hours,
+// an instant before year 1 in UTC, finer than a millisecond, lower-case)
+// that only ever match by the documented rule: a value that is not a valid
+// time never matches a time operand, and a valid one compares in rounded
+// milliseconds.
+var atValues = []string{
+	"2026-01-05T10:00:00Z",
+	"2025-12-31T23:59:59.999Z",
+	"2026-01-01T00:00:00Z",
+	"not a time",
+	"2026-02-30T00:00:00Z",
+	"0000-01-01T00:00:00Z",
+	"2026-01-01T00:00:00+99:00",
+	"2026-01-01T00:00:00.0004999Z",
+	"2026-01-01T00:00:00.0005Z",
+	"2026-01-02T00:00:00+24:00",
+	"0001-01-01T00:30:00+01:00",
+	"2026-01-01t00:00:00z",
 }
 
 // metaVariant returns the metadata of variant n: a visibility, a tag (some
-// unicode, some empty), a time, a number, sometimes a deep nesting. Variants
-// whose values trigger a listed defect get the value's valid twin instead.
-func metaVariant(n int, skip map[string]bool) map[string]any {
+// unicode, some empty), a time, a number, sometimes a deep nesting.
+func metaVariant(n int) map[string]any {
 	vis := []string{"public", "private"}[n%2]
 	tag := []string{"a", "b", "ünï✓", "", "a b"}[n%5]
-	at := atValues[n%len(atValues)]
-	if skip[at.defect] {
-		at = atValues[0]
-	}
-	md := map[string]any{"vis": vis, "tag": tag, "at": at.v, "n": float64(n % 4)}
+	md := map[string]any{"vis": vis, "tag": tag, "at": atValues[n%len(atValues)], "n": float64(n % 4)}
 	switch n % 7 {
 	case 3:
 		md["deep"] = deep(20)
@@ -124,14 +118,17 @@ func matchOp(op string, operand, v any, has bool) bool {
 	return ok && compare(op, n, float64(operand.(int)))
 }
 
-// validTime is the documented rule for a stored time: RFC 3339 (year 0000
-// included), a real calendar day, an offset within a day.
+// validTime is the documented rule for a stored time: RFC 3339 with an
+// upper-case T and Z, a year from 0001 to 9999, a real calendar day, an
+// offset within ±23:59, and an instant (in rounded milliseconds) in the
+// years 0001 to 9999 UTC.
 func validTime(s string) (time.Time, bool) {
-	if !strings.Contains(s, "T") {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if _, off := t.Zone(); err != nil || t.Year() < 1 || off >= 24*3600 || off <= -24*3600 {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
+	utc := time.UnixMilli(message.FilterMillis(t)).UTC()
+	return t, utc.Year() >= 1 && utc.Year() <= 9999
 }
 
 func compare(op string, a, b float64) bool {

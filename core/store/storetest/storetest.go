@@ -37,6 +37,7 @@ func Run(t *testing.T, open Opener) {
 		{"ThreadMissing", testThreadMissing},
 		{"SaveThreadUpsert", testSaveThreadUpsert},
 		{"UpdateThread", testUpdateThread},
+		{"MetadataKeepsNoCallerValue", testMetadataKeepsNoCallerValue},
 		{"DeleteThreadCascades", testDeleteThreadCascades},
 		{"ListThreadsPaging", testListThreadsPaging},
 		{"ListThreadsOrder", testListThreadsOrder},

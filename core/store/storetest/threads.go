@@ -81,6 +81,38 @@ func testUpdateThread(t *testing.T, s *store.Checked) {
 	wantCode(t, err, memerr.ErrThreadNotFound)
 }
 
+// testMetadataKeepsNoCallerValue: a store keeps what metadata held when it
+// was written, typed slices and maps too: a caller that changes its value
+// afterwards (core cuts a move record's slice in place) changes nothing
+// stored.
+func testMetadataKeepsNoCallerValue(t *testing.T, s *store.Checked) {
+	ids, nums := []string{"a", "b"}, map[string]int{"x": 1}
+	if _, err := s.SaveThread(ctx(), store.Thread{ID: "t1", ResourceID: "r1", Metadata: map[string]any{"ids": ids},
+		CreatedAt: T(0), UpdatedAt: T(0)}); err != nil {
+		t.Fatal(err)
+	}
+	later := []string{"c", "d"}
+	if _, err := s.UpdateThread(ctx(), "t1", nil, map[string]any{"later": later, "nums": nums}); err != nil {
+		t.Fatal(err)
+	}
+	m := msg("m1", "t1", "r1", "x", T(1))
+	tags := []string{"e", "f"}
+	m.Content.Metadata = map[string]any{"tags": tags}
+	mustSave(t, s, m)
+	ids[0], later[0], nums["x"], tags[0] = "changed", "changed", 2, "changed"
+	th, err := s.GetThread(ctx(), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(th.Metadata); got != "map[ids:[a b] later:[c d] nums:map[x:1]]" {
+		t.Fatalf("thread metadata after the caller changed its values: %s", got)
+	}
+	got, err := s.GetMessages(ctx(), []string{"m1"})
+	if err != nil || len(got) != 1 || fmt.Sprint(got[0].Content.Metadata) != "map[tags:[e f]]" {
+		t.Fatalf("message metadata after the caller changed its values: %v, %v", got, err)
+	}
+}
+
 func testDeleteThreadCascades(t *testing.T, s *store.Checked) {
 	mustThread(t, s, "t1", "r1")
 	mustThread(t, s, "t2", "r1")
