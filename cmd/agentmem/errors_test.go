@@ -100,7 +100,7 @@ func TestDBIsDirectory(t *testing.T) {
 	}
 }
 
-// TestErrorWording: the errors a first session meets say in one line what
+// TestErrorWording: the errors a new user meets first say in one line what
 // happened and what to do (the wording is in testdata/golden/errors.txt): an
 // unreachable server (not as a migration failure), a database or index
 // address of a scheme agentmem does not speak (without repeating it, as it

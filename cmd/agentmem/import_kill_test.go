@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +10,8 @@ import (
 	"testing"
 
 	msqlite "modernc.org/sqlite"
+
+	"github.com/agentmem/agentmem/internal/killtest"
 )
 
 // Environment of the import process killed before one of its commits.
@@ -128,31 +128,8 @@ func TestImportSurvivesKill(t *testing.T) {
 // killImport runs the import in a child process until it reaches commit at
 // and kills it there.
 func killImport(t *testing.T, db, file string, at int) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestImportKillChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), importKillEnvDB+"="+db, importKillEnvSrc+"="+file,
+	t.Helper()
+	killtest.At(t, "TestImportKillChild", func(line string) bool { return strings.HasPrefix(line, "AT commit ") },
+		importKillEnvDB+"="+db, importKillEnvSrc+"="+file,
 		importKillEnvAt+"="+strconv.Itoa(at), importKillEnvState+"="+os.Getenv("AGENTMEM_STATE_DIR"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	reached := false
-	for sc := bufio.NewScanner(out); sc.Scan(); {
-		lines = append(lines, sc.Text())
-		if reached = strings.HasPrefix(sc.Text(), "AT commit "); reached {
-			break
-		}
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	if !reached {
-		t.Fatalf("the import never reached commit %d: %s\n%s", at, strings.Join(lines, "\n"), stderr.String())
-	}
 }

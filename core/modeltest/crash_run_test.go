@@ -1,13 +1,11 @@
 package modeltest
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,6 +15,8 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector/local"
+
+	"github.com/agentmem/agentmem/internal/killtest"
 )
 
 // Environment of the child process that runs a sequence on SQLite and is
@@ -258,34 +258,10 @@ func crashAt(t *testing.T, seq crashSeq, k, w int) {
 
 // killChild runs the child until it reports the crash point and kills it.
 func killChild(t *testing.T, dir string, seq crashSeq, k, w int) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestModelCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashEnvDir+"="+dir, crashEnvSeed+"="+strconv.FormatUint(seq.seed, 10),
+	t.Helper()
+	killtest.At(t, "TestModelCrashChild", func(line string) bool { return strings.HasPrefix(line, "AT write ") },
+		crashEnvDir+"="+dir, crashEnvSeed+"="+strconv.FormatUint(seq.seed, 10),
 		crashEnvTail+"="+strconv.Itoa(seq.tail), crashEnvOp+"="+strconv.Itoa(k), crashEnvWrite+"="+strconv.Itoa(w))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	reached := false
-	for sc := bufio.NewScanner(out); sc.Scan(); {
-		lines = append(lines, sc.Text())
-		if strings.HasPrefix(sc.Text(), "AT write ") {
-			reached = true
-			break
-		}
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	if !reached {
-		t.Fatalf("the child never reached write %d of step %d: %s\n%s", w, k, strings.Join(lines, "\n"), stderr.String())
-	}
 }
 
 // nothingLost checks the stores right after a kill in operation o: every
