@@ -65,7 +65,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 		return nil, nil
 	}
 	budget.CountAll(batch, m.countTokens)
-	saved, e, err := m.saveIndexed(ctx, s, st, batch, nil, func() ([]Message, error) { return s.SaveValidated(ctx, batch, bulk) })
+	saved, e, err := m.rec.SaveIndexed(ctx, s, st.recall, batch, nil, func() ([]Message, error) { return s.SaveValidated(ctx, batch, bulk) })
 	if err != nil {
 		return nil, err
 	}
@@ -120,15 +120,15 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 
 // saveUpdates saves the updated messages, deletes the vectors of their
 // stale versions and indexes the new ones; an update that moves a message
-// to another thread is an owner change (see ownerChanges).
+// to another thread is an owner change (see recall.Engine.OwnerChange).
 func (m *Memory) saveUpdates(ctx context.Context, s *store.Checked, st settings, ups []MessageUpdate, changed, stale, reindex []Message) ([]Message, error) {
 	end := func() {}
 	if slices.ContainsFunc(ups, func(u MessageUpdate) bool { return u.ThreadID != nil }) {
-		end = m.owners.begin()
+		end = m.rec.OwnerChange()
 	}
 	saved, err := s.SaveMessages(ctx, changed)
 	if err == nil && st.recall != nil {
-		m.unindex(ctx, stale)
+		m.rec.Unindex(ctx, stale)
 	}
 	end()
 	if err != nil {
@@ -227,7 +227,7 @@ func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	defer m.owners.begin()()
+	defer m.rec.OwnerChange()()
 	var doomed []Message
 	if m.opts.Vector != nil {
 		if doomed, err = s.GetMessages(ctx, ids); err != nil {
@@ -237,6 +237,6 @@ func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
 	if err := s.DeleteMessages(ctx, ids); err != nil {
 		return err
 	}
-	m.unindex(ctx, doomed)
+	m.rec.Unindex(ctx, doomed)
 	return nil
 }

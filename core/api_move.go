@@ -58,7 +58,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_
 	} else if err != nil {
 		return Thread{}, err
 	}
-	defer m.owners.begin()()
+	defer m.rec.OwnerChange()()
 	from, olds := th.ResourceID, PendingMoveSources(th)
 	if from != resourceID && !slices.Contains(olds, from) {
 		// The old owner is recorded before anything moves, so that whoever
@@ -244,7 +244,7 @@ func keepUnobserved(ctx context.Context, s *store.Checked, op, threadID, key str
 // deleteOld deletes the thread's vector records under each old resource.
 func (m *Memory) deleteOld(ctx context.Context, threadID string, olds []string) error {
 	for _, res := range olds {
-		if err := m.deleteVectors(ctx, vector.Filter{ResourceID: res, ThreadID: threadID}); err != nil {
+		if err := m.rec.DeleteVectors(ctx, vector.Filter{ResourceID: res, ThreadID: threadID}); err != nil {
 			return err
 		}
 	}

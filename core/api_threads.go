@@ -164,11 +164,11 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) (err error) {
 	if err != nil {
 		return err
 	}
-	defer m.owners.begin()()
+	defer m.rec.OwnerChange()()
 	if err := s.DeleteThread(ctx, id); err != nil {
 		return err
 	}
-	return m.deleteVectors(ctx, vector.Filter{ResourceID: t.ResourceID, ThreadID: id})
+	return m.rec.DeleteVectors(ctx, vector.Filter{ResourceID: t.ResourceID, ThreadID: id})
 }
 
 // ownedThread loads a thread and checks it belongs to resourceID.

@@ -2,7 +2,11 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+
+	"github.com/agentmem/agentmem/core/internal/recall"
+	"github.com/agentmem/agentmem/core/internal/retrieval"
 
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -18,8 +22,8 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 		return nil, err
 	}
 	wm := st.wm != nil && !st.readOnly
-	recall := st.recall != nil && st.recall.Retrieval != nil && resourceID != ""
-	if !wm && !recall {
+	wantRecall := st.recall != nil && st.recall.Tool != nil && resourceID != ""
+	if !wm && !wantRecall {
 		return nil, nil
 	}
 	s, err := m.open(ctx, "Tools")
@@ -42,7 +46,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 		}
 		out = append(out, m.workingMemoryTool(*st.wm, scope, id, th))
 	}
-	if recall {
+	if wantRecall {
 		if err := store.ValidateID("threadId", threadID); err != nil {
 			return nil, err
 		}
@@ -51,9 +55,20 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 		if _, err := m.ownedThread(ctx, s, "Tools", threadID, resourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
 			return nil, err
 		}
-		out = append(out, m.recallTool(st, th))
+		out = append(out, recallTool(m.rec, st.recall, th))
 	}
 	return out, nil
+}
+
+// RecallToolName is the name of the tool with which the model searches the
+// stored messages of its resource (Mastra's recall tool), offered when
+// SemanticRecall.Retrieval is set.
+const RecallToolName = recall.ToolName
+
+// recallTool is the recall tool over th's resource with rs (rs.Tool set).
+func recallTool(e *recall.Engine, rs *recall.Settings, th Thread) Tool {
+	desc, call := e.ToolCall(rs, th)
+	return Tool{Name: RecallToolName, Description: desc, Parameters: json.RawMessage(retrieval.Params), Call: call}
 }
 
 // Config returns a deep copy of the instance-wide configuration given to New:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/recall"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
@@ -266,15 +267,16 @@ type settings struct {
 	readOnly         bool
 	retainFullInput  bool
 	filterIncomplete bool
-	recall           *SemanticRecall // nil: off; else fully defaulted
+	recall           *recall.Settings // nil: off; else fully defaulted
 	wm               *WorkingMemoryConfig
 	title            *TitleConfig
 	observation      *observationSettings // nil: observational memory off
 	// bulk: a large load (SaveMessagesBulk), indexed through the
 	// vector store's vector.BulkLoader when it has one.
 	bulk bool
-	// ownerGen is Memory.owners' generation when the settings were taken,
-	// before the operation saved anything (see ownerChanges).
+	// ownerGen is the recall engine's owner-change generation when the
+	// settings were taken, before the operation saved anything (see
+	// recall.Write).
 	ownerGen int64
 }
 
@@ -387,7 +389,7 @@ func (s *settings) resolveHistory(c Config) error {
 }
 
 // resolveRecall validates and defaults semantic recall; nil when off.
-func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
+func resolveRecall(r *SemanticRecall) (*recall.Settings, error) {
 	if r == nil || r.Disabled {
 		return nil, nil
 	}
@@ -425,7 +427,7 @@ func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
 	if err := resolveRecallExtras(&rc); err != nil {
 		return nil, err
 	}
-	return &rc, nil
+	return recallSettings(&rc), nil
 }
 
 // resolveTitle validates and defaults title generation; nil when off.

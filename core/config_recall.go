@@ -1,5 +1,7 @@
 package core
 
+import "github.com/agentmem/agentmem/core/internal/recall"
+
 // Diversity configures the diversity re-rank of semantic recall: more
 // candidates than TopK are fetched and TopK of them picked by maximal
 // marginal relevance (MMR), so that hits cover different evidence instead of
@@ -87,4 +89,25 @@ func cloneRecallExtras(rc *SemanticRecall) {
 func mergeRecallExtras(base, over *SemanticRecall) {
 	base.Diversity = pick(base.Diversity, over.Diversity)
 	base.Retrieval = pick(base.Retrieval, over.Retrieval)
+}
+
+// recallSettings returns the recall engine's settings of rc, resolved.
+func recallSettings(rc *SemanticRecall) *recall.Settings {
+	rs := &recall.Settings{TopK: rc.TopK, Window: recall.Window(*rc.MessageRange), Scope: rc.Scope, MaxChunkChars: rc.MaxChunkChars,
+		Threshold: rc.Threshold, IndexConfig: rc.IndexConfig, Mode: rc.Mode, Hybrid: rc.Hybrid != nil, Alpha: DefaultHybridAlpha, Filter: rc.Filter}
+	if rc.Hybrid != nil && rc.Hybrid.Alpha != nil {
+		rs.Alpha = *rc.Hybrid.Alpha
+	}
+	if d := rc.Diversity; d != nil {
+		rs.Diversity = &recall.Diversity{Lambda: *d.Lambda, Candidates: d.Candidates}
+	}
+	if r := rc.Retrieval; r != nil {
+		rs.Tool = &recall.Tool{TopK: r.TopK, MaxTokens: r.MaxTokens}
+	}
+	return rs
+}
+
+// write returns the settings an indexing call of s runs under.
+func (s settings) write() recall.Write {
+	return recall.Write{Settings: s.recall, Gen: s.ownerGen, Bulk: s.bulk}
 }

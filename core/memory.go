@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/ids"
-	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/recall"
 	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/onceset"
 	"github.com/agentmem/agentmem/core/internal/telemetry"
@@ -89,20 +89,11 @@ type Memory struct {
 	lastStamp atomic.Int64 // last assigned createdAt, unix micro
 	tokenized atomic.Int64 // messages tokenized, for instrumentation
 
-	ix       *indexing.Recipe // how index records are made
-	dimMu    sync.Mutex
-	dim      int              // probed embedding dimension
-	indexes  sync.Map         // index names this process knows (vectors to delete): true once ensured
-	others   *[]string        // indexes of other dimensions (otherIndexes), under dimMu
-	dimClean sync.Map         // resources without records in others (staleIndexes)
-	pending  indexing.Pending // unindexed messages whose marker the store refused
-	clean    indexing.Clean   // resources whose unindexed queue was found empty
-	failed   indexing.Failed  // unindexed messages that failed on their own: retries skip them
+	rec      *recall.Engine // semantic recall: indexing state, search, the recall tool
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup
 	observer observe.Runtime // observational-memory locks and background jobs
-	owners   ownerChanges    // deletes and moves running or run (settle)
 	skipped  *onceset.Set    // ids of stored messages whose skipped parts were reported
 	tel      *telemetry.T    // spans and metrics
 }
@@ -125,9 +116,9 @@ func New(opts Options) (*Memory, error) {
 		return nil, memerr.Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	opts.Config = Config{}
-	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension,
-		skipped: onceset.New(maxSkippedReported)}
-	if m.ix, err = newIndexing(cfg.SemanticRecall); err != nil {
+	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, skipped: onceset.New(maxSkippedReported)}
+	ix, err := newIndexing(cfg.SemanticRecall)
+	if err != nil {
 		return nil, err
 	}
 	if opts.Store != nil {
@@ -151,6 +142,8 @@ func New(opts Options) (*Memory, error) {
 	if m.opts.NewID == nil {
 		m.opts.NewID = ids.New
 	}
+	m.rec = recall.New(recall.Deps{Vector: m.opts.Vector, Embedder: m.opts.Embedder, Dimension: m.opts.EmbeddingDimension, Recipe: ix,
+		Store: m.store, Tel: m.tel, Log: m.log, Tokens: m.tk, Read: m.reportSkipped})
 	return m, nil
 }
 
@@ -213,11 +206,11 @@ func (m *Memory) Close(ctx context.Context) error {
 func (m *Memory) settings(over *Config) (settings, error) {
 	if over == nil {
 		st := m.st
-		st.ownerGen = m.owners.gen.Load()
+		st.ownerGen = m.rec.Generation()
 		return st, nil
 	}
 	s, err := m.cfg.Merge(over).resolveOver(m.st, over)
-	s.ownerGen = m.owners.gen.Load()
+	s.ownerGen = m.rec.Generation()
 	if err == nil && over.ObservationalMemory != nil {
 		s, err = s.withModels(m.opts.Model)
 	}

@@ -2,9 +2,9 @@ package core
 
 import (
 	"context"
-	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/recall"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
@@ -75,10 +75,10 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, e
 	if err != nil {
 		return RecallResult{}, err
 	}
-	var hits []searchHit
+	var hits []recall.Hit
 	budgeted := q.PerPage == 0 && st.tokenBudget()
 	if wantVector {
-		if hits, err = m.recallHits(ctx, s, st, th, q, budgeted); err != nil {
+		if hits, err = m.rec.Search(ctx, s, st.recall, th, q.ResourceID, q.VectorSearch, q.Metadata, q.Range, budgeted); err != nil {
 			return RecallResult{}, err
 		}
 	}
@@ -91,7 +91,10 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, e
 		if err != nil {
 			return RecallResult{}, err
 		}
-		extra := m.recalled(th, hits, kept)
+		extra := recall.Recalled(th, hits, kept)
+		for i := range extra {
+			m.ensureTokens(&extra[i])
+		}
 		out := kept // chronological, as loaded
 		if extra = window.AfterBoundary(th.ID, th.Boundary, store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}, extra); len(extra) > 0 {
 			out = window.Merge(kept, extra)
@@ -111,7 +114,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, e
 		dir = store.Desc
 	}
 	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: th.ID, ResourceID: q.ResourceID, Page: q.Page,
-		PerPage: perPage, Direction: dir, Range: q.Range, Include: includes(st, hits), IncludeTotal: q.IncludeTotal, Metadata: q.Metadata})
+		PerPage: perPage, Direction: dir, Range: q.Range, Include: recall.Includes(st.recall, hits), IncludeTotal: q.IncludeTotal, Metadata: q.Metadata})
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -119,34 +122,8 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, e
 	m.reportSkipped(ctx, page.Included)
 	included := page.Included
 	if len(hits) > 0 {
-		included = filterContext(included, hits, message.And(st.recall.Filter, q.Metadata))
+		included = recall.FilterContext(included, hits, message.And(st.recall.Filter, q.Metadata))
 	}
 	return RecallResult{Messages: window.Merge(page.Messages, included), Total: page.Total,
 		Page: q.Page, PerPage: perPage, HasMore: page.HasMore}, nil
-}
-
-// recallHits runs q's VectorSearch, narrowed to q's Metadata and Range.
-func (m *Memory) recallHits(ctx context.Context, s *store.Checked, st settings, th Thread, q RecallQuery, windows bool) ([]searchHit, error) {
-	sq, err := m.semanticQuery(st, th, q.ResourceID, q.VectorSearch, windows)
-	if err != nil {
-		return nil, err
-	}
-	sq.filter.Metadata = q.Metadata
-	if q.Range != (store.DateRange{}) {
-		sq.keepOnly(func(msg *Message) bool { return q.Range.InRange(msg.CreatedAt) })
-	}
-	return m.searchMessages(ctx, s, st, th, sq)
-}
-
-// filterContext drops from the messages read around hits those that md
-// excludes, keeping the hits themselves: context is recall too, and the
-// filter is what keeps a message out of it.
-func filterContext(read []Message, hits []searchHit, md message.Filter) []Message {
-	out := read[:0:0]
-	for _, msg := range read {
-		if md.Match(msg.Content.Metadata) || slices.ContainsFunc(hits, func(h searchHit) bool { return h.msg.ID == msg.ID }) {
-			out = append(out, msg)
-		}
-	}
-	return out
 }

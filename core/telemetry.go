@@ -45,20 +45,7 @@ func dbSystem(s store.Store) string {
 // startOp starts the span of a public operation on a thread; genaiOp,
 // when set, is its GenAI memory operation name.
 func (m *Memory) startOp(ctx context.Context, op, threadID, resourceID, genaiOp string) (context.Context, telemetry.Op) {
-	ctx, sp := m.tel.Start(ctx, op)
-	if !sp.Recording() {
-		return ctx, sp
-	}
-	if threadID != "" {
-		sp.Set(telemetry.AttrConversationID.String(threadID))
-	}
-	if resourceID != "" {
-		sp.Set(telemetry.AttrResourceID.String(resourceID))
-	}
-	if genaiOp != "" {
-		sp.Set(telemetry.AttrGenAIOperation.String(genaiOp))
-	}
-	return ctx, sp
+	return m.tel.StartOp(ctx, op, threadID, resourceID, genaiOp)
 }
 
 // endBegin records what Begin built on its span and in the turn metrics.
@@ -174,26 +161,6 @@ func (m *Memory) startRecall(ctx context.Context, q RecallQuery) (context.Contex
 func (m *Memory) endRecall(sp telemetry.Op, res RecallResult, err error) error {
 	sp.Set(telemetry.AttrMessagesLoaded.Int(len(res.Messages)))
 	return sp.End(err)
-}
-
-// queryVector runs a recall query on the vector store in its own span and
-// counts its hits.
-func (m *Memory) queryVector(ctx context.Context, name string, q vector.Query, sq searchQuery) ([]vector.Hit, error) {
-	qctx, vs := m.tel.Vector(ctx, "query", name, 0)
-	vs.Set(telemetry.AttrTopK.Int(sq.topK), telemetry.AttrRecallFilter.Bool(!q.Filter.Metadata.IsZero()))
-	if m.tel.CaptureContent() {
-		vs.Set(telemetry.AttrMemoryQueryText.String(sq.text))
-	}
-	hits, err := m.opts.Vector.Query(qctx, name, q)
-	vs.Set(telemetry.AttrRecallHits.Int(len(hits)))
-	m.tel.RecallHits(ctx, len(hits))
-	return hits, vs.End(err)
-}
-
-// upsertVectors writes recs with upsert in a span of its own.
-func (m *Memory) upsertVectors(ctx context.Context, upsert func(context.Context, string, []vector.Record) error, name string, recs []vector.Record) error {
-	ctx, vs := m.tel.Vector(ctx, "upsert", name, len(recs))
-	return vs.End(upsert(ctx, name, recs))
 }
 
 // startEffect starts the span of a side effect of a save: a child of the

@@ -181,11 +181,16 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 
 func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 	b.conv = window.SetSource(b.history, SourceMemory)
-	if t.st.recall != nil && t.st.recall.Retrieval != nil && t.thread.ResourceID != "" {
-		t.tools = append(t.tools, t.m.recallTool(t.st, t.thread))
+	if t.st.recall != nil && t.st.recall.Tool != nil && t.thread.ResourceID != "" {
+		t.tools = append(t.tools, recallTool(t.m.rec, t.st.recall, t.thread))
 	}
 	if t.st.recall != nil {
-		same, other, inc, err := t.m.recallForTurn(ctx, b.s, t.st, t.thread, b.conv, b.input)
+		same, other, inc, err := t.m.rec.ForTurn(ctx, b.s, t.st.recall, t.thread, b.conv, b.input)
+		for _, list := range [][]Message{same, other} {
+			for i := range list {
+				t.m.ensureTokens(&list[i])
+			}
+		}
 		if err != nil {
 			t.recallErr = err
 			t.m.log.WarnContext(ctx, "agentmem: semantic recall failed; the turn goes on with history", "err", err)

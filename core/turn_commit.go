@@ -66,7 +66,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 		t.committed = false
 		return err
 	}
-	saved, e, err := m.saveIndexed(ctx, s, t.st, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
+	saved, e, err := m.rec.SaveIndexed(ctx, s, t.st.recall, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
 	if err != nil {
 		t.committed = false
 		return err

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
@@ -54,7 +53,7 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn, e *indexi
 // indexEffects index the saved messages inline (so that the next turn, or
 // the next model call of an agent loop, can recall them; prior are the
 // thread's messages before them, when known); messages whose earlier
-// indexing failed are retried in the background (up to retryBatch per
+// indexing failed are retried in the background (a bounded batch per
 // resource, never on the caller's latency).
 func (m *Memory) indexEffects(st settings, saved []Message, prior *indexing.Prior, e *indexing.Embedded) []sideEffect {
 	if st.recall == nil || len(saved) == 0 {
@@ -63,12 +62,12 @@ func (m *Memory) indexEffects(st settings, saved []Message, prior *indexing.Prio
 	indexed := false
 	return []sideEffect{
 		{name: "index", run: func(ctx context.Context) error {
-			indexed = m.index(ctx, st, saved, prior, e)
+			indexed = m.rec.Index(ctx, st.write(), saved, prior, e)
 			return nil
 		}},
 		{name: "index retry", background: true, run: func(ctx context.Context) error {
 			if indexed {
-				m.retryResources(ctx, st, saved)
+				m.rec.Retry(ctx, st.write(), saved)
 			}
 			return nil
 		}},
@@ -97,29 +96,5 @@ func (m *Memory) runEffect(ctx context.Context, f sideEffect) {
 	err := sp.End(f.run(ctx))
 	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: "+f.name+" after save failed", "err", err)
-	}
-}
-
-// retryResources retries the recorded unindexed messages of the resources
-// of msgs.
-func (m *Memory) retryResources(ctx context.Context, st settings, msgs []Message) {
-	s, err := m.checked()
-	if err != nil {
-		return
-	}
-	var resources []string
-	for _, msg := range msgs {
-		if !slices.Contains(resources, msg.ResourceID) {
-			resources = append(resources, msg.ResourceID)
-		}
-	}
-	for _, res := range resources {
-		if m.clean.IsClean(res, time.Now()) {
-			continue // no marker can be there: skip the read
-		}
-		if err := m.retryUnindexed(ctx, s, st, res, nil); err != nil {
-			m.log.WarnContext(ctx, "agentmem: retrying unindexed messages failed; they stay recorded for the next write (or run Reindex)",
-				"err", err, "resourceId", res)
-		}
 	}
 }

@@ -162,7 +162,7 @@ func (t *Turn) saveStep(ctx context.Context, resp []Message) error {
 		if err == nil {
 			var saved []Message
 			var e *indexing.Embedded
-			saved, e, err = m.saveIndexed(ctx, s, t.st, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
+			saved, e, err = m.rec.SaveIndexed(ctx, s, t.st.recall, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
 			if err == nil {
 				t.stepStored(saved)
 				m.runEffects(ctx, m.indexEffects(t.st, saved, &t.prior, e))

@@ -107,6 +107,25 @@ func (t *T) Start(ctx context.Context, name string) (context.Context, Op) {
 	return t.op(ctx, info, span)
 }
 
+// StartOp starts the span of a public operation on a thread; genaiOp, when
+// set, is its GenAI memory operation name (OpSearchMemory, ...).
+func (t *T) StartOp(ctx context.Context, op, threadID, resourceID, genaiOp string) (context.Context, Op) {
+	ctx, sp := t.Start(ctx, op)
+	if !sp.Recording() {
+		return ctx, sp
+	}
+	if threadID != "" {
+		sp.Set(AttrConversationID.String(threadID))
+	}
+	if resourceID != "" {
+		sp.Set(AttrResourceID.String(resourceID))
+	}
+	if genaiOp != "" {
+		sp.Set(AttrGenAIOperation.String(genaiOp))
+	}
+	return ctx, sp
+}
+
 // Background starts the span of background work scheduled under ctx's span:
 // a new trace root linked to the scheduling span, since the work outlives it.
 func (t *T) Background(ctx context.Context, name string) (context.Context, Op) {
