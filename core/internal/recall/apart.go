@@ -74,7 +74,9 @@ type Refused struct {
 	Err        error
 }
 
-func (r *Refused) Error() string { return "messages refused by the embedder or the vector store: " + r.Err.Error() }
+func (r *Refused) Error() string {
+	return "messages refused by the embedder or the vector store: " + r.Err.Error()
+}
 
 func (r *Refused) Unwrap() error { return r.Err }
 
