@@ -170,19 +170,3 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) (err error) {
 	}
 	return m.rec.DeleteVectors(ctx, vector.Filter{ResourceID: t.ResourceID, ThreadID: id})
 }
-
-// ownedThread loads a thread and checks it belongs to resourceID.
-func (m *Memory) ownedThread(ctx context.Context, s *store.Checked, op, threadID, resourceID string) (Thread, error) {
-	if err := checkOptionalResource(op, resourceID); err != nil {
-		return Thread{}, err
-	}
-	t, err := s.GetThread(ctx, threadID)
-	if err != nil {
-		return Thread{}, err
-	}
-	if resourceID != "" && t.ResourceID != resourceID {
-		return Thread{}, &Error{Code: CodeResourceMismatch, Op: op,
-			Msg: "Thread with id " + threadID + " is for resource with id " + t.ResourceID + " but resource " + resourceID + " was queried."}
-	}
-	return t, nil
-}

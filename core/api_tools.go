@@ -40,7 +40,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 		if scope == ScopeThread && resourceID != "" {
 			// The tool writes the thread's working memory: the thread must be
 			// resourceID's (a missing one is created by the tool for it).
-			if _, err := m.ownedThread(ctx, s, "Tools", threadID, resourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
+			if _, err := s.OwnedThread(ctx, "Tools", threadID, resourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
 				return nil, err
 			}
 		}
@@ -52,7 +52,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 		}
 		// The tool reads resourceID's messages for this thread: a thread of
 		// another resource must not be searched under it.
-		if _, err := m.ownedThread(ctx, s, "Tools", threadID, resourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
+		if _, err := s.OwnedThread(ctx, "Tools", threadID, resourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
 			return nil, err
 		}
 		out = append(out, recallTool(m.rec, st.recall, th))

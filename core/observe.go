@@ -488,7 +488,7 @@ func (m *Memory) Observations(ctx context.Context, threadID, resourceID string, 
 		return store.ObservationRecord{}, memerr.Errorf(CodeInvalidConfig, "Observations", "observational memory is not enabled")
 	}
 	if st.observation.scope == ScopeThread {
-		if _, err := m.ownedThread(ctx, s, "Observations", threadID, resourceID); err != nil {
+		if _, err := s.OwnedThread(ctx, "Observations", threadID, resourceID); err != nil {
 			return store.ObservationRecord{}, err
 		}
 	}

@@ -118,7 +118,7 @@ func (m *Memory) observeCall(ctx context.Context, op, threadID, resourceID strin
 	if o == nil {
 		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeInvalidConfig, op, "observational memory is not enabled")
 	}
-	th, err := m.ownedThread(ctx, s, op, threadID, resourceID)
+	th, err := s.OwnedThread(ctx, op, threadID, resourceID)
 	if err != nil {
 		return store.ObservationRecord{}, err
 	}

@@ -71,7 +71,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, e
 	if !st.historyEnabled && q.PerPage == 0 && !wantVector {
 		return RecallResult{Page: q.Page}, nil
 	}
-	th, err := m.ownedThread(ctx, s, op, q.ThreadID, q.ResourceID)
+	th, err := s.OwnedThread(ctx, op, q.ThreadID, q.ResourceID)
 	if err != nil {
 		return RecallResult{}, err
 	}

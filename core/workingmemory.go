@@ -195,7 +195,7 @@ func (m *Memory) directTarget(ctx context.Context, op, threadID, resourceID stri
 		return nil, "", "", err
 	}
 	if scope == ScopeThread && resourceID != "" {
-		_, err := m.ownedThread(ctx, s, op, threadID, resourceID)
+		_, err := s.OwnedThread(ctx, op, threadID, resourceID)
 		if errors.Is(err, ErrThreadNotFound) {
 			return nil, "", "", errWMThreadNotFound(threadID)
 		}

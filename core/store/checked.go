@@ -241,6 +241,26 @@ func (c *Checked) GetThread(ctx context.Context, id string) (Thread, error) {
 		ValidateID("threadId", id))
 }
 
+// OwnedThread is GetThread for an operation op on behalf of resourceID: a
+// thread of another resource fails with memerr.CodeResourceMismatch. An
+// empty resourceID accepts any owner.
+func (c *Checked) OwnedThread(ctx context.Context, op, threadID, resourceID string) (Thread, error) {
+	if resourceID != "" {
+		if err := memerr.WithOp(op, ValidateID("resourceId", resourceID)); err != nil {
+			return Thread{}, err
+		}
+	}
+	t, err := c.GetThread(ctx, threadID)
+	if err != nil {
+		return Thread{}, err
+	}
+	if resourceID != "" && t.ResourceID != resourceID {
+		return Thread{}, &memerr.Error{Code: memerr.CodeResourceMismatch, Op: op,
+			Msg: "Thread with id " + threadID + " is for resource with id " + t.ResourceID + " but resource " + resourceID + " was queried."}
+	}
+	return t, nil
+}
+
 // ListThreads implements Threads; q is normalised first.
 func (c *Checked) ListThreads(ctx context.Context, q ThreadQuery) (ThreadPage, error) {
 	idErr := optionalID("resourceId", q.ResourceID)
