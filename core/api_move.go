@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
-	"github.com/agentmem/agentmem/core/vector"
 )
 
 // MoveThread moves a thread to another resource (Mastra's
@@ -82,7 +81,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_
 			return Thread{}, err
 		}
 		moveStep(ctx, "marked")
-		if err := m.deleteOld(ctx, threadID, olds); err != nil {
+		if err := m.rec.DeleteThreadVectors(ctx, threadID, olds...); err != nil {
 			return Thread{}, err
 		}
 		moveStep(ctx, "old-vectors-deleted")
@@ -101,7 +100,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_
 	moveStep(ctx, "reindexed")
 	// Again: a write or an index retry of an old resource that indexed the
 	// thread's messages while the move ran left records there.
-	if err := m.deleteOld(ctx, threadID, olds); err != nil {
+	if err := m.rec.DeleteThreadVectors(ctx, threadID, olds...); err != nil {
 		return moved, err
 	}
 	return s.UpdateThread(ctx, threadID, nil, moveDone(moved.Metadata))
@@ -239,16 +238,6 @@ func keepUnobserved(ctx context.Context, s *store.Checked, op, threadID, key str
 		}
 	}
 	return memerr.Errorf(CodeConflict, op, "observations of %s kept changing", key)
-}
-
-// deleteOld deletes the thread's vector records under each old resource.
-func (m *Memory) deleteOld(ctx context.Context, threadID string, olds []string) error {
-	for _, res := range olds {
-		if err := m.rec.DeleteVectors(ctx, vector.Filter{ResourceID: res, ThreadID: threadID}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // moveStepKey is the context key of a function called after each durable

@@ -6,7 +6,6 @@ import (
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
-	"github.com/agentmem/agentmem/core/vector"
 )
 
 // ThreadInput describes a thread to create.
@@ -168,5 +167,5 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) (err error) {
 	if err := s.DeleteThread(ctx, id); err != nil {
 		return err
 	}
-	return m.rec.DeleteVectors(ctx, vector.Filter{ResourceID: t.ResourceID, ThreadID: id})
+	return m.rec.DeleteThreadVectors(ctx, id, t.ResourceID)
 }

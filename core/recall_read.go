@@ -50,8 +50,8 @@ type RecallResult struct {
 // semantic matches. The result is always in chronological order.
 func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, err error) {
 	const op = "Recall"
-	ctx, sp := m.startRecall(ctx, q)
-	defer func() { err = m.endRecall(sp, res, err) }()
+	ctx, sp := startRecall(ctx, m.tel, q)
+	defer func() { err = endRecall(sp, res, err) }()
 	s, err := m.open(ctx, "Recall")
 	if err != nil {
 		return RecallResult{}, err

@@ -146,19 +146,19 @@ func (m *Memory) startSave(ctx context.Context, op string, msgs []Message) (cont
 
 // startRecall starts the span of Recall; a semantic search makes it a
 // search_memory operation.
-func (m *Memory) startRecall(ctx context.Context, q RecallQuery) (context.Context, telemetry.Op) {
+func startRecall(ctx context.Context, tel *telemetry.T, q RecallQuery) (context.Context, telemetry.Op) {
 	if q.VectorSearch == "" {
-		return m.startOp(ctx, "Recall", q.ThreadID, q.ResourceID, "")
+		return tel.StartOp(ctx, "Recall", q.ThreadID, q.ResourceID, "")
 	}
-	ctx, sp := m.startOp(ctx, "Recall", q.ThreadID, q.ResourceID, searchMemory)
-	if m.tel.CaptureContent() && sp.Recording() {
+	ctx, sp := tel.StartOp(ctx, "Recall", q.ThreadID, q.ResourceID, searchMemory)
+	if tel.CaptureContent() && sp.Recording() {
 		sp.Set(telemetry.AttrMemoryQueryText.String(q.VectorSearch))
 	}
 	return ctx, sp
 }
 
 // endRecall records what Recall returned.
-func (m *Memory) endRecall(sp telemetry.Op, res RecallResult, err error) error {
+func endRecall(sp telemetry.Op, res RecallResult, err error) error {
 	sp.Set(telemetry.AttrMessagesLoaded.Int(len(res.Messages)))
 	return sp.End(err)
 }

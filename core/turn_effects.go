@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/recall"
 )
 
 // effectTimeout bounds one background side effect.
@@ -30,7 +31,7 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn, e *indexi
 	if turn != nil {
 		prior = &turn.prior
 	}
-	fx := m.indexEffects(st, saved, prior, e)
+	fx := indexEffects(m.rec, st, saved, prior, e)
 	if turn == nil {
 		return fx
 	}
@@ -55,19 +56,19 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn, e *indexi
 // thread's messages before them, when known); messages whose earlier
 // indexing failed are retried in the background (a bounded batch per
 // resource, never on the caller's latency).
-func (m *Memory) indexEffects(st settings, saved []Message, prior *indexing.Prior, e *indexing.Embedded) []sideEffect {
+func indexEffects(rec *recall.Engine, st settings, saved []Message, prior *indexing.Prior, e *indexing.Embedded) []sideEffect {
 	if st.recall == nil || len(saved) == 0 {
 		return nil
 	}
 	indexed := false
 	return []sideEffect{
 		{name: "index", run: func(ctx context.Context) error {
-			indexed = m.rec.Index(ctx, st.write(), saved, prior, e)
+			indexed = rec.Index(ctx, st.write(), saved, prior, e)
 			return nil
 		}},
 		{name: "index retry", background: true, run: func(ctx context.Context) error {
 			if indexed {
-				m.rec.Retry(ctx, st.write(), saved)
+				rec.Retry(ctx, st.write(), saved)
 			}
 			return nil
 		}},

@@ -282,6 +282,17 @@ func (e *Engine) Unindex(ctx context.Context, msgs []message.Message) {
 	}
 }
 
+// DeleteThreadVectors deletes the records of a thread under each of
+// resources (its owner, or the owners it had before a move).
+func (e *Engine) DeleteThreadVectors(ctx context.Context, threadID string, resources ...string) error {
+	for _, res := range resources {
+		if err := e.DeleteVectors(ctx, vector.Filter{ResourceID: res, ThreadID: threadID}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // DeleteVectors deletes the records f selects from every index that may
 // hold them; without a vector store it does nothing.
 func (e *Engine) DeleteVectors(ctx context.Context, f vector.Filter) error {
