@@ -155,6 +155,8 @@ type Query struct {
 	// analysis.Plain.
 	Keywords string
 	Vector   []float32 // query vector (when the store does not embed)
+	// TopK is how many hits to return; a recall of TopK messages asks for
+	// Candidates(TopK) of them (see Candidates).
 	TopK     int
 	Filter   Filter
 	MinScore float64

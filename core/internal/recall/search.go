@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/agentmem/agentmem/core/internal/rerank"
-	"github.com/agentmem/agentmem/core/internal/retrieval"
 	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
@@ -33,10 +32,9 @@ type query struct {
 	topK       int
 	mode       string
 	alpha      float64
-	exclude    []string                    // texts a hit must not repeat
-	keep       func(*message.Message) bool // nil keeps every message; see keepOnly
-	diversity  *Diversity                  // nil: relevance order
-	candidates int                         // hits to fetch; 0 derives it from topK
+	exclude   []string                    // texts a hit must not repeat
+	keep      func(*message.Message) bool // nil keeps every message
+	diversity *Diversity                  // nil: relevance order
 	// window is the context each hit is read with (Hit.Window), in the same
 	// read as the hits themselves.
 	window *Window // nil: hits alone
@@ -62,11 +60,17 @@ func (e *Engine) semanticQuery(rs *Settings, th store.Thread, resourceID, text s
 	return q, nil
 }
 
-// keepOnly keeps the hits keep accepts, fetching more candidates so that
-// those it drops after the search do not leave the result short.
-func (q *query) keepOnly(keep func(*message.Message) bool) {
-	q.keep = keep
-	q.candidates = min(max(10*q.topK, 50), retrieval.MaxCandidates)
+// candidates is how many hits q asks the vector store for, the over-fetch
+// of vector.Candidates: more when keep drops hits after the search
+// (vector.FilteredCandidates), and at least the pool diversity re-ranks.
+func (q *query) candidates() int {
+	switch {
+	case q.keep != nil:
+		return vector.FilteredCandidates(q.topK)
+	case q.diversity != nil:
+		return max(vector.Candidates(q.topK), q.diversity.Candidates)
+	}
+	return vector.Candidates(q.topK)
 }
 
 // Includes returns the include windows of hits in rs's Window.
@@ -87,17 +91,10 @@ func Includes(rs *Settings, hits []Hit) []store.Include {
 // the metadata can lag it), repeating an earlier hit or one of exclude, or
 // gone from the store, and returns up to topK of them, best first (or in
 // MMR order with diversity). More candidates than topK are fetched so that
-// dropped hits do not leave the result short.
+// dropped hits do not leave the result short (query.candidates).
 func (e *Engine) search(ctx context.Context, s *store.Checked, rs *Settings, th store.Thread, sq query) ([]Hit, error) {
-	cand := sq.candidates
-	if cand == 0 {
-		cand = max(3*sq.topK, sq.topK+5)
-		if sq.diversity != nil {
-			cand = max(cand, sq.diversity.Candidates)
-		}
-	}
 	md := message.And(rs.Filter, sq.filter.Metadata)
-	q := vector.Query{Text: sq.text, Keywords: e.d.Recipe.Analyzer.Analyze(sq.text), TopK: cand, MinScore: rs.Threshold,
+	q := vector.Query{Text: sq.text, Keywords: e.d.Recipe.Analyzer.Analyze(sq.text), TopK: sq.candidates(), MinScore: rs.Threshold,
 		Filter: sq.filter, Mode: sq.mode, Alpha: sq.alpha}
 	q.Filter.Metadata = md
 	var vecs [][]float32
@@ -343,7 +340,7 @@ func (e *Engine) Search(ctx context.Context, s *store.Checked, rs *Settings, th 
 	}
 	sq.filter.Metadata = md
 	if r != (store.DateRange{}) {
-		sq.keepOnly(func(msg *message.Message) bool { return r.InRange(msg.CreatedAt) })
+		sq.keep = func(msg *message.Message) bool { return r.InRange(msg.CreatedAt) }
 	}
 	return e.search(ctx, s, rs, th, sq)
 }

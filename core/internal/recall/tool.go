@@ -87,9 +87,9 @@ func (e *Engine) toolQuery(rs *Settings, th store.Thread, a retrieval.Args) (que
 		return sq, "from must be before to"
 	}
 	if !from.IsZero() || !to.IsZero() {
-		sq.keepOnly(func(msg *message.Message) bool {
+		sq.keep = func(msg *message.Message) bool {
 			return (from.IsZero() || !msg.CreatedAt.Before(from)) && (to.IsZero() || msg.CreatedAt.Before(to))
-		})
+		}
 	}
 	sq.mode, sq.alpha = e.searchMode(rs)
 	switch a.Mode {

@@ -29,9 +29,6 @@ const (
 		`"to":{"type":"string","description":"Only messages before this time: RFC 3339, or YYYY-MM-DD for the end of that day."},` +
 		`"mode":{"type":"string","enum":["semantic","hybrid"],"description":"semantic (meaning) or hybrid (meaning and keywords); omit for the default."}` +
 		`},"required":["query"]}`
-	// MaxCandidates bounds the hits fetched when a date range
-	// filters them after the search.
-	MaxCandidates = 200
 )
 
 // Args are the recall tool's arguments.

@@ -214,7 +214,7 @@ func TestBM25MatchesExhaustiveLoCoMo(t *testing.T) {
 	var read, all int
 	for _, qt := range questions {
 		q := vector.Query{Text: qt, Keywords: an.Analyze(qt)}
-		for _, n := range []int{hybridCandidates, 4} {
+		for _, n := range []int{vector.FusionDepth, 4} {
 			rd, al := sameAsExhaustive(t, p, q, -1, n)
 			read, all = read+rd, all+al
 			sameAsExhaustive(t, p, q, threadOf(r, p), n)
@@ -268,7 +268,7 @@ func FuzzBM25(f *testing.F) {
 }
 
 // BenchmarkBM25 times the keyword side of a hybrid query (its top
-// hybridCandidates) against the exhaustive search on the two corpora of the
+// vector.FusionDepth) against the exhaustive search on the two corpora of the
 // 100k Recall benchmark (integration_test): 100k messages, each indexed with
 // the one before as context, of 12 words drawn from 20 ("uniform20") or
 // LoCoMo turns drawn at random ("locomo", asked its questions), and the
@@ -314,9 +314,9 @@ func benchBM25(b *testing.B, text, query func(*rand.Rand) string) {
 		qt := query(r)
 		q := vector.Query{Text: qt, Keywords: an.Analyze(qt)}
 		t0 := time.Now()
-		_, rd := p.bm25Search(q, -1, hybridCandidates)
+		_, rd := p.bm25Search(q, -1, vector.FusionDepth)
 		t1 := time.Now()
-		p.top(p.bm25Exhaustive(q, -1), hybridCandidates)
+		p.top(p.bm25Exhaustive(q, -1), vector.FusionDepth)
 		pruned, exhaustive = append(pruned, t1.Sub(t0)), append(exhaustive, time.Since(t1))
 		ts, _ := p.bm25Terms(q)
 		for _, t := range ts {

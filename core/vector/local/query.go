@@ -10,10 +10,6 @@ import (
 	"github.com/agentmem/agentmem/core/vector"
 )
 
-// hybridCandidates is how many results each side of a hybrid query
-// contributes before fusion (Weaviate's QUERY_HYBRID_MAXIMUM_RESULTS).
-const hybridCandidates = 100
-
 // scored is a slot of the queried partition and its score.
 type scored struct {
 	s     int32
@@ -421,7 +417,7 @@ func uncalibrated(ix *index) (resource string, p *partition, busy bool) {
 	return resource, p, busy
 }
 
-// hybrid fuses the top hybridCandidates of the vector and BM25 rankings like
+// hybrid fuses the top vector.Fused(q.TopK) of the vector and BM25 rankings like
 // Weaviate's relativeScoreFusion: each list is min-max normalized (all equal
 // scores normalize to 1; a BM25 list holding every match against 0,
 // vector.KeywordLow), weighted, and summed per record. Only each side's
@@ -440,19 +436,19 @@ func hybrid(p *partition, q vector.Query, thread int32, k int) []scored {
 			}
 		}
 	}
-	fused := map[int32]float64{}
-	n := max(hybridCandidates, q.TopK)
+	scores := map[int32]float64{}
+	fused := vector.Fused(q.TopK) // hits of each ranking fused
 	add := func(list []scored, w float64, keyword bool) {
-		list = p.top(list, n)
+		list = p.top(list, fused)
 		if len(list) == 0 {
 			return
 		}
 		hi, lo := list[0].score, list[len(list)-1].score
 		if keyword {
-			lo = vector.KeywordLow(lo, len(list) < n)
+			lo = vector.KeywordLow(lo, len(list) < fused)
 		}
 		for _, r := range list {
-			fused[r.s] += vector.RelativeScore(r.score, hi, lo, w)
+			scores[r.s] += vector.RelativeScore(r.score, hi, lo, w)
 		}
 	}
 	// The two sides only read the partition: BM25 runs beside the vector
@@ -461,17 +457,17 @@ func hybrid(p *partition, q vector.Query, thread int32, k int) []scored {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		kw, _ = p.bm25Walk(ts, c, thread, n)
+		kw, _ = p.bm25Walk(ts, c, thread, fused)
 	}()
 	var vec []scored
 	if q.Alpha > 0 {
-		vec = p.nearest(unit(q.Vector), thread, n)
+		vec = p.nearest(unit(q.Vector), thread, fused)
 	}
 	<-done
 	add(kw, 1-q.Alpha, true)
 	add(vec, q.Alpha, false)
-	out := make([]scored, 0, len(fused))
-	for s, f := range fused {
+	out := make([]scored, 0, len(scores))
+	for s, f := range scores {
 		out = append(out, scored{s, f})
 	}
 	return out

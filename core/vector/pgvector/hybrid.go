@@ -17,26 +17,26 @@ import (
 )
 
 // hybrid answers a hybrid query in one round trip after the metadata read:
-// a single statement runs the vector side (the hybridCandidates nearest of
-// a resource read exactly; through the approximate index, the
-// approxCandidates·k nearest of a search as wide as a vector query's), the
-// keyword side (BM25 of the top hybridCandidates records
+// a single statement runs the vector side (the vector.Fused(q.TopK) nearest
+// of a resource read exactly; through the approximate index, the
+// approxCandidates·topK nearest of a search as wide as a vector query's), the
+// keyword side (BM25 of the top vector.Fused(q.TopK) records
 // holding a kept term, the terms' document frequencies counted on the same
 // matching rows) and fuses them as package local does: each list min-max
 // normalized (equal scores normalize to 1; a keyword list holding every
 // match against 0, vector.KeywordLow), weighted Alpha and 1−Alpha,
-// summed per record, the best k returned. With a vector side the keyword
+// summed per record, the best topK returned. With a vector side the keyword
 // side leaves out the terms common in the resource (vector.KeywordTerms,
 // judged on the store's cached sample, see sample); when every term
 // is common the query is a vector query. A metadata filter on an
 // approximate vector search takes the statement-per-side path
 // (hybridSides), which falls back to an exact search when the filter
 // leaves too few candidates.
-func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, k int) ([]scoredHit, error) {
-	n := max(hybridCandidates, q.TopK)
-	exact := q.Alpha == 0 || s.exact(m, q, s.efSearch(n))
+func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, topK int) ([]scoredHit, error) {
+	fused := vector.Fused(q.TopK) // hits of each ranking fused
+	exact := q.Alpha == 0 || s.exact(m, q, s.efSearch(fused))
 	if !exact && !q.Filter.Metadata.IsZero() {
-		return s.hybridSides(ctx, m, q, k)
+		return s.hybridSides(ctx, m, q, topK)
 	}
 	var words []string
 	sampled := false // a query term occurs in the sample
@@ -49,11 +49,11 @@ func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, k int) ([]sc
 			}
 			sampled = slices.ContainsFunc(words, func(w string) bool { return ts.DF[w] > 0 })
 			if words = vector.KeywordTerms(words, func(w string) int { return ts.DF[w] }, ts.N); len(words) == 0 {
-				return s.vectorSide(ctx, m, q, k) // every term is common
+				return s.vectorSide(ctx, m, q, topK) // every term is common
 			}
 		}
 	}
-	p := &params{args: []any{q.Filter.ResourceID, q.Filter.ThreadID, n, k, q.Alpha}}
+	p := &params{args: []any{q.Filter.ResourceID, q.Filter.ThreadID, fused, topK, q.Alpha}}
 	qt := s.qtable(m.tableInfo)
 	var ctes, lists []string
 	if len(words) > 0 {
@@ -66,7 +66,7 @@ func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, k int) ([]sc
 	// planning per query): the access paths are chosen here, in the text.
 	b := &pgx.Batch{}
 	if q.Alpha > 0 {
-		nv := n // vector candidates
+		fusedVector := fused // hits of the vector ranking fused
 		dist := "(embedding " + operator(m.cfg.Metric) + " " + p.arg(pgv.NewVector(q.Vector).String()) + "::" + m.storage + ")"
 		if exact {
 			// Adding 0 makes the distance other than the indexed
@@ -75,7 +75,7 @@ func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, k int) ([]sc
 			b.Queue(noJIT)
 		} else {
 			// Through the index, the vector list is the approxCandidates
-			// nearest of a search as wide as a vector query of k
+			// nearest of a search as wide as a vector query of topK
 			// (efSearch): each candidate costs a heap read, and a list of
 			// 100 from a search twice as wide costs 1.6–3× a vector
 			// query, for a tail whose last entry scores 0 in the fusion
@@ -83,12 +83,12 @@ func (s *Store) hybrid(ctx context.Context, m meta, q vector.Query, k int) ([]sc
 			// (keywords, fusion), which the search settings discourage:
 			// its cost estimate becomes huge and would compile it just in
 			// time, for a second.
-			nv = min(n, approxCandidates*k)
-			ef := max(s.efSearch(k), nv)
+			fusedVector = min(fused, approxCandidates*topK)
+			ef := max(s.efSearch(topK), fusedVector)
 			s.queueSearchSettings(b, m, widen(m, ef), ", set_config('jit', 'off', true)"+genericPlan)
 		}
 		ctes = append(ctes, `v AS MATERIALIZED (SELECT id, `+dist+` AS d FROM `+qt+`
-	WHERE resource_id = $1 AND ($2 = '' OR thread_id = $2) AND `+metadataCond(q.Filter.Metadata, "", p)+` ORDER BY d LIMIT least($3::int, `+p.arg(nv)+`::int))`)
+	WHERE resource_id = $1 AND ($2 = '' OR thread_id = $2) AND `+metadataCond(q.Filter.Metadata, "", p)+` ORDER BY d LIMIT least($3::int, `+p.arg(fusedVector)+`::int))`)
 		ctes = append(ctes, "vs AS (SELECT id, "+scoreSQL(m.cfg.Metric, "d")+" AS s FROM v)")
 		lists = append(lists, "vs")
 	}
@@ -199,9 +199,10 @@ const noJIT = "SELECT set_config('jit', 'off', true)" + genericPlan
 // it.
 const genericPlan = ", set_config('plan_cache_mode', 'force_generic_plan', true)"
 
-// approxCandidates times TopK is the length of a hybrid query's vector list
-// when the resource is searched through the approximate index (32 for TopK
-// 4; hybridCandidates when read exactly). On LoCoMo dev searched through the
+// approxCandidates times the query's TopK is the length of a hybrid query's
+// vector list when the resource is searched through the approximate index
+// (96 for a recall of TopK 4, which asks for vector.Candidates(4) = 12;
+// vector.Fused(TopK) when read exactly). On LoCoMo dev searched through the
 // index, its evidence recall is that of 100 candidates within 0.007 at α
 // 0.2 and 0.5 (TestLoCoMoRecallApproximate).
 const approxCandidates = 8
@@ -257,9 +258,9 @@ func queryTerms(q vector.Query) []string {
 	return uniq
 }
 
-// hybridSides fuses the top hybridCandidates of the vector and BM25
+// hybridSides fuses the top vector.Fused(q.TopK) of the vector and BM25
 // rankings, each side its own statement (see hybrid).
-func (s *Store) hybridSides(ctx context.Context, m meta, q vector.Query, k int) ([]scoredHit, error) {
+func (s *Store) hybridSides(ctx context.Context, m meta, q vector.Query, topK int) ([]scoredHit, error) {
 	var ts []term
 	if q.Alpha < 1 && q.Text != "" {
 		var err error
@@ -268,42 +269,42 @@ func (s *Store) hybridSides(ctx context.Context, m meta, q vector.Query, k int) 
 			return nil, err
 		}
 		if q.Alpha > 0 && held && len(ts) == 0 {
-			return s.vectorSide(ctx, m, q, k) // every term is common
+			return s.vectorSide(ctx, m, q, topK) // every term is common
 		}
 	}
-	n := max(hybridCandidates, q.TopK)
-	kw, err := s.keywordSide(ctx, m, q, ts, n)
+	fused := vector.Fused(q.TopK) // hits of each ranking fused
+	kw, err := s.keywordSide(ctx, m, q, ts, fused)
 	if err != nil {
 		return nil, err
 	}
 	var vec []scoredHit
 	if q.Alpha > 0 {
-		if vec, err = s.vectorSide(ctx, m, q, n); err != nil {
+		if vec, err = s.vectorSide(ctx, m, q, fused); err != nil {
 			return nil, err
 		}
 	}
-	fused := map[string]*scoredHit{}
+	scores := map[string]*scoredHit{}
 	var order []string
 	add := func(list []scoredHit, w float64, keyword bool) {
 		sortHits(list)
-		if len(list) > n {
-			list = list[:n]
+		if len(list) > fused {
+			list = list[:fused]
 		}
 		if len(list) == 0 {
 			return
 		}
 		hi, lo := list[0].Score, list[len(list)-1].Score
 		if keyword {
-			lo = vector.KeywordLow(lo, len(list) < n)
+			lo = vector.KeywordLow(lo, len(list) < fused)
 		}
 		for _, r := range list {
 			v := vector.RelativeScore(r.Score, hi, lo, w)
-			if f, ok := fused[r.ID]; ok {
+			if f, ok := scores[r.ID]; ok {
 				f.Score += v
 				continue
 			}
 			r.Score = v
-			fused[r.ID] = &r
+			scores[r.ID] = &r
 			order = append(order, r.ID)
 		}
 	}
@@ -311,7 +312,7 @@ func (s *Store) hybridSides(ctx context.Context, m meta, q vector.Query, k int) 
 	add(vec, q.Alpha, false)
 	out := make([]scoredHit, 0, len(order))
 	for _, id := range order {
-		out = append(out, *fused[id])
+		out = append(out, *scores[id])
 	}
 	return out, nil
 }

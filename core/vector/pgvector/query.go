@@ -24,10 +24,6 @@ const (
 	bm25B  = 0.75
 )
 
-// hybridCandidates is how many results each side of a hybrid query
-// contributes before fusion, as in package local.
-const hybridCandidates = 100
-
 // meta is what a query needs to know about its index and resource.
 type meta struct {
 	tableInfo
@@ -81,29 +77,29 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 	if *m.resourceVersion != m.version {
 		return nil, versionErr(op, index, q.Filter.ResourceID, *m.resourceVersion, m.version)
 	}
-	k := q.TopK
-	if k <= 0 {
-		k = DefaultTopK
+	topK := q.TopK
+	if topK <= 0 {
+		topK = DefaultTopK
 	}
 	var res []scoredHit
 	switch mode {
 	case vector.SearchVector:
-		res, err = s.vectorSide(ctx, m, q, k)
+		res, err = s.vectorSide(ctx, m, q, topK)
 	case vector.SearchBM25:
 		var ts []term
 		if ts, _, err = s.terms(ctx, m, q, false); err == nil {
-			res, err = s.keywordSide(ctx, m, q, ts, k)
+			res, err = s.keywordSide(ctx, m, q, ts, topK)
 		}
 	default:
-		res, err = s.hybrid(ctx, m, q, k)
+		res, err = s.hybrid(ctx, m, q, topK)
 	}
 	if err != nil {
 		return nil, vecErr(op, mode+" query on index "+index, err)
 	}
 	sortHits(res)
-	hits := make([]vector.Hit, 0, min(k, len(res)))
+	hits := make([]vector.Hit, 0, min(topK, len(res)))
 	for _, r := range res {
-		if len(hits) == k || (q.MinScore != 0 && r.Score < q.MinScore) {
+		if len(hits) == topK || (q.MinScore != 0 && r.Score < q.MinScore) {
 			break
 		}
 		hits = append(hits, r.Hit)
