@@ -94,27 +94,34 @@ func (t *T) info(name string) *opInfo {
 	return v.(*opInfo)
 }
 
-// Start starts the span of the public operation name; ctx carries it and,
-// when it records, the store hook that makes store calls its children.
-// Attributes are set afterwards (Set), only on a recording span, so that
-// the no-op provider costs no attribute building.
-func (t *T) Start(ctx context.Context, name string) (context.Context, Op) {
+// Start starts the span of the public operation name with attrs, the
+// attributes known at its start (given at the start so that samplers see
+// them); ctx carries it and, when it records, the store hook that makes
+// store calls its children. What is known later is added with Set.
+func (t *T) Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, Op) {
 	if t == nil || ctx == nil {
 		return ctx, Op{}
 	}
 	info := t.info(name)
-	ctx, span := t.tracer.Start(ctx, info.span)
+	var span trace.Span
+	if len(attrs) == 0 {
+		ctx, span = t.tracer.Start(ctx, info.span)
+	} else {
+		ctx, span = t.tracer.Start(ctx, info.span, trace.WithAttributes(attrs...))
+	}
 	return t.op(ctx, info, span)
 }
 
-// Background starts the span of background work scheduled under ctx's span:
-// a new trace root linked to the scheduling span, since the work outlives it.
-func (t *T) Background(ctx context.Context, name string) (context.Context, Op) {
+// Background starts the span of background work scheduled under ctx's span,
+// with attrs as Start: a new trace root linked to the scheduling span,
+// since the work outlives it.
+func (t *T) Background(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, Op) {
 	if t == nil || ctx == nil {
 		return ctx, Op{}
 	}
 	info := t.info(name)
-	ctx, span := t.tracer.Start(ctx, info.span, trace.WithNewRoot(), trace.WithLinks(trace.LinkFromContext(ctx)))
+	ctx, span := t.tracer.Start(ctx, info.span, trace.WithNewRoot(), trace.WithLinks(trace.LinkFromContext(ctx)),
+		trace.WithAttributes(attrs...))
 	return t.op(ctx, info, span)
 }
 
