@@ -257,7 +257,7 @@ func (m *Memory) scheduleObservation(ctx context.Context, o *observationSettings
 	key := store.ObservationKey(o.scope, th.ID, th.ResourceID)
 	bctx := context.WithoutCancel(ctx)
 	m.observer.Schedule(key, &m.bg, func() {
-		bctx, sp := m.startBackground(bctx, "observe", threadAttrs(th.ID, th.ResourceID)...)
+		bctx, sp := m.startBackground(bctx, "observe", threadAttrs(th.ID, th.ResourceID, 0)...)
 		_ = sp.End(m.observationCycle(bctx, o, th, pending{inFlight: inFlight}))
 	})
 }

@@ -48,16 +48,17 @@ func dbSystem(s store.Store) string {
 // when set, is its GenAI memory operation name; more are further
 // attributes known at the start.
 func (m *Memory) startOp(ctx context.Context, op, threadID, resourceID, genaiOp string, more ...attribute.KeyValue) (context.Context, telemetry.Op) {
-	attrs := threadAttrs(threadID, resourceID)
+	attrs := threadAttrs(threadID, resourceID, 1+len(more))
 	if genaiOp != "" {
 		attrs = append(attrs, telemetry.AttrGenAIOperation.String(genaiOp))
 	}
 	return m.tel.Start(ctx, op, append(attrs, more...)...)
 }
 
-// threadAttrs are the attributes of the thread and resource, those set.
-func threadAttrs(threadID, resourceID string) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 4)
+// threadAttrs are the attributes of the thread and resource, those set,
+// with room for extra more: one slice for all of a span's start attributes.
+func threadAttrs(threadID, resourceID string, extra int) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 2+extra)
 	if threadID != "" {
 		attrs = append(attrs, telemetry.AttrConversationID.String(threadID))
 	}
@@ -78,12 +79,13 @@ func (m *Memory) endBegin(ctx context.Context, sp telemetry.Op, t *Turn, err err
 	}
 	m.tel.Turn(ctx, loaded, trimmed, len(t.recalled))
 	if sp.Recording() {
-		sp.Set(telemetry.AttrTokensLoaded.Int(loaded), telemetry.AttrTokensTrimmed.Int(trimmed),
+		attrs := append(make([]attribute.KeyValue, 0, 7), telemetry.AttrTokensLoaded.Int(loaded), telemetry.AttrTokensTrimmed.Int(trimmed),
 			telemetry.AttrMessagesLoaded.Int(len(t.prompt)), telemetry.AttrMessagesTrimmed.Int(len(t.trimmed)),
 			telemetry.AttrRecallHits.Int(len(t.recalled)), telemetry.AttrBoundaryMoved.Bool(t.boundaryMoved))
 		if t.st.tokenBudget() {
-			sp.Set(telemetry.AttrBudgetTokens.Int(t.st.maxTokens))
+			attrs = append(attrs, telemetry.AttrBudgetTokens.Int(t.st.maxTokens))
 		}
+		sp.Set(attrs...)
 	}
 	return sp.End(nil)
 }
@@ -93,13 +95,17 @@ func (t *Turn) startTurnOp(ctx context.Context, op string, msgs []Message) (cont
 	if t == nil || ctx == nil {
 		return ctx, telemetry.Op{}
 	}
-	return t.m.startOp(ctx, op, t.req.ThreadID, t.req.ResourceID, "", t.m.savedAttrs(msgs)...)
+	return t.m.startSaving(ctx, op, t.req.ThreadID, t.req.ResourceID, msgs)
 }
 
-// savedAttrs are the attributes of an operation saving msgs: their count
-// and their text (contentAttrs).
-func (m *Memory) savedAttrs(msgs []Message) []attribute.KeyValue {
-	return append([]attribute.KeyValue{telemetry.AttrMessagesSaved.Int(len(msgs))}, m.contentAttrs(msgs)...)
+// startSaving starts the span of an operation saving msgs: their count
+// and their text (contentAttrs) are known at its start.
+func (m *Memory) startSaving(ctx context.Context, op, threadID, resourceID string, msgs []Message) (context.Context, telemetry.Op) {
+	saved := telemetry.AttrMessagesSaved.Int(len(msgs))
+	if !m.tel.CaptureContent() {
+		return m.startOp(ctx, op, threadID, resourceID, "", saved)
+	}
+	return m.startOp(ctx, op, threadID, resourceID, "", append(m.contentAttrs(msgs), saved)...)
 }
 
 // contentAttrs is the text of msgs when the application opted in, else
@@ -156,7 +162,7 @@ func (m *Memory) startSave(ctx context.Context, op string, msgs []Message) (cont
 	if len(msgs) > 0 {
 		threadID, resourceID = msgs[0].ThreadID, msgs[0].ResourceID
 	}
-	return m.startOp(ctx, op, threadID, resourceID, "", m.savedAttrs(msgs)...)
+	return m.startSaving(ctx, op, threadID, resourceID, msgs)
 }
 
 // startRecall starts the span of Recall; a semantic search makes it a

@@ -360,8 +360,10 @@ func TestTelemetryContentOptIn(t *testing.T) {
 			if !capture && len(holders) > 0 {
 				t.Fatalf("message text recorded without the opt-in: %v", holders)
 			}
-			if capture && !slices.Contains(holders, "agentmem.Commit agentmem.content") {
-				t.Fatalf("with the opt-in, text is on %v, want the Commit's agentmem.content", holders)
+			for _, want := range []string{"agentmem.Begin agentmem.content", "agentmem.Commit agentmem.content"} {
+				if capture && !slices.Contains(holders, want) {
+					t.Fatalf("with the opt-in, text is on %v, want %s", holders, want)
+				}
 			}
 		}
 	})

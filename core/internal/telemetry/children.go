@@ -12,19 +12,29 @@ import (
 
 // withStoreHook makes the store calls under ctx children of its span.
 func withStoreHook(ctx context.Context, t *T) context.Context {
-	return store.WithCallHook(ctx, t.storeCall)
+	return store.WithCallHook(ctx, t.hook)
 }
 
 // storeCall starts the client span of one store call (database conventions:
 // the span is named by db.operation.name).
 func (t *T) storeCall(ctx context.Context, op string) func(error) error {
-	_, span := t.tracer.Start(ctx, op, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(AttrDBSystem.String(t.db), AttrDBOperation.String(op)))
+	_, span := t.tracer.Start(ctx, op, t.callOptions(op)...)
 	return func(err error) error {
 		fail(span, err)
 		span.End()
 		return err
 	}
+}
+
+// callOptions are the start options of the span of store call op, made
+// once per call name: a store span costs the SDK's work alone.
+func (t *T) callOptions(op string) []trace.SpanStartOption {
+	if v, ok := t.calls.Load(op); ok {
+		return v.([]trace.SpanStartOption)
+	}
+	v, _ := t.calls.LoadOrStore(op, []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(AttrDBSystem.String(t.db), AttrDBOperation.String(op))})
+	return v.([]trace.SpanStartOption)
 }
 
 // Child is a span of something an operation waits on.

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // ScopeName is the instrumentation scope of agentmem's tracer and meter.
@@ -45,7 +46,9 @@ type T struct {
 	db       string
 	m        instruments
 	ops      sync.Map           // operation name -> *opInfo
+	calls    sync.Map           // store call name -> []trace.SpanStartOption
 	storeSet []metric.AddOption // the store attribute, made once
+	hook     store.CallHook     // storeCall, bound once
 }
 
 // New returns the instrumentation of c.
@@ -58,8 +61,10 @@ func New(c Config) *T {
 		mp = otel.GetMeterProvider()
 	}
 	capture := c.CaptureContent || strings.EqualFold(os.Getenv(CaptureContentEnv), "true")
-	return &T{tracer: tp.Tracer(ScopeName), capture: capture, db: c.DBSystem, m: newInstruments(mp.Meter(ScopeName)),
+	t := &T{tracer: tp.Tracer(ScopeName), capture: capture, db: c.DBSystem, m: newInstruments(mp.Meter(ScopeName)),
 		storeSet: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(AttrStore.String(c.DBSystem)))}}
+	t.hook = t.storeCall
+	return t
 }
 
 // CaptureContent reports whether message text may be recorded.
