@@ -63,6 +63,7 @@ type Store struct {
 	builds       sync.WaitGroup
 	done         chan struct{} // closed by Close: background builds stop
 	progress     func(BuildProgress)
+	workers      int // Options.GraphWorkers
 }
 
 // Options tunes a Store. The zero value is the default.
@@ -78,6 +79,11 @@ type Options struct {
 	// bulk load's progress with it. It must be quick and safe for
 	// concurrent use, and must not call the store.
 	Progress func(BuildProgress)
+	// GraphWorkers is the number of goroutines that insert into an HNSW
+	// graph being built or extended: below 1 (the default) means
+	// runtime.GOMAXPROCS at the time of the build, 1 a serial build. The
+	// graph's recall does not depend on it.
+	GraphWorkers int
 }
 
 // BuildProgress reports a graph build: Done of Total insertions into the
@@ -100,7 +106,7 @@ func NewWithOptions(o Options) *Store {
 		approx = DefaultApproximateFrom
 	}
 	return &Store{indexes: map[string]*index{}, approx: approx, inlineMax: inlineGraphMax, indexOnWrite: true,
-		done: make(chan struct{}), progress: o.Progress}
+		done: make(chan struct{}), progress: o.Progress, workers: o.GraphWorkers}
 }
 
 // Open returns a store persisted to the file at path, loading it when it
