@@ -5,11 +5,8 @@ package local
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -27,23 +24,12 @@ import (
 //
 //	AGENTMEM_BULK_N=100000 go test ./core/vector/local/ -run '^$' -bench GraphWorkers -benchtime 1x -timeout 90m
 func BenchmarkGraphWorkers(b *testing.B) {
-	n, rounds := 10_000, 2
-	if v, err := strconv.Atoi(os.Getenv("AGENTMEM_BULK_N")); err == nil && v > 0 {
-		n = v
-	}
-	if v, err := strconv.Atoi(os.Getenv("AGENTMEM_GRAPH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
+	n, rounds := envInt("AGENTMEM_BULK_N", 10_000), envInt("AGENTMEM_GRAPH_ROUNDS", 2)
 	emb := NewHashEmbedder(384)
 	r := rand.New(rand.NewPCG(7, 7))
 	p := newPartition("r", 1)
 	for i := range n {
-		w := make([]string, 17)
-		for k := range w {
-			w[k] = benchWords[r.IntN(len(benchWords))]
-		}
-		p.put(vector.Record{ID: fmt.Sprint(i), Vector: emb.EmbedOne(fmt.Sprintf("message %d: %s", i, strings.Join(w, " "))),
-			Meta: vector.Meta{ThreadID: "t"}})
+		p.put(vector.Record{ID: fmt.Sprint(i), Vector: emb.EmbedOne(bulkText(r, i)), Meta: vector.Meta{ThreadID: "t"}})
 	}
 	sides := []int{1, runtime.GOMAXPROCS(0)}
 	wall := make([][]float64, len(sides))

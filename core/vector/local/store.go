@@ -18,6 +18,8 @@
 // import leaves no stretch of exact scans behind it); otherwise searches
 // extend it. A graph an opened file lacks (one saved without it) is built in
 // the background while searches scan exactly, or at once by BuildGraphs.
+// Builds and extensions use every core (Options.GraphWorkers), and the graph
+// they make does not depend on how many.
 // Each graph calibrates its search width to its data (recall@10 ≥
 // 0.95 of exact on a sample; where that would cost about a scan, the
 // resource scans exactly, one similarity per distinct vector); the file
@@ -82,7 +84,7 @@ type Options struct {
 	// GraphWorkers is the number of goroutines that insert into an HNSW
 	// graph being built or extended: below 1 (the default) means
 	// runtime.GOMAXPROCS at the time of the build, 1 a serial build. The
-	// graph's recall does not depend on it.
+	// graph built is the same for every value.
 	GraphWorkers int
 }
 
