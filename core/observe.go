@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/observe"
+	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -257,7 +258,7 @@ func (m *Memory) scheduleObservation(ctx context.Context, o *observationSettings
 	key := store.ObservationKey(o.scope, th.ID, th.ResourceID)
 	bctx := context.WithoutCancel(ctx)
 	m.observer.Schedule(key, &m.bg, func() {
-		bctx, sp := m.startBackground(bctx, "observe")
+		bctx, sp := m.startBackground(bctx, "observe", telemetry.ThreadAttrs(th.ID, th.ResourceID, 0)...)
 		_ = sp.End(m.observationCycle(bctx, o, th, pending{inFlight: inFlight}))
 	})
 }
@@ -417,7 +418,7 @@ func (m *Memory) generateObservations(ctx context.Context, o *observationSetting
 	if o.instruction != "" {
 		instructions += "\n\n" + o.instruction
 	}
-	ctx, sp := m.startModel(ctx, def)
+	ctx, sp := m.startModel(ctx, model, def)
 	cctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	type result struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -73,7 +74,7 @@ func (e *Engine) indexMessages(ctx context.Context, s *store.Checked, w Write, m
 
 // upsertVectors writes recs with upsert in a span of its own.
 func (e *Engine) upsertVectors(ctx context.Context, upsert func(context.Context, string, []vector.Record) error, name string, recs []vector.Record) error {
-	ctx, vs := e.d.Tel.Vector(ctx, "upsert", name, len(recs))
+	ctx, vs := e.d.Tel.Vector(ctx, "upsert", name, telemetry.AttrVectorRecords.Int(len(recs)))
 	return vs.End(upsert(ctx, name, recs))
 }
 

@@ -28,10 +28,10 @@ type query struct {
 	// filter has ResourceID set; its Metadata is the caller's own metadata
 	// condition, which search AND-s with the configured Settings.Filter: no
 	// search is ever run without the latter.
-	filter     vector.Filter
-	topK       int
-	mode       string
-	alpha      float64
+	filter    vector.Filter
+	topK      int
+	mode      string
+	alpha     float64
 	exclude   []string                    // texts a hit must not repeat
 	keep      func(*message.Message) bool // nil keeps every message
 	diversity *Diversity                  // nil: relevance order
@@ -183,10 +183,13 @@ func (e *Engine) search(ctx context.Context, s *store.Checked, rs *Settings, th 
 // queryVector runs a recall query on the vector store in its own span and
 // counts its hits.
 func (e *Engine) queryVector(ctx context.Context, name string, q vector.Query, sq query) ([]vector.Hit, error) {
-	qctx, vs := e.d.Tel.Vector(ctx, "query", name, 0)
-	vs.Set(telemetry.AttrTopK.Int(sq.topK), telemetry.AttrRecallFilter.Bool(!q.Filter.Metadata.IsZero()))
+	topK, filter := telemetry.AttrTopK.Int(sq.topK), telemetry.AttrRecallFilter.Bool(!q.Filter.Metadata.IsZero())
+	var qctx context.Context
+	var vs telemetry.Child
 	if e.d.Tel.CaptureContent() {
-		vs.Set(telemetry.AttrMemoryQueryText.String(sq.text))
+		qctx, vs = e.d.Tel.Vector(ctx, "query", name, topK, filter, telemetry.AttrMemoryQueryText.String(sq.text))
+	} else {
+		qctx, vs = e.d.Tel.Vector(ctx, "query", name, topK, filter)
 	}
 	hits, err := e.d.Vector.Query(qctx, name, q)
 	vs.Set(telemetry.AttrRecallHits.Int(len(hits)))

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // ScopeName is the instrumentation scope of agentmem's tracer and meter.
@@ -45,7 +46,9 @@ type T struct {
 	db       string
 	m        instruments
 	ops      sync.Map           // operation name -> *opInfo
+	calls    sync.Map           // store call name -> []trace.SpanStartOption
 	storeSet []metric.AddOption // the store attribute, made once
+	hook     store.CallHook     // storeCall, bound once
 }
 
 // New returns the instrumentation of c.
@@ -58,8 +61,10 @@ func New(c Config) *T {
 		mp = otel.GetMeterProvider()
 	}
 	capture := c.CaptureContent || strings.EqualFold(os.Getenv(CaptureContentEnv), "true")
-	return &T{tracer: tp.Tracer(ScopeName), capture: capture, db: c.DBSystem, m: newInstruments(mp.Meter(ScopeName)),
+	t := &T{tracer: tp.Tracer(ScopeName), capture: capture, db: c.DBSystem, m: newInstruments(mp.Meter(ScopeName)),
 		storeSet: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(AttrStore.String(c.DBSystem)))}}
+	t.hook = t.storeCall
+	return t
 }
 
 // CaptureContent reports whether message text may be recorded.
@@ -94,46 +99,58 @@ func (t *T) info(name string) *opInfo {
 	return v.(*opInfo)
 }
 
-// Start starts the span of the public operation name; ctx carries it and,
-// when it records, the store hook that makes store calls its children.
-// Attributes are set afterwards (Set), only on a recording span, so that
-// the no-op provider costs no attribute building.
-func (t *T) Start(ctx context.Context, name string) (context.Context, Op) {
+// Start starts the span of the public operation name with attrs, the
+// attributes known at its start (given at the start so that samplers see
+// them); ctx carries it and, when it records, the store hook that makes
+// store calls its children. What is known later is added with Set.
+func (t *T) Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, Op) {
 	if t == nil || ctx == nil {
 		return ctx, Op{}
 	}
 	info := t.info(name)
-	ctx, span := t.tracer.Start(ctx, info.span)
+	var span trace.Span
+	if len(attrs) == 0 {
+		ctx, span = t.tracer.Start(ctx, info.span)
+	} else {
+		ctx, span = t.tracer.Start(ctx, info.span, trace.WithAttributes(attrs...))
+	}
 	return t.op(ctx, info, span)
 }
 
-// StartOp starts the span of a public operation on a thread; genaiOp, when
-// set, is its GenAI memory operation name (OpSearchMemory, ...).
-func (t *T) StartOp(ctx context.Context, op, threadID, resourceID, genaiOp string) (context.Context, Op) {
-	ctx, sp := t.Start(ctx, op)
-	if !sp.Recording() {
-		return ctx, sp
-	}
-	if threadID != "" {
-		sp.Set(AttrConversationID.String(threadID))
-	}
-	if resourceID != "" {
-		sp.Set(AttrResourceID.String(resourceID))
-	}
+// StartOp is Start for a public operation on a thread: its attributes are
+// the thread and resource (those set, ThreadAttrs), genaiOp when set (the
+// GenAI memory operation name, OpSearchMemory, ...) and more.
+func (t *T) StartOp(ctx context.Context, op, threadID, resourceID, genaiOp string, more ...attribute.KeyValue) (context.Context, Op) {
+	attrs := ThreadAttrs(threadID, resourceID, 1+len(more))
 	if genaiOp != "" {
-		sp.Set(AttrGenAIOperation.String(genaiOp))
+		attrs = append(attrs, AttrGenAIOperation.String(genaiOp))
 	}
-	return ctx, sp
+	return t.Start(ctx, op, append(attrs, more...)...)
 }
 
-// Background starts the span of background work scheduled under ctx's span:
-// a new trace root linked to the scheduling span, since the work outlives it.
-func (t *T) Background(ctx context.Context, name string) (context.Context, Op) {
+// ThreadAttrs are the attributes of the thread and resource, those set,
+// with room for extra more: one slice for all of a span's start attributes.
+func ThreadAttrs(threadID, resourceID string, extra int) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 2+extra)
+	if threadID != "" {
+		attrs = append(attrs, AttrConversationID.String(threadID))
+	}
+	if resourceID != "" {
+		attrs = append(attrs, AttrResourceID.String(resourceID))
+	}
+	return attrs
+}
+
+// Background starts the span of background work scheduled under ctx's span,
+// with attrs as Start: a new trace root linked to the scheduling span,
+// since the work outlives it.
+func (t *T) Background(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, Op) {
 	if t == nil || ctx == nil {
 		return ctx, Op{}
 	}
 	info := t.info(name)
-	ctx, span := t.tracer.Start(ctx, info.span, trace.WithNewRoot(), trace.WithLinks(trace.LinkFromContext(ctx)))
+	ctx, span := t.tracer.Start(ctx, info.span, trace.WithNewRoot(), trace.WithLinks(trace.LinkFromContext(ctx)),
+		trace.WithAttributes(attrs...))
 	return t.op(ctx, info, span)
 }
 
