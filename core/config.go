@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
@@ -269,7 +270,7 @@ type settings struct {
 	recall           *SemanticRecall // nil: off; else fully defaulted
 	wm               *WorkingMemoryConfig
 	title            *TitleConfig
-	observation      *observationSettings // nil: observational memory off
+	observation      *observe.Settings // nil: observational memory off
 	// bulk: a large load (SaveMessagesBulk), indexed through the
 	// vector store's vector.BulkLoader when it has one.
 	bulk bool

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/ids"
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/observe"
@@ -86,8 +85,8 @@ type Memory struct {
 	tk    Tokenizer
 	log   *slog.Logger
 
-	lastStamp atomic.Int64 // last assigned createdAt, unix micro
-	tokenized atomic.Int64 // messages tokenized, for instrumentation
+	lastStamp atomic.Int64   // last assigned createdAt, unix micro
+	tokens    *messageTokens // counts messages with tk
 
 	ix       *indexing.Recipe // how index records are made
 	dimMu    sync.Mutex
@@ -101,10 +100,10 @@ type Memory struct {
 	sysMu    sync.Mutex
 	sysCache map[string]int
 	bg       sync.WaitGroup
-	observer observe.Runtime // observational-memory locks and background jobs
-	owners   ownerChanges    // deletes and moves running or run (settle)
-	skipped  *onceset.Set    // ids of stored messages whose skipped parts were reported
-	tel      *telemetry.T    // spans and metrics
+	observer *observe.Observer // nil without a store
+	owners   ownerChanges      // deletes and moves running or run (settle)
+	skipped  *skippedParts     // stored messages whose skipped parts were reported
+	tel      *telemetry.T      // spans and metrics
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -125,8 +124,7 @@ func New(opts Options) (*Memory, error) {
 		return nil, memerr.Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	opts.Config = Config{}
-	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension,
-		skipped: onceset.New(maxSkippedReported)}
+	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
 	if m.ix, err = newIndexing(cfg.SemanticRecall); err != nil {
 		return nil, err
 	}
@@ -143,6 +141,11 @@ func New(opts Options) (*Memory, error) {
 	warmTokenizer(m.tk)
 	if m.log == nil {
 		m.log = slog.Default()
+	}
+	m.tokens = &messageTokens{tk: m.tk}
+	m.skipped = &skippedParts{set: onceset.New(maxSkippedReported), log: m.log}
+	if m.store != nil {
+		m.observer = observe.New(observe.Deps{Store: m.store, Tokenizer: m.tokens, Skipped: m.skipped, Log: m.log, Telemetry: m.tel, Jobs: &m.bg})
 	}
 	m.opts.fillLimits()
 	if m.opts.Now == nil {
@@ -189,7 +192,7 @@ func (m *Memory) Tokenizer() Tokenizer { return m.tk }
 
 // TokenizedMessages returns how many messages this Memory has tokenized; a turn
 // tokenizes only its new messages.
-func (m *Memory) TokenizedMessages() int64 { return m.tokenized.Load() }
+func (m *Memory) TokenizedMessages() int64 { return m.tokens.n.Load() }
 
 // Close waits for background work (indexing retries, titles, background
 // observation) to finish.
@@ -238,26 +241,6 @@ func (m *Memory) stamp() time.Time {
 			return time.UnixMicro(next).UTC()
 		}
 	}
-}
-
-// Tokenizer counts tokens of text. tokenizer.Tokenizer implements it.
-// Implementations must be safe for concurrent use and deterministic: a
-// message is counted once, when it is saved, and the count is stored with
-// Encoding, so the same text must always give the same count under one
-// encoding name.
-type Tokenizer interface {
-	Count(text string) int
-	Encoding() string
-}
-
-// countTokens sets m.Tokens unless it was already counted with this encoding.
-func (m *Memory) countTokens(msg *Message) {
-	if msg.TokenEncoding == m.tk.Encoding() && msg.Tokens > 0 {
-		return
-	}
-	msg.Tokens = budget.MessageTokens(m.tk, msg)
-	msg.TokenEncoding = m.tk.Encoding()
-	m.tokenized.Add(1)
 }
 
 // Model is the text-generation interface core uses for thread titles and

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/core/budget"
-	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -114,14 +113,6 @@ func (m *Memory) startBackground(ctx context.Context, name string) (context.Cont
 	return m.tel.Background(ctx, name)
 }
 
-// modelRole names the model call of def, the default instructions.
-func modelRole(def string) string {
-	if def == observe.ReflectorInstructions {
-		return "reflector"
-	}
-	return "observer"
-}
-
 // tracedEmbedder gives each embedder call a GenAI embeddings span.
 type tracedEmbedder struct {
 	e   vector.Embedder
@@ -204,18 +195,6 @@ func (m *Memory) startEffect(ctx context.Context, f sideEffect) (context.Context
 		return m.startBackground(ctx, name)
 	}
 	return m.tel.Start(ctx, name)
-}
-
-// startModel starts the span of an observer or reflector call (def, the
-// default instructions, names which).
-func (m *Memory) startModel(ctx context.Context, def string) (context.Context, telemetry.Child) {
-	return m.tel.Model(ctx, modelRole(def))
-}
-
-// endModel ends a model span, counting a failure.
-func (m *Memory) endModel(ctx context.Context, sp telemetry.Child, def string, err error) error {
-	m.tel.ModelFailed(ctx, modelRole(def), err)
-	return sp.End(err)
 }
 
 // endObservation records the observation tokens of rec on sp and ends it.

@@ -100,7 +100,7 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 		// Counts supplied by the caller are not trusted: new messages are
 		// counted here, once (system input is not stored but is in the prompt).
 		in.Tokens, in.TokenEncoding = 0, ""
-		m.countTokens(in)
+		m.tokens.count(in)
 	}
 	return input, nil
 }

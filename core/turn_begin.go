@@ -202,7 +202,7 @@ func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 func (t *Turn) stepContext(_ context.Context, b *build) error {
 	extra := window.SetSource(window.Clone(t.req.Context), SourceContext)
 	for i := range extra {
-		t.m.countTokens(&extra[i])
+		t.m.tokens.count(&extra[i])
 	}
 	b.conv = append(b.conv, extra...)
 	b.conv = append(b.conv, b.input...)

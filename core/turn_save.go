@@ -133,7 +133,7 @@ func (t *Turn) persistBatch(op string, loop []Message) []Message {
 			batch = append(batch, p)
 		}
 	}
-	budget.CountAll(batch, t.m.countTokens)
+	budget.CountAll(batch, t.m.tokens.count)
 	return batch
 }
 

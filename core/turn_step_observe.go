@@ -17,7 +17,7 @@ type stepObservations struct {
 
 // shown records the observations Begin put in the prompt.
 func (o *observedHistory) shown() *stepObservations {
-	return &stepObservations{version: o.view.rec.Version, texts: observe.SystemTexts(o.view.rec.Observations, o.view.hints...), hints: o.view.hints}
+	return &stepObservations{version: o.view.Rec.Version, texts: o.view.SystemTexts(), hints: o.view.Hints}
 }
 
 // observeStep runs observational memory at a step of the agent loop, as
@@ -45,16 +45,14 @@ func (t *Turn) observeStep(ctx context.Context, produced []Message) {
 			inFlight += t.stepTokens(&produced[i])
 		}
 	}
-	if o.background {
-		m.scheduleObservation(ctx, o, t.thread, inFlight)
-	} else if err := m.observationCycle(ctx, o, t.thread, pending{known: t.knownUnobserved(nil), inFlight: inFlight}); err != nil {
+	if err := m.observer.AfterSave(ctx, o, t.thread, observe.Pending{Known: t.knownUnobserved(nil), InFlight: inFlight}); err != nil {
 		t.obsErr = err // what was stored before the failure is still shown
 	}
 	s, err := m.checked()
 	if err != nil {
 		return
 	}
-	rec, err := s.GetObservations(ctx, store.ObservationKey(o.scope, t.thread.ID, t.thread.ResourceID))
+	rec, err := s.GetObservations(ctx, o.Key(t.thread))
 	if err != nil {
 		t.obsErr = err
 		m.log.WarnContext(ctx, "agentmem: reading observations at a step failed; the step keeps the turn's prompt", "err", err)
