@@ -11,6 +11,9 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
+// WorkingMemoryToolName is the name of the tool that updates working memory.
+const WorkingMemoryToolName = "updateWorkingMemory"
+
 // WorkingMemoryTemplate is the configured shape of working memory: the
 // markdown template, or the JSON Schema in schema mode.
 type WorkingMemoryTemplate struct {
