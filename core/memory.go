@@ -12,6 +12,7 @@ import (
 	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/onceset"
 	"github.com/agentmem/agentmem/core/internal/telemetry"
+	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -85,25 +86,26 @@ type Memory struct {
 	tk    Tokenizer
 	log   *slog.Logger
 
-	lastStamp atomic.Int64   // last assigned createdAt, unix micro
-	tokens    *messageTokens // counts messages with tk
+	clock  *clock         // creation times
+	tokens *messageTokens // counts messages with tk
 
-	ix       *indexing.Recipe // how index records are made
-	dimMu    sync.Mutex
-	dim      int              // probed embedding dimension
-	indexes  sync.Map         // index names this process knows (vectors to delete): true once ensured
-	others   *[]string        // indexes of other dimensions (otherIndexes), under dimMu
-	dimClean sync.Map         // resources without records in others (staleIndexes)
-	pending  indexing.Pending // unindexed messages whose marker the store refused
-	clean    indexing.Clean   // resources whose unindexed queue was found empty
-	failed   indexing.Failed  // unindexed messages that failed on their own: retries skip them
-	sysMu    sync.Mutex
-	sysCache map[string]int
-	bg       sync.WaitGroup
-	observer *observe.Observer // nil without a store
-	owners   ownerChanges      // deletes and moves running or run (settle)
-	skipped  *skippedParts     // stored messages whose skipped parts were reported
-	tel      *telemetry.T      // spans and metrics
+	ix            *indexing.Recipe // how index records are made
+	dimMu         sync.Mutex
+	dim           int              // probed embedding dimension
+	indexes       sync.Map         // index names this process knows (vectors to delete): true once ensured
+	others        *[]string        // indexes of other dimensions (otherIndexes), under dimMu
+	dimClean      sync.Map         // resources without records in others (staleIndexes)
+	pending       indexing.Pending // unindexed messages whose marker the store refused
+	clean         indexing.Clean   // resources whose unindexed queue was found empty
+	failed        indexing.Failed  // unindexed messages that failed on their own: retries skip them
+	sysMu         sync.Mutex
+	sysCache      map[string]int
+	bg            sync.WaitGroup
+	observer      *observe.Observer  // nil without a store
+	workingMemory *workingmem.Keeper // nil without a store
+	owners        ownerChanges       // deletes and moves running or run (settle)
+	skipped       *skippedParts      // stored messages whose skipped parts were reported
+	tel           *telemetry.T       // spans and metrics
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -153,6 +155,10 @@ func New(opts Options) (*Memory, error) {
 	}
 	if m.opts.NewID == nil {
 		m.opts.NewID = ids.New
+	}
+	m.clock = &clock{now: m.opts.Now}
+	if m.store != nil {
+		m.workingMemory = workingmem.New(m.store, m.opts.MaxWorkingMemoryBytes, m.log, m.clock)
 	}
 	return m, nil
 }
@@ -230,14 +236,21 @@ func (m *Memory) settings(over *Config) (settings, error) {
 	return s, err
 }
 
-// stamp returns a strictly increasing UTC time with microsecond precision, so
-// messages created in one process keep their order.
-func (m *Memory) stamp() time.Time {
-	now := m.opts.Now().UTC().Truncate(time.Microsecond).UnixMicro()
+// clock stamps creation times: strictly increasing UTC times with
+// microsecond precision, so messages created in one process keep their
+// order.
+type clock struct {
+	now  func() time.Time
+	last atomic.Int64 // last stamp, unix micro
+}
+
+// Stamp returns the next creation time.
+func (c *clock) Stamp() time.Time {
+	now := c.now().UTC().Truncate(time.Microsecond).UnixMicro()
 	for {
-		last := m.lastStamp.Load()
+		last := c.last.Load()
 		next := max(now, last+1)
-		if m.lastStamp.CompareAndSwap(last, next) {
+		if c.last.CompareAndSwap(last, next) {
 			return time.UnixMicro(next).UTC()
 		}
 	}

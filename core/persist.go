@@ -88,7 +88,7 @@ func (m *Memory) prepare(op string, msg Message) (Message, bool) {
 		msg.ID = m.opts.NewID()
 	}
 	if msg.CreatedAt.IsZero() {
-		msg.CreatedAt = m.stamp()
+		msg.CreatedAt = m.clock.Stamp()
 	} else {
 		msg.CreatedAt = msg.CreatedAt.UTC().Truncate(time.Microsecond)
 	}

@@ -95,7 +95,7 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 			in.ID = m.opts.NewID()
 		}
 		if in.CreatedAt.IsZero() {
-			in.CreatedAt = m.stamp()
+			in.CreatedAt = m.clock.Stamp()
 		}
 		// Counts supplied by the caller are not trusted: new messages are
 		// counted here, once (system input is not stored but is in the prompt).
@@ -113,7 +113,7 @@ func (m *Memory) turnThread(ctx context.Context, s *store.Checked, req TurnReque
 	case errors.Is(err, ErrThreadNotFound) && readOnly:
 		return Thread{ID: req.ThreadID, ResourceID: req.ResourceID}, nil
 	case errors.Is(err, ErrThreadNotFound):
-		now := m.stamp()
+		now := m.clock.Stamp()
 		return s.SaveThread(ctx, Thread{ID: req.ThreadID, ResourceID: req.ResourceID, CreatedAt: now, UpdatedAt: now})
 	case err != nil:
 		return Thread{}, err

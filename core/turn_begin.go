@@ -172,8 +172,12 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 	if t.st.wm == nil {
 		return nil
 	}
-	var wm string
-	if wm, t.tools, t.memoryErr = t.m.workingMemoryTurn(ctx, t.st, t.thread); wm != "" {
+	wm, tool, err := t.m.workingMemory.Turn(ctx, t.st.wm.settings(), t.thread, t.st.readOnly)
+	t.tools, t.memoryErr = nil, err
+	if tool != nil {
+		t.tools = []Tool{t.m.workingMemoryTool(*tool)}
+	}
+	if wm != "" {
 		b.system = append(b.system, t.m.systemMessage(wm))
 	}
 	return nil
