@@ -194,25 +194,18 @@ func (o *Observer) Lock(ctx context.Context, key string) (func(), error) {
 // (bounded by ctx) and returns the stored record. Its failures are
 // returned: a failed batch leaves its messages unobserved.
 func (o *Observer) ObserveNow(ctx context.Context, set *Settings, th store.Thread) (store.ObservationRecord, error) {
-	c := o.cycle(ctx, set, th, Pending{})
-	unlock, err := o.rt.Lock(ctx, c.key, true)
-	if err != nil {
-		return store.ObservationRecord{}, err
-	}
-	defer unlock()
-	if set.Buffer != nil { // buffered chunks first: their messages are not observed again
-		if err := c.flush(ctx, set.Buffer); err != nil {
-			return store.ObservationRecord{}, err
+	return o.locked(ctx, set, th, func(c *cycle) (store.ObservationRecord, error) {
+		if set.Buffer != nil { // buffered chunks first: their messages are not observed again
+			if err := c.flush(ctx, set.Buffer); err != nil {
+				return store.ObservationRecord{}, err
+			}
 		}
-	}
-	rec, err := c.observeBatches(ctx, true, 0)
-	if err != nil {
-		return rec, err
-	}
-	if err := c.reflect(ctx, rec, false); err != nil {
-		return rec, err
-	}
-	return o.Store.GetObservations(ctx, c.key)
+		rec, err := c.observeBatches(ctx, true, 0)
+		if err != nil {
+			return rec, err
+		}
+		return c.reflectNow(ctx, rec, false)
+	})
 }
 
 // ReflectNow condenses th's record's observations into a new generation
@@ -220,20 +213,35 @@ func (o *Observer) ObserveNow(ctx context.Context, set *Settings, th store.Threa
 // returns the stored record; one without observations is returned
 // unchanged.
 func (o *Observer) ReflectNow(ctx context.Context, set *Settings, th store.Thread) (store.ObservationRecord, error) {
+	return o.locked(ctx, set, th, func(c *cycle) (store.ObservationRecord, error) {
+		rec, err := o.Store.GetObservations(ctx, c.key)
+		if err != nil {
+			return rec, err
+		}
+		return c.reflectNow(ctx, rec, true)
+	})
+}
+
+// locked runs f on a cycle of th's record holding the record's lock: it
+// waits for a cycle of the record running in this process, at most until
+// ctx is done.
+func (o *Observer) locked(ctx context.Context, set *Settings, th store.Thread, f func(c *cycle) (store.ObservationRecord, error)) (store.ObservationRecord, error) {
 	c := o.cycle(ctx, set, th, Pending{})
 	unlock, err := o.rt.Lock(ctx, c.key, true)
 	if err != nil {
 		return store.ObservationRecord{}, err
 	}
 	defer unlock()
-	rec, err := o.Store.GetObservations(ctx, c.key)
-	if err != nil {
+	return f(c)
+}
+
+// reflectNow reflects rec (see cycle.reflect) and returns the stored
+// record.
+func (c *cycle) reflectNow(ctx context.Context, rec store.ObservationRecord, force bool) (store.ObservationRecord, error) {
+	if err := c.reflect(ctx, rec, force); err != nil {
 		return rec, err
 	}
-	if err := c.reflect(ctx, rec, true); err != nil {
-		return rec, err
-	}
-	return o.Store.GetObservations(ctx, c.key)
+	return c.Store.GetObservations(ctx, c.key)
 }
 
 // Clear resets th's record: its observations, cursor and archived
@@ -242,21 +250,23 @@ func (o *Observer) ReflectNow(ctx context.Context, set *Settings, th store.Threa
 // come back with the next observations. It waits for a cycle of the record
 // running in this process and returns the cleared record.
 func (o *Observer) Clear(ctx context.Context, set *Settings, th store.Thread) (store.ObservationRecord, error) {
-	key := set.Key(th)
-	unlock, err := o.rt.Lock(ctx, key, true)
-	if err != nil {
-		return store.ObservationRecord{}, err
-	}
-	defer unlock()
-	rec, err := o.Store.ClearObservations(ctx, key)
-	if err != nil {
-		return rec, err
-	}
-	threads := []store.Thread{th}
-	if set.Scope == store.ScopeResource {
-		page, err := o.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: th.ResourceID, PerPage: store.PerPageAll})
+	return o.locked(ctx, set, th, func(c *cycle) (store.ObservationRecord, error) {
+		rec, err := o.Store.ClearObservations(ctx, c.key)
 		if err != nil {
 			return rec, err
+		}
+		return rec, o.clearHints(ctx, set.Scope, th)
+	})
+}
+
+// clearHints deletes the continuation hints of th, or of every thread of
+// its resource in resource scope.
+func (o *Observer) clearHints(ctx context.Context, scope store.Scope, th store.Thread) error {
+	threads := []store.Thread{th}
+	if scope == store.ScopeResource {
+		page, err := o.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: th.ResourceID, PerPage: store.PerPageAll})
+		if err != nil {
+			return err
 		}
 		threads = page.Threads
 	}
@@ -265,10 +275,10 @@ func (o *Observer) Clear(ctx context.Context, set *Settings, th store.Thread) (s
 			continue
 		}
 		if _, err := o.Store.UpdateThread(ctx, t.ID, nil, map[string]any{HintsKey: nil}); err != nil {
-			return rec, err
+			return err
 		}
 	}
-	return rec, nil
+	return nil
 }
 
 // run observes the record's unobserved messages when they pass the
