@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -67,9 +68,9 @@ type Turn struct {
 	// resource-scoped): Commit's cycle sums them with what it saved
 	// instead of reading them again.
 	unobserved []Message
-	obs        *stepObservations // nil without observational memory
-	steps      stepState         // shared by the Step calls
-	saves      turnSaves         // what the Steps and Commit stored
+	obs        *observe.Shown // what the prompt shows of observational memory; nil without it
+	steps      stepState      // shared by the Step calls
+	saves      turnSaves      // what the Steps and Commit stored
 	mu         sync.Mutex
 	committed  bool
 	// boundaryMoved reports that Begin advanced the boundary (telemetry).

@@ -137,7 +137,7 @@ func (t *Turn) stepHistory(ctx context.Context, b *build) (err error) {
 	b.history, err = b.src.load(ctx, b.s, t.thread, b.input)
 	t.prior = indexing.Prior{Thread: t.thread.ID, Messages: b.history, Complete: b.src.complete(), Bare: b.src.bare()}
 	if o, ok := b.src.(*observedHistory); ok && err == nil {
-		t.unobserved, t.obs = o.allUnobserved(), o.shown()
+		t.unobserved, t.obs = o.allUnobserved(), o.view.Shown()
 	}
 	return err
 }

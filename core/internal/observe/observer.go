@@ -110,6 +110,57 @@ type View struct {
 // observations and continuation hints; none without observations.
 func (v View) SystemTexts() []string { return SystemTexts(v.Rec.Observations, v.Hints...) }
 
+// Shown is what a turn's prompt shows of a record: the version and the
+// texts of its observation system messages, and the hints shown with them.
+type Shown struct {
+	Version int64
+	Texts   []string
+	Hints   []string
+}
+
+// Shown is what a prompt built from v shows.
+func (v View) Shown() *Shown {
+	return &Shown{Version: v.Rec.Version, Texts: v.SystemTexts(), Hints: v.Hints}
+}
+
+// Reshow returns prompt with rec's observations in place of the shown ones
+// and without the remembered messages (SourceMemory) rec has observed;
+// when the prompt showed none, they follow its first system messages, up
+// to instructions of them (the caller's instructions). system renders a
+// text as a system message. s then shows rec.
+func (s *Shown) Reshow(prompt []message.Message, rec store.ObservationRecord, instructions int, system func(text string) message.Message) []message.Message {
+	old := make(map[string]bool, len(s.Texts))
+	for _, text := range s.Texts {
+		old[text] = true
+	}
+	observed := rec.ObservedFunc()
+	out := make([]message.Message, 0, len(prompt))
+	at := -1
+	for _, msg := range prompt {
+		switch {
+		case msg.Role == message.RoleSystem && old[msg.Text()]:
+			if at < 0 {
+				at = len(out)
+			}
+			continue
+		case msg.Source == message.SourceMemory && observed(msg.CreatedAt, msg.ID):
+			continue
+		}
+		out = append(out, msg)
+	}
+	if at < 0 { // the prompt showed no observations: they follow the instructions
+		for at = 0; at < len(out) && at < instructions && out[at].Role == message.RoleSystem; at++ {
+		}
+	}
+	texts := SystemTexts(rec.Observations, s.Hints...)
+	fresh := make([]message.Message, 0, len(texts))
+	for _, text := range texts {
+		fresh = append(fresh, system(text))
+	}
+	s.Version, s.Texts = rec.Version, texts
+	return append(out[:at], append(fresh, out[at:]...)...)
+}
+
 // Load reads th's record and its newest unobserved messages (up to the
 // cap).
 func (o *Observer) Load(ctx context.Context, set *Settings, th store.Thread) (View, error) {
