@@ -63,7 +63,7 @@ func (c *cycle) observeBuffered(ctx context.Context, s *BufferSettings, rec stor
 
 // blockingObserve is the synchronous path past BlockAfter: the buffer job in
 // flight finishes first, bounded by the timeout (its chunk is activated, not
-// redone), every chunk is activated and ObserveSync observes the rest.
+// redone), every chunk is activated and observeBatches observes the rest.
 func (c *cycle) blockingObserve(ctx context.Context, s *BufferSettings) (store.ObservationRecord, error) {
 	wctx, cancel := context.WithTimeout(ctx, c.set.Timeout)
 	err := c.quiesce(wctx)
