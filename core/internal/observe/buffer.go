@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -222,23 +223,31 @@ func (c *cycle) update(ctx context.Context, f func(cur *store.ObservationRecord)
 // observed; a chunk over messages already observed is dropped, not applied.
 // It returns the stored record.
 func (c *cycle) activate(ctx context.Context, s *BufferSettings, pending int, all bool) (store.ObservationRecord, error) {
-	var out store.ObservationRecord
+	ctx, sp := c.Telemetry.Start(ctx, "activate", telemetry.ThreadAttrs(c.th.ID, c.th.ResourceID, 0)...)
+	rec, n, err := c.activateChunks(ctx, s, pending, all)
+	sp.Set(telemetry.AttrChunksActivated.Int(n), telemetry.AttrObservationToken.Int(rec.ObservationTokens))
+	return rec, sp.End(err)
+}
+
+// activateChunks is activate; it also returns the number of chunks
+// activated.
+func (c *cycle) activateChunks(ctx context.Context, s *BufferSettings, pending int, all bool) (store.ObservationRecord, int, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		cur, err := c.Store.GetObservations(ctx, c.key)
 		if err != nil {
-			return cur, err
+			return cur, 0, err
 		}
 		next := cur.Clone()
 		next.DropObservedChunks()
 		if len(next.Buffer.Chunks) == 0 && len(cur.Buffer.Chunks) == 0 {
-			return cur, nil
+			return cur, 0, nil
 		}
 		n := len(next.Buffer.Chunks)
 		if !all {
 			if attempt > 0 { // another writer changed what is pending
 				msgs, err := c.tally(ctx, cur)
 				if err != nil {
-					return cur, err
+					return cur, 0, err
 				}
 				pending = Tokens(msgs) + c.p.InFlight
 			}
@@ -249,16 +258,21 @@ func (c *cycle) activate(ctx context.Context, s *BufferSettings, pending int, al
 		batches, observed := chunkMessages(chunks[:n])
 		times, err := c.observedBefore(ctx, cur, Cutoff(cur, observed))
 		if err != nil {
-			return cur, err
+			return cur, 0, err
 		}
 		for i, chunk := range chunks[:n] {
 			next = Append(next, batches[i], chunk.Observations, times, c.Tokenizer)
 		}
-		if out, err = c.Store.PutObservations(ctx, next, cur.Version); !errors.Is(err, memerr.ErrConflict) {
-			return out, err
+		out, err := c.Store.PutObservations(ctx, next, cur.Version)
+		if err == nil {
+			return out, n, nil
+		}
+		if !errors.Is(err, memerr.ErrConflict) {
+			return out, 0, err
 		}
 	}
-	return c.Store.GetObservations(ctx, c.key)
+	out, err := c.Store.GetObservations(ctx, c.key)
+	return out, 0, err
 }
 
 // chunkMessages returns the messages (ids and times) of each chunk, and of

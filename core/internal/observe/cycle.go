@@ -303,6 +303,12 @@ func (c *cycle) condense(ctx context.Context, rec store.ObservationRecord) (stri
 	return text, hints, err
 }
 
+// namedModel is a Model that names the model it calls (core.NamedModel):
+// the span of a call carries the name.
+type namedModel interface {
+	ModelName() string
+}
+
 // generate calls a model (role names it in telemetry) with the observation
 // timeout and cleans its output. A model that ignores its context is not
 // waited for past the timeout.
@@ -316,7 +322,11 @@ func (c *cycle) generate(ctx context.Context, role string, model Model, instruct
 	if c.set.Instruction != "" {
 		instructions += "\n\n" + c.set.Instruction
 	}
-	ctx, sp := c.Telemetry.Model(ctx, role)
+	var name string
+	if n, ok := model.(namedModel); ok {
+		name = n.ModelName()
+	}
+	ctx, sp := c.Telemetry.Model(ctx, role, name)
 	end := func(err error) error {
 		c.Telemetry.ModelFailed(ctx, role, err)
 		return sp.End(err)

@@ -225,7 +225,7 @@ func (o *Observer) AfterSave(ctx context.Context, set *Settings, th store.Thread
 	// Runtime.Schedule); the cycle outlives the caller's cancellation.
 	bctx := context.WithoutCancel(ctx)
 	o.rt.Schedule(set.Key(th), o.Jobs, func() {
-		bctx, sp := o.Telemetry.Background(bctx, "observe")
+		bctx, sp := o.Telemetry.Background(bctx, "observe", telemetry.ThreadAttrs(th.ID, th.ResourceID, 0)...)
 		_ = sp.End(o.cycle(bctx, set, th, Pending{InFlight: p.InFlight}).run(bctx))
 	})
 	return nil
