@@ -295,7 +295,7 @@ func (s *Store) setEachStatus(ctx context.Context, class string, reqs []models.T
 // zero time when it has none).
 func (s *Store) lastWrite(ctx context.Context, class, tenant string) (time.Time, error) {
 	resp, err := s.client.GraphQL().Get().WithClassName(class).WithTenant(tenant).WithLimit(1).
-		WithSort(graphql.Sort{Path: []string{"_lastUpdateTimeUnix"}, Order: graphql.Desc}).
+		WithConsistencyLevel(s.queryConsistency(class)).WithSort(graphql.Sort{Path: []string{"_lastUpdateTimeUnix"}, Order: graphql.Desc}).
 		WithFields(graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "lastUpdateTimeUnix"}}}).Do(ctx)
 	if err == nil {
 		err = gqlErrors(resp)

@@ -126,11 +126,12 @@ func (s *Store) markVersions(ctx context.Context, op, class string, tenants, res
 // the read waits for the tenant to load again from disk, where only what
 // the closing shard flushed is.
 func (s *Store) putObjects(ctx context.Context, objs []*models.Object) error {
+	level := s.consistency(objs[0].Class)
 	for attempt := 0; ; attempt++ {
 		for start := 0; start < len(objs); start += s.cfg.BatchSize {
 			batch := objs[start:min(start+s.cfg.BatchSize, len(objs))]
 			err := retryRetiring(ctx, func() error {
-				res, err := s.client.Batch().ObjectsBatcher().WithObjects(batch...).Do(ctx)
+				res, err := s.client.Batch().ObjectsBatcher().WithConsistencyLevel(level).WithObjects(batch...).Do(ctx)
 				if err != nil {
 					return fmt.Errorf("batch of %d objects: %w", len(batch), err)
 				}
@@ -194,6 +195,7 @@ func (s *Store) objectIDs(ctx context.Context, class, tenant string, objs []*mod
 	var resp *models.GraphQLResponse
 	err := retryRetiring(ctx, func() (err error) {
 		resp, err = s.client.GraphQL().Get().WithClassName(class).WithTenant(tenant).WithLimit(len(ids)).
+			WithConsistencyLevel(s.queryConsistency(class)).
 			WithWhere(filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(ids...)).
 			WithFields(graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "id"}}}).Do(ctx)
 		if err == nil {
@@ -285,6 +287,7 @@ func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error
 func (s *Store) batchDelete(ctx context.Context, class, tenant string, w *filters.WhereBuilder) error {
 	for range 1000 { // the server deletes at most QUERY_MAXIMUM_RESULTS objects per call
 		res, err := s.client.Batch().ObjectsBatchDeleter().WithClassName(class).WithTenant(tenant).
+			WithConsistencyLevel(s.consistency(class)).
 			WithWhere(w).WithOutput("minimal").Do(ctx)
 		if err != nil {
 			return vecErr("Delete", "batch delete", err)
