@@ -201,18 +201,24 @@ func (s *Store) classExists(ctx context.Context, class string) (bool, error) {
 	if known {
 		return true, nil
 	}
-	cls, err := s.client.Schema().ClassGetter().WithClassName(class).Do(ctx)
-	var ferr *fault.WeaviateClientError
-	switch {
-	case errors.As(err, &ferr) && ferr.StatusCode == http.StatusNotFound:
-		return false, nil
-	case err != nil:
+	cls, err := s.getClass(ctx, class)
+	if err != nil || cls == nil {
 		return false, err
-	case cls == nil:
-		return false, nil
 	}
 	s.markClass(class, factorOf(cls))
 	return true, nil
+}
+
+// getClass returns the definition of class, nil when the server says it
+// does not exist. Any other failure (a cluster without a Raft leader
+// answers 500) is an error, not an absent class.
+func (s *Store) getClass(ctx context.Context, class string) (*models.Class, error) {
+	cls, err := s.client.Schema().ClassGetter().WithClassName(class).Do(ctx)
+	var ferr *fault.WeaviateClientError
+	if errors.As(err, &ferr) && ferr.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	return cls, err
 }
 
 // tenantExists reports whether the tenant exists; positive answers are cached.

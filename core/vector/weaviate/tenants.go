@@ -156,7 +156,7 @@ func (s *Store) sweepClass(ctx context.Context, class string, idle TenantIdle) (
 	var res SweepResult
 	all, err := s.client.Schema().TenantsGetter().WithClassName(class).Do(ctx)
 	if err != nil {
-		if ok, cerr := s.client.Schema().ClassExistenceChecker().WithClassName(class).Do(ctx); cerr == nil && !ok {
+		if cls, cerr := s.getClass(ctx, class); cerr == nil && cls == nil {
 			s.mu.Lock()
 			delete(s.classes, class) // dropped by another process
 			s.mu.Unlock()

@@ -67,8 +67,12 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	if len(objs) == 0 {
 		return nil
 	}
-	if ok, err := s.classExists(ctx, class); err != nil || !ok {
-		return vecErr(op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", err)
+	ok, err := s.classExists(ctx, class)
+	if err != nil {
+		return vecErr(op, "look up index "+index+" (class "+class+")", err)
+	}
+	if !ok {
+		return vecErr(op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", nil)
 	}
 	if err := s.ensureMetaProps(ctx, class, metaNames); err != nil {
 		return vecErr(op, "add metadata properties", err)
