@@ -34,7 +34,7 @@ type wvCluster struct {
 // weaviateCluster returns the cluster of $AGENTMEM_WEAVIATE_CLUSTER (three
 // nodes at least); without one the test fails under
 // AGENTMEM_REQUIRE_SERVERS=1 and is skipped otherwise.
-func weaviateCluster(t *testing.T) wvCluster {
+func weaviateCluster(t testing.TB) wvCluster {
 	t.Helper()
 	c := wvCluster{dir: os.Getenv("AGENTMEM_WEAVIATE_CLUSTER_DIR")}
 	if h := os.Getenv("AGENTMEM_WEAVIATE_CLUSTER"); h != "" {
@@ -54,7 +54,7 @@ func weaviateCluster(t *testing.T) wvCluster {
 }
 
 // kill sends SIGKILL to node i and waits until it is gone.
-func (c wvCluster) kill(t *testing.T, i int) {
+func (c wvCluster) kill(t testing.TB, i int) {
 	t.Helper()
 	raw, err := os.ReadFile(fmt.Sprintf("%s/node%d/weaviate.pid", c.dir, i))
 	if err != nil {
@@ -74,7 +74,7 @@ func (c wvCluster) kill(t *testing.T, i int) {
 }
 
 // restart starts node i again on its data and waits until it is ready.
-func (c wvCluster) restart(t *testing.T, i int) {
+func (c wvCluster) restart(t testing.TB, i int) {
 	t.Helper()
 	out, err := exec.Command(fmt.Sprintf("%s/node%d/start.sh", c.dir, i)).Output()
 	if err != nil {
