@@ -25,7 +25,15 @@
 // are idempotent. Writes use the batch API (over gRPC when Config.GRPCHost is
 // set); per-object batch failures and GraphQL errors, which the client
 // reports with a nil error, become memerr.Error values with memerr.CodeVector.
-// Deleting a whole resource drops its tenant.
+// Deleting a whole resource drops its tenant. Every write is read back
+// before Upsert returns, and objects the server acknowledged but lost are
+// written again (see putObjects: a 1.35.2 bug when a tenant is retired under
+// a write).
+//
+// On a cluster, Config.ReplicationFactor replicates the classes the store
+// creates and Config.Consistency sets how many replicas every read and write
+// waits for (QUORUM by default on replicated classes); docs/production.md
+// says what a process sees when nodes fail.
 //
 // An active tenant holds about 11 open files and half a MiB of the server's
 // memory. Classes have auto tenant creation and activation on, and the
