@@ -175,6 +175,14 @@ func TestClusterNodeLoss(t *testing.T) {
 		turn(r, 1)
 	}
 	class := ws.ClassName(fmt.Sprintf("memory_messages_%d", 384))
+	cls, err := ws.Client().Schema().ClassGetter().WithClassName(class).Do(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc := cls.ReplicationConfig; rc == nil || rc.Factor != 3 || !rc.AsyncEnabled ||
+		rc.DeletionStrategy != models.ReplicationConfigDeletionStrategyTimeBasedResolution {
+		t.Fatalf("class replication %+v", rc)
+	}
 
 	// One node down: QUORUM (2 of 3) writes and reads go on, tenants are
 	// retired by the sweeper and reactivated by the next use.
