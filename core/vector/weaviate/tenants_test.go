@@ -183,6 +183,15 @@ func TestTwoStoresRetireWhileWriting(t *testing.T) {
 		res := fmt.Sprintf("user-%d", i)
 		if got := ids(h, res); len(got) != turns {
 			t.Errorf("%s has %d of %d records: %v", res, len(got), turns, got)
+			for turn := range turns {
+				id := fmt.Sprintf("%s-m%d#0", res, turn)
+				objs, err := w.Client().Data().ObjectsGetter().WithClassName(class).WithTenant(weaviate.TenantName(res)).WithID(weaviate.ObjectID(id)).WithVector().Do(context.Background())
+				n := 0
+				if len(objs) > 0 { n = len(objs[0].Vector) }
+				t.Logf("DIAG %s: objs=%d vec=%d err=%v", id, len(objs), n, err)
+			}
+			got2 := ids(h, res)
+			t.Logf("DIAG again: %v", got2)
 		}
 	}
 	t.Logf("%d tenants retired during %d writes", retired, resources*turns)

@@ -2,7 +2,9 @@ package weaviate
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/go-openapi/strfmt"
 	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
@@ -128,7 +131,8 @@ func (s *Store) markVersions(ctx context.Context, op, class string, tenants, res
 // then loses objects it reported stored. The read after the write cannot
 // see such a loss as success: a shard being closed is no longer served, so
 // the read waits for the tenant to load again from disk, where only what
-// the closing shard flushed is.
+// the closing shard flushed is. The read asks the id filter (an inverted
+// index), since the objects found by id alone can lack their index entries.
 func (s *Store) putObjects(ctx context.Context, objs []*models.Object) error {
 	level := s.consistency(objs[0].Class)
 	for attempt := 0; ; attempt++ {
@@ -155,6 +159,20 @@ func (s *Store) putObjects(ctx context.Context, objs []*models.Object) error {
 		if attempt == 2 {
 			return fmt.Errorf("%d of %d objects acknowledged but not stored (tenant set inactive while writing), 3 times",
 				len(missing), len(objs))
+		}
+		s.metrics.rewritten.Add(ctx, int64(len(missing)))
+		// The object may be stored while its indexes are not: a write of the
+		// same object again changes nothing the server can see, so it is
+		// deleted first and written anew.
+		for _, o := range missing {
+			err := retryRetiring(ctx, func() error {
+				return s.client.Data().Deleter().WithClassName(o.Class).WithTenant(o.Tenant).WithID(string(o.ID)).
+					WithConsistencyLevel(level).Do(ctx)
+			})
+			var ferr *fault.WeaviateClientError
+			if err != nil && !(errors.As(err, &ferr) && ferr.StatusCode == http.StatusNotFound) {
+				return fmt.Errorf("delete object %s to write it again: %w", o.ID, err)
+			}
 		}
 		objs = missing
 	}
