@@ -35,9 +35,14 @@ type Deps struct {
 	Log       *slog.Logger
 	// Tokens counts the recall tool's result.
 	Tokens retrieval.Counter
-	// Read is told of every message a search reads from the store (the
+	// Skipped is told of the messages a search reads from the store (the
 	// Memory reports those with parts it could not decode).
-	Read func(ctx context.Context, msgs []message.Message)
+	Skipped Skipped
+}
+
+// Skipped reports stored messages whose decoding dropped parts.
+type Skipped interface {
+	Report(ctx context.Context, msgs []message.Message)
 }
 
 // Engine is semantic recall over one vector store. It is safe for

@@ -141,7 +141,7 @@ func (e *Engine) search(ctx context.Context, s *store.Checked, rs *Settings, th 
 	if err != nil {
 		return nil, err
 	}
-	e.d.Read(ctx, page.Included)
+	e.d.Skipped.Report(ctx, page.Included)
 	byID := make(map[string]message.Message, len(page.Included))
 	for _, msg := range page.Included {
 		byID[msg.ID] = msg

@@ -128,19 +128,6 @@ func (t *T) StartOp(ctx context.Context, op, threadID, resourceID, genaiOp strin
 	return t.Start(ctx, op, append(attrs, more...)...)
 }
 
-// ThreadAttrs are the attributes of the thread and resource, those set,
-// with room for extra more: one slice for all of a span's start attributes.
-func ThreadAttrs(threadID, resourceID string, extra int) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 2+extra)
-	if threadID != "" {
-		attrs = append(attrs, AttrConversationID.String(threadID))
-	}
-	if resourceID != "" {
-		attrs = append(attrs, AttrResourceID.String(resourceID))
-	}
-	return attrs
-}
-
 // Background starts the span of background work scheduled under ctx's span,
 // with attrs as Start: a new trace root linked to the scheduling span,
 // since the work outlives it.
