@@ -24,7 +24,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
-	"strings"
 	"syscall"
 	"time"
 
@@ -32,6 +31,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/internal/benchdata"
 )
 
 const (
@@ -39,17 +39,6 @@ const (
 	resourceID = "user-1"
 	batchSize  = 1000 // default of -batch, as bench.mjs saves
 )
-
-var words = strings.Fields("alpha beta gamma delta order ship tomorrow cat dog weather paris berlin invoice refund account password reset")
-
-// text is bench.mjs's text(i).
-func text(i int) string {
-	s := make([]string, 30)
-	for k := range s {
-		s[k] = words[(i*7+k*13)%len(words)]
-	}
-	return fmt.Sprintf("message %d: %s", i, strings.Join(s, " "))
-}
 
 func main() {
 	n := flag.Int("n", 1000, "messages to save")
@@ -200,7 +189,7 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 			if j%2 == 1 {
 				role = core.RoleAssistant
 			}
-			m := core.NewMessage(role, text(j))
+			m := core.NewMessage(role, benchdata.Text(j))
 			m.ID, m.ThreadID, m.ResourceID = fmt.Sprint("m", j), threadID, resourceID
 			m.CreatedAt = base.Add(time.Duration(j) * time.Second)
 			batch = append(batch, m)
