@@ -90,9 +90,27 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 	}
 	ids = dedup(ids)
 	out := slices.Clone(msgs)
-	err = s.writePrepared(ctx, op, saveStatements(msgs, ids, upsertSQL), func(tx querier) error {
+	// A batch of new messages (the common case: a conversation's saves)
+	// is written as SaveMessagesBulk writes it, without looking its ids up
+	// first and without an upsert returning every row: a third less CPU for
+	// a batch of 1,000 (BenchmarkSaveBatch). A stored id rolls that back to
+	// a savepoint and the batch is upserted. Small saves go straight to the
+	// upsert: two more statements would cost them more than the lookup.
+	fresh := len(ids) == len(msgs) && len(msgs) > smallSave
+	queries := saveStatements(msgs, ids, upsertSQL)
+	if fresh && len(msgs) >= insertNewSQL.full {
+		queries = append(queries, insertNewSQL.text(insertNewSQL.full))
+	}
+	err = s.writePrepared(ctx, op, queries, func(tx querier) error {
 		if err := checkOwners(ctx, tx, op, msgs); err != nil {
 			return err
+		}
+		if fresh {
+			saved, err := s.trySaveNew(ctx, tx, out, contents)
+			if saved || err != nil {
+				return err
+			}
+			copy(out, msgs)
 		}
 		stored, err := storedOwners(ctx, tx, ids)
 		if err != nil {
@@ -131,6 +149,24 @@ func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]mes
 		return nil, err
 	}
 	return out, nil
+}
+
+// trySaveNew runs saveNew under a savepoint; saved is false, with nothing
+// written, when a message of msgs is already stored.
+func (s *Store) trySaveNew(ctx context.Context, tx querier, msgs []message.Message, contents []string) (saved bool, err error) {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT save_new`); err != nil {
+		return false, err
+	}
+	err = s.saveNew(ctx, tx, msgs, contents)
+	if errors.Is(err, errStored) {
+		if _, err := tx.ExecContext(ctx, `ROLLBACK TO save_new`); err != nil {
+			return false, err
+		}
+	} else if err != nil {
+		return false, err
+	}
+	_, rerr := tx.ExecContext(ctx, `RELEASE save_new`)
+	return err == nil && rerr == nil, rerr
 }
 
 // storedContents encodes the contents of msgs as stored. The strings share
