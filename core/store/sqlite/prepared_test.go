@@ -62,8 +62,9 @@ func TestPreparedReads(t *testing.T) {
 		}
 	}
 	list, _, _ := listQuery(q)
+	window, _, _ := listQueryCols(q, windowCols)
 	got := cached(&s.rstmts)
-	want := []string{getThreadSQL, list}
+	want := []string{getThreadSQL, list, window}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("the readers hold %q, want %q", got, want)
