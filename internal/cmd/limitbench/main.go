@@ -26,6 +26,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agentmem/agentmem/internal/benchdata"
@@ -35,7 +36,11 @@ import (
 const (
 	threadID  = "thread-1"
 	batchSize = 1000
-	maxTokens = 8000
+	// windowTokens is the budget of the window read. agentmem's
+	// 8,000-token history must read as far (to know whether a trim
+	// applies) and then keeps MaxTokens less AtMaxRemoveTokens (25% by
+	// default) of it.
+	windowTokens = 8000
 )
 
 // row is one message as the engine-alone programs store it.
@@ -58,6 +63,7 @@ func rows(n int) []row {
 		}
 		out[i] = row{id: fmt.Sprint("m", i), role: role, content: benchdata.Text(i), createdAt: base.Add(time.Duration(i) * time.Second)}
 	}
+	tok.Count(out[0].content) // loads the tokenizer's tables, untimed
 	t0 := time.Now()
 	for i := range out {
 		// What core/budget.MessageTokens counts for a text message: 3
@@ -87,7 +93,7 @@ func main() {
 	dsn := flag.String("dsn", "", "PostgreSQL connection string of a fresh database (instead of -db)")
 	vec := flag.Bool("vector", false, "with -dsn: insert the messages' vectors into the tables and indexes core/vector/pgvector keeps")
 	metric := flag.String("metric", "cosine", "with -vector: the HNSW index's metric")
-	keyword := flag.Bool("keyword", true, "with -vector: keep the keyword (full-text) index hybrid search reads")
+	indexes := flag.String("indexes", "hnsw,gin,btree", `with -vector: the indexes kept, of "hnsw" (the vector index), "gin" (the keyword index hybrid search reads) and "btree" (the primary key on resource and id and the resource's thread and message indexes)`)
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if (*dbPath == "") == (*dsn == "") {
@@ -107,7 +113,7 @@ func main() {
 	ctx := context.Background()
 	var err error
 	if *vec {
-		err = runPgvector(ctx, *dsn, *metric, *keyword)
+		err = runPgvector(ctx, *dsn, *metric, strings.Split(*indexes, ","))
 	} else {
 		err = run(ctx, *dbPath, *dsn)
 	}
@@ -149,7 +155,7 @@ func run(ctx context.Context, dbPath, dsn string) error {
 		return err
 	}
 	if err := timeit("recall messageHistory maxTokens=8000", 20, func() (err error) {
-		got, err = e.window(ctx, maxTokens)
+		got, err = e.window(ctx, windowTokens)
 		return err
 	}); err != nil {
 		return err

@@ -13,13 +13,14 @@ import (
 )
 
 // runPgvector inserts the messages' vectors (membench's hash embedder, 384
-// dimensions) by plain SQL into a table with the indexes core/vector/pgvector
-// keeps for one index: the HNSW index (m 16, ef_construction 64, metric),
-// and with keyword the GIN index over the text's tsvector that hybrid
-// search reads; COPY of batchSize rows per transaction. It reports the
-// insert rate, then the p50 of 20 vector searches (top 4) with membench's
-// queries.
-func runPgvector(ctx context.Context, dsn, metric string, keyword bool) error {
+// dimensions) by plain SQL into a table with the indexes named (those
+// core/vector/pgvector keeps for an index): "hnsw", the HNSW index (m 16,
+// ef_construction 64, metric); "gin", the GIN index over the text's
+// tsvector that hybrid search reads; "btree", the primary key on (resource,
+// id) and the (resource, thread) and (resource, message) indexes. One
+// INSERT of batchSize rows per transaction. It reports the insert rate,
+// then the p50 of 20 vector searches (top 4) with membench's queries.
+func runPgvector(ctx context.Context, dsn, metric string, indexes []string) error {
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
 		return err
@@ -33,12 +34,21 @@ func runPgvector(ctx context.Context, dsn, metric string, keyword bool) error {
 	if ops == "" {
 		return fmt.Errorf("unknown metric %q", metric)
 	}
-	ddl := []string{
-		`CREATE TABLE IF NOT EXISTS vectors (id text PRIMARY KEY, keywords tsvector NOT NULL, embedding vector(384) NOT NULL)`,
-		`CREATE INDEX ON vectors USING hnsw (embedding ` + ops + `) WITH (m = 16, ef_construction = 64)`,
-	}
-	if keyword {
-		ddl = append(ddl, `CREATE INDEX ON vectors USING gin (keywords) WITH (fastupdate = off)`)
+	ddl := []string{`CREATE TABLE vectors (resource_id text NOT NULL, id text NOT NULL, thread_id text NOT NULL, message_id text NOT NULL,
+		keywords tsvector NOT NULL, embedding vector(384) NOT NULL)`}
+	for _, ix := range indexes {
+		switch ix {
+		case "hnsw":
+			ddl = append(ddl, `CREATE INDEX ON vectors USING hnsw (embedding `+ops+`) WITH (m = 16, ef_construction = 64)`)
+		case "gin":
+			ddl = append(ddl, `CREATE INDEX ON vectors USING gin (keywords) WITH (fastupdate = off)`)
+		case "btree":
+			ddl = append(ddl, `ALTER TABLE vectors ADD PRIMARY KEY (resource_id, id)`,
+				`CREATE INDEX ON vectors (resource_id, thread_id)`, `CREATE INDEX ON vectors (resource_id, message_id)`)
+		case "":
+		default:
+			return fmt.Errorf("unknown index %q", ix)
+		}
 	}
 	for _, q := range ddl {
 		if _, err := pool.Exec(ctx, q); err != nil {
@@ -64,13 +74,13 @@ func runPgvector(ctx context.Context, dsn, metric string, keyword bool) error {
 		}
 		// One INSERT of the batch's arrays in its own transaction: the
 		// vectors and tsvectors are parsed from text, as agentmem sends them.
-		_, err := pool.Exec(ctx, `INSERT INTO vectors (id, keywords, embedding)
-			SELECT i, k::tsvector, e::vector FROM unnest($1::text[], $2::text[], $3::text[]) AS u(i, k, e)`, ids, kws, vecs)
+		_, err := pool.Exec(ctx, `INSERT INTO vectors (resource_id, id, thread_id, message_id, keywords, embedding)
+			SELECT 'user-1', i, 'thread-1', i, k::tsvector, e::vector FROM unnest($1::text[], $2::text[], $3::text[]) AS u(i, k, e)`, ids, kws, vecs)
 		if err != nil {
 			return err
 		}
 	}
-	emit("index_msgs_per_s", int(float64(n)/time.Since(start).Seconds()), "keyword_index", keyword)
+	emit("index_msgs_per_s", int(float64(n)/time.Since(start).Seconds()), "indexes", strings.Join(indexes, ","))
 	if _, err := pool.Exec(ctx, "ANALYZE vectors"); err != nil {
 		return err
 	}

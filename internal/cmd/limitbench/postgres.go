@@ -37,8 +37,9 @@ func (e *pgEngine) save(ctx context.Context, batch []row) error {
 	})
 }
 
-// windowPage is the rows of one keyset page of the window read.
-const windowPage = 64
+// windowPage is the rows of one keyset page of the window read: enough for
+// an 8,000-token window of these messages (about 200) in one round trip.
+const windowPage = 256
 
 // window reads newest-first pages of windowPage rows by keyset until the
 // budget is spent.
