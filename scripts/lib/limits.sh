@@ -17,8 +17,9 @@
 #                       -vector pgvector and Mastra's bench-pgvec.mjs (vector
 #                       mode, HNSW m 16 / ef_construction 64, calls of 1,000).
 #   limits_weaviate SIZES...
-#                       limitbench -weaviate: agentmem's Weaviate store and
-#                       Weaviate's own client querying the same records.
+#                       limitbench -weaviate (AGENTMEM_WEAVIATE_HOST, _GRPC):
+#                       agentmem's Weaviate store and Weaviate's own client
+#                       querying the same records, hybrid and vector.
 
 # _limits_build builds limitbench and membench into $work (a fresh temp dir).
 _limits_build() {
@@ -142,6 +143,31 @@ limits_pgvector() {
 			  [$n, name, ($x | tostring), (if $x and $x != 0 then ($a / $x * 100 | round / 100 | tostring) + "x" else "n/a" end)] | @tsv' |
 				awk -F'\t' '{printf "%-8s %-40s %12s %16s\n", $1, $2, $3, $4}'
 		done
+	done
+	rm -rf "$work"
+}
+
+limits_weaviate() {
+	local reps=${AGENTMEM_BENCH_REPS:-1} work n r
+	[ -n "${AGENTMEM_WEAVIATE_HOST:-}" ] || {
+		echo "limits.sh: AGENTMEM_WEAVIATE_HOST is not set" >&2
+		return 1
+	}
+	_limits_build || return 1
+	for n in "$@"; do
+		for r in $(seq 1 "$reps"); do
+			"$work/limitbench" -n "$n" -weaviate "$AGENTMEM_WEAVIATE_HOST" -weaviate-grpc "${AGENTMEM_WEAVIATE_GRPC:-}" >>"$work/weaviate-$n.jsonl" || return 1
+		done
+	done
+	echo
+	echo "== Weaviate queries: agentmem's store beside Weaviate's own client on the same records (top 4), medians of $reps rounds =="
+	printf '%-8s %-10s %14s %14s %16s\n' N mode "agentmem ms" "client ms" "agentmem/limit"
+	for n in "$@"; do
+		jq -rs --arg n "$n" '
+		  def med(l): [.[] | select(.label == l) | .p50_ms] | sort | if length == 0 then null else .[(length / 2 | floor)] end;
+		  ["hybrid", "vector"][] as $m | [med("weaviate \($m) agentmem"), med("weaviate \($m) client")] as [$a, $c]
+		  | [$n, $m, ($a | tostring), ($c | tostring), (if $a and $c then ($a / $c * 100 | round / 100 | tostring) + "x" else "n/a" end)] | @tsv' \
+			"$work/weaviate-$n.jsonl" | awk -F'\t' '{printf "%-8s %-10s %14s %14s %16s\n", $1, $2, $3, $4, $5}'
 	done
 	rm -rf "$work"
 }

@@ -7,6 +7,7 @@
 //
 //	limitbench -n 100000 -db /tmp/limit.db        # SQLite (modernc): one prepared 1,000-row INSERT per transaction, keyset reads
 //	limitbench -n 100000 -dsn postgres://...      # PostgreSQL: COPY per batch of 1,000, keyset reads
+//	limitbench -n 10000 -weaviate 127.0.0.1:8080 -weaviate-grpc 127.0.0.1:50051 # Weaviate: agentmem's store against the client's own queries
 //	limitbench -n 10000 -dsn postgres://... -vector # pgvector: the same vectors into the indexes agentmem keeps, by plain SQL
 //
 // The rows hold what agentmem's reads need and no more: an id (unique, as a
@@ -63,7 +64,7 @@ func rows(n int) []row {
 		}
 		out[i] = row{id: fmt.Sprint("m", i), role: role, content: benchdata.Text(i), createdAt: base.Add(time.Duration(i) * time.Second)}
 	}
-	tok.Count(out[0].content) // loads the tokenizer's tables, untimed
+	tok.Count(benchdata.Text(0)) // loads the tokenizer's tables, untimed
 	t0 := time.Now()
 	for i := range out {
 		// What core/budget.MessageTokens counts for a text message: 3
@@ -94,10 +95,12 @@ func main() {
 	vec := flag.Bool("vector", false, "with -dsn: insert the messages' vectors into the tables and indexes core/vector/pgvector keeps")
 	metric := flag.String("metric", "cosine", "with -vector: the HNSW index's metric")
 	indexes := flag.String("indexes", "hnsw,gin,btree", `with -vector: the indexes kept, of "hnsw" (the vector index), "gin" (the keyword index hybrid search reads) and "btree" (the primary key on resource and id and the resource's thread and message indexes)`)
+	weaviateHost := flag.String("weaviate", "", "Weaviate's REST host:port: compare agentmem's Weaviate store's queries with the client's own")
+	weaviateGRPC := flag.String("weaviate-grpc", "", "with -weaviate: its gRPC host:port")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
-	if (*dbPath == "") == (*dsn == "") {
-		log.Fatal("limitbench: give exactly one of -db and -dsn")
+	if (*dbPath == "") == (*dsn == "") && *weaviateHost == "" {
+		log.Fatal("limitbench: give exactly one of -db, -dsn and -weaviate")
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -112,7 +115,9 @@ func main() {
 	}
 	ctx := context.Background()
 	var err error
-	if *vec {
+	if *weaviateHost != "" {
+		err = runWeaviate(ctx, *weaviateHost, *weaviateGRPC)
+	} else if *vec {
 		err = runPgvector(ctx, *dsn, *metric, strings.Split(*indexes, ","))
 	} else {
 		err = run(ctx, *dbPath, *dsn)
