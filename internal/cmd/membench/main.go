@@ -28,12 +28,10 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
-	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/internal/benchdata"
-	"github.com/agentmem/agentmem/tokenizer"
 )
 
 const (
@@ -51,7 +49,6 @@ func main() {
 	memprofile := flag.String("memprofile", "", "write a heap profile to this file at the end")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	batch := flag.Int("batch", batchSize, "messages per save call")
-	precount := flag.Bool("precount", false, "count the messages' tokens before saving them (untimed), as a caller that already knows them: the save rate without the price of exact token counts")
 	bulk := flag.Bool("bulk", false, "save with SaveMessagesBulk (the store's and the vector store's bulk paths) instead of SaveMessages")
 	buildMemory := flag.String("build-memory", "", "with -vector pgvector: pgvector.Config.BuildMemory (maintenance_work_mem of index builds)")
 	trace := flag.String("trace", "", "with -vector: sample RSS and the Go heap into this directory, with a heap profile per phase")
@@ -76,7 +73,7 @@ func main() {
 	if *batch <= 0 {
 		log.Fatal("membench: -batch must be positive")
 	}
-	b := &bench{n: *n, dbPath: *dbPath, trace: startTrace(*trace), batch: *batch, bulk: *bulk, precount: *precount, buildMemory: *buildMemory}
+	b := &bench{n: *n, dbPath: *dbPath, trace: startTrace(*trace), batch: *batch, bulk: *bulk, buildMemory: *buildMemory}
 	err := b.open(ctx, *dsn)
 	if err != nil {
 		log.Fatalf("membench: %v", err)
@@ -126,7 +123,6 @@ type bench struct {
 	// batch messages per save, through SaveMessagesBulk when bulk.
 	batch       int
 	bulk        bool
-	precount    bool
 	buildMemory string
 }
 
@@ -197,15 +193,6 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 			m.ID, m.ThreadID, m.ResourceID = fmt.Sprint("m", j), threadID, resourceID
 			m.CreatedAt = base.Add(time.Duration(j) * time.Second)
 			batch = append(batch, m)
-		}
-		if b.precount {
-			// Memory keeps a count made with its tokenizer's encoding.
-			t0 := time.Now()
-			tk := tokenizer.Default()
-			for k := range batch {
-				batch[k].Tokens, batch[k].TokenEncoding = budget.MessageTokens(tk, &batch[k]), tk.Encoding()
-			}
-			start = start.Add(time.Since(t0))
 		}
 		counted := len(batchMs) < 10 || len(batchMs) == 99 // batches 1-10 and 100
 		var c0, s0, cc0, sc0 int64
