@@ -8,8 +8,11 @@
 #                       (modernc SQLite alone) and internal/cmd/membench on
 #                       SQLite files; with AGENTMEM_PG_DSN the same on
 #                       PostgreSQL (bench-pg.mjs, limitbench -dsn, membench
-#                       -dsn), each run in a database of its own. Prints the
-#                       medians and agentmem / limit next to agentmem / Mastra.
+#                       -dsn), each run in a database of its own; membench
+#                       also runs with -estimate-tokens (bytes/4 for exact
+#                       counts: the save without the price of that feature).
+#                       Prints the medians and agentmem / limit next to
+#                       agentmem / Mastra.
 #   limits_pgvector SIZES...
 #                       on AGENTMEM_PG_DSN's server: limitbench -vector with the
 #                       HNSW index alone, with the keyword index, and with
@@ -46,6 +49,7 @@ limits_side_by_side() {
 			rm -f "$AGENTMEM_MASTRA_DIR/bench-$n.db"*
 			_mastra_timed "$work" "$work/sqlite-limit-$n.jsonl" "$work/limitbench" -n "$n" -db "$work/limit.db" || return 1
 			_mastra_timed "$work" "$work/sqlite-agentmem-$n.jsonl" "$work/membench" -n "$n" -db "$work/agentmem.db" || return 1
+			_mastra_timed "$work" "$work/sqlite-estimate-$n.jsonl" "$work/membench" -n "$n" -db "$work/agentmem.db" -estimate-tokens || return 1
 			rm -f "$work"/*.db*
 		done
 	done
@@ -56,12 +60,13 @@ limits_side_by_side() {
 		psql -qX "$stats" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" || return 1
 		for n in "$@"; do
 			for r in $(seq 1 "$reps"); do
-				for side in mastra limit agentmem; do
+				for side in mastra limit agentmem estimate; do
 					db=$(_limits_db "bench_limits_${side}_$n") || return 1
 					case $side in
 					mastra) _mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/pg-$side-$n.jsonl" node bench-pg.mjs "$n" "$db" "$stats" ;;
 					limit) _mastra_timed "$work" "$work/pg-$side-$n.jsonl" "$work/limitbench" -n "$n" -dsn "$db" ;;
 					agentmem) _mastra_timed "$work" "$work/pg-$side-$n.jsonl" "$work/membench" -n "$n" -dsn "$db" ;;
+					estimate) _mastra_timed "$work" "$work/pg-$side-$n.jsonl" "$work/membench" -n "$n" -dsn "$db" -estimate-tokens ;;
 					esac || return 1
 					psql -qX "$AGENTMEM_PG_DSN" -c "DROP DATABASE bench_limits_${side}_$n" || return 1
 				done
@@ -88,14 +93,16 @@ _limits_report() {
 	echo "   (ratios are agentmem's figure over the other's: for a rate higher is better, for a time lower)"
 	printf '%-8s %-34s %10s %10s %10s %16s %16s\n' N figure agentmem limit Mastra "agentmem/limit" "agentmem/Mastra"
 	for n in "$@"; do
-		local a l m
+		local a l m e
 		a=$(jq -s "$prog" "$work/$prefix-agentmem-$n.jsonl")
 		l=$(jq -s "$prog" "$work/$prefix-limit-$n.jsonl")
 		m=$(jq -s "$prog" "$work/$prefix-mastra-$n.jsonl")
-		jq -rn --argjson a "$a" --argjson l "$l" --argjson m "$m" --arg n "$n" '
+		e=$(jq -s "$prog" "$work/$prefix-estimate-$n.jsonl")
+		jq -rn --argjson a "$a" --argjson l "$l" --argjson m "$m" --argjson e "$e" --arg n "$n" '
 		  def r(x; y): if x and y and y != 0 then (x / y * 100 | round / 100 | tostring) + "x" else "n/a" end;
 		  def row(name; x; y; z): [$n, name, (x | tostring), (y | tostring), (z | tostring), r(x; y), r(x; z)] | @tsv;
 		  row("save msg/s, batches of 1,000"; $a.save; $l.save; $m.save),
+		  row("  tokens estimated (bytes/4)"; $e.save; $l.save; null),
 		  row("8k-token window p50 ms, Recall"; $a.tok; $l.tok; $m.tok),
 		  row("8k-token window p50 ms, Begin"; $a.begin; $l.tok; $m.tok),
 		  row("last 10 p50 ms"; $a.last10; $l.last10; $m.last10),

@@ -49,6 +49,7 @@ func main() {
 	memprofile := flag.String("memprofile", "", "write a heap profile to this file at the end")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	batch := flag.Int("batch", batchSize, "messages per save call")
+	estimate := flag.Bool("estimate-tokens", false, "count tokens as bytes/4 instead of exactly (tiktoken o200k_base): the save rate without the price of exact counts")
 	bulk := flag.Bool("bulk", false, "save with SaveMessagesBulk (the store's and the vector store's bulk paths) instead of SaveMessages")
 	buildMemory := flag.String("build-memory", "", "with -vector pgvector: pgvector.Config.BuildMemory (maintenance_work_mem of index builds)")
 	trace := flag.String("trace", "", "with -vector: sample RSS and the Go heap into this directory, with a heap profile per phase")
@@ -74,6 +75,9 @@ func main() {
 		log.Fatal("membench: -batch must be positive")
 	}
 	b := &bench{n: *n, dbPath: *dbPath, trace: startTrace(*trace), batch: *batch, bulk: *bulk, buildMemory: *buildMemory}
+	if *estimate {
+		b.tokenizer = byteEstimate{}
+	}
 	err := b.open(ctx, *dsn)
 	if err != nil {
 		log.Fatalf("membench: %v", err)
@@ -123,6 +127,7 @@ type bench struct {
 	// batch messages per save, through SaveMessagesBulk when bulk.
 	batch       int
 	bulk        bool
+	tokenizer   core.Tokenizer // nil: the default, exact counts
 	buildMemory string
 }
 
@@ -141,6 +146,13 @@ func (b *bench) open(ctx context.Context, dsn string) (err error) {
 }
 
 // emit prints one JSON line with N and the given fields.
+// byteEstimate counts a text's tokens as its bytes / 4, rounded up: what
+// -estimate-tokens saves with in place of exact counts.
+type byteEstimate struct{}
+
+func (byteEstimate) Count(text string) int { return (len(text) + 3) / 4 }
+func (byteEstimate) Encoding() string      { return "bytes/4" }
+
 func (b *bench) emit(kv ...any) {
 	m := map[string]any{"N": b.n}
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -151,11 +163,11 @@ func (b *bench) emit(kv ...any) {
 }
 
 func (b *bench) run(ctx context.Context) error {
-	memCount, err := core.New(core.Options{Store: b.store, Config: core.Config{LastMessages: core.LastN(10)}})
+	memCount, err := core.New(core.Options{Store: b.store, Tokenizer: b.tokenizer, Config: core.Config{LastMessages: core.LastN(10)}})
 	if err != nil {
 		return err
 	}
-	memTok, err := core.New(core.Options{Store: b.store, Config: core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 8000}}})
+	memTok, err := core.New(core.Options{Store: b.store, Tokenizer: b.tokenizer, Config: core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 8000}}})
 	if err != nil {
 		return err
 	}
