@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"unicode"
@@ -69,3 +71,20 @@ func (e HashEmbedder) EmbedOne(text string) []float32 {
 }
 
 var _ vector.Embedder = HashEmbedder{}
+
+// StartCPUProfile writes a CPU profile of the process to path until the
+// returned stop is called; with an empty path it does nothing.
+func StartCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

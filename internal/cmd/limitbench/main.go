@@ -24,8 +24,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"os"
-	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -102,19 +100,12 @@ func main() {
 	if (*dbPath == "") == (*dsn == "") && *weaviateHost == "" {
 		log.Fatal("limitbench: give exactly one of -db, -dsn and -weaviate")
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			log.Fatalf("limitbench: %v", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatalf("limitbench: %v", err)
-		}
-		defer f.Close()
-		defer pprof.StopCPUProfile()
+	stopProfile, err := benchdata.StartCPUProfile(*cpuprofile)
+	if err != nil {
+		log.Fatalf("limitbench: %v", err)
 	}
+	defer stopProfile()
 	ctx := context.Background()
-	var err error
 	if *weaviateHost != "" {
 		err = runWeaviate(ctx, *weaviateHost, *weaviateGRPC)
 	} else if *vec {

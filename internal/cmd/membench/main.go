@@ -59,17 +59,11 @@ func main() {
 	if (*dbPath == "") == (*dsn == "") {
 		log.Fatal("membench: give exactly one of -db and -dsn")
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			log.Fatalf("membench: %v", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatalf("membench: %v", err)
-		}
-		defer f.Close()
-		defer pprof.StopCPUProfile()
+	stopProfile, err := benchdata.StartCPUProfile(*cpuprofile)
+	if err != nil {
+		log.Fatalf("membench: %v", err)
 	}
+	defer stopProfile()
 	ctx := context.Background()
 	if *batch <= 0 {
 		log.Fatal("membench: -batch must be positive")
@@ -78,8 +72,7 @@ func main() {
 	if *estimate {
 		b.tokenizer = byteEstimate{}
 	}
-	err := b.open(ctx, *dsn)
-	if err != nil {
+	if err := b.open(ctx, *dsn); err != nil {
 		log.Fatalf("membench: %v", err)
 	}
 	if *vecPath == "pgvector" {
