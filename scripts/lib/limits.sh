@@ -99,7 +99,7 @@ _limits_report() {
 		m=$(jq -s "$prog" "$work/$prefix-mastra-$n.jsonl")
 		e=$(jq -s "$prog" "$work/$prefix-estimate-$n.jsonl")
 		jq -rn --argjson a "$a" --argjson l "$l" --argjson m "$m" --argjson e "$e" --arg n "$n" '
-		  def r(x; y): if x and y and y != 0 then (x / y * 100 | round / 100 | tostring) + "x" else "n/a" end;
+		  def r(x; y): if x and y and y != 0 then (x / y | if . >= 1 then (. * 100 | round / 100) else (. * 10000 | round / 10000) end | tostring) + "x" else "n/a" end;
 		  def row(name; x; y; z): [$n, name, (x | tostring), (y | tostring), (z | tostring), r(x; y), r(x; z)] | @tsv;
 		  row("save msg/s, batches of 1,000"; $a.save; $l.save; $m.save),
 		  row("  tokens estimated (bytes/4)"; $e.save; $l.save; null),
