@@ -7,17 +7,26 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// pgEngine writes each batch with COPY in one transaction and reads by
-// keyset on (thread_id, created_at, seq), as agentmem's store does.
+// pgEngine writes each batch with one COPY and reads by keyset on
+// (thread_id, created_at, seq), as agentmem's store does.
 type pgEngine struct{ pool *pgxpool.Pool }
 
 func openPostgres(ctx context.Context, dsn string) (*pgEngine, error) {
-	pool, err := pgxpool.New(ctx, dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
+	// The keyset reads keep their generic plan: planned again on every call
+	// (the LIMIT is a parameter), planning costs about as much as the read.
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Ids compare as bytes (COLLATE "C"), as in agentmem's tables, whatever
+	// the database's default collation.
 	if _, err := pool.Exec(ctx, `CREATE TABLE messages (
-		seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text NOT NULL UNIQUE, thread_id text NOT NULL,
+		seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text COLLATE "C" NOT NULL UNIQUE, thread_id text COLLATE "C" NOT NULL,
 		role text NOT NULL, content text NOT NULL, created_at timestamptz NOT NULL, tokens integer NOT NULL);
 		CREATE INDEX messages_thread_created_seq ON messages (thread_id, created_at, seq)`); err != nil {
 		pool.Close()
@@ -26,15 +35,14 @@ func openPostgres(ctx context.Context, dsn string) (*pgEngine, error) {
 	return &pgEngine{pool: pool}, nil
 }
 
+// save writes a batch with one COPY, a transaction of its own.
 func (e *pgEngine) save(ctx context.Context, batch []row) error {
-	return pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"messages"}, []string{"id", "thread_id", "role", "content", "created_at", "tokens"},
-			pgx.CopyFromSlice(len(batch), func(i int) ([]any, error) {
-				r := batch[i]
-				return []any{r.id, threadID, r.role, r.content, r.createdAt, int32(r.tokens)}, nil
-			}))
-		return err
-	})
+	_, err := e.pool.CopyFrom(ctx, pgx.Identifier{"messages"}, []string{"id", "thread_id", "role", "content", "created_at", "tokens"},
+		pgx.CopyFromSlice(len(batch), func(i int) ([]any, error) {
+			r := batch[i]
+			return []any{r.id, threadID, r.role, r.content, r.createdAt, int32(r.tokens)}, nil
+		}))
+	return err
 }
 
 // windowPage is the rows of one keyset page of the window read: enough for
