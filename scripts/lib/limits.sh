@@ -8,7 +8,11 @@
 #                       (modernc SQLite alone) and internal/cmd/membench on
 #                       SQLite files; with AGENTMEM_PG_DSN the same on
 #                       PostgreSQL (bench-pg.mjs, limitbench -dsn, membench
-#                       -dsn), each run in a database of its own; membench
+#                       -dsn), each run in a database of its own; on SQLite,
+#                       limitbench -window-db also times Begin against the
+#                       engine's keyset read on membench's file, alternating
+#                       query by query (robust to a machine's changing load);
+#                       membench
 #                       also runs with -estimate-tokens (bytes/4 for exact
 #                       counts: the save without the price of that feature).
 #                       Prints the medians and agentmem / limit next to
@@ -49,6 +53,7 @@ limits_side_by_side() {
 			rm -f "$AGENTMEM_MASTRA_DIR/bench-$n.db"*
 			_mastra_timed "$work" "$work/sqlite-limit-$n.jsonl" "$work/limitbench" -n "$n" -db "$work/limit.db" || return 1
 			_mastra_timed "$work" "$work/sqlite-agentmem-$n.jsonl" "$work/membench" -n "$n" -db "$work/agentmem.db" || return 1
+			"$work/limitbench" -n "$n" -window-db "$work/agentmem.db" >>"$work/sqlite-agentmem-$n.jsonl" || return 1
 			_mastra_timed "$work" "$work/sqlite-estimate-$n.jsonl" "$work/membench" -n "$n" -db "$work/agentmem.db" -estimate-tokens || return 1
 			rm -f "$work"/*.db*
 		done
@@ -87,7 +92,8 @@ _limits_report() {
 	    | if length == 0 then null else .[(length / 2 | floor)] end;
 	  {save: med(.save_msgs_per_s; null), last10: med(.p50_ms; "recall lastMessages=10"),
 	   tok: med(.p50_ms; "recall messageHistory maxTokens=8000"), begin: med(.p50_ms; "begin maxTokens=8000"),
-	   tokenize: med(.tokenize_ms_per_1000; null)}'
+	   tokenize: med(.tokenize_ms_per_1000; null),
+	   sfbegin: med(.p50_ms; "same file: begin maxTokens=8000"), sfengine: med(.p50_ms; "same file: engine window 8000 tokens")}'
 	echo
 	echo "== agentmem beside the engine alone and Mastra ($title), medians of ${AGENTMEM_BENCH_REPS:-2} interleaved rounds =="
 	echo "   (ratios are agentmem's figure over the other's: for a rate higher is better, for a time lower)"
@@ -106,6 +112,7 @@ _limits_report() {
 		  row("8k-token window p50 ms, Recall"; $a.tok; $l.tok; $m.tok),
 		  row("8k-token window p50 ms, Begin"; $a.begin; $l.tok; $m.tok),
 		  row("last 10 p50 ms"; $a.last10; $l.last10; $m.last10),
+		  row("8k window, same file alternating, Begin"; $a.sfbegin; $a.sfengine; null),
 		  ([$n, "exact token counts, ms per 1,000", "", ($l.tokenize | tostring), "", "", ""] | @tsv)' |
 			awk -F'\t' '{printf "%-8s %-34s %10s %10s %10s %16s %16s\n", $1, $2, $3, $4, $5, $6, $7}'
 	done

@@ -7,6 +7,7 @@
 //
 //	limitbench -n 100000 -db /tmp/limit.db        # SQLite (modernc): one prepared 1,000-row INSERT per transaction, keyset reads
 //	limitbench -n 100000 -dsn postgres://...      # PostgreSQL: COPY per batch of 1,000, keyset reads
+//	limitbench -window-db /tmp/agentmem.db        # agentmem's Begin and the engine's read on membench's file, alternating
 //	limitbench -n 10000 -weaviate 127.0.0.1:8080 -weaviate-grpc 127.0.0.1:50051 # Weaviate: agentmem's store against the client's own queries
 //	limitbench -n 10000 -dsn postgres://... -vector # pgvector: the same vectors into the indexes agentmem keeps, by plain SQL
 //
@@ -95,9 +96,10 @@ func main() {
 	indexes := flag.String("indexes", "hnsw,gin,btree", `with -vector: the indexes kept, of "hnsw" (the vector index), "gin" (the keyword index hybrid search reads) and "btree" (the primary key on resource and id and the resource's thread and message indexes)`)
 	weaviateHost := flag.String("weaviate", "", "Weaviate's REST host:port: compare agentmem's Weaviate store's queries with the client's own")
 	weaviateGRPC := flag.String("weaviate-grpc", "", "with -weaviate: its gRPC host:port")
+	windowDB := flag.String("window-db", "", "an SQLite file membench wrote: time agentmem's Begin and the engine's keyset read of the same rows, alternating")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
-	if (*dbPath == "") == (*dsn == "") && *weaviateHost == "" {
+	if (*dbPath == "") == (*dsn == "") && *weaviateHost == "" && *windowDB == "" {
 		log.Fatal("limitbench: give exactly one of -db, -dsn and -weaviate")
 	}
 	stopProfile, err := benchdata.StartCPUProfile(*cpuprofile)
@@ -106,7 +108,9 @@ func main() {
 	}
 	defer stopProfile()
 	ctx := context.Background()
-	if *weaviateHost != "" {
+	if *windowDB != "" {
+		err = runWindow(ctx, *windowDB, 200)
+	} else if *weaviateHost != "" {
 		err = runWeaviate(ctx, *weaviateHost, *weaviateGRPC)
 	} else if *vec {
 		err = runPgvector(ctx, *dsn, *metric, strings.Split(*indexes, ","))
