@@ -42,7 +42,12 @@
 //
 // Errors are *memerr.Error values. Driver and connection failures match
 // errors.Is(err, memerr.ErrStorage) and keep the pgx error reachable through
-// errors.As.
+// errors.As. Those that a later attempt may not meet (a lost or refused
+// connection, a server shutting down or starting up (SQLSTATE 57P01 to
+// 57P03), another connection exception (class 08), a read-only server
+// reached during a failover (25006)) have the code
+// memerr.CodeStorageUnavailable: the statement may or may not have been
+// applied, and running the operation again is safe.
 package postgres
 
 import (
@@ -222,6 +227,9 @@ func wrap(ctx context.Context, op string, err error) error {
 			code = memerr.CodeInvalidMessage
 		}
 		return &memerr.Error{Code: code, Op: op, Msg: "value cannot be stored by PostgreSQL", Err: err}
+	}
+	if ctx.Err() == nil && pgconnect.Unavailable(err) {
+		return &memerr.Error{Code: memerr.CodeStorageUnavailable, Op: op, Msg: "database unavailable (connection lost, server restarting or read-only); retry", Err: err}
 	}
 	return memerr.WrapStorage(op, err)
 }
