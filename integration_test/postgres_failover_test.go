@@ -71,7 +71,9 @@ type failoverEvent struct {
 // TestPostgresFailover runs turns (Begin, then Commit) from several
 // goroutines, each on a thread of its own under a token budget that trims
 // every few turns, against a multi-host DSN with
-// target_session_attrs=read-write. Mid-run the primary is stopped in
+// target_session_attrs=read-write. First, with the standby stopped for a
+// moment, a write whose context ends while it waits for the standby fails.
+// Mid-run the primary is stopped in
 // immediate mode (a crash) and its synchronous standby promoted. Then:
 //   - every Begin and Commit that failed did so with
 //     core.ErrStorageUnavailable, and a failed Commit, called again,
@@ -96,6 +98,18 @@ func TestPostgresFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = mem.Close(context.Background()) })
+
+	// A write the standby has not confirmed is not reported as a success:
+	// with the standby stopped, the commit waits for it until the context
+	// ends, and PostgreSQL answers the cancel request with a success.
+	pair.pgCtl(t, "-D", pair.standby, "-m", "fast", "-w", "-t", "60", "stop")
+	ctx, cancel := context.WithTimeout(bg, time.Second)
+	_, err = s.SaveThread(ctx, store.Thread{ID: "unconfirmed", ResourceID: "user-0"})
+	cancel()
+	if !errors.Is(err, core.ErrDeadlineExceeded) {
+		t.Errorf("a write the standby did not confirm: %v, want core.ErrDeadlineExceeded", err)
+	}
+	pair.pgCtl(t, "-D", pair.standby, "-w", "-t", "60", "start")
 
 	const workers = 6
 	var (
@@ -197,6 +211,7 @@ func TestPostgresFailover(t *testing.T) {
 		_, per := commitsAfter(promoted)
 		return len(per) == workers
 	})
+	recovery := time.Since(promoted)
 	waitFor("more turns on the new primary", time.Minute, func() bool { n, _ := commitsAfter(promoted); return n >= 10*workers })
 	stopLoad()
 
@@ -279,7 +294,7 @@ func TestPostgresFailover(t *testing.T) {
 			t.Errorf("worker %d: stored boundary %v is behind the last one read, %v", w, th.Boundary, b.CreatedAt)
 		}
 	}
-	t.Logf("%d turns, %d acknowledged messages, %d boundary moves; failed: %d Begin, %d Commit; stop and promote took %v; longest time without a successful Commit %v",
-		len(ends), len(acked), moves, failed["Begin"], failed["Commit"], promoted.Sub(crash).Round(time.Millisecond), gap.Round(time.Millisecond))
+	t.Logf("%d turns, %d acknowledged messages, %d boundary moves; failed: %d Begin, %d Commit; stop and promote took %v; every worker committed %v after the promotion; longest time without a successful Commit %v",
+		len(ends), len(acked), moves, failed["Begin"], failed["Commit"], promoted.Sub(crash).Round(time.Millisecond), recovery.Round(time.Millisecond), gap.Round(time.Millisecond))
 	_, _ = s.Pool().Exec(bg, "DROP SCHEMA "+pgx.Identifier{s.Schema()}.Sanitize()+" CASCADE")
 }

@@ -234,6 +234,20 @@ func wrap(ctx context.Context, op string, err error) error {
 	return memerr.WrapStorage(op, err)
 }
 
+// unconfirmed reports a write that returned after its context ended as
+// failed with the context's code, even when the server answered success:
+// with synchronous replication, PostgreSQL answers the cancel request sent
+// for an ended context, while the commit waits for the standby, with a
+// warning and a success. Such a transaction is committed on the primary
+// alone and is lost if the standby takes over. Running the write again is
+// safe.
+func unconfirmed(ctx context.Context, op string, err *error) {
+	if *err == nil && ctx.Err() != nil {
+		*err = &memerr.Error{Code: memerr.Context(op, ctx.Err()).Code, Op: op,
+			Msg: "context ended before the write was confirmed; it may or may not be stored", Err: ctx.Err()}
+	}
+}
+
 // errStale reports that a statement found, under its row locks, data newer
 // than its snapshot (a message moved to a thread it had not locked), wrote
 // nothing and must run again with a fresh snapshot.
