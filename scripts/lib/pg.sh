@@ -230,6 +230,17 @@ _pg_require_bindir() {
 	printf '%s\n' "$bindir"
 }
 
+# _pg_discard DIR [DATA…] stops the servers of the DATA directories
+# (immediate mode) and removes DIR, after a failed start.
+_pg_discard() {
+	local dir=$1 data
+	shift
+	for data in "$@"; do
+		"$dir/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1
+	done
+	rm -rf "$dir"
+}
+
 # pg_start creates and starts a throwaway cluster and exports its settings.
 pg_start() {
 	local bindir dir port
@@ -246,8 +257,7 @@ pg_start() {
 		return 1
 	fi
 	if ! "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres agentmem_test; then
-		"$dir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1
-		rm -rf "$dir"
+		_pg_discard "$dir" "$dir/data"
 		return 1
 	fi
 
@@ -320,8 +330,7 @@ pg_pair_start() {
 			-X stream -C -S agentmem_standby -R -c fast >"$dir/basebackup.log" 2>&1; then
 		echo "pg.sh: creating the standby failed:" >&2
 		cat "$dir/basebackup.log" >&2
-		"$dir/pg_ctl" -D "$dir/primary" -m immediate -w stop >/dev/null 2>&1
-		rm -rf "$dir"
+		_pg_discard "$dir" "$dir/primary"
 		return 1
 	fi
 	# pg_basebackup -R wrote primary_conninfo and primary_slot_name into
@@ -330,8 +339,7 @@ pg_pair_start() {
 		"port = $p2" "synchronous_standby_names = ''" \
 		"log_line_prefix = '%m [%p] standby: '" | _pg_as_owner tee -a "$dir/standby/postgresql.conf" >/dev/null
 	if ! _pg_run_server "$bindir" "$dir" "$dir/standby" "$p2"; then
-		"$dir/pg_ctl" -D "$dir/primary" -m immediate -w stop >/dev/null 2>&1
-		rm -rf "$dir"
+		_pg_discard "$dir" "$dir/primary"
 		return 1
 	fi
 	for i in $(seq 1 120); do
@@ -343,9 +351,7 @@ pg_pair_start() {
 	if [ "$state" != sync ]; then
 		echo "pg.sh: the standby does not stream synchronously (state '$state'):" >&2
 		tail -n 30 "$dir/server.log" >&2
-		"$dir/pg_ctl" -D "$dir/standby" -m immediate -w stop >/dev/null 2>&1
-		"$dir/pg_ctl" -D "$dir/primary" -m immediate -w stop >/dev/null 2>&1
-		rm -rf "$dir"
+		_pg_discard "$dir" "$dir/standby" "$dir/primary"
 		return 1
 	fi
 
