@@ -18,6 +18,8 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
+	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/core/vector/pgvector"
 )
 
 // The failover test needs the primary and synchronous standby of
@@ -78,7 +80,9 @@ type failoverEvent struct {
 //   - every Begin and Commit that failed did so with
 //     core.ErrStorageUnavailable, and a failed Commit, called again,
 //     succeeded once the new primary took over;
-//   - every message of a Commit that returned success is on the new primary;
+//   - every message of a Commit that returned success is on the new primary,
+//     with its pgvector record (saved in the same transaction) or recorded
+//     for indexing later;
 //   - the trim boundary a Begin reads never goes back, nor does the stored
 //     one at the end;
 //   - the same Memory and pool serve turns again after the promotion, every
@@ -93,7 +97,14 @@ func TestPostgresFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	mem, err := core.New(core.Options{Store: s, Tokenizer: byteTokenizer{}, Config: overlapConfig()})
+	// Messages and their pgvector records are saved in one transaction.
+	vs, err := pgvector.New(bg, s.Pool(), pgvector.Config{Schema: s.Schema()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := overlapConfig()
+	cfg.SemanticRecall = &core.SemanticRecall{TopK: 2, MessageRange: &core.MessageRange{}}
+	mem, err := core.New(core.Options{Store: s, Vector: vs, Embedder: local.NewHashEmbedder(384), Tokenizer: byteTokenizer{}, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,6 +283,38 @@ func TestPostgresFailover(t *testing.T) {
 	if err := s.Pool().QueryRow(bg, "SELECT pg_is_in_recovery()").Scan(&inRecovery); err != nil || inRecovery {
 		t.Fatalf("the pool's server after the failover: in recovery %v, %v", inRecovery, err)
 	}
+	var (
+		table   string
+		vectors []string
+	)
+	err = s.Pool().QueryRow(bg, "SELECT table_name FROM "+pgx.Identifier{s.Schema(), "vector_indexes"}.Sanitize()).Scan(&table)
+	if err == nil {
+		var rows pgx.Rows
+		if rows, err = s.Pool().Query(bg, "SELECT message_id FROM "+pgx.Identifier{s.Schema(), table}.Sanitize()); err == nil {
+			vectors, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexed := map[string]bool{}
+	for _, id := range vectors {
+		indexed[id] = true
+	}
+	unindexed, err := mem.Unindexed(bg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := 0
+	for id := range acked {
+		if !indexed[id] {
+			missing++
+		}
+	}
+	if missing > unindexed {
+		t.Errorf("%d acknowledged messages have no vector, and only %d wait for indexing", missing, unindexed)
+	}
+	t.Logf("%d vectors, %d messages wait for indexing", len(vectors), unindexed)
 	for w := 0; w < workers; w++ {
 		page, err := mem.Recall(bg, core.RecallQuery{ThreadID: fmt.Sprintf("thread-%d", w), PerPage: store.PerPageAll})
 		if err != nil {
