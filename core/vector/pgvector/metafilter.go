@@ -30,18 +30,6 @@ func metadataJSON(md map[string]any) *string {
 	return &js
 }
 
-// decodeMetadata reads a stored metadata column (nil for SQL NULL).
-func decodeMetadata(b []byte) map[string]any {
-	if len(b) == 0 {
-		return nil
-	}
-	var md map[string]any
-	if json.Unmarshal(b, &md) != nil || len(md) == 0 {
-		return nil
-	}
-	return md
-}
-
 // params holds a statement's arguments and numbers the ones added.
 type params struct {
 	args []any

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 
@@ -32,15 +31,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	var tenants, resources, metaNames []string
 	seen, written := map[string]bool{}, map[string]int{}
 	objs := make([]*models.Object, 0, len(recs))
-	for _, r := range recs {
-		switch {
-		case r.ID == "":
-			return vecErr(op, "record id is required", nil)
-		case r.Meta.ResourceID == "":
-			return vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
-		case !s.SelfEmbedding() && len(r.Vector) == 0:
-			return vecErr(op, "record "+r.ID+" has no vector (vectorizer none)", nil)
-		}
+	for _, r := range recs { // ids, resources and vectors are checked by vector.Checked
 		tenant := TenantName(r.Meta.ResourceID)
 		written[tenant]++
 		if !seen[tenant] {
@@ -67,13 +58,13 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 		return nil
 	}
 	if ok, err := s.classExists(ctx, class); err != nil || !ok {
-		return vecErr(op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", err)
+		return vector.Fail("weaviate."+op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", err)
 	}
 	if err := s.ensureMetaProps(ctx, class, metaNames); err != nil {
-		return vecErr(op, "add metadata properties", err)
+		return vector.Fail("weaviate."+op, "add metadata properties", err)
 	}
 	if err := s.ensureTenants(ctx, class, tenants); err != nil {
-		return vecErr(op, "create tenants", err)
+		return vector.Fail("weaviate."+op, "create tenants", err)
 	}
 	if err := s.markVersions(ctx, op, class, tenants, resources); err != nil {
 		return err
@@ -91,7 +82,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 			return batchErrors(res, len(batch))
 		})
 		if err != nil {
-			return vecErr(op, msg, err)
+			return vector.Fail("weaviate."+op, msg, err)
 		}
 	}
 	for _, tenant := range tenants {
@@ -125,7 +116,7 @@ func (s *Store) markVersions(ctx context.Context, op, class string, tenants, res
 		return err
 	})
 	if err != nil {
-		return vecErr(op, "index version marker", err)
+		return vector.Fail("weaviate."+op, "index version marker", err)
 	}
 	version, _ := s.indexVersion(class)
 	for _, m := range markers {
@@ -168,13 +159,10 @@ func batchErrors(res []models.ObjectsGetResponse, n int) error {
 // indexes are no error.
 func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error {
 	const op = "Delete"
-	if f.ResourceID == "" {
-		return missingResource(op)
-	}
 	class, tenant := s.ClassName(index), TenantName(f.ResourceID)
 	ok, err := s.tenantExists(ctx, class, tenant)
 	if err != nil {
-		return vecErr(op, "tenant lookup", err)
+		return vector.Fail("weaviate."+op, "tenant lookup", err)
 	}
 	if !ok {
 		return nil
@@ -182,7 +170,7 @@ func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error
 	if f.ThreadID == "" && len(f.MessageIDs) == 0 {
 		s.forgetTenant(class, tenant)
 		if err := s.client.Schema().TenantsDeleter().WithClassName(class).WithTenants(tenant).Do(ctx); err != nil {
-			return vecErr(op, "delete tenant", err)
+			return vector.Fail("weaviate."+op, "delete tenant", err)
 		}
 		return nil
 	}
@@ -204,7 +192,7 @@ func (s *Store) batchDelete(ctx context.Context, class, tenant string, w *filter
 		res, err := s.client.Batch().ObjectsBatchDeleter().WithClassName(class).WithTenant(tenant).
 			WithWhere(w).WithOutput("minimal").Do(ctx)
 		if err != nil {
-			return vecErr("Delete", "batch delete", err)
+			return vector.Fail("weaviate.Delete", "batch delete", err)
 		}
 		if res == nil || res.Results == nil {
 			return nil
@@ -217,7 +205,7 @@ func (s *Store) batchDelete(ctx context.Context, class, tenant string, w *filter
 					break
 				}
 			}
-			return vecErr("Delete", "batch delete", fmt.Errorf("%s", msg))
+			return vector.Fail("weaviate.Delete", "batch delete", fmt.Errorf("%s", msg))
 		}
 		if res.Results.Matches < res.Results.Limit || res.Results.Successful == 0 {
 			return nil
