@@ -21,6 +21,7 @@ import (
 	"github.com/tmc/langchaingo/util/alloydbutil"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // benchMessages is the size of the import benchmark:
@@ -94,7 +95,7 @@ func BenchmarkImport(b *testing.B) {
 		}
 		b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
-	if os.Getenv("AGENTMEM_PG_DSN") == "" {
+	if os.Getenv(testenv.EnvPostgres) == "" {
 		return
 	}
 	b.Run(fmt.Sprintf("agentmem-postgres/messages=%d", n), func(b *testing.B) {
@@ -142,7 +143,7 @@ func processCPU() time.Duration {
 // AGENTMEM_PG_DSN (the parent of a backend), or 0 when there is none or it
 // is not on this machine.
 func postgresServerPID(b *testing.B) int {
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	dsn := os.Getenv(testenv.EnvPostgres)
 	if dsn == "" {
 		return 0
 	}
@@ -231,7 +232,7 @@ func sqliteBenchBackend(b *testing.B) []string {
 func postgresBenchBackend(b *testing.B) []string {
 	b.StopTimer()
 	defer b.StartTimer()
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	dsn := os.Getenv(testenv.EnvPostgres)
 	schema := fmt.Sprintf("bench_%d", rand.Int64())
 	b.Cleanup(func() { dropSchema(b, dsn, schema) })
 	return []string{"--db", dsn, "--pg-schema", schema}
@@ -250,7 +251,7 @@ func dropSchema(b *testing.B, dsn, schema string) {
 // chat history: one history per thread, AddMessages per 1,000 messages.
 func benchLangchaingo(b *testing.B, n int) {
 	b.StopTimer()
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	dsn := os.Getenv(testenv.EnvPostgres)
 	schema := fmt.Sprintf("lcbench_%d", rand.Int64())
 	pool, err := pgxpool.New(bg, dsn)
 	if err != nil {

@@ -29,14 +29,22 @@ func TestDatabaseNamesTheDatabaseAndRole(t *testing.T) {
 		t.Fatalf("two pools on one database: %v and %v", a.Database(), other.Database())
 	}
 	ids := map[string]string{"pool": a.Database().(string)}
+	// Another database than the pool's, whichever database the DSN names.
+	var current string
+	if err := pool.QueryRow(ctx, "SELECT current_database()").Scan(&current); err != nil {
+		t.Fatal(err)
+	}
 	cc := pool.Config().ConnConfig.Copy()
 	cc.Database = "postgres"
-	ids["database postgres"] = identity(t, cc, "")
+	if current == cc.Database {
+		cc.Database = "template1"
+	}
+	ids["another database"] = identity(t, cc, "")
 	if _, err := pool.Exec(ctx, `DO $$ BEGIN CREATE ROLE agentmem_other_role NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`); err != nil {
 		t.Fatal(err)
 	}
 	ids["role agentmem_other_role"] = identity(t, pool.Config().ConnConfig.Copy(), "SET ROLE agentmem_other_role")
-	if ids["pool"] == ids["database postgres"] || ids["pool"] == ids["role agentmem_other_role"] {
+	if ids["pool"] == ids["another database"] || ids["pool"] == ids["role agentmem_other_role"] {
 		t.Fatalf("identities %q: another database or role must differ", ids)
 	}
 }
