@@ -55,8 +55,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentmem/agentmem/core/internal/pgconnect"
-	"github.com/agentmem/agentmem/core/internal/pgident"
+	"github.com/agentmem/agentmem/core/internal/pg/connect"
+	"github.com/agentmem/agentmem/core/internal/pg/ident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 
@@ -80,7 +80,7 @@ type Store struct {
 	// honours both as pgx would.
 	tracer   pgx.QueryTracer
 	prepares bool
-	// db is the identity of the database and role (pgident); "" if unread.
+	// db is the identity of the database and role (package pg/ident); "" if unread.
 	db string
 	// records decodes the buffers of observation records read.
 	records store.RecordDecoder
@@ -163,13 +163,13 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, op string, opts []Option)
 	s.tracer = cc.Tracer
 	s.prepares = cc.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
 	s.q = buildQueries(quoteIdent(c.schema))
-	if err := pgconnect.Ping(ctx, pool, op, memerr.CodeStorage); err != nil {
+	if err := connect.Ping(ctx, pool, op, memerr.CodeStorage); err != nil {
 		return nil, err
 	}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
-	s.db, _ = pgident.Of(ctx, pool) // without it, Database is the pool
+	s.db, _ = ident.Of(ctx, pool) // without it, Database is the pool
 	return s, nil
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agentmem/agentmem/core/internal/pgident"
+	"github.com/agentmem/agentmem/core/internal/pg/ident"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 
 	"github.com/jackc/pgx/v5"
@@ -49,7 +49,7 @@ func TestDatabaseNamesTheDatabaseAndRole(t *testing.T) {
 	}
 }
 
-// identity connects with cc, runs setup, and returns pgident's identity.
+// identity connects with cc, runs setup, and returns ident.Of's identity.
 func identity(t *testing.T, cc *pgx.ConnConfig, setup string) string {
 	t.Helper()
 	ctx := context.Background()
@@ -63,7 +63,7 @@ func identity(t *testing.T, cc *pgx.ConnConfig, setup string) string {
 			t.Fatal(err)
 		}
 	}
-	id, err := pgident.Of(ctx, conn)
+	id, err := ident.Of(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}

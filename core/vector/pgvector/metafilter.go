@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentmem/agentmem/core/internal/pgfilter"
+	"github.com/agentmem/agentmem/core/internal/pg/filter"
 	"github.com/agentmem/agentmem/core/message"
 )
 
@@ -58,5 +58,5 @@ func metadataCond(f message.Filter, alias string, p *params) string {
 // column col (SQL NULL for a record without metadata, so every key is
 // missing).
 func metadataSQL(f message.Filter, col string, arg func(any) string) string {
-	return pgfilter.SQL(f, col, nil, arg)
+	return filter.SQL(f, col, nil, arg)
 }

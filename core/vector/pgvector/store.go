@@ -50,8 +50,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmem/agentmem/core/internal/pgconnect"
-	"github.com/agentmem/agentmem/core/internal/pgident"
+	"github.com/agentmem/agentmem/core/internal/pg/connect"
+	"github.com/agentmem/agentmem/core/internal/pg/ident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/internal/termsample"
@@ -117,7 +117,7 @@ type Store struct {
 	}
 	// samples caches the resources' term samples of hybrid queries.
 	samples *termsample.Cache
-	// db is the identity of the database and role (pgident); "" if unread.
+	// db is the identity of the database and role (package pg/ident); "" if unread.
 	db string
 }
 
@@ -166,7 +166,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
 	}
 	s := &Store{pool: pool, cfg: cfg, schema: cfg.Schema, qschema: quoteIdent(cfg.Schema),
 		samples: &termsample.Cache{TTL: sampleTTL, Max: maxSamples}}
-	if err := pgconnect.Ping(ctx, pool, "pgvector."+op, memerr.CodeVector); err != nil {
+	if err := connect.Ping(ctx, pool, "pgvector."+op, memerr.CodeVector); err != nil {
 		return nil, err
 	}
 	if err := s.extension(ctx); err != nil {
@@ -184,7 +184,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		return nil, vector.Fail("pgvector."+op, "migrate", err)
 	}
-	s.db, _ = pgident.Of(ctx, pool) // without it, Database is the pool
+	s.db, _ = ident.Of(ctx, pool) // without it, Database is the pool
 	return s, nil
 }
 

@@ -1,4 +1,4 @@
-package pgfilter
+package filter
 
 import (
 	"context"
