@@ -20,6 +20,7 @@ import (
 	"github.com/tmc/langchaingo/memory/alloydb"
 	"github.com/tmc/langchaingo/util/alloydbutil"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/internal/testenv"
 )
@@ -52,27 +53,27 @@ func writeBenchFile(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	lw := &lineWriter{w: w}
+	lw := export.NewWriter(w)
 	must := func(err error) {
 		if err != nil {
 			b.Fatal(err)
 		}
 	}
-	must(lw.put(record{Kind: kindHeader, Version: formatVersion}))
+	must(lw.Put(export.Record{Kind: export.KindHeader, Version: export.FormatVersion}))
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i*benchThreadSize < n; i++ {
 		res := fmt.Sprintf("user-%d", i/10)
 		if i%10 == 0 {
-			must(lw.put(record{Kind: kindResource, Resource: &resourceDoc{ID: res}}))
+			must(lw.Put(export.Record{Kind: export.KindResource, Resource: &export.ResourceDoc{ID: res}}))
 		}
 		th := core.Thread{ID: fmt.Sprintf("thread-%d", i), ResourceID: res, CreatedAt: base, UpdatedAt: base}
-		must(lw.put(record{Kind: kindThread, Thread: &th}))
+		must(lw.Put(export.Record{Kind: export.KindThread, Thread: &th}))
 		for j := 0; j < benchThreadSize && i*benchThreadSize+j < n; j++ {
 			role := []core.Role{core.RoleUser, core.RoleAssistant}[j%2]
 			m := core.NewMessage(role, benchTexts[j%2])
 			m.ID, m.ThreadID, m.ResourceID = fmt.Sprintf("m-%d-%d", i, j), th.ID, res
 			m.CreatedAt = base.Add(time.Duration(j) * time.Second)
-			must(lw.put(record{Kind: kindMessage, Message: &m}))
+			must(lw.Put(export.Record{Kind: export.KindMessage, Message: &m}))
 		}
 	}
 	must(w.Flush())
