@@ -137,3 +137,49 @@ func TestErrorf(t *testing.T) {
 		t.Fatalf("Errorf: %+v", e)
 	}
 }
+
+func TestEnter(t *testing.T) {
+	var none context.Context // a nil context is what Enter refuses
+	if err := Enter(none, "Op"); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("nil context: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := Enter(ctx, "Op"); err != nil {
+		t.Fatalf("live context: %v", err)
+	}
+	cancel()
+	if err := Enter(ctx, "Op"); !errors.Is(err, ErrCanceled) {
+		t.Fatalf("canceled context: %v", err)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	live := context.Background()
+	ended, cancel := context.WithCancel(live)
+	cancel()
+	cause := errors.New("connection reset")
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want Code
+		op   string
+	}{
+		{"plain error", live, cause, CodeVector, "Query"},
+		{"context error", live, fmt.Errorf("read: %w", context.DeadlineExceeded), CodeDeadlineExceeded, "Query"},
+		{"plain error after the context ended", ended, cause, CodeCanceled, "Query"},
+		{"driver error without op", live, &Error{Code: CodeInvalidArgument, Msg: "bad"}, CodeInvalidArgument, "Query"},
+		{"driver error with op", live, &Error{Code: CodeConflict, Op: "local.Query"}, CodeConflict, "local.Query"},
+		{"driver error of the class after the context ended", ended, &Error{Code: CodeVector, Op: "local.Query"}, CodeCanceled, "Query"},
+		{"other driver error after the context ended", ended, &Error{Code: CodeConflict, Op: "local.Query"}, CodeConflict, "local.Query"},
+	} {
+		err := Classify(c.ctx, "Query", c.err, CodeVector, "vector operation failed")
+		var e *Error
+		if !errors.As(err, &e) || e.Code != c.want || e.Op != c.op {
+			t.Errorf("%s: %#v, want code %s and op %s", c.name, err, c.want, c.op)
+		}
+	}
+	if Classify(live, "Query", nil, CodeVector, "") != nil {
+		t.Fatal("Classify(nil) is not nil")
+	}
+}

@@ -2,7 +2,6 @@ package vector
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync"
@@ -78,7 +77,7 @@ func (c *Checked) SearchModes() []string {
 // index.
 func (c *Checked) EnsureIndex(ctx context.Context, spec IndexSpec) error {
 	const op = "EnsureIndex"
-	if err := enter(ctx, op); err != nil {
+	if err := memerr.Enter(ctx, op); err != nil {
 		return err
 	}
 	if spec.Name == "" || spec.Dimension < 0 {
@@ -107,7 +106,7 @@ func (c *Checked) UpsertBulk(ctx context.Context, index string, recs []Record) e
 }
 
 func (c *Checked) write(ctx context.Context, op, index string, recs []Record, do func(context.Context, string, []Record) error) error {
-	if err := enter(ctx, op); err != nil {
+	if err := memerr.Enter(ctx, op); err != nil {
 		return err
 	}
 	if err := c.checkRecords(op, index, recs); err != nil {
@@ -146,7 +145,7 @@ func (c *Checked) checkRecords(op, index string, recs []Record) error {
 // not embed) and runs it.
 func (c *Checked) Query(ctx context.Context, index string, q Query) ([]Hit, error) {
 	const op = "Query"
-	if err := enter(ctx, op); err != nil {
+	if err := memerr.Enter(ctx, op); err != nil {
 		return nil, err
 	}
 	if q.Filter.ResourceID == "" {
@@ -179,7 +178,7 @@ func (c *Checked) Query(ctx context.Context, index string, q Query) ([]Hit, erro
 // Delete checks f's resource id and deletes.
 func (c *Checked) Delete(ctx context.Context, index string, f Filter) error {
 	const op = "Delete"
-	if err := enter(ctx, op); err != nil {
+	if err := memerr.Enter(ctx, op); err != nil {
 		return err
 	}
 	if f.ResourceID == "" {
@@ -191,7 +190,7 @@ func (c *Checked) Delete(ctx context.Context, index string, f Filter) error {
 // IndexNames lists the driver's indexes, none without IndexLister.
 func (c *Checked) IndexNames(ctx context.Context) ([]string, error) {
 	const op = "IndexNames"
-	if err := enter(ctx, op); err != nil {
+	if err := memerr.Enter(ctx, op); err != nil {
 		return nil, err
 	}
 	if c.lister == nil {
@@ -216,7 +215,7 @@ func (c *Checked) Database() any {
 // statements; without StatementWriter it fails with memerr.ErrUnsupported.
 func (c *Checked) UpsertStatements(ctx context.Context, index string, recs []Record) ([]store.Statement, error) {
 	const op = "UpsertStatements"
-	if err := enter(ctx, op); err != nil {
+	if err := memerr.Enter(ctx, op); err != nil {
 		return nil, err
 	}
 	if c.stmts == nil {
@@ -262,35 +261,11 @@ func invalid(op, msg string) error { return Fail(op, msg, memerr.ErrInvalidArgum
 
 func missingResource(op string) error { return Fail(op, "filter", memerr.ErrMissingResourceID) }
 
-// enter refuses a nil or ended context.
-func enter(ctx context.Context, op string) error {
-	if ctx == nil {
-		return memerr.Errorf(memerr.CodeInvalidArgument, op, "nil context")
-	}
-	if e := memerr.Context(op, ctx.Err()); e != nil {
-		return e
-	}
-	return nil
-}
-
-// classify maps a driver's error: an ended context first (so that retry
-// loops never retry a cancellation), then the driver's *memerr.Error (named
-// with op when it names none), then memerr.CodeVector.
+// classify maps a driver's error (memerr.Classify): an ended context first,
+// then the driver's *memerr.Error (named with op when it names none), then
+// memerr.CodeVector.
 func classify(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if e := memerr.Context(op, err); e != nil {
-		return e
-	}
-	var e *memerr.Error
-	if errors.As(err, &e) {
-		return memerr.WithOp(op, err)
-	}
-	if ctx.Err() != nil {
-		return memerr.Context(op, ctx.Err())
-	}
-	return Fail(op, "vector operation failed", err)
+	return memerr.Classify(ctx, op, err, memerr.CodeVector, "vector operation failed")
 }
 
 // finite reports whether every value of v is a number.

@@ -53,17 +53,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	dst := store.Check(raw)
 	for run := range 2 {
-		in, cleanup, err := JSONL(path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cleanup()
-		sp, err := NewSpool()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sp.Close()
-		p, err := Check(bg, in, dst, sp)
+		in, sp, p, err := checkFile(t, path, dst)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,18 +85,8 @@ func TestCheckRefusesBadInput(t *testing.T) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, cleanup, err := JSONL(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	sp, err := NewSpool()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
 	raw := memstore.New()
-	_, err = Check(bg, in, store.Check(raw), sp)
+	_, _, _, err := checkFile(t, path, store.Check(raw))
 	var e *core.Error
 	if !errors.As(err, &e) || e.Code != "AGENTMEM_BAD_INPUT" || !bytes.Contains([]byte(err.Error()), []byte("line 2")) {
 		t.Fatalf("Check of a message outside a thread: %v", err)
@@ -115,4 +95,22 @@ func TestCheckRefusesBadInput(t *testing.T) {
 	if err != nil || len(threads.Threads) != 0 {
 		t.Fatalf("after a refused input: %v, %v", threads, err)
 	}
+}
+
+// checkFile checks the export file at path against s, as import does
+// first; the source and spool last as long as the test.
+func checkFile(t *testing.T, path string, s *store.Checked) (*Source, *Spool, Plan, error) {
+	t.Helper()
+	in, cleanup, err := JSONL(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cleanup)
+	sp, err := NewSpool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sp.Close)
+	p, err := Check(bg, in, s, sp)
+	return in, sp, p, err
 }
