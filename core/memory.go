@@ -272,6 +272,13 @@ type Model interface {
 	Generate(ctx context.Context, system, prompt string) (string, error)
 }
 
+// NamedModel is a Model that names the model it calls; the spans of its
+// observer and reflector calls carry the name as gen_ai.request.model.
+type NamedModel interface {
+	Model
+	ModelName() string
+}
+
 // warmer is a Tokenizer that can load its data ahead of the first count
 // (tokenizer.Tokenizer is one).
 type warmer interface{ Warm() }

@@ -257,7 +257,7 @@ func (m *Memory) scheduleObservation(ctx context.Context, o *observationSettings
 	key := store.ObservationKey(o.scope, th.ID, th.ResourceID)
 	bctx := context.WithoutCancel(ctx)
 	m.observer.Schedule(key, &m.bg, func() {
-		bctx, sp := m.startBackground(bctx, "observe")
+		bctx, sp := m.startBackground(bctx, "observe", threadAttrs(th.ID, th.ResourceID, 0)...)
 		_ = sp.End(m.observationCycle(bctx, o, th, pending{inFlight: inFlight}))
 	})
 }
@@ -417,7 +417,7 @@ func (m *Memory) generateObservations(ctx context.Context, o *observationSetting
 	if o.instruction != "" {
 		instructions += "\n\n" + o.instruction
 	}
-	ctx, sp := m.startModel(ctx, def)
+	ctx, sp := m.startModel(ctx, model, def)
 	cctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	type result struct {

@@ -49,6 +49,9 @@ func (m *Memory) observeEnv(ctx context.Context, s *store.Checked, o *observatio
 		ReflectSync: func(ctx context.Context, rec store.ObservationRecord) error {
 			return m.reflectObservations(ctx, s, o, key, rec, false)
 		},
+		StartActivation: func(ctx context.Context) (context.Context, func(store.ObservationRecord, int, error) error) {
+			return m.startActivation(ctx, th)
+		},
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/telemetry"
@@ -43,22 +45,27 @@ func dbSystem(s store.Store) string {
 }
 
 // startOp starts the span of a public operation on a thread; genaiOp,
-// when set, is its GenAI memory operation name.
-func (m *Memory) startOp(ctx context.Context, op, threadID, resourceID, genaiOp string) (context.Context, telemetry.Op) {
-	ctx, sp := m.tel.Start(ctx, op)
-	if !sp.Recording() {
-		return ctx, sp
+// when set, is its GenAI memory operation name; more are further
+// attributes known at the start.
+func (m *Memory) startOp(ctx context.Context, op, threadID, resourceID, genaiOp string, more ...attribute.KeyValue) (context.Context, telemetry.Op) {
+	attrs := threadAttrs(threadID, resourceID, 1+len(more))
+	if genaiOp != "" {
+		attrs = append(attrs, telemetry.AttrGenAIOperation.String(genaiOp))
 	}
+	return m.tel.Start(ctx, op, append(attrs, more...)...)
+}
+
+// threadAttrs are the attributes of the thread and resource, those set,
+// with room for extra more: one slice for all of a span's start attributes.
+func threadAttrs(threadID, resourceID string, extra int) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 2+extra)
 	if threadID != "" {
-		sp.Set(telemetry.AttrConversationID.String(threadID))
+		attrs = append(attrs, telemetry.AttrConversationID.String(threadID))
 	}
 	if resourceID != "" {
-		sp.Set(telemetry.AttrResourceID.String(resourceID))
+		attrs = append(attrs, telemetry.AttrResourceID.String(resourceID))
 	}
-	if genaiOp != "" {
-		sp.Set(telemetry.AttrGenAIOperation.String(genaiOp))
-	}
-	return ctx, sp
+	return attrs
 }
 
 // endBegin records what Begin built on its span and in the turn metrics.
@@ -72,13 +79,13 @@ func (m *Memory) endBegin(ctx context.Context, sp telemetry.Op, t *Turn, err err
 	}
 	m.tel.Turn(ctx, loaded, trimmed, len(t.recalled))
 	if sp.Recording() {
-		m.captureMessages(sp, t.req.Input)
-		sp.Set(telemetry.AttrTokensLoaded.Int(loaded), telemetry.AttrTokensTrimmed.Int(trimmed),
+		attrs := append(make([]attribute.KeyValue, 0, 7), telemetry.AttrTokensLoaded.Int(loaded), telemetry.AttrTokensTrimmed.Int(trimmed),
 			telemetry.AttrMessagesLoaded.Int(len(t.prompt)), telemetry.AttrMessagesTrimmed.Int(len(t.trimmed)),
 			telemetry.AttrRecallHits.Int(len(t.recalled)), telemetry.AttrBoundaryMoved.Bool(t.boundaryMoved))
 		if t.st.tokenBudget() {
-			sp.Set(telemetry.AttrBudgetTokens.Int(t.st.maxTokens))
+			attrs = append(attrs, telemetry.AttrBudgetTokens.Int(t.st.maxTokens))
 		}
+		sp.Set(attrs...)
 	}
 	return sp.End(nil)
 }
@@ -88,30 +95,36 @@ func (t *Turn) startTurnOp(ctx context.Context, op string, msgs []Message) (cont
 	if t == nil || ctx == nil {
 		return ctx, telemetry.Op{}
 	}
-	ctx, sp := t.m.startOp(ctx, op, t.req.ThreadID, t.req.ResourceID, "")
-	if sp.Recording() {
-		sp.Set(telemetry.AttrMessagesSaved.Int(len(msgs)))
-		t.m.captureMessages(sp, msgs)
-	}
-	return ctx, sp
+	return t.m.startSaving(ctx, op, t.req.ThreadID, t.req.ResourceID, msgs)
 }
 
-// captureMessages records the text of msgs on sp when the application opted in.
-func (m *Memory) captureMessages(sp telemetry.Op, msgs []Message) {
+// startSaving starts the span of an operation saving msgs: their count
+// and their text (contentAttrs) are known at its start.
+func (m *Memory) startSaving(ctx context.Context, op, threadID, resourceID string, msgs []Message) (context.Context, telemetry.Op) {
+	saved := telemetry.AttrMessagesSaved.Int(len(msgs))
+	if !m.tel.CaptureContent() {
+		return m.startOp(ctx, op, threadID, resourceID, "", saved)
+	}
+	return m.startOp(ctx, op, threadID, resourceID, "", append(m.contentAttrs(msgs), saved)...)
+}
+
+// contentAttrs is the text of msgs when the application opted in, else
+// nothing.
+func (m *Memory) contentAttrs(msgs []Message) []attribute.KeyValue {
 	if !m.tel.CaptureContent() || len(msgs) == 0 {
-		return
+		return nil
 	}
 	texts := make([]string, len(msgs))
 	for i := range msgs {
 		texts[i] = msgs[i].Text()
 	}
-	sp.Set(telemetry.AttrContent.StringSlice(texts))
+	return []attribute.KeyValue{telemetry.AttrContent.StringSlice(texts)}
 }
 
 // startBackground starts the span of background work that ctx's span
-// scheduled, linked to it.
-func (m *Memory) startBackground(ctx context.Context, name string) (context.Context, telemetry.Op) {
-	return m.tel.Background(ctx, name)
+// scheduled, linked to it, with the attributes known at its start.
+func (m *Memory) startBackground(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, telemetry.Op) {
+	return m.tel.Background(ctx, name, attrs...)
 }
 
 // modelRole names the model call of def, the default instructions.
@@ -149,12 +162,7 @@ func (m *Memory) startSave(ctx context.Context, op string, msgs []Message) (cont
 	if len(msgs) > 0 {
 		threadID, resourceID = msgs[0].ThreadID, msgs[0].ResourceID
 	}
-	ctx, sp := m.startOp(ctx, op, threadID, resourceID, "")
-	if sp.Recording() {
-		sp.Set(telemetry.AttrMessagesSaved.Int(len(msgs)))
-		m.captureMessages(sp, msgs)
-	}
-	return ctx, sp
+	return m.startSaving(ctx, op, threadID, resourceID, msgs)
 }
 
 // startRecall starts the span of Recall; a semantic search makes it a
@@ -163,11 +171,10 @@ func (m *Memory) startRecall(ctx context.Context, q RecallQuery) (context.Contex
 	if q.VectorSearch == "" {
 		return m.startOp(ctx, "Recall", q.ThreadID, q.ResourceID, "")
 	}
-	ctx, sp := m.startOp(ctx, "Recall", q.ThreadID, q.ResourceID, searchMemory)
-	if m.tel.CaptureContent() && sp.Recording() {
-		sp.Set(telemetry.AttrMemoryQueryText.String(q.VectorSearch))
+	if m.tel.CaptureContent() {
+		return m.startOp(ctx, "Recall", q.ThreadID, q.ResourceID, searchMemory, telemetry.AttrMemoryQueryText.String(q.VectorSearch))
 	}
-	return ctx, sp
+	return m.startOp(ctx, "Recall", q.ThreadID, q.ResourceID, searchMemory)
 }
 
 // endRecall records what Recall returned.
@@ -179,10 +186,13 @@ func (m *Memory) endRecall(sp telemetry.Op, res RecallResult, err error) error {
 // queryVector runs a recall query on the vector store in its own span and
 // counts its hits.
 func (m *Memory) queryVector(ctx context.Context, name string, q vector.Query, sq searchQuery) ([]vector.Hit, error) {
-	qctx, vs := m.tel.Vector(ctx, "query", name, 0)
-	vs.Set(telemetry.AttrTopK.Int(sq.topK), telemetry.AttrRecallFilter.Bool(!q.Filter.Metadata.IsZero()))
+	topK, filter := telemetry.AttrTopK.Int(sq.topK), telemetry.AttrRecallFilter.Bool(!q.Filter.Metadata.IsZero())
+	var qctx context.Context
+	var vs telemetry.Child
 	if m.tel.CaptureContent() {
-		vs.Set(telemetry.AttrMemoryQueryText.String(sq.text))
+		qctx, vs = m.tel.Vector(ctx, "query", name, topK, filter, telemetry.AttrMemoryQueryText.String(sq.text))
+	} else {
+		qctx, vs = m.tel.Vector(ctx, "query", name, topK, filter)
 	}
 	hits, err := m.opts.Vector.Query(qctx, name, q)
 	vs.Set(telemetry.AttrRecallHits.Int(len(hits)))
@@ -192,7 +202,7 @@ func (m *Memory) queryVector(ctx context.Context, name string, q vector.Query, s
 
 // upsertVectors writes recs with upsert in a span of its own.
 func (m *Memory) upsertVectors(ctx context.Context, upsert func(context.Context, string, []vector.Record) error, name string, recs []vector.Record) error {
-	ctx, vs := m.tel.Vector(ctx, "upsert", name, len(recs))
+	ctx, vs := m.tel.Vector(ctx, "upsert", name, telemetry.AttrVectorRecords.Int(len(recs)))
 	return vs.End(upsert(ctx, name, recs))
 }
 
@@ -206,10 +216,25 @@ func (m *Memory) startEffect(ctx context.Context, f sideEffect) (context.Context
 	return m.tel.Start(ctx, name)
 }
 
-// startModel starts the span of an observer or reflector call (def, the
-// default instructions, names which).
-func (m *Memory) startModel(ctx context.Context, def string) (context.Context, telemetry.Child) {
-	return m.tel.Model(ctx, modelRole(def))
+// startModel starts the span of an observer or reflector call of model
+// (def, the default instructions, names which).
+func (m *Memory) startModel(ctx context.Context, model Model, def string) (context.Context, telemetry.Child) {
+	var name string
+	if n, ok := model.(NamedModel); ok {
+		name = n.ModelName()
+	}
+	return m.tel.Model(ctx, modelRole(def), name)
+}
+
+// startActivation starts the span of an activation of th's buffered
+// observations; its end records the chunks activated and the observation
+// tokens of the stored record.
+func (m *Memory) startActivation(ctx context.Context, th Thread) (context.Context, func(store.ObservationRecord, int, error) error) {
+	ctx, sp := m.startOp(ctx, "activate", th.ID, th.ResourceID, "")
+	return ctx, func(rec store.ObservationRecord, chunks int, err error) error {
+		sp.Set(telemetry.AttrChunksActivated.Int(chunks))
+		return endObservation(sp, rec, err)
+	}
 }
 
 // endModel ends a model span, counting a failure.

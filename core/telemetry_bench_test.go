@@ -1,8 +1,9 @@
 package core_test
 
 import (
-	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -28,6 +29,47 @@ func BenchmarkTurnTelemetry(b *testing.B) {
 	}
 }
 
+// BenchmarkTurnTelemetryInterleaved runs the turns of BenchmarkTurnTelemetry
+// side by side: each iteration makes one turn with the no-op providers and
+// one with the SDK (each Memory on its own store, the order alternating),
+// timing each, so that both see the same load of the machine. It reports
+// the median turn of each and the SDK's overhead over the no-op median.
+func BenchmarkTurnTelemetryInterleaved(b *testing.B) {
+	for _, kind := range []string{"sqlite", "memstore"} {
+		b.Run(kind, func(b *testing.B) {
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+			b.Cleanup(func() { _ = tp.Shutdown(ctx) })
+			mems := [2]*core.Memory{
+				newBenchMemory(b, benchStore(b, kind), core.Options{}),
+				newBenchMemory(b, benchStore(b, kind), core.Options{TracerProvider: tp,
+					MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))}),
+			}
+			var took [2][]time.Duration
+			for i := 0; b.Loop(); i++ {
+				for k := range 2 {
+					v := (i + k) % 2
+					start := time.Now()
+					turnOf(b, mems[v], i)
+					took[v] = append(took[v], time.Since(start))
+				}
+			}
+			noop, sdk := median(took[0]), median(took[1])
+			b.ReportMetric(float64(noop.Microseconds()), "noop-µs/turn")
+			b.ReportMetric(float64(sdk.Microseconds()), "sdk-µs/turn")
+			b.ReportMetric(100*(float64(sdk)/float64(noop)-1), "sdk-overhead-%")
+		})
+	}
+}
+
+// median returns the median of ds (sorting ds).
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
 // benchStore is a new store of the kind: memstore's turn is CPU alone, so
 // it shows the instrumentation's share without SQLite's I/O noise.
 func benchStore(b *testing.B, kind string) store.Store {
@@ -39,21 +81,33 @@ func benchStore(b *testing.B, kind string) store.Store {
 
 // benchTurn runs turns of a user message and a reply over ten threads.
 func benchTurn(b *testing.B, s store.Store, opts core.Options) {
+	m := newBenchMemory(b, s, opts)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		turnOf(b, m, i)
+	}
+}
+
+func newBenchMemory(b *testing.B, s store.Store, opts core.Options) *core.Memory {
 	opts.Store = s
 	m, err := core.New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		thread := fmt.Sprintf("t%d", i%10)
-		turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: thread, ResourceID: "r",
-			Input: []core.Message{core.NewMessage(core.RoleUser, "what did we say about the parcel?")}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, "It goes by DHL.")}); err != nil {
-			b.Fatal(err)
-		}
+	return m
+}
+
+// turnOf runs turn i: a user message and a reply on thread i%10.
+func turnOf(b *testing.B, m *core.Memory, i int) {
+	thread := threadNames[i%len(threadNames)]
+	turn, err := m.Begin(ctx, core.TurnRequest{ThreadID: thread, ResourceID: "r",
+		Input: []core.Message{core.NewMessage(core.RoleUser, "what did we say about the parcel?")}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, "It goes by DHL.")}); err != nil {
+		b.Fatal(err)
 	}
 }
+
+var threadNames = []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"}

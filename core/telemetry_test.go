@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -32,18 +33,66 @@ const secret = "my locker code is 7391"
 // observational memory, reporting to an in-memory span recorder and a manual
 // metric reader.
 type traced struct {
-	m      *core.Memory
-	spans  *tracetest.SpanRecorder
-	tp     *sdktrace.TracerProvider
-	reader *sdkmetric.ManualReader
-	obs    *observerModel
+	m       *core.Memory
+	spans   *tracetest.SpanRecorder
+	sampler *startSampler
+	tp      *sdktrace.TracerProvider
+	reader  *sdkmetric.ManualReader
+	obs     *observerModel
+}
+
+// observerName is the gen_ai.request.model of the traced observer.
+const observerName = "observer-small"
+
+// modelCalled is a core.NamedModel.
+type modelCalled struct {
+	core.Model
+	name string
+}
+
+func (n modelCalled) ModelName() string { return n.name }
+
+// startSampler samples every span and keeps the attributes each had at its
+// start, which is all a sampler sees.
+type startSampler struct {
+	mu    sync.Mutex
+	attrs map[string][]attribute.KeyValue // span name -> attributes at the start of the last one
+}
+
+func (s *startSampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
+	s.mu.Lock()
+	if s.attrs == nil {
+		s.attrs = map[string][]attribute.KeyValue{}
+	}
+	s.attrs[p.Name] = slices.Clone(p.Attributes)
+	s.mu.Unlock()
+	return sdktrace.AlwaysSample().ShouldSample(p)
+}
+
+func (s *startSampler) Description() string { return "startSampler" }
+
+// wantStart fails t unless the span name had key at its start.
+func (s *startSampler) wantStart(t *testing.T, name string, key attribute.Key) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.ContainsFunc(s.attrs[name], func(kv attribute.KeyValue) bool { return kv.Key == key }) {
+		t.Fatalf("span %s started without %s: %v", name, key, s.attrs[name])
+	}
+}
+
+// newProvider is a tracer provider sampling with a startSampler into an
+// in-memory span recorder.
+func newProvider() (*sdktrace.TracerProvider, *tracetest.SpanRecorder, *startSampler) {
+	spans, sampler := tracetest.NewSpanRecorder(), &startSampler{}
+	return sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans), sdktrace.WithSampler(sampler)), spans, sampler
 }
 
 func newTraced(t *testing.T, s store.Store, capture bool) *traced {
 	t.Helper()
-	tr := &traced{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader(), obs: &observerModel{}}
-	tr.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tr.spans))
-	cfg := observationConfig(tr.obs, &reflectorModel{}, 20, 100000)
+	tr := &traced{reader: sdkmetric.NewManualReader(), obs: &observerModel{}}
+	tr.tp, tr.spans, tr.sampler = newProvider()
+	cfg := observationConfig(modelCalled{tr.obs, observerName}, &reflectorModel{}, 20, 100000)
 	cfg.ObservationalMemory.Background = true
 	cfg.SemanticRecall = &core.SemanticRecall{TopK: 2, Retrieval: &core.Retrieval{}}
 	m, err := core.New(core.Options{Store: s, Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg,
@@ -232,13 +281,66 @@ func TestTelemetryTurnSpanTree(t *testing.T) {
 		}
 		for _, c := range calls {
 			wantAttr(t, c, "gen_ai.operation.name", "chat")
+			wantAttr(t, c, "gen_ai.request.model", observerName)
 			if !slices.ContainsFunc(tr.named("agentmem.observe"), func(o sdktrace.ReadOnlySpan) bool {
 				return o.SpanContext().SpanID() == c.Parent().SpanID()
 			}) {
 				t.Fatalf("observer call outside a background observation")
 			}
 		}
+		wantAttr(t, tr.named("agentmem.observe")[0], "gen_ai.conversation.id", "t")
+
+		// What is known at a span's start is given at its start, so samplers see it.
+		for name, key := range map[string]attribute.Key{"agentmem.Begin": "gen_ai.conversation.id",
+			"agentmem.Commit": "agentmem.messages.saved", "agentmem.Step": "gen_ai.conversation.id",
+			"agentmem." + core.RecallToolName: "gen_ai.operation.name", "agentmem.observe": "gen_ai.conversation.id",
+			"chat observer": "gen_ai.request.model", "GetThread": "db.operation.name", "embeddings": "agentmem.embedding.inputs"} {
+			tr.sampler.wantStart(t, name, key)
+		}
+		for _, s := range tr.spans.Ended() {
+			if strings.HasPrefix(s.Name(), "vector.query ") {
+				tr.sampler.wantStart(t, s.Name(), "gen_ai.retrieval.top_k")
+			}
+		}
 	})
+}
+
+// TestTelemetryActivation: activating buffered observations is an
+// operation of its own, holding its store calls, with the thread at its
+// start and the chunks it activated at its end.
+func TestTelemetryActivation(t *testing.T) {
+	tp, spans, sampler := newProvider()
+	cfg := bufferedConfig(modelCalled{&observerModel{}, observerName}, &reflectorModel{}, 500, 100000, 0.2, 3)
+	m, err := core.New(core.Options{Store: newTestSQLite(t), Config: cfg, TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &traced{spans: spans}
+	for i := 0; i < 40 && !slices.ContainsFunc(tr.named("agentmem.activate"), func(s sdktrace.ReadOnlySpan) bool {
+		v, _ := attr(s, "agentmem.observation.chunks")
+		return v.AsInt64() > 0
+	}); i++ {
+		observedTurn(t, m, "t", "r", i)
+		core.WaitBackground(m)
+	}
+	var act sdktrace.ReadOnlySpan
+	for _, s := range tr.named("agentmem.activate") {
+		if v, _ := attr(s, "agentmem.observation.chunks"); v.AsInt64() > 0 {
+			act = s
+		}
+	}
+	if act == nil {
+		t.Fatalf("no activation span with chunks: %v", tr.names())
+	}
+	wantAttr(t, act, "gen_ai.conversation.id", "t")
+	positive(t, act, "agentmem.observation.tokens")
+	sampler.wantStart(t, "agentmem.activate", "gen_ai.conversation.id")
+	if kids := tr.children(act); !slices.Contains(kids, "PutObservations") {
+		t.Fatalf("activation children %v lack PutObservations", kids)
+	}
+	for _, c := range tr.named("chat observer") {
+		wantAttr(t, c, "gen_ai.request.model", observerName)
+	}
 }
 
 // TestTelemetryContentOptIn: no span holds message text unless the
@@ -259,8 +361,10 @@ func TestTelemetryContentOptIn(t *testing.T) {
 			if !capture && len(holders) > 0 {
 				t.Fatalf("message text recorded without the opt-in: %v", holders)
 			}
-			if capture && !slices.Contains(holders, "agentmem.Commit agentmem.content") {
-				t.Fatalf("with the opt-in, text is on %v, want the Commit's agentmem.content", holders)
+			for _, want := range []string{"agentmem.Begin agentmem.content", "agentmem.Commit agentmem.content"} {
+				if capture && !slices.Contains(holders, want) {
+					t.Fatalf("with the opt-in, text is on %v, want %s", holders, want)
+				}
 			}
 		}
 	})

@@ -65,7 +65,7 @@ var beginSteps = []beginStep{
 //
 // An error names the step it came from.
 func (m *Memory) Begin(ctx context.Context, req TurnRequest) (turn *Turn, err error) {
-	ctx, sp := m.startOp(ctx, "Begin", req.ThreadID, req.ResourceID, "")
+	ctx, sp := m.startOp(ctx, "Begin", req.ThreadID, req.ResourceID, "", m.contentAttrs(req.Input)...)
 	defer func() { err = m.endBegin(ctx, sp, turn, err) }()
 	s, err := m.open(ctx, "Begin")
 	if err != nil {

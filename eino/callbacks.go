@@ -29,7 +29,8 @@ type CallbackInput struct {
 }
 
 // CallbackOutput is what a memory step's OnEnd receives: the prompt Begin
-// or Step built (nil for Commit).
+// or Step built; for Commit, the messages it committed (the response, as
+// the model produced it).
 type CallbackOutput struct {
 	Messages []*schema.Message
 }

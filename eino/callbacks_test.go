@@ -16,10 +16,11 @@ import (
 
 // memoryEvents records the memory steps eino's callbacks report.
 type memoryEvents struct {
-	mu     sync.Mutex
-	events []string
-	inputs []*einomem.CallbackInput
-	prompt []*schema.Message
+	mu        sync.Mutex
+	events    []string
+	inputs    []*einomem.CallbackInput
+	prompt    []*schema.Message
+	committed []*schema.Message
 }
 
 func (e *memoryEvents) handler() callbacks.Handler {
@@ -41,8 +42,13 @@ func (e *memoryEvents) handler() callbacks.Handler {
 		}).
 		OnEndFn(func(ctx context.Context, info *callbacks.RunInfo, out callbacks.CallbackOutput) context.Context {
 			add(info, "end")
-			if co, ok := out.(*einomem.CallbackOutput); ok && info.Name == "Begin" {
-				e.prompt = co.Messages
+			if co, ok := out.(*einomem.CallbackOutput); ok {
+				switch info.Name {
+				case "Begin":
+					e.prompt = co.Messages
+				case "Commit":
+					e.committed = co.Messages
+				}
 			}
 			return ctx
 		}).
@@ -71,5 +77,8 @@ func TestMemoryStepsReportThroughCallbacks(t *testing.T) {
 	}
 	if len(ev.prompt) != 2 || ev.prompt[0].Role != schema.System {
 		t.Fatalf("Begin output %v, want the system message and the input", ev.prompt)
+	}
+	if len(ev.committed) != 1 || ev.committed[0].Content != "Hello." {
+		t.Fatalf("Commit output %v, want the model's reply", ev.committed)
 	}
 }

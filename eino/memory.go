@@ -251,7 +251,7 @@ func commit(ctx context.Context, turn *core.Turn, calls map[string]callInfo, out
 	}
 	th := turn.Thread()
 	_, err = reported(ctx, "Commit", th.ID, th.ResourceID, out, func(ctx context.Context) ([]*schema.Message, error) {
-		return nil, turn.Commit(ctx, resp)
+		return out, turn.Commit(ctx, resp)
 	})
 	return err
 }

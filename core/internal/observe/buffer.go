@@ -60,6 +60,10 @@ type Env struct {
 	Background context.Context
 	WG         *sync.WaitGroup
 	Log        *slog.Logger
+	// StartActivation, when set, starts the span of an activation (see
+	// Activate); end takes the stored record, the chunks activated and
+	// the outcome, and returns the outcome.
+	StartActivation func(ctx context.Context) (_ context.Context, end func(rec store.ObservationRecord, chunks int, err error) error)
 }
 
 // BufferedCycle is the cycle after Commit when buffering is on. It makes
@@ -267,23 +271,33 @@ func update(ctx context.Context, e *Env, f func(cur *store.ObservationRecord) bo
 // observed; a chunk over messages already observed is dropped, not applied.
 // It returns the stored record.
 func (r *Runtime) Activate(ctx context.Context, e *Env, s *BufferSettings, pending int, all bool) (store.ObservationRecord, error) {
-	var out store.ObservationRecord
+	if e.StartActivation == nil {
+		rec, _, err := activate(ctx, e, s, pending, all)
+		return rec, err
+	}
+	ctx, end := e.StartActivation(ctx)
+	rec, n, err := activate(ctx, e, s, pending, all)
+	return rec, end(rec, n, err)
+}
+
+// activate is Activate; it also returns the number of chunks activated.
+func activate(ctx context.Context, e *Env, s *BufferSettings, pending int, all bool) (store.ObservationRecord, int, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		cur, err := e.Store.GetObservations(ctx, e.Key)
 		if err != nil {
-			return cur, err
+			return cur, 0, err
 		}
 		next := cur.Clone()
 		next.DropObservedChunks()
 		if len(next.Buffer.Chunks) == 0 && len(cur.Buffer.Chunks) == 0 {
-			return cur, nil
+			return cur, 0, nil
 		}
 		n := len(next.Buffer.Chunks)
 		if !all {
 			if attempt > 0 { // another writer changed what is pending
 				msgs, err := e.Tally(ctx, cur)
 				if err != nil {
-					return cur, err
+					return cur, 0, err
 				}
 				pending = Tokens(msgs) + e.InFlight
 			}
@@ -294,16 +308,21 @@ func (r *Runtime) Activate(ctx context.Context, e *Env, s *BufferSettings, pendi
 		batches, observed := chunkMessages(chunks[:n])
 		times, err := e.ObservedBefore(ctx, cur, Cutoff(cur, observed))
 		if err != nil {
-			return cur, err
+			return cur, 0, err
 		}
 		for i, c := range chunks[:n] {
 			next = Append(next, batches[i], c.Observations, times, e.Counter)
 		}
-		if out, err = e.Store.PutObservations(ctx, next, cur.Version); !errors.Is(err, memerr.ErrConflict) {
-			return out, err
+		out, err := e.Store.PutObservations(ctx, next, cur.Version)
+		if err == nil {
+			return out, n, nil
+		}
+		if !errors.Is(err, memerr.ErrConflict) {
+			return out, 0, err
 		}
 	}
-	return e.Store.GetObservations(ctx, e.Key)
+	out, err := e.Store.GetObservations(ctx, e.Key)
+	return out, 0, err
 }
 
 // chunkMessages returns the messages (ids and times) of each chunk, and of

@@ -9,6 +9,7 @@ const (
 	AttrGenAIOperation  = attribute.Key("gen_ai.operation.name")
 	AttrTopK            = attribute.Key("gen_ai.retrieval.top_k")
 	AttrMemoryQueryText = attribute.Key("gen_ai.memory.query.text")
+	AttrRequestModel    = attribute.Key("gen_ai.request.model")
 	AttrEmbeddingCount  = attribute.Key("agentmem.embedding.inputs")
 	AttrDBSystem        = attribute.Key("db.system.name")
 	AttrDBOperation     = attribute.Key("db.operation.name")
@@ -29,6 +30,7 @@ const (
 	AttrModelRole        = attribute.Key("agentmem.model.role")
 	AttrVectorRecords    = attribute.Key("agentmem.vector.records")
 	AttrContent          = attribute.Key("agentmem.content")
+	AttrChunksActivated  = attribute.Key("agentmem.observation.chunks")
 
 	AttrOperation = attribute.Key("agentmem.operation")
 	AttrStore     = attribute.Key("agentmem.store")

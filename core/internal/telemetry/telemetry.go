@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 )
 
 // ScopeName is the instrumentation scope of agentmem's tracer and meter.
@@ -45,7 +46,9 @@ type T struct {
 	db       string
 	m        instruments
 	ops      sync.Map           // operation name -> *opInfo
+	calls    sync.Map           // store call name -> []trace.SpanStartOption
 	storeSet []metric.AddOption // the store attribute, made once
+	hook     store.CallHook     // storeCall, bound once
 }
 
 // New returns the instrumentation of c.
@@ -58,8 +61,10 @@ func New(c Config) *T {
 		mp = otel.GetMeterProvider()
 	}
 	capture := c.CaptureContent || strings.EqualFold(os.Getenv(CaptureContentEnv), "true")
-	return &T{tracer: tp.Tracer(ScopeName), capture: capture, db: c.DBSystem, m: newInstruments(mp.Meter(ScopeName)),
+	t := &T{tracer: tp.Tracer(ScopeName), capture: capture, db: c.DBSystem, m: newInstruments(mp.Meter(ScopeName)),
 		storeSet: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(AttrStore.String(c.DBSystem)))}}
+	t.hook = t.storeCall
+	return t
 }
 
 // CaptureContent reports whether message text may be recorded.
@@ -94,27 +99,34 @@ func (t *T) info(name string) *opInfo {
 	return v.(*opInfo)
 }
 
-// Start starts the span of the public operation name; ctx carries it and,
-// when it records, the store hook that makes store calls its children.
-// Attributes are set afterwards (Set), only on a recording span, so that
-// the no-op provider costs no attribute building.
-func (t *T) Start(ctx context.Context, name string) (context.Context, Op) {
+// Start starts the span of the public operation name with attrs, the
+// attributes known at its start (given at the start so that samplers see
+// them); ctx carries it and, when it records, the store hook that makes
+// store calls its children. What is known later is added with Set.
+func (t *T) Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, Op) {
 	if t == nil || ctx == nil {
 		return ctx, Op{}
 	}
 	info := t.info(name)
-	ctx, span := t.tracer.Start(ctx, info.span)
+	var span trace.Span
+	if len(attrs) == 0 {
+		ctx, span = t.tracer.Start(ctx, info.span)
+	} else {
+		ctx, span = t.tracer.Start(ctx, info.span, trace.WithAttributes(attrs...))
+	}
 	return t.op(ctx, info, span)
 }
 
-// Background starts the span of background work scheduled under ctx's span:
-// a new trace root linked to the scheduling span, since the work outlives it.
-func (t *T) Background(ctx context.Context, name string) (context.Context, Op) {
+// Background starts the span of background work scheduled under ctx's span,
+// with attrs as Start: a new trace root linked to the scheduling span,
+// since the work outlives it.
+func (t *T) Background(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, Op) {
 	if t == nil || ctx == nil {
 		return ctx, Op{}
 	}
 	info := t.info(name)
-	ctx, span := t.tracer.Start(ctx, info.span, trace.WithNewRoot(), trace.WithLinks(trace.LinkFromContext(ctx)))
+	ctx, span := t.tracer.Start(ctx, info.span, trace.WithNewRoot(), trace.WithLinks(trace.LinkFromContext(ctx)),
+		trace.WithAttributes(attrs...))
 	return t.op(ctx, info, span)
 }
 

@@ -20,7 +20,7 @@ func graphPartition(vecs [][]float32) *partition {
 	for i, v := range vecs {
 		p.put(vector.Record{ID: fmt.Sprint(i), Vector: v, Meta: vector.Meta{ThreadID: fmt.Sprint("t", i%4)}})
 	}
-	p.indexGraph()
+	p.indexGraph(0)
 	g := p.graph
 	g.setBeam(g.calibrate(g.n, nil), g.n)
 	return p

@@ -29,13 +29,7 @@ import (
 //
 //	AGENTMEM_BULK_N=100000 go test ./core/vector/local/ -run '^$' -bench BulkLoad -benchtime 1x -timeout 90m
 func BenchmarkBulkLoad(b *testing.B) {
-	n, write := 10_000, 1000
-	if v, err := strconv.Atoi(os.Getenv("AGENTMEM_BULK_N")); err == nil && v > 0 {
-		n = v
-	}
-	if v, err := strconv.Atoi(os.Getenv("AGENTMEM_BULK_WRITE")); err == nil && v > 0 {
-		write = v
-	}
+	n, write := envInt("AGENTMEM_BULK_N", 10_000), envInt("AGENTMEM_BULK_WRITE", 1000)
 	for _, onWrite := range []bool{true, false} {
 		b.Run(fmt.Sprintf("indexOnWrite=%v", onWrite), func(b *testing.B) {
 			for range b.N {
@@ -54,19 +48,12 @@ func bulkLoad(b *testing.B, n, write int, onWrite bool) {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(7, 7))
-	text := func(i int) string {
-		w := make([]string, 17)
-		for k := range w {
-			w[k] = benchWords[r.IntN(len(benchWords))]
-		}
-		return fmt.Sprintf("message %d: %s", i, strings.Join(w, " "))
-	}
 	t0 := time.Now()
 	var upsert time.Duration
 	for lo := 0; lo < n; lo += write {
 		recs := make([]vector.Record, 0, write)
 		for i := lo; i < min(lo+write, n); i++ {
-			t := text(i)
+			t := bulkText(r, i)
 			recs = append(recs, vector.Record{ID: fmt.Sprint("m", i, "#0"), Vector: emb.EmbedOne(t), Keywords: an.Analyze(t),
 				Meta: vector.Meta{MessageID: fmt.Sprint("m", i), ThreadID: "t", ResourceID: "r"}})
 		}
@@ -118,4 +105,23 @@ func (s *Store) graphReady(name, resource string) bool {
 	p := s.indexes[name].parts[resource]
 	g := p.graph
 	return g != nil && g.beam != 0 && !p.building && !g.calibrating && len(p.slots)-int(g.n) <= graphLag
+}
+
+// envInt returns the positive integer in environment variable name, def
+// when it holds none.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// bulkText returns BenchmarkBulkLoad's message i: its number and 17 of
+// bench-vec.mjs's words drawn from r.
+func bulkText(r *rand.Rand, i int) string {
+	w := make([]string, 17)
+	for k := range w {
+		w[k] = benchWords[r.IntN(len(benchWords))]
+	}
+	return fmt.Sprintf("message %d: %s", i, strings.Join(w, " "))
 }

@@ -3,9 +3,11 @@ package local
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // HNSW parameters. M0 = 2·M neighbours on the bottom layer, as the paper
@@ -172,23 +174,60 @@ func simCode(sim float32) int16 {
 }
 
 // add adds slots [g.n, n) to the graph: to the node of their vector,
-// inserting the nodes of new vectors.
-func (g *graph) add(n int32) { g.addUntil(n, nil) }
+// inserting the nodes of new vectors with workers goroutines (addUntil).
+func (g *graph) add(n int32, workers int) { g.addUntil(n, workers, nil) }
 
 // addUntil is add that calls step every graphStep nodes with the nodes
 // inserted and the nodes to insert, and gives up, reporting false, when it
 // returns false (the graph is then incomplete: the caller discards it).
-func (g *graph) addUntil(n int32, step func(done, total int) bool) bool {
+//
+// It inserts the new nodes in batches (batchSize), each in two phases.
+// First up to workers goroutines (the caller's among them; below 1:
+// runtime.GOMAXPROCS) plan the batch's nodes, each claiming the next one
+// from a shared counter: a node's plan is its beam searches of the graph as
+// it was before the batch, merged with the batch's earlier nodes compared
+// exactly (the graph lacks them), and its neighbours chosen from those.
+// Then the caller applies the plans in node order: each node's lists, its
+// back-links in its neighbours' lists, the entry point. So the graph is the
+// same for any number of workers, and close to a node-by-node build's (a
+// node sees every earlier one, through the graph or exactly).
+//
+// Why this scales to 16 cores as it does to 2: planning, nearly all of the
+// work, reads memory no one writes while it runs, so the hot path takes no
+// lock at all (no per-node or striped lock on the neighbour lists, no
+// entry-point lock); the workers share one atomic counter, touched once a
+// node. What stays serial is applying the plans, a node's few dozen list
+// writes (1.1% of a one-worker build of 10k 384-dimension vectors, less in
+// larger graphs, whose searches cost more), and the wait for a batch's
+// slowest node, which idles a worker for about half a node's planning per
+// batch: at 16 workers, 16 nodes each per batch of a large graph, a few per
+// cent (a small graph's batches are smaller, but its nodes are quick to
+// plan). By Amdahl's law that leaves 16 workers about 13× one; beyond, the
+// bound is memory bandwidth for the codes the searches read, not
+// coordination.
+func (g *graph) addUntil(n int32, workers int, step func(done, total int) bool) bool {
 	from := int32(len(g.l0n)) // nodes already inserted
 	g.group(n)
-	g.reserve(g.nodes())
-	q := make([]float32, g.v.dim)
-	total := int(g.nodes() - from)
-	for x := from; x < g.nodes(); x++ {
-		if (x-from)%graphStep == 0 && step != nil && !step(int(x-from), total) {
-			return false
+	to := g.nodes()
+	g.grow(from, to)
+	total := int(to - from)
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	plans := make([]plan, min(graphStep, total))
+	for lo, report := from, from; lo < to; {
+		if step != nil && lo >= report {
+			if !step(int(lo-from), total) {
+				return false
+			}
+			report = lo + graphStep
 		}
-		g.insert(x, q)
+		hi := min(lo+batchSize(lo), to)
+		g.planBatch(lo, hi, plans[:hi-lo], workers)
+		for x := lo; x < hi; x++ {
+			g.apply(x, plans[x-lo])
+		}
+		lo = hi
 	}
 	if step != nil {
 		step(total, total)
@@ -198,14 +237,126 @@ func (g *graph) addUntil(n int32, step func(done, total int) bool) bool {
 }
 
 // graphStep is the number of nodes a build inserts between two checks of
-// its context and reports of its progress.
+// its context and reports of its progress, and its largest batch.
 const graphStep = 256
+
+// batchSize is the number of nodes addUntil plans at once when the graph
+// holds n nodes: a 64th of them (at least 16, at most graphStep). The
+// searches of a batch's nodes do not pass through each other, so a batch
+// is kept a small part of the graph: with a 16th, recall@10 at the
+// smallest beam fell by 0.4 points on 4k random 64-dimension vectors, with
+// a 64th it matched a node-by-node build's.
+func batchSize(n int32) int32 { return max(16, min(graphStep, n/64)) }
+
+// plan is a new node's neighbours by level, bottom first (none for a zero
+// vector).
+type plan [][]cand
+
+// planBatch plans nodes [lo, hi) into plans with up to workers goroutines.
+func (g *graph) planBatch(lo, hi int32, plans []plan, workers int) {
+	var next atomic.Int32
+	next.Store(lo)
+	work := func() {
+		q := make([]float32, g.v.dim)
+		for x := next.Add(1) - 1; x < hi; x = next.Add(1) - 1 {
+			plans[x-lo] = g.plan(x, lo, q)
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(workers, int(hi-lo)) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+}
+
+// plan returns node x's neighbours, the nodes before lo being in the graph
+// and those in [lo, x) not yet; q is the caller's buffer for x's vector. It
+// only reads the graph.
+func (g *graph) plan(x, lo int32, q []float32) plan {
+	if g.scale(x) == 0 { // a zero vector is never a neighbour
+		return nil
+	}
+	level := len(g.up[x])
+	decode(g.code(x), g.scale(x), q)
+	found := make([][]cand, level+1) // by level, from the graph
+	if g.entry >= 0 {
+		ep := []cand{{g.entry, g.sim(q, g.entry)}}
+		for l := g.top; l > level; l-- {
+			ep = []cand{g.greedy(q, ep[0], l)}
+		}
+		vis := g.visitor()
+		for l := min(g.top, level); l >= 0; l-- {
+			found[l] = g.layer(q, ep, hnswEfC, l, vis, nil)
+			vis.epoch++ // a fresh visited set for the next level
+			ep = found[l]
+		}
+		g.pool.Put(vis)
+	}
+	var peers []cand // the batch's earlier nodes
+	for y := lo; y < x; y++ {
+		if g.scale(y) != 0 {
+			peers = append(peers, cand{y, g.sim(q, y)})
+		}
+	}
+	p := make(plan, level+1)
+	for l := range p {
+		w := slices.Clone(found[l])
+		for _, c := range peers {
+			if len(g.up[c.id]) >= l {
+				w = append(w, c)
+			}
+		}
+		if len(w) > len(found[l]) {
+			sort.Slice(w, func(i, j int) bool { return w[i].sim > w[j].sim })
+			w = w[:min(len(w), hnswEfC)]
+		}
+		width := hnswM
+		if l == 0 {
+			width = hnswM0
+		}
+		p[l] = g.choose(w, width)
+	}
+	return p
+}
+
+// apply links node x into the graph as planned.
+func (g *graph) apply(x int32, p plan) {
+	for l, nb := range p {
+		g.setLinks(x, l, nb)
+		for _, c := range nb {
+			g.link(c.id, cand{x, c.sim}, l)
+		}
+	}
+	if level := len(p) - 1; p != nil && (g.entry < 0 || level > g.top) {
+		g.entry, g.top = x, level
+	}
+}
+
+// grow makes room for the new nodes [from, to): empty bottom-layer lists
+// (reserve), and the upper levels each draws, entered into up now so that
+// planning only reads the map.
+func (g *graph) grow(from, to int32) {
+	g.reserve(to)
+	g.l0 = g.l0[:int(to)*hnswM0]
+	g.l0sim = g.l0sim[:int(to)*hnswM0]
+	g.l0n = g.l0n[:to]
+	clear(g.l0n[from:])
+	for x := from; x < to; x++ {
+		if g.scale(x) == 0 {
+			continue
+		}
+		if level := int(-math.Log(1-g.rng.Float64()) / math.Log(hnswM)); level > 0 {
+			g.up[x] = make([]links, level)
+		}
+	}
+}
 
 // reserve sizes the bottom layer for n nodes at once: appending node by
 // node would leave up to a quarter of it unused and copy it at every growth.
 // A graph being extended gets 1/16 more, for the extensions to come.
 func (g *graph) reserve(n int32) {
-	if cap(g.l0n) >= int(n) {
+	if cap(g.l0n) >= int(n) && cap(g.l0) >= int(n)*hnswM0 && cap(g.l0sim) >= int(n)*hnswM0 {
 		return
 	}
 	if len(g.l0n) > 0 {
@@ -221,54 +372,6 @@ func (g *graph) reserve(n int32) {
 func regrow[T int16 | int32](s []T, c int) ([]T, *mapping) {
 	t, m := offHeap[T](c)
 	return t[:copy(t, s)], m
-}
-
-// noLinks is a new node's bottom-layer neighbours.
-var (
-	noLinks [hnswM0]int32
-	noSims  [hnswM0]int16
-)
-
-func (g *graph) insert(x int32, q []float32) {
-	g.l0 = append(g.l0, noLinks[:]...)
-	g.l0sim = append(g.l0sim, noSims[:]...)
-	g.l0n = append(g.l0n, 0)
-	if g.scale(x) == 0 { // a zero vector is never a neighbour
-		return
-	}
-	level := int(-math.Log(1-g.rng.Float64()) / math.Log(hnswM))
-	if g.entry < 0 {
-		g.entry, g.top = x, level
-		g.up[x] = make([]links, level)
-		return
-	}
-	decode(g.code(x), g.scale(x), q)
-	ep := []cand{{g.entry, g.sim(q, g.entry)}}
-	for l := g.top; l > level; l-- {
-		ep = []cand{g.greedy(q, ep[0], l)}
-	}
-	if level > 0 {
-		g.up[x] = make([]links, level)
-	}
-	vis := g.visitor()
-	for l := min(g.top, level); l >= 0; l-- {
-		width := hnswM
-		if l == 0 {
-			width = hnswM0
-		}
-		w := g.layer(q, ep, hnswEfC, l, vis, nil)
-		vis.epoch++ // a fresh visited set for the next level
-		nb := g.choose(w, width)
-		g.setLinks(x, l, nb)
-		for _, c := range nb {
-			g.link(c.id, cand{x, c.sim}, l)
-		}
-		ep = w
-	}
-	g.pool.Put(vis)
-	if level > g.top {
-		g.entry, g.top = x, level
-	}
 }
 
 // greedy walks level l from ep to the node most similar to q.
@@ -361,6 +464,7 @@ func (g *graph) choose(w []cand, m int) []cand {
 	return out
 }
 
+// setLinks sets node x's neighbours on level l to nb.
 func (g *graph) setLinks(x int32, l int, nb []cand) {
 	if l == 0 {
 		b := int(x) * hnswM0

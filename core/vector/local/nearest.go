@@ -34,13 +34,14 @@ func (p *partition) graphStale() bool {
 	return p.graph == nil || len(p.slots)-int(p.graph.n) > graphLag
 }
 
-// indexGraph adds every slot to the graph, building it if needed. It
-// mutates the partition: the caller holds the store's write lock.
-func (p *partition) indexGraph() {
+// indexGraph adds every slot to the graph, building it if needed, with
+// workers goroutines (graph.addUntil). It mutates the partition: the caller
+// holds the store's write lock.
+func (p *partition) indexGraph(workers int) {
 	if p.graph == nil {
 		p.graph = newGraph(&p.vecs)
 	}
-	p.graph.add(int32(len(p.slots)))
+	p.graph.add(int32(len(p.slots)), workers)
 }
 
 // accepts reports whether slot s is live and in thread (-1 = any).

@@ -23,7 +23,7 @@ func dupPartition(r *rand.Rand, n, distinct, dim int) (*partition, [][]float32) 
 		p.put(vector.Record{ID: fmt.Sprintf("%06d", i), Vector: vecs[i%distinct],
 			Meta: vector.Meta{ThreadID: fmt.Sprint("t", i*7%4)}})
 	}
-	p.indexGraph()
+	p.indexGraph(0)
 	g := p.graph
 	g.setBeam(g.calibrate(g.n, nil), g.n)
 	return p, vecs
@@ -140,7 +140,7 @@ func TestGraphExtendJoinsNodes(t *testing.T) {
 	p.put(vector.Record{ID: "copy", Vector: vecs[7], Meta: vector.Meta{ThreadID: "new"}})
 	fresh := randomVectors(r, 1, 16)[0]
 	p.put(vector.Record{ID: "fresh", Vector: fresh, Meta: vector.Meta{ThreadID: "new"}})
-	p.indexGraph()
+	p.indexGraph(0)
 	if g.nodes() != 301 || g.n != 3002 {
 		t.Fatalf("%d nodes over %d slots, want 301 over 3002", g.nodes(), g.n)
 	}

@@ -38,7 +38,7 @@ func TestPartitionConsistent(t *testing.T) {
 			Meta: vector.Meta{ThreadID: fmt.Sprint("t", r.IntN(3)), MessageID: messageID(id)}})
 		want[id] = v[0] / float32(math.Sqrt(float64(v[0]*v[0]+5)))
 		if p.graphStale() {
-			p.indexGraph()
+			p.indexGraph(0)
 		}
 	}
 	if p.live() != len(want) || len(p.slots)-p.dead != len(want) {

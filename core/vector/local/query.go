@@ -110,7 +110,7 @@ func (s *Store) indexGraph(name, resource string) {
 			s.buildGraph(name, resource, p)
 			return
 		}
-		p.indexGraph()
+		p.indexGraph(s.workers)
 	}
 	s.calibrate(name, resource, p)
 }
@@ -173,7 +173,7 @@ func (s *Store) calibrateShared(ctx context.Context, name, resource string, p *p
 // compactions, so the build reads a prefix of the vectors that writers never
 // touch; a compaction (gen), a replaced partition or Close voids it.
 func (s *Store) buildGraph(name, resource string, p *partition) {
-	b := startBuild(p)
+	b := startBuild(p, s.workers)
 	s.builds.Add(1)
 	go func() {
 		defer s.builds.Done()
@@ -181,19 +181,21 @@ func (s *Store) buildGraph(name, resource string, p *partition) {
 	}()
 }
 
-// build is a graph under construction over a prefix of a partition's slots.
+// build is a graph under construction over a prefix of a partition's slots
+// by workers goroutines (graph.addUntil).
 type build struct {
-	g   *graph
-	n   int32
-	gen uint32
+	g       *graph
+	n       int32
+	gen     uint32
+	workers int
 }
 
 // startBuild marks p as building and returns a build of its current slots;
 // the caller holds the write lock.
-func startBuild(p *partition) *build {
+func startBuild(p *partition, workers int) *build {
 	n := int32(len(p.slots))
 	p.building = true
-	return &build{g: newGraph(p.vecs.prefix(n)), n: n, gen: p.gen}
+	return &build{g: newGraph(p.vecs.prefix(n)), n: n, gen: p.gen, workers: workers}
 }
 
 // run builds and calibrates the graph without any lock, reporting its
@@ -210,7 +212,7 @@ func (b *build) run(ctx context.Context, stop <-chan struct{}, report func(done,
 			return false
 		}
 	}
-	if !b.g.addUntil(b.n, func(done, total int) bool {
+	if !b.g.addUntil(b.n, b.workers, func(done, total int) bool {
 		if halted() {
 			return false
 		}
@@ -293,7 +295,7 @@ func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 			}
 			continue
 		}
-		b := startBuild(p)
+		b := startBuild(p, s.workers)
 		s.mu.Unlock()
 		s.finishBuild(name, resource, p, b, b.run(ctx, s.done, s.reporter(name, resource)))
 	}
@@ -322,7 +324,7 @@ func (s *Store) indexWritten(ctx context.Context, name string, resources []strin
 			continue
 		}
 		if g := p.graph; g == nil || g.beam == 0 {
-			b := startBuild(p)
+			b := startBuild(p, s.workers)
 			s.mu.Unlock()
 			s.finishBuild(name, r, p, b, b.run(ctx, s.done, s.reporter(name, r)))
 			if err := ctx.Err(); err != nil {
@@ -341,7 +343,7 @@ func (s *Store) indexWritten(ctx context.Context, name string, resources []strin
 				return err
 			}
 			g := p.graph
-			g.add(int32(min(int(g.n)+max(s.inlineMax, 1), len(p.slots))))
+			g.add(int32(min(int(g.n)+max(s.inlineMax, 1), len(p.slots))), s.workers)
 			done, total := int(g.n)-from, len(p.slots)-from
 			s.mu.Unlock()
 			if report != nil {

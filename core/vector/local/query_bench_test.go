@@ -107,7 +107,7 @@ func BenchmarkHybridQuery(b *testing.B) {
 			p.put(vector.Record{ID: fmt.Sprint("m", i, "#0"), Vector: v, Keywords: strings.Join(kw, " "),
 				Meta: vector.Meta{MessageID: fmt.Sprint("m", i), ThreadID: "t"}})
 		}
-		p.indexGraph()
+		p.indexGraph(0)
 		hq.p = p
 		for i, v := range randomVectors(r, 50, DefaultDimension) {
 			kw := words[i%len(words)] + " " + words[(i*5+1)%len(words)] + " message " + fmt.Sprint(i*397)

@@ -18,6 +18,8 @@
 // import leaves no stretch of exact scans behind it); otherwise searches
 // extend it. A graph an opened file lacks (one saved without it) is built in
 // the background while searches scan exactly, or at once by BuildGraphs.
+// Builds and extensions use every core (Options.GraphWorkers), and the graph
+// they make does not depend on how many.
 // Each graph calibrates its search width to its data (recall@10 ≥
 // 0.95 of exact on a sample; where that would cost about a scan, the
 // resource scans exactly, one similarity per distinct vector); the file
@@ -62,6 +64,7 @@ type Store struct {
 	builds       sync.WaitGroup
 	done         chan struct{} // closed by Close: background builds stop
 	progress     func(BuildProgress)
+	workers      int // Options.GraphWorkers
 }
 
 // Options tunes a Store. The zero value is the default.
@@ -77,6 +80,11 @@ type Options struct {
 	// bulk load's progress with it. It must be quick and safe for
 	// concurrent use, and must not call the store.
 	Progress func(BuildProgress)
+	// GraphWorkers is the number of goroutines that insert into an HNSW
+	// graph being built or extended: below 1 (the default) means
+	// runtime.GOMAXPROCS at the time of the build, 1 a serial build. The
+	// graph built is the same for every value.
+	GraphWorkers int
 }
 
 // BuildProgress reports a graph build: Done of Total insertions into the
@@ -99,7 +107,7 @@ func NewWithOptions(o Options) *Store {
 		approx = DefaultApproximateFrom
 	}
 	return &Store{indexes: map[string]*index{}, approx: approx, inlineMax: inlineGraphMax, indexOnWrite: true,
-		done: make(chan struct{}), progress: o.Progress}
+		done: make(chan struct{}), progress: o.Progress, workers: o.GraphWorkers}
 }
 
 // Open returns a store persisted to the file at path, loading it when it
