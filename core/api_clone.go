@@ -108,7 +108,7 @@ func cloneSelection(ctx context.Context, s *store.Checked, threadID string, o Cl
 // copies, the map from source to copy ids and the clone's metadata record
 // {sourceThreadId, clonedAt, lastMessageId}.
 func (m *Memory) copyMessages(msgs []Message, o CloneOptions, sourceID string) ([]Message, map[string]string, map[string]any) {
-	info := map[string]any{"sourceThreadId": sourceID, "clonedAt": m.stamp().Format(time.RFC3339Nano)}
+	info := map[string]any{"sourceThreadId": sourceID, "clonedAt": m.clock.Stamp().Format(time.RFC3339Nano)}
 	copies := make([]Message, len(msgs))
 	idMap := make(map[string]string, len(msgs))
 	for i, msg := range msgs {
@@ -143,7 +143,7 @@ func (m *Memory) createClone(ctx context.Context, s *store.Checked, src Thread, 
 		meta[k] = v
 	}
 	meta["clone"] = info
-	now := m.stamp()
+	now := m.clock.Stamp()
 	if err := m.checkTitle(op, title); err != nil {
 		return Thread{}, err
 	}

@@ -64,7 +64,7 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 	if len(batch) == 0 {
 		return nil, nil
 	}
-	budget.CountAll(batch, m.countTokens)
+	budget.CountAll(batch, m.tokens.count)
 	saved, e, err := m.saveIndexed(ctx, s, st, batch, nil, func() ([]Message, error) { return s.SaveValidated(ctx, batch, bulk) })
 	if err != nil {
 		return nil, err
@@ -208,7 +208,7 @@ func (m *Memory) updated(cur Message, u MessageUpdate) (Message, error) {
 	}
 	if u.Content != nil {
 		next.Tokens, next.TokenEncoding = 0, ""
-		m.countTokens(&next)
+		m.tokens.count(&next)
 	}
 	return next, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -194,7 +195,7 @@ func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, f
 		return s.MoveThread(ctx, threadID, resourceID)
 	}
 	key := store.ObservationKey(ScopeResource, threadID, resourceID)
-	unlock, err := m.observer.Lock(ctx, key, true)
+	unlock, err := m.observer.Lock(ctx, key)
 	if err != nil {
 		return Thread{}, err
 	}
@@ -206,39 +207,13 @@ func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, f
 	return s.MoveThread(ctx, threadID, resourceID)
 }
 
-// keepUnobserved adds the thread's messages created before the record's
-// cursor, and not among its observed ids, to its unobserved ids.
+// keepUnobserved lists the thread's messages that key's record would
+// count as observed by time as unobserved in it (observe.KeepUnobserved).
 func keepUnobserved(ctx context.Context, s *store.Checked, op, threadID, key string) error {
 	if _, _, obs, _ := s.Capabilities(); !obs {
 		return nil // a store without observations has no record to keep them in
 	}
-	for attempt := 0; attempt < maxObserveAttempts; attempt++ {
-		rec, err := s.GetObservations(ctx, key)
-		if err != nil || rec.LastObservedAt.IsZero() {
-			return err
-		}
-		page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: store.PerPageAll,
-			Range: store.DateRange{End: &rec.LastObservedAt, EndExclusive: true}, ExcludeIDs: rec.ObservedMessageIDs})
-		if err != nil {
-			return err
-		}
-		next, listed := rec.Clone(), make(map[string]bool, len(rec.UnobservedMessageIDs))
-		for _, id := range rec.UnobservedMessageIDs {
-			listed[id] = true
-		}
-		for _, msg := range page.Messages {
-			if msg.Role != RoleSystem && !listed[msg.ID] {
-				next.UnobservedMessageIDs = append(next.UnobservedMessageIDs, msg.ID)
-			}
-		}
-		if len(next.UnobservedMessageIDs) == len(rec.UnobservedMessageIDs) {
-			return nil
-		}
-		if _, err = s.PutObservations(ctx, next, rec.Version); !errors.Is(err, ErrConflict) {
-			return err
-		}
-	}
-	return memerr.Errorf(CodeConflict, op, "observations of %s kept changing", key)
+	return observe.KeepUnobserved(ctx, s, op, threadID, key)
 }
 
 // deleteOld deletes the thread's vector records under each old resource.

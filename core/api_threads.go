@@ -37,13 +37,13 @@ func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, erro
 	if err != nil {
 		return Thread{}, err
 	}
-	now := m.stamp()
+	now := m.clock.Stamp()
 	th, err := s.SaveThread(ctx, Thread{ID: in.ID, ResourceID: in.ResourceID, Title: in.Title,
 		Metadata: meta, CreatedAt: now, UpdatedAt: now})
 	if err != nil || wm == nil {
 		return th, err
 	}
-	return th, m.writeMetadataWorkingMemory(ctx, s, th, *wm)
+	return th, m.workingMemory.Save(ctx, m.st.wm.settings(), th, *wm)
 }
 
 // GetThread returns a thread. With a non-empty resourceID, a thread of another
@@ -109,41 +109,17 @@ func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (
 	if err != nil || wm == nil {
 		return th, err
 	}
-	return th, m.writeMetadataWorkingMemory(ctx, s, th, *wm)
+	return th, m.workingMemory.Save(ctx, m.st.wm.settings(), th, *wm)
 }
 
 // metadataWorkingMemory splits a string "workingMemory" key off thread
-// metadata when working memory is enabled, and validates it (schema and size,
-// before anything is written); wm is nil when
-// there is none (the metadata is then returned as given).
+// metadata when working memory is enabled, and validates it
+// (workingmem.Keeper.FromMetadata).
 func (m *Memory) metadataWorkingMemory(op string, meta map[string]any) (rest map[string]any, wm *string, err error) {
-	data, ok := meta["workingMemory"].(string)
-	if !ok || m.st.wm == nil {
+	if m.st.wm == nil {
 		return meta, nil, nil
 	}
-	if err := checkWorkingMemoryData(op, m.st.wm, data); err != nil {
-		return nil, nil, err
-	}
-	if _, err := m.checkWorkingMemory(data); err != nil {
-		return nil, nil, err
-	}
-	rest = make(map[string]any, len(meta))
-	for k, v := range meta {
-		if k != "workingMemory" {
-			rest[k] = v
-		}
-	}
-	return rest, &data, nil
-}
-
-// writeMetadataWorkingMemory stores working memory that came with the thread
-// metadata, in the instance's scope.
-func (m *Memory) writeMetadataWorkingMemory(ctx context.Context, s *store.Checked, th Thread, data string) error {
-	scope, id, err := m.st.wm.target(th.ID, th.ResourceID)
-	if err != nil {
-		return err
-	}
-	return m.replaceWorkingMemory(ctx, s, scope, id, data)
+	return m.workingMemory.FromMetadata(op, m.st.wm.settings(), meta)
 }
 
 // DeleteThread deletes a thread, its messages and its vectors.

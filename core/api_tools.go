@@ -29,7 +29,8 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 	th := Thread{ID: threadID, ResourceID: resourceID}
 	var out []Tool
 	if wm {
-		scope, id, err := st.wm.target(threadID, resourceID)
+		set := st.wm.settings()
+		scope, id, err := set.Target(threadID, resourceID)
 		if err != nil {
 			return nil, err
 		}
@@ -40,7 +41,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 				return nil, err
 			}
 		}
-		out = append(out, m.workingMemoryTool(*st.wm, scope, id, th))
+		out = append(out, m.workingMemoryTool(m.workingMemory.Tool(set, scope, id, th)))
 	}
 	if recall {
 		if err := store.ValidateID("threadId", threadID); err != nil {

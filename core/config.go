@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
@@ -269,7 +270,7 @@ type settings struct {
 	recall           *SemanticRecall // nil: off; else fully defaulted
 	wm               *WorkingMemoryConfig
 	title            *TitleConfig
-	observation      *observationSettings // nil: observational memory off
+	observation      *observe.Settings // nil: observational memory off
 	// bulk: a large load (SaveMessagesBulk), indexed through the
 	// vector store's vector.BulkLoader when it has one.
 	bulk bool
@@ -428,19 +429,6 @@ func resolveRecall(r *SemanticRecall) (*SemanticRecall, error) {
 	return &rc, nil
 }
 
-// resolveTitle validates and defaults title generation; nil when off.
-func resolveTitle(t *TitleConfig) (*TitleConfig, error) {
-	if t == nil || t.Disabled {
-		return nil, nil
-	}
-	tc := *t
-	if tc.MinMessages < 0 {
-		return nil, invalidConfig("generateTitle.minMessages must be non-negative")
-	}
-	orDefault(&tc.MinMessages, 1)
-	return &tc, nil
-}
-
 // tokenBudget reports whether history is bounded by tokens.
 func (s settings) tokenBudget() bool { return s.historyEnabled && s.maxTokens > 0 }
 
@@ -474,40 +462,6 @@ func mergeIndexConfig(base, over vector.IndexConfig) vector.IndexConfig {
 	setIf(&base.HNSW.M, over.HNSW.M)
 	setIf(&base.HNSW.EfConstruction, over.HNSW.EfConstruction)
 	setIf(&base.IVFFlat.Lists, over.IVFFlat.Lists)
-	return base
-}
-
-// mergeWorkingMemoryConfig overlays the set fields of over on base (both
-// owned by the caller).
-func mergeWorkingMemoryConfig(base, over *WorkingMemoryConfig) *WorkingMemoryConfig {
-	if base == nil || over == nil {
-		return pick(base, over)
-	}
-	base.Enabled = base.Enabled || over.Enabled
-	base.Disabled = over.Disabled
-	setIf(&base.Template, over.Template)
-	if len(over.Schema) > 0 {
-		base.Schema = over.Schema
-	}
-	setIf(&base.Scope, over.Scope)
-	setIf(&base.Version, over.Version)
-	return base
-}
-
-// mergeTitle overlays the set fields of over on base (both owned by the
-// caller); over's Disabled always applies.
-func mergeTitle(base, over *TitleConfig) *TitleConfig {
-	if base == nil || over == nil {
-		return pick(base, over)
-	}
-	base.Disabled = over.Disabled
-	setIf(&base.Model, over.Model)
-	setIf(&base.Instructions, over.Instructions)
-	setIf(&base.MinMessages, over.MinMessages)
-	if over.OnTitle != nil {
-		base.OnTitle = over.OnTitle
-	}
-	base.Background = base.Background || over.Background
 	return base
 }
 

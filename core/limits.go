@@ -1,10 +1,8 @@
 package core
 
 import (
-	"fmt"
 	"strconv"
 
-	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
 )
 
@@ -23,23 +21,6 @@ func (m *Memory) checkTitle(op, title string) error {
 		return memerr.Errorf(CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), m.opts.MaxTitleBytes)
 	}
 	return nil
-}
-
-// checkWorkingMemory refuses working memory over
-// Options.MaxWorkingMemoryBytes; the result tells the model the limit when
-// the write came from the updateWorkingMemory tool.
-func (m *Memory) checkWorkingMemory(data string) (workingmem.Result, error) {
-	if len(data) <= m.opts.MaxWorkingMemoryBytes {
-		return workingmem.Result{}, nil
-	}
-	msg := fmt.Sprintf("working memory would be %d bytes, the limit is %d; nothing was stored. Keep it shorter.", len(data), m.opts.MaxWorkingMemoryBytes)
-	return workingmem.Fail(msg), memerr.Errorf(CodeTooLarge, "updateWorkingMemory", "%s", msg)
-}
-
-// workingMemoryLimitNote is appended to the tool's description so the model
-// knows the cap.
-func (m *Memory) workingMemoryLimitNote() string {
-	return fmt.Sprintf(" The stored memory may be at most %d bytes.", m.opts.MaxWorkingMemoryBytes)
 }
 
 // fillLimits sets the default caps.

@@ -7,12 +7,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/ids"
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/onceset"
 	"github.com/agentmem/agentmem/core/internal/telemetry"
+	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -86,25 +86,26 @@ type Memory struct {
 	tk    Tokenizer
 	log   *slog.Logger
 
-	lastStamp atomic.Int64 // last assigned createdAt, unix micro
-	tokenized atomic.Int64 // messages tokenized, for instrumentation
+	clock  *clock         // creation times
+	tokens *messageTokens // counts messages with tk
 
-	ix       *indexing.Recipe // how index records are made
-	dimMu    sync.Mutex
-	dim      int              // probed embedding dimension
-	indexes  sync.Map         // index names this process knows (vectors to delete): true once ensured
-	others   *[]string        // indexes of other dimensions (otherIndexes), under dimMu
-	dimClean sync.Map         // resources without records in others (staleIndexes)
-	pending  indexing.Pending // unindexed messages whose marker the store refused
-	clean    indexing.Clean   // resources whose unindexed queue was found empty
-	failed   indexing.Failed  // unindexed messages that failed on their own: retries skip them
-	sysMu    sync.Mutex
-	sysCache map[string]int
-	bg       sync.WaitGroup
-	observer observe.Runtime // observational-memory locks and background jobs
-	owners   ownerChanges    // deletes and moves running or run (settle)
-	skipped  *onceset.Set    // ids of stored messages whose skipped parts were reported
-	tel      *telemetry.T    // spans and metrics
+	ix            *indexing.Recipe // how index records are made
+	dimMu         sync.Mutex
+	dim           int              // probed embedding dimension
+	indexes       sync.Map         // index names this process knows (vectors to delete): true once ensured
+	others        *[]string        // indexes of other dimensions (otherIndexes), under dimMu
+	dimClean      sync.Map         // resources without records in others (staleIndexes)
+	pending       indexing.Pending // unindexed messages whose marker the store refused
+	clean         indexing.Clean   // resources whose unindexed queue was found empty
+	failed        indexing.Failed  // unindexed messages that failed on their own: retries skip them
+	sysMu         sync.Mutex
+	sysCache      map[string]int
+	bg            sync.WaitGroup
+	observer      *observe.Observer  // nil without a store
+	workingMemory *workingmem.Keeper // nil without a store
+	owners        ownerChanges       // deletes and moves running or run (settle)
+	skipped       *skippedParts      // stored messages whose skipped parts were reported
+	tel           *telemetry.T       // spans and metrics
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -125,8 +126,7 @@ func New(opts Options) (*Memory, error) {
 		return nil, memerr.Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	opts.Config = Config{}
-	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension,
-		skipped: onceset.New(maxSkippedReported)}
+	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger, dim: opts.EmbeddingDimension}
 	if m.ix, err = newIndexing(cfg.SemanticRecall); err != nil {
 		return nil, err
 	}
@@ -147,12 +147,21 @@ func New(opts Options) (*Memory, error) {
 	if m.log == nil {
 		m.log = slog.Default()
 	}
+	m.tokens = &messageTokens{tk: m.tk}
+	m.skipped = &skippedParts{set: onceset.New(maxSkippedReported), log: m.log}
+	if m.store != nil {
+		m.observer = observe.New(observe.Deps{Store: m.store, Tokenizer: m.tokens, Skipped: m.skipped, Log: m.log, Telemetry: m.tel, Jobs: &m.bg})
+	}
 	m.opts.fillLimits()
 	if m.opts.Now == nil {
 		m.opts.Now = time.Now
 	}
 	if m.opts.NewID == nil {
 		m.opts.NewID = ids.New
+	}
+	m.clock = &clock{now: m.opts.Now}
+	if m.store != nil {
+		m.workingMemory = workingmem.New(m.store, m.opts.MaxWorkingMemoryBytes, m.log, m.clock)
 	}
 	return m, nil
 }
@@ -192,7 +201,7 @@ func (m *Memory) Tokenizer() Tokenizer { return m.tk }
 
 // TokenizedMessages returns how many messages this Memory has tokenized; a turn
 // tokenizes only its new messages.
-func (m *Memory) TokenizedMessages() int64 { return m.tokenized.Load() }
+func (m *Memory) TokenizedMessages() int64 { return m.tokens.n.Load() }
 
 // Close waits for background work (indexing retries, titles, background
 // observation) to finish.
@@ -230,37 +239,24 @@ func (m *Memory) settings(over *Config) (settings, error) {
 	return s, err
 }
 
-// stamp returns a strictly increasing UTC time with microsecond precision, so
-// messages created in one process keep their order.
-func (m *Memory) stamp() time.Time {
-	now := m.opts.Now().UTC().Truncate(time.Microsecond).UnixMicro()
+// clock stamps creation times: strictly increasing UTC times with
+// microsecond precision, so messages created in one process keep their
+// order.
+type clock struct {
+	now  func() time.Time
+	last atomic.Int64 // last stamp, unix micro
+}
+
+// Stamp returns the next creation time.
+func (c *clock) Stamp() time.Time {
+	now := c.now().UTC().Truncate(time.Microsecond).UnixMicro()
 	for {
-		last := m.lastStamp.Load()
+		last := c.last.Load()
 		next := max(now, last+1)
-		if m.lastStamp.CompareAndSwap(last, next) {
+		if c.last.CompareAndSwap(last, next) {
 			return time.UnixMicro(next).UTC()
 		}
 	}
-}
-
-// Tokenizer counts tokens of text. tokenizer.Tokenizer implements it.
-// Implementations must be safe for concurrent use and deterministic: a
-// message is counted once, when it is saved, and the count is stored with
-// Encoding, so the same text must always give the same count under one
-// encoding name.
-type Tokenizer interface {
-	Count(text string) int
-	Encoding() string
-}
-
-// countTokens sets m.Tokens unless it was already counted with this encoding.
-func (m *Memory) countTokens(msg *Message) {
-	if msg.TokenEncoding == m.tk.Encoding() && msg.Tokens > 0 {
-		return
-	}
-	msg.Tokens = budget.MessageTokens(m.tk, msg)
-	msg.TokenEncoding = m.tk.Encoding()
-	m.tokenized.Add(1)
 }
 
 // Model is the text-generation interface core uses for thread titles and

@@ -10,9 +10,6 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// WorkingMemoryToolName is the name of the tool that updates working memory.
-const WorkingMemoryToolName = "updateWorkingMemory"
-
 // msgPlace is where a message stands among the messages of a call: list
 // names them ("input", "context", "step", "response"; "" for
 // SaveMessages') and i is its index of n. An error names a message by it
@@ -91,7 +88,7 @@ func (m *Memory) prepare(op string, msg Message) (Message, bool) {
 		msg.ID = m.opts.NewID()
 	}
 	if msg.CreatedAt.IsZero() {
-		msg.CreatedAt = m.stamp()
+		msg.CreatedAt = m.clock.Stamp()
 	} else {
 		msg.CreatedAt = msg.CreatedAt.UTC().Truncate(time.Microsecond)
 	}

@@ -21,6 +21,14 @@ type ProcessorInput struct {
 	Tokenizer Tokenizer
 }
 
+// StepProcessor is a Processor that also runs at every Turn.Step, on the
+// prompt of each model call of the turn's agent loop (Mastra's
+// processInputStep). Like Processor it must keep Sources and not modify
+// storage.
+type StepProcessor interface {
+	ProcessInputStep(ctx context.Context, in ProcessorInput) ([]Message, error)
+}
+
 // OutputProcessor optionally transforms response messages before Commit
 // saves them. Like Processor, it must be safe for concurrent use.
 type OutputProcessor interface {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/agentmem/agentmem/core/internal/onceset"
 )
@@ -11,26 +12,33 @@ import (
 // not reported (one warning says so).
 const maxSkippedReported = 10_000
 
-// reportSkipped warns, once per message id for this Memory, about stored
+// skippedParts warns, once per message id for a Memory, about stored
 // messages whose decoding dropped parts (message.Content.Skipped, e.g. null
 // parts written by other clients): the message is used without them, and a
 // row read on every turn would otherwise warn on every turn.
-func (m *Memory) reportSkipped(ctx context.Context, msgs []Message) {
-	if m.skipped == nil {
-		return
-	}
+type skippedParts struct {
+	set *onceset.Set
+	log *slog.Logger
+}
+
+// Report warns about the messages of msgs with skipped parts not reported
+// yet.
+func (p *skippedParts) Report(ctx context.Context, msgs []Message) {
 	for i := range msgs {
 		msg := &msgs[i]
 		if len(msg.Content.Skipped) == 0 || msg.ID == "" {
 			continue
 		}
-		switch m.skipped.Add(msg.ID) {
+		switch p.set.Add(msg.ID) {
 		case onceset.Added:
-			m.log.WarnContext(ctx, "agentmem: stored message has parts that could not be read; using it without them",
+			p.log.WarnContext(ctx, "agentmem: stored message has parts that could not be read; using it without them",
 				"messageId", msg.ID, "threadId", msg.ThreadID, "skipped", msg.Content.Skipped)
 		case onceset.Filled:
-			m.log.WarnContext(ctx, "agentmem: stored messages with unreadable parts exceed the report limit; no longer reporting them",
+			p.log.WarnContext(ctx, "agentmem: stored messages with unreadable parts exceed the report limit; no longer reporting them",
 				"limit", maxSkippedReported, "messageId", msg.ID, "threadId", msg.ThreadID, "skipped", msg.Content.Skipped)
 		}
 	}
 }
+
+// reportSkipped reports the skipped parts of msgs (skippedParts.Report).
+func (m *Memory) reportSkipped(ctx context.Context, msgs []Message) { m.skipped.Report(ctx, msgs) }

@@ -8,7 +8,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/agentmem/agentmem/core/budget"
-	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -48,24 +47,11 @@ func dbSystem(s store.Store) string {
 // when set, is its GenAI memory operation name; more are further
 // attributes known at the start.
 func (m *Memory) startOp(ctx context.Context, op, threadID, resourceID, genaiOp string, more ...attribute.KeyValue) (context.Context, telemetry.Op) {
-	attrs := threadAttrs(threadID, resourceID, 1+len(more))
+	attrs := telemetry.ThreadAttrs(threadID, resourceID, 1+len(more))
 	if genaiOp != "" {
 		attrs = append(attrs, telemetry.AttrGenAIOperation.String(genaiOp))
 	}
 	return m.tel.Start(ctx, op, append(attrs, more...)...)
-}
-
-// threadAttrs are the attributes of the thread and resource, those set,
-// with room for extra more: one slice for all of a span's start attributes.
-func threadAttrs(threadID, resourceID string, extra int) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 2+extra)
-	if threadID != "" {
-		attrs = append(attrs, telemetry.AttrConversationID.String(threadID))
-	}
-	if resourceID != "" {
-		attrs = append(attrs, telemetry.AttrResourceID.String(resourceID))
-	}
-	return attrs
 }
 
 // endBegin records what Begin built on its span and in the turn metrics.
@@ -125,14 +111,6 @@ func (m *Memory) contentAttrs(msgs []Message) []attribute.KeyValue {
 // scheduled, linked to it, with the attributes known at its start.
 func (m *Memory) startBackground(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, telemetry.Op) {
 	return m.tel.Background(ctx, name, attrs...)
-}
-
-// modelRole names the model call of def, the default instructions.
-func modelRole(def string) string {
-	if def == observe.ReflectorInstructions {
-		return "reflector"
-	}
-	return "observer"
 }
 
 // tracedEmbedder gives each embedder call a GenAI embeddings span.
@@ -214,33 +192,6 @@ func (m *Memory) startEffect(ctx context.Context, f sideEffect) (context.Context
 		return m.startBackground(ctx, name)
 	}
 	return m.tel.Start(ctx, name)
-}
-
-// startModel starts the span of an observer or reflector call of model
-// (def, the default instructions, names which).
-func (m *Memory) startModel(ctx context.Context, model Model, def string) (context.Context, telemetry.Child) {
-	var name string
-	if n, ok := model.(NamedModel); ok {
-		name = n.ModelName()
-	}
-	return m.tel.Model(ctx, modelRole(def), name)
-}
-
-// startActivation starts the span of an activation of th's buffered
-// observations; its end records the chunks activated and the observation
-// tokens of the stored record.
-func (m *Memory) startActivation(ctx context.Context, th Thread) (context.Context, func(store.ObservationRecord, int, error) error) {
-	ctx, sp := m.startOp(ctx, "activate", th.ID, th.ResourceID, "")
-	return ctx, func(rec store.ObservationRecord, chunks int, err error) error {
-		sp.Set(telemetry.AttrChunksActivated.Int(chunks))
-		return endObservation(sp, rec, err)
-	}
-}
-
-// endModel ends a model span, counting a failure.
-func (m *Memory) endModel(ctx context.Context, sp telemetry.Child, def string, err error) error {
-	m.tel.ModelFailed(ctx, modelRole(def), err)
-	return sp.End(err)
 }
 
 // endObservation records the observation tokens of rec on sp and ends it.

@@ -34,31 +34,54 @@ func BenchmarkTurnTelemetry(b *testing.B) {
 // one with the SDK (each Memory on its own store, the order alternating),
 // timing each, so that both see the same load of the machine. It reports
 // the median turn of each and the SDK's overhead over the no-op median.
+// The SDK's tracer provider is set up as its sub-benchmark says: "batch"
+// (a batching span processor, BenchmarkTurnTelemetry's), and on SQLite to
+// split its cost, "sync" (a synchronous processor over the same exporter),
+// "no-processor" (spans recorded and dropped at their end) and
+// "sampled-out" (a sampler that records none).
 func BenchmarkTurnTelemetryInterleaved(b *testing.B) {
-	for _, kind := range []string{"sqlite", "memstore"} {
-		b.Run(kind, func(b *testing.B) {
-			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-			b.Cleanup(func() { _ = tp.Shutdown(ctx) })
-			mems := [2]*core.Memory{
-				newBenchMemory(b, benchStore(b, kind), core.Options{}),
-				newBenchMemory(b, benchStore(b, kind), core.Options{TracerProvider: tp,
-					MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))}),
-			}
-			var took [2][]time.Duration
-			for i := 0; b.Loop(); i++ {
-				for k := range 2 {
-					v := (i + k) % 2
-					start := time.Now()
-					turnOf(b, mems[v], i)
-					took[v] = append(took[v], time.Since(start))
-				}
-			}
-			noop, sdk := median(took[0]), median(took[1])
-			b.ReportMetric(float64(noop.Microseconds()), "noop-µs/turn")
-			b.ReportMetric(float64(sdk.Microseconds()), "sdk-µs/turn")
-			b.ReportMetric(100*(float64(sdk)/float64(noop)-1), "sdk-overhead-%")
-		})
+	exporter := tracetest.NewNoopExporter()
+	setups := []struct {
+		name string
+		opts []sdktrace.TracerProviderOption
+	}{
+		{"batch", []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter)}},
+		{"sync", []sdktrace.TracerProviderOption{sdktrace.WithSyncer(exporter)}},
+		{"no-processor", nil},
+		{"sampled-out", []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter), sdktrace.WithSampler(sdktrace.NeverSample())}},
 	}
+	for _, kind := range []string{"sqlite", "memstore"} {
+		for _, setup := range setups {
+			if kind == "memstore" && setup.name != "batch" {
+				continue
+			}
+			b.Run(kind+"/"+setup.name, func(b *testing.B) {
+				tp := sdktrace.NewTracerProvider(setup.opts...)
+				b.Cleanup(func() { _ = tp.Shutdown(ctx) })
+				interleave(b, kind, core.Options{TracerProvider: tp,
+					MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))})
+			})
+		}
+	}
+}
+
+// interleave runs turns with the no-op providers and with sdk side by side
+// (see BenchmarkTurnTelemetryInterleaved).
+func interleave(b *testing.B, kind string, sdk core.Options) {
+	mems := [2]*core.Memory{newBenchMemory(b, benchStore(b, kind), core.Options{}), newBenchMemory(b, benchStore(b, kind), sdk)}
+	var took [2][]time.Duration
+	for i := 0; b.Loop(); i++ {
+		for k := range 2 {
+			v := (i + k) % 2
+			start := time.Now()
+			turnOf(b, mems[v], i)
+			took[v] = append(took[v], time.Since(start))
+		}
+	}
+	noopTurn, sdkTurn := median(took[0]), median(took[1])
+	b.ReportMetric(float64(noopTurn.Microseconds()), "noop-µs/turn")
+	b.ReportMetric(float64(sdkTurn.Microseconds()), "sdk-µs/turn")
+	b.ReportMetric(100*(float64(sdkTurn)/float64(noopTurn)-1), "sdk-overhead-%")
 }
 
 // median returns the median of ds (sorting ds).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -67,9 +68,9 @@ type Turn struct {
 	// resource-scoped): Commit's cycle sums them with what it saved
 	// instead of reading them again.
 	unobserved []Message
-	obs        *stepObservations // nil without observational memory
-	steps      stepState         // shared by the Step calls
-	saves      turnSaves         // what the Steps and Commit stored
+	obs        *observe.Shown // what the prompt shows of observational memory; nil without it
+	steps      stepState      // shared by the Step calls
+	saves      turnSaves      // what the Steps and Commit stored
 	mu         sync.Mutex
 	committed  bool
 	// boundaryMoved reports that Begin advanced the boundary (telemetry).
@@ -95,12 +96,12 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 			in.ID = m.opts.NewID()
 		}
 		if in.CreatedAt.IsZero() {
-			in.CreatedAt = m.stamp()
+			in.CreatedAt = m.clock.Stamp()
 		}
 		// Counts supplied by the caller are not trusted: new messages are
 		// counted here, once (system input is not stored but is in the prompt).
 		in.Tokens, in.TokenEncoding = 0, ""
-		m.countTokens(in)
+		m.tokens.count(in)
 	}
 	return input, nil
 }
@@ -113,7 +114,7 @@ func (m *Memory) turnThread(ctx context.Context, s *store.Checked, req TurnReque
 	case errors.Is(err, ErrThreadNotFound) && readOnly:
 		return Thread{ID: req.ThreadID, ResourceID: req.ResourceID}, nil
 	case errors.Is(err, ErrThreadNotFound):
-		now := m.stamp()
+		now := m.clock.Stamp()
 		return s.SaveThread(ctx, Thread{ID: req.ThreadID, ResourceID: req.ResourceID, CreatedAt: now, UpdatedAt: now})
 	case err != nil:
 		return Thread{}, err

@@ -137,7 +137,7 @@ func (t *Turn) stepHistory(ctx context.Context, b *build) (err error) {
 	b.history, err = b.src.load(ctx, b.s, t.thread, b.input)
 	t.prior = indexing.Prior{Thread: t.thread.ID, Messages: b.history, Complete: b.src.complete(), Bare: b.src.bare()}
 	if o, ok := b.src.(*observedHistory); ok && err == nil {
-		t.unobserved, t.obs = o.allUnobserved(), o.shown()
+		t.unobserved, t.obs = o.allUnobserved(), o.view.Shown()
 	}
 	return err
 }
@@ -172,8 +172,12 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 	if t.st.wm == nil {
 		return nil
 	}
-	var wm string
-	if wm, t.tools, t.memoryErr = t.m.workingMemoryTurn(ctx, t.st, t.thread); wm != "" {
+	wm, tool, err := t.m.workingMemory.Turn(ctx, t.st.wm.settings(), t.thread, t.st.readOnly)
+	t.tools, t.memoryErr = nil, err
+	if tool != nil {
+		t.tools = []Tool{t.m.workingMemoryTool(*tool)}
+	}
+	if wm != "" {
 		b.system = append(b.system, t.m.systemMessage(wm))
 	}
 	return nil
@@ -202,7 +206,7 @@ func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 func (t *Turn) stepContext(_ context.Context, b *build) error {
 	extra := window.SetSource(window.Clone(t.req.Context), SourceContext)
 	for i := range extra {
-		t.m.countTokens(&extra[i])
+		t.m.tokens.count(&extra[i])
 	}
 	b.conv = append(b.conv, extra...)
 	b.conv = append(b.conv, b.input...)

@@ -23,7 +23,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 	const op = "Commit"
 	ctx, sp := t.startTurnOp(ctx, op, response)
 	defer func() { err = sp.End(err) }()
-	if err := t.enterCommit(ctx); err != nil {
+	if err := t.enter(ctx, op); err != nil {
 		return err
 	}
 	t.mu.Lock()
@@ -32,20 +32,12 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 		return memerr.Errorf(CodeInvalidArgument, op, "turn already committed")
 	}
 	m := t.m
-	resp := window.Clone(response)
+	resp, err := t.stamp(op, "response", response)
+	if err != nil {
+		return err
+	}
 	for i := range resp {
-		r := &resp[i]
-		if r.Role == "" {
-			r.Role = RoleAssistant
-		}
-		if err := m.validateMessage(op, r, msgAt("response", i, len(resp))); err != nil {
-			return err
-		}
-		if err := t.responseIDs(op, r); err != nil {
-			return err
-		}
-		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
-		r.Tokens, r.TokenEncoding = 0, "" // counted once when saved
+		resp[i].Tokens, resp[i].TokenEncoding = 0, "" // counted once when saved
 	}
 	loop, at, exacts := t.loopBatch(resp)
 	loop, err = t.processOutput(ctx, loop)
@@ -77,15 +69,37 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 	return nil
 }
 
-// enterCommit refuses a nil turn or context before Commit touches anything.
-func (t *Turn) enterCommit(ctx context.Context) error {
+// enter refuses a nil turn or context before Commit or Step touches
+// anything.
+func (t *Turn) enter(ctx context.Context, op string) error {
 	if t == nil {
-		return memerr.Errorf(CodeInvalidArgument, "Commit", "nil turn (Begin failed?)")
+		return memerr.Errorf(CodeInvalidArgument, op, "nil turn (Begin failed?)")
 	}
 	if ctx == nil {
-		return memerr.Errorf(CodeInvalidArgument, "Commit", "nil context")
+		return memerr.Errorf(CodeInvalidArgument, op, "nil context")
 	}
 	return nil
+}
+
+// stamp returns a copy of the messages given to Commit or Step (where names
+// them in errors) as the turn's responses: assistant unless they say
+// otherwise, validated, of the turn's thread and resource.
+func (t *Turn) stamp(op, where string, msgs []Message) ([]Message, error) {
+	resp := window.Clone(msgs)
+	for i := range resp {
+		r := &resp[i]
+		if r.Role == "" {
+			r.Role = RoleAssistant
+		}
+		if err := t.m.validateMessage(op, r, msgAt(where, i, len(resp))); err != nil {
+			return nil, err
+		}
+		if err := t.responseIDs(op, r); err != nil {
+			return nil, err
+		}
+		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
+	}
+	return resp, nil
 }
 
 // responseIDs refuses a response message that names another thread or

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/observe"
 )
 
 // effectTimeout bounds one background side effect.
@@ -42,9 +43,9 @@ func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn, e *indexi
 		}})
 	}
 	if st.observation != nil {
-		// Background observation has its own coalescing queue (scheduleObservation).
+		// Background observation has its own coalescing queue (Observer.AfterSave).
 		fx = append(fx, sideEffect{name: "observe", run: func(ctx context.Context) error {
-			turn.obsErr = m.observeAfterCommit(ctx, st.observation, turn.thread, turn.knownUnobserved(saved))
+			turn.obsErr = m.observer.AfterSave(ctx, st.observation, turn.thread, observe.Pending{Known: turn.knownUnobserved(saved)})
 			return nil
 		}})
 	}

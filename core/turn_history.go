@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -158,13 +159,8 @@ func (m *Memory) fillBare(ctx context.Context, s *store.Checked, msgs []Message,
 }
 
 // ensureTokens counts a stored message whose count is missing or was made
-// with another encoding (in memory only; storage is not rewritten).
-func (m *Memory) ensureTokens(msg *Message) {
-	if msg.TokenEncoding != m.tk.Encoding() || msg.Tokens <= 0 {
-		msg.Tokens, msg.TokenEncoding = 0, ""
-		m.countTokens(msg)
-	}
-}
+// with another encoding (messageTokens.Ensure).
+func (m *Memory) ensureTokens(msg *Message) { m.tokens.Ensure(msg) }
 
 // historySource is where a turn's remembered conversation comes from: the
 // sliding window of recent messages after the persisted boundary, or, with
@@ -237,33 +233,38 @@ func (w *windowHistory) trims() bool                       { return w.st.tokenBu
 // loaded whole (up to a safety cap) and never trimmed.
 type observedHistory struct {
 	m    *Memory
-	set  *observationSettings
-	view observationView
+	set  *observe.Settings
+	view observe.View
 }
 
 func (o *observedHistory) load(ctx context.Context, s *store.Checked, th Thread, _ []Message) ([]Message, error) {
-	v, err := o.m.loadObservations(ctx, s, o.set, th)
+	v, err := o.m.observer.Load(ctx, o.set, th)
 	if err != nil {
 		return nil, err
 	}
 	o.view = v
-	return v.own, nil
+	return v.Own, nil
 }
 
-func (o *observedHistory) hasPast() bool { return o.view.past }
+func (o *observedHistory) hasPast() bool { return o.view.Past }
 
 func (o *observedHistory) frame() (system, others []Message) {
-	return o.m.observationMessages(o.view), o.view.other
+	texts := o.view.SystemTexts()
+	system = make([]Message, 0, len(texts))
+	for _, t := range texts {
+		system = append(system, o.m.systemMessage(t))
+	}
+	return system, o.view.Other
 }
 
 // allUnobserved returns the thread's unobserved messages as loaded, or nil
 // when they may be more (the cap was reached, or other threads share the
 // record).
 func (o *observedHistory) allUnobserved() []Message {
-	if o.set.scope != ScopeThread || len(o.view.own) >= o.set.maxUnobserved {
+	if o.set.Scope != ScopeThread || len(o.view.Own) >= o.set.MaxUnobserved {
 		return nil
 	}
-	return slices.Clip(o.view.own)
+	return slices.Clip(o.view.Own)
 }
 
 func (o *observedHistory) trims() bool           { return false }

@@ -16,7 +16,7 @@ func (m *Memory) filterInput(ctx context.Context, s *store.Checked, st settings,
 		return nil, nil, err
 	}
 	persist, hist = window.FilterInput(window.InputFilter{History: history, Past: past, Input: input, Known: known,
-		RetainFull: st.retainFullInput, NewID: m.opts.NewID, Count: m.countTokens})
+		RetainFull: st.retainFullInput, NewID: m.opts.NewID, Count: m.tokens.count})
 	return persist, hist, nil
 }
 

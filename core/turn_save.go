@@ -75,7 +75,7 @@ func (t *Turn) loopBatch(resp []Message) ([]Message, []int, [][sha256.Size]byte)
 			rec.id = t.m.opts.NewID()
 		}
 		if rec.createdAt.IsZero() {
-			rec.createdAt = t.m.stamp()
+			rec.createdAt = t.m.clock.Stamp()
 		} else {
 			rec.createdAt = rec.createdAt.UTC().Truncate(time.Microsecond)
 		}
@@ -133,7 +133,7 @@ func (t *Turn) persistBatch(op string, loop []Message) []Message {
 			batch = append(batch, p)
 		}
 	}
-	budget.CountAll(batch, t.m.countTokens)
+	budget.CountAll(batch, t.m.tokens.count)
 	return batch
 }
 

@@ -44,14 +44,6 @@ func (o StepOptions) validate() error {
 	return memerr.Errorf(memerr.CodeInvalidConfig, "New", "Step.ToolResults must be %q, %q or %q, got %q", ElideAfterRemembered, ElideFirst, KeepToolResults, o.ToolResults)
 }
 
-// StepProcessor is a Processor that also runs at every Turn.Step, on the
-// prompt of each model call of the turn's agent loop (Mastra's
-// processInputStep). Like Processor it must keep Sources and not modify
-// storage.
-type StepProcessor interface {
-	ProcessInputStep(ctx context.Context, in ProcessorInput) ([]Message, error)
-}
-
 // stepState is what the steps of one turn share: token counts by content,
 // so a loop's growing list of messages is tokenized once, not at every step.
 type stepState struct {
@@ -95,11 +87,8 @@ func (t *Turn) Step(ctx context.Context, produced []Message) (_ []Message, err e
 	const op = "Step"
 	ctx, sp := t.startTurnOp(ctx, op, produced)
 	defer func() { err = sp.End(err) }()
-	if t == nil {
-		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "nil turn (Begin failed?)")
-	}
-	if ctx == nil {
-		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "nil context")
+	if err := t.enter(ctx, op); err != nil {
+		return nil, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -107,20 +96,12 @@ func (t *Turn) Step(ctx context.Context, produced []Message) (_ []Message, err e
 		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "turn already committed")
 	}
 	m := t.m
-	resp := window.Clone(produced)
+	resp, err := t.stamp(op, "step", produced)
+	if err != nil {
+		return nil, err
+	}
 	for i := range resp {
-		r := &resp[i]
-		if r.Role == "" {
-			r.Role = RoleAssistant
-		}
-		if err := m.validateMessage(op, r, msgAt("step", i, len(resp))); err != nil {
-			return nil, err
-		}
-		if err := t.responseIDs(op, r); err != nil {
-			return nil, err
-		}
-		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
-		r.Tokens, r.TokenEncoding = t.stepTokens(r), m.tk.Encoding()
+		resp[i].Tokens, resp[i].TokenEncoding = t.stepTokens(&resp[i]), m.tk.Encoding()
 	}
 	if err := t.saveStep(ctx, resp); err != nil {
 		return nil, err

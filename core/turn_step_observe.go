@@ -4,21 +4,7 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/core/internal/observe"
-	"github.com/agentmem/agentmem/core/store"
 )
-
-// stepObservations is the observational-memory part of a turn's prompt,
-// which a step refreshes when the record moved on.
-type stepObservations struct {
-	version int64
-	texts   []string // of the observation system messages in the prompt
-	hints   []string
-}
-
-// shown records the observations Begin put in the prompt.
-func (o *observedHistory) shown() *stepObservations {
-	return &stepObservations{version: o.view.rec.Version, texts: observe.SystemTexts(o.view.rec.Observations, o.view.hints...), hints: o.view.hints}
-}
 
 // observeStep runs observational memory at a step of the agent loop, as
 // after a Commit: the turn's messages its steps stored are unobserved
@@ -45,57 +31,20 @@ func (t *Turn) observeStep(ctx context.Context, produced []Message) {
 			inFlight += t.stepTokens(&produced[i])
 		}
 	}
-	if o.background {
-		m.scheduleObservation(ctx, o, t.thread, inFlight)
-	} else if err := m.observationCycle(ctx, o, t.thread, pending{known: t.knownUnobserved(nil), inFlight: inFlight}); err != nil {
+	if err := m.observer.AfterSave(ctx, o, t.thread, observe.Pending{Known: t.knownUnobserved(nil), InFlight: inFlight}); err != nil {
 		t.obsErr = err // what was stored before the failure is still shown
 	}
 	s, err := m.checked()
 	if err != nil {
 		return
 	}
-	rec, err := s.GetObservations(ctx, store.ObservationKey(o.scope, t.thread.ID, t.thread.ResourceID))
+	rec, err := s.GetObservations(ctx, o.Key(t.thread))
 	if err != nil {
 		t.obsErr = err
 		m.log.WarnContext(ctx, "agentmem: reading observations at a step failed; the step keeps the turn's prompt", "err", err)
 		return
 	}
-	if rec.Version != t.obs.version {
-		t.prompt = t.reobserved(rec)
+	if rec.Version != t.obs.Version {
+		t.prompt = t.obs.Reshow(t.prompt, rec, len(t.req.System), m.systemMessage)
 	}
-}
-
-// reobserved is the turn's prompt with rec's observations in place of the
-// ones it shows, without the remembered messages rec has observed.
-func (t *Turn) reobserved(rec store.ObservationRecord) []Message {
-	old := make(map[string]bool, len(t.obs.texts))
-	for _, text := range t.obs.texts {
-		old[text] = true
-	}
-	observed := rec.ObservedFunc()
-	out := make([]Message, 0, len(t.prompt))
-	at := -1
-	for _, msg := range t.prompt {
-		switch {
-		case msg.Role == RoleSystem && old[msg.Text()]:
-			if at < 0 {
-				at = len(out)
-			}
-			continue
-		case msg.Source == SourceMemory && observed(msg.CreatedAt, msg.ID):
-			continue
-		}
-		out = append(out, msg)
-	}
-	if at < 0 { // Begin showed no observations: they follow the instructions
-		for at = 0; at < len(out) && at < len(t.req.System) && out[at].Role == RoleSystem; at++ {
-		}
-	}
-	texts := observe.SystemTexts(rec.Observations, t.obs.hints...)
-	fresh := make([]Message, 0, len(texts))
-	for _, text := range texts {
-		fresh = append(fresh, t.m.systemMessage(text))
-	}
-	t.obs.version, t.obs.texts = rec.Version, texts
-	return append(out[:at], append(fresh, out[at:]...)...)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
@@ -227,7 +228,8 @@ func checkLocalIndex(f globalFlags) error {
 }
 
 // weaviateConfig reads a Weaviate address
-// http(s)://host:port[?grpc=host:port&prefix=P&vectorizer=M&inference-url=U].
+// http(s)://host:port[?grpc=host:port&prefix=P&vectorizer=M&inference-url=U
+// &replication=N&async-replication=true&consistency=ONE|QUORUM|ALL].
 func weaviateConfig(addr string) (weaviate.Config, error) {
 	u, err := url.Parse(addr)
 	if err != nil || u.Host == "" {
@@ -238,6 +240,13 @@ func weaviateConfig(addr string) (weaviate.Config, error) {
 	if iu := q.Get("inference-url"); iu != "" {
 		cfg.ModuleConfig = map[string]any{"inferenceUrl": iu}
 	}
+	if r := q.Get("replication"); r != "" {
+		if cfg.ReplicationFactor, err = strconv.Atoi(r); err != nil {
+			return weaviate.Config{}, clierr.Usage("--vector %q: replication=%q is not a number", addr, r)
+		}
+	}
+	cfg.AsyncReplication = q.Get("async-replication") == "true"
+	cfg.Consistency = q.Get("consistency") // weaviate.New checks it
 	return cfg, nil
 }
 

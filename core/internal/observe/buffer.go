@@ -5,11 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -18,122 +17,74 @@ import (
 // maxAttempts bounds the re-reads after lost compare-and-sets.
 const maxAttempts = 3
 
-// Records is the part of a store buffering reads and writes.
-type Records interface {
-	GetObservations(ctx context.Context, key string) (store.ObservationRecord, error)
-	PutObservations(ctx context.Context, rec store.ObservationRecord, expectVersion int64) (store.ObservationRecord, error)
-}
-
-// Env is what a buffered cycle of one record needs from its memory.
-type Env struct {
-	Key   string
-	Store Records
-	// Unobserved returns the record's unobserved messages, oldest first.
-	Unobserved func(ctx context.Context, rec store.ObservationRecord) ([]message.Message, error)
-	// Tally returns what Unobserved does, in any order and possibly
-	// without content: the ids, times and token counts the cycle sums.
-	Tally func(ctx context.Context, rec store.ObservationRecord) ([]message.Message, error)
-	// ObservedBefore returns the creation times of rec's observed ids
-	// created before cutoff (see Append and Cutoff).
-	ObservedBefore func(ctx context.Context, rec store.ObservationRecord, cutoff time.Time) (map[string]time.Time, error)
-	// Observe and Reflect call the models (with the timeout) and clean
-	// their output.
-	Observe func(ctx context.Context, rec store.ObservationRecord, batch []message.Message) (string, error)
-	Reflect func(ctx context.Context, rec store.ObservationRecord) (string, error)
-	// ObserveDue observes the unobserved messages once they pass the
-	// threshold (observation without buffering).
-	ObserveDue func(ctx context.Context) (store.ObservationRecord, error)
-	// ObserveSync observes every unobserved message now; ReflectSync
-	// reflects synchronously when the observations pass the threshold.
-	ObserveSync func(ctx context.Context) (store.ObservationRecord, error)
-	ReflectSync func(ctx context.Context, rec store.ObservationRecord) error
-	Counter     Counter
-	// InFlight is the tokens of the turn's messages not stored yet (a step
-	// of an agent loop): they count as pending, never as unbuffered.
-	InFlight int
-	// Timeout bounds the wait for a job in flight on the blocking path.
-	Timeout time.Duration
-	// MaxBatchTokens caps the messages of one buffer job.
-	MaxBatchTokens int
-	// Background is the context of background jobs (not cancelled with
-	// the turn); WG counts them.
-	Background context.Context
-	WG         *sync.WaitGroup
-	Log        *slog.Logger
-	// StartActivation, when set, starts the span of an activation (see
-	// Activate); end takes the stored record, the chunks activated and
-	// the outcome, and returns the outcome.
-	StartActivation func(ctx context.Context) (_ context.Context, end func(rec store.ObservationRecord, chunks int, err error) error)
-}
-
-// BufferedCycle is the cycle after Commit when buffering is on. It makes
+// buffered is the cycle after Commit when buffering is on. It makes
 // no model call on the caller's path unless the unobserved messages pass
 // BlockAfter (or the observations ReflectBlockAfter): at MessageTokens it
 // activates buffered chunks (a store write), at every BufferTokens of
 // unbuffered messages it starts a background buffer job, and likewise for
 // reflection. Past BlockAfter it waits for the record's buffer job (bounded
 // by ctx), activates every chunk and observes the rest synchronously.
-func (r *Runtime) BufferedCycle(ctx context.Context, e *Env, s *BufferSettings) error {
-	rec, err := e.Store.GetObservations(ctx, e.Key)
+func (c *cycle) buffered(ctx context.Context, s *BufferSettings) error {
+	rec, err := c.Store.GetObservations(ctx, c.key)
 	if err != nil {
 		return err
 	}
 	if s.BufferTokens > 0 {
-		rec, err = r.observeBuffered(ctx, e, s, rec)
+		rec, err = c.observeBuffered(ctx, s, rec)
 	} else { // only reflection buffers
-		rec, err = e.ObserveDue(ctx)
+		rec, err = c.observeBatches(ctx, false, c.p.InFlight)
 	}
 	if err != nil {
 		return err
 	}
-	return r.reflectBuffered(ctx, e, s, rec)
+	return c.reflectBuffered(ctx, s, rec)
 }
 
-func (r *Runtime) observeBuffered(ctx context.Context, e *Env, s *BufferSettings, rec store.ObservationRecord) (store.ObservationRecord, error) {
-	msgs, err := e.Tally(ctx, rec)
+func (c *cycle) observeBuffered(ctx context.Context, s *BufferSettings, rec store.ObservationRecord) (store.ObservationRecord, error) {
+	msgs, err := c.tally(ctx, rec)
 	if err != nil {
 		return rec, err
 	}
-	pending := Tokens(msgs) + e.InFlight
+	pending := Tokens(msgs) + c.p.InFlight
 	if pending >= s.MessageTokens && len(rec.Buffer.Chunks) > 0 {
-		if rec, err = r.Activate(ctx, e, s, pending, pending >= s.BlockAfter); err != nil {
+		if rec, err = c.activate(ctx, s, pending, pending >= s.BlockAfter); err != nil {
 			return rec, err
 		}
 		msgs = Remaining(rec, msgs)
-		pending = Tokens(msgs) + e.InFlight
+		pending = Tokens(msgs) + c.p.InFlight
 	}
 	if pending >= s.BlockAfter {
-		return r.blockingObserve(ctx, e, s)
+		return c.blockingObserve(ctx, s)
 	}
 	if unbuffered(rec, msgs) >= s.BufferTokens {
-		r.scheduleJob("buffer|"+e.Key, e.WG, func() { r.bufferJob(e.Background, e) })
+		c.rt.scheduleJob("buffer|"+c.key, c.Jobs, func() { c.bufferJob(c.background) })
 	}
 	return rec, nil
 }
 
 // blockingObserve is the synchronous path past BlockAfter: the buffer job in
 // flight finishes first, bounded by the timeout (its chunk is activated, not
-// redone), every chunk is activated and ObserveSync observes the rest.
-func (r *Runtime) blockingObserve(ctx context.Context, e *Env, s *BufferSettings) (store.ObservationRecord, error) {
-	wctx, cancel := context.WithTimeout(ctx, e.Timeout)
-	err := r.quiesce(wctx, e.Key)
+// redone), every chunk is activated and observeBatches observes the rest.
+func (c *cycle) blockingObserve(ctx context.Context, s *BufferSettings) (store.ObservationRecord, error) {
+	wctx, cancel := context.WithTimeout(ctx, c.set.Timeout)
+	err := c.quiesce(wctx)
 	cancel()
 	if err != nil && ctx.Err() != nil {
 		return store.ObservationRecord{}, err
 	}
-	if _, err := r.Activate(ctx, e, s, 0, true); err != nil {
+	if _, err := c.activate(ctx, s, 0, true); err != nil {
 		return store.ObservationRecord{}, err
 	}
-	return e.ObserveSync(ctx)
+	return c.observeBatches(ctx, true, 0)
 }
 
-// Flush prepares observing everything now (ObserveNow): it waits for the
+// flush prepares observing everything now (ObserveNow): it waits for the
 // record's buffer job (bounded by ctx) and activates every chunk.
-func (r *Runtime) Flush(ctx context.Context, e *Env, s *BufferSettings) error {
-	if err := r.quiesce(ctx, e.Key); err != nil {
+func (c *cycle) flush(ctx context.Context, s *BufferSettings) error {
+	if err := c.quiesce(ctx); err != nil {
 		return err
 	}
-	_, err := r.Activate(ctx, e, s, 0, true)
+	_, err := c.activate(ctx, s, 0, true)
 	return err
 }
 
@@ -141,11 +92,11 @@ func (r *Runtime) Flush(ctx context.Context, e *Env, s *BufferSettings) error {
 // observation then has no background writer to lose its compare-and-set to
 // (which would send its messages to the observer twice). No new job starts
 // meanwhile: jobs are started by cycles, which hold the record's lock.
-func (r *Runtime) quiesce(ctx context.Context, key string) error {
-	if err := r.Wait(ctx, "buffer|"+key); err != nil {
+func (c *cycle) quiesce(ctx context.Context) error {
+	if err := c.rt.Wait(ctx, "buffer|"+c.key); err != nil {
 		return err
 	}
-	return r.Wait(ctx, "reflect|"+key)
+	return c.rt.Wait(ctx, "reflect|"+c.key)
 }
 
 // Remaining is msgs without those rec has observed.
@@ -181,15 +132,15 @@ func unbuffered(rec store.ObservationRecord, msgs []message.Message) int {
 // MaxBatchTokens) and stores the result as a chunk. A chunk whose messages
 // were observed or buffered meanwhile (another writer won) is dropped: the
 // record never receives the same messages twice.
-func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
-	rec, err := e.Store.GetObservations(ctx, e.Key)
+func (c *cycle) bufferJob(ctx context.Context) {
+	rec, err := c.Store.GetObservations(ctx, c.key)
 	if err != nil {
-		e.Log.WarnContext(ctx, "agentmem: observation buffering failed", "key", e.Key, "err", err)
+		c.Log.WarnContext(ctx, "agentmem: observation buffering failed", "key", c.key, "err", err)
 		return
 	}
-	msgs, err := e.Unobserved(ctx, rec)
+	msgs, err := c.unobserved(ctx, rec, store.Asc)
 	if err != nil {
-		e.Log.WarnContext(ctx, "agentmem: observation buffering failed", "key", e.Key, "err", err)
+		c.Log.WarnContext(ctx, "agentmem: observation buffering failed", "key", c.key, "err", err)
 		return
 	}
 	var batch []message.Message
@@ -198,7 +149,7 @@ func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
 		if rec.Buffer.Covers(m.ID) {
 			continue
 		}
-		if len(batch) > 0 && sum+m.Tokens > e.MaxBatchTokens {
+		if len(batch) > 0 && sum+m.Tokens > c.set.MaxTokensPerBatch {
 			break
 		}
 		batch, sum = append(batch, m), sum+m.Tokens
@@ -206,16 +157,17 @@ func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
 	if len(batch) == 0 {
 		return
 	}
-	text, err := e.Observe(ctx, rec, batch)
+	text, hints, err := c.observe(ctx, rec, batch, false) // buffering is thread scope only
+	c.saveHints(ctx, c.th.ID, hints)
 	if err != nil {
-		e.Log.WarnContext(ctx, "agentmem: observation buffering failed; the messages are buffered or observed later", "key", e.Key, "err", err)
+		c.Log.WarnContext(ctx, "agentmem: observation buffering failed; the messages are buffered or observed later", "key", c.key, "err", err)
 		return
 	}
-	chunk := store.BufferedChunk{Observations: text, Tokens: e.Counter.Count(text), MessageTokens: sum, Generation: rec.Generation, CreatedAt: time.Now().UTC()}
+	chunk := store.BufferedChunk{Observations: text, Tokens: c.Tokenizer.Count(text), MessageTokens: sum, Generation: rec.Generation, CreatedAt: time.Now().UTC()}
 	for _, m := range batch {
 		chunk.Messages = append(chunk.Messages, store.ObservedMessage{ID: m.ID, CreatedAt: m.CreatedAt})
 	}
-	err = update(ctx, e, func(cur *store.ObservationRecord) bool {
+	err = c.update(ctx, func(cur *store.ObservationRecord) bool {
 		if !continues(*cur, rec) {
 			return false // cleared meanwhile: the clear wins
 		}
@@ -230,7 +182,7 @@ func (r *Runtime) bufferJob(ctx context.Context, e *Env) {
 		return true
 	})
 	if err != nil {
-		e.Log.WarnContext(ctx, "agentmem: storing a buffered observation failed; its messages are observed later", "key", e.Key, "err", err)
+		c.Log.WarnContext(ctx, "agentmem: storing a buffered observation failed; its messages are observed later", "key", c.key, "err", err)
 	}
 }
 
@@ -246,9 +198,9 @@ func continues(cur, base store.ObservationRecord) bool {
 // update applies f to the stored record and writes it by compare-and-set,
 // re-reading after a lost one (f is cheap: no model call); f returns false
 // to write nothing.
-func update(ctx context.Context, e *Env, f func(cur *store.ObservationRecord) bool) error {
+func (c *cycle) update(ctx context.Context, f func(cur *store.ObservationRecord) bool) error {
 	for attempt := 0; attempt < 4*maxAttempts; attempt++ {
-		cur, err := e.Store.GetObservations(ctx, e.Key)
+		cur, err := c.Store.GetObservations(ctx, c.key)
 		if err != nil {
 			return err
 		}
@@ -256,34 +208,32 @@ func update(ctx context.Context, e *Env, f func(cur *store.ObservationRecord) bo
 		if !f(&next) {
 			return nil
 		}
-		_, err = e.Store.PutObservations(ctx, next, cur.Version)
+		_, err = c.Store.PutObservations(ctx, next, cur.Version)
 		if !errors.Is(err, memerr.ErrConflict) {
 			return err
 		}
 	}
-	return memerr.Errorf(memerr.CodeConflict, "observe", "observations of %s kept changing", e.Key)
+	return memerr.Errorf(memerr.CodeConflict, "observe", "observations of %s kept changing", c.key)
 }
 
-// Activate moves buffered chunks into the active observations in one write:
+// activate moves buffered chunks into the active observations in one write:
 // the oldest chunks, as many as bring the pending unobserved tokens nearest
 // to what bufferActivation keeps (Mastra's chunk-boundary rule), or all with
 // all. Each chunk's observations are appended and its messages marked
 // observed; a chunk over messages already observed is dropped, not applied.
 // It returns the stored record.
-func (r *Runtime) Activate(ctx context.Context, e *Env, s *BufferSettings, pending int, all bool) (store.ObservationRecord, error) {
-	if e.StartActivation == nil {
-		rec, _, err := activate(ctx, e, s, pending, all)
-		return rec, err
-	}
-	ctx, end := e.StartActivation(ctx)
-	rec, n, err := activate(ctx, e, s, pending, all)
-	return rec, end(rec, n, err)
+func (c *cycle) activate(ctx context.Context, s *BufferSettings, pending int, all bool) (store.ObservationRecord, error) {
+	ctx, sp := c.Telemetry.Start(ctx, "activate", telemetry.ThreadAttrs(c.th.ID, c.th.ResourceID, 0)...)
+	rec, n, err := c.activateChunks(ctx, s, pending, all)
+	sp.Set(telemetry.AttrChunksActivated.Int(n), telemetry.AttrObservationToken.Int(rec.ObservationTokens))
+	return rec, sp.End(err)
 }
 
-// activate is Activate; it also returns the number of chunks activated.
-func activate(ctx context.Context, e *Env, s *BufferSettings, pending int, all bool) (store.ObservationRecord, int, error) {
+// activateChunks is activate; it also returns the number of chunks
+// activated.
+func (c *cycle) activateChunks(ctx context.Context, s *BufferSettings, pending int, all bool) (store.ObservationRecord, int, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		cur, err := e.Store.GetObservations(ctx, e.Key)
+		cur, err := c.Store.GetObservations(ctx, c.key)
 		if err != nil {
 			return cur, 0, err
 		}
@@ -295,25 +245,25 @@ func activate(ctx context.Context, e *Env, s *BufferSettings, pending int, all b
 		n := len(next.Buffer.Chunks)
 		if !all {
 			if attempt > 0 { // another writer changed what is pending
-				msgs, err := e.Tally(ctx, cur)
+				msgs, err := c.tally(ctx, cur)
 				if err != nil {
 					return cur, 0, err
 				}
-				pending = Tokens(msgs) + e.InFlight
+				pending = Tokens(msgs) + c.p.InFlight
 			}
 			n = activationCount(next.Buffer.Chunks, s, pending)
 		}
 		chunks := next.Buffer.Chunks
 		next.Buffer.Chunks = chunks[n:]
 		batches, observed := chunkMessages(chunks[:n])
-		times, err := e.ObservedBefore(ctx, cur, Cutoff(cur, observed))
+		times, err := c.observedBefore(ctx, cur, Cutoff(cur, observed))
 		if err != nil {
 			return cur, 0, err
 		}
-		for i, c := range chunks[:n] {
-			next = Append(next, batches[i], c.Observations, times, e.Counter)
+		for i, chunk := range chunks[:n] {
+			next = Append(next, batches[i], chunk.Observations, times, c.Tokenizer)
 		}
-		out, err := e.Store.PutObservations(ctx, next, cur.Version)
+		out, err := c.Store.PutObservations(ctx, next, cur.Version)
 		if err == nil {
 			return out, n, nil
 		}
@@ -321,7 +271,7 @@ func activate(ctx context.Context, e *Env, s *BufferSettings, pending int, all b
 			return out, 0, err
 		}
 	}
-	out, err := e.Store.GetObservations(ctx, e.Key)
+	out, err := c.Store.GetObservations(ctx, c.key)
 	return out, 0, err
 }
 
@@ -379,58 +329,59 @@ func activationCount(chunks []store.BufferedChunk, s *BufferSettings, pending in
 // pass ReflectTokens, reflects synchronously past ReflectBlockAfter (or
 // without reflection buffering), and starts a background reflection at
 // ReflectActivation of the threshold.
-func (r *Runtime) reflectBuffered(ctx context.Context, e *Env, s *BufferSettings, rec store.ObservationRecord) error {
+func (c *cycle) reflectBuffered(ctx context.Context, s *BufferSettings, rec store.ObservationRecord) error {
 	if s.ReflectActivation == 0 {
-		return e.ReflectSync(ctx, rec)
+		return c.reflect(ctx, rec, false)
 	}
 	if rec.ObservationTokens > s.ReflectTokens && rec.Buffer.Reflection != nil {
 		var activated bool
-		err := update(ctx, e, func(cur *store.ObservationRecord) bool {
-			activated = activateReflection(cur, e.Counter)
+		err := c.update(ctx, func(cur *store.ObservationRecord) bool {
+			activated = activateReflection(cur, c.Tokenizer)
 			return cur.Buffer.Reflection == nil // activated, or a stale one dropped
 		})
 		if err != nil || activated {
 			return err
 		}
-		if rec, err = e.Store.GetObservations(ctx, e.Key); err != nil {
+		if rec, err = c.Store.GetObservations(ctx, c.key); err != nil {
 			return err
 		}
 	}
 	if rec.ObservationTokens >= s.ReflectBlockAfter {
-		if err := r.Wait(ctx, "reflect|"+e.Key); err != nil {
+		if err := c.rt.Wait(ctx, "reflect|"+c.key); err != nil {
 			return err
 		}
-		return e.ReflectSync(ctx, rec)
+		return c.reflect(ctx, rec, false)
 	}
-	if float64(rec.ObservationTokens) >= s.ReflectActivation*float64(s.ReflectTokens) && rec.Buffer.Reflection == nil && !r.ReflectedOversize(rec) {
-		r.scheduleJob("reflect|"+e.Key, e.WG, func() { r.reflectJob(e.Background, e) })
+	if float64(rec.ObservationTokens) >= s.ReflectActivation*float64(s.ReflectTokens) && rec.Buffer.Reflection == nil && !c.rt.ReflectedOversize(rec) {
+		c.rt.scheduleJob("reflect|"+c.key, c.Jobs, func() { c.reflectJob(c.background) })
 	}
 	return nil
 }
 
 // reflectJob condenses the current observations in the background and
 // stores the result as the buffered reflection of their generation.
-func (r *Runtime) reflectJob(ctx context.Context, e *Env) {
-	rec, err := e.Store.GetObservations(ctx, e.Key)
+func (c *cycle) reflectJob(ctx context.Context) {
+	rec, err := c.Store.GetObservations(ctx, c.key)
 	if err != nil || rec.Observations == "" || rec.Buffer.Reflection != nil {
 		return
 	}
-	text, err := e.Reflect(ctx, rec)
+	text, hints, err := c.condense(ctx, rec)
+	c.saveHints(ctx, c.th.ID, hints)
 	if err != nil || text == "" {
-		e.Log.WarnContext(ctx, "agentmem: buffered reflection failed; it is retried later", "key", e.Key, "err", err)
+		c.Log.WarnContext(ctx, "agentmem: buffered reflection failed; it is retried later", "key", c.key, "err", err)
 		return
 	}
 	in := rec.Observations
-	err = update(ctx, e, func(cur *store.ObservationRecord) bool {
+	err = c.update(ctx, func(cur *store.ObservationRecord) bool {
 		if cur.Generation != rec.Generation || !strings.HasPrefix(cur.Observations, in) || cur.Buffer.Reflection != nil {
 			return false // reflected meanwhile: the result is stale
 		}
-		cur.Buffer.Reflection = &store.BufferedReflection{Observations: text, Tokens: e.Counter.Count(text), Generation: rec.Generation,
+		cur.Buffer.Reflection = &store.BufferedReflection{Observations: text, Tokens: c.Tokenizer.Count(text), Generation: rec.Generation,
 			InputLength: len(in), InputHash: hash(in), CreatedAt: time.Now().UTC()}
 		return true
 	})
 	if err != nil {
-		e.Log.WarnContext(ctx, "agentmem: storing a buffered reflection failed", "key", e.Key, "err", err)
+		c.Log.WarnContext(ctx, "agentmem: storing a buffered reflection failed", "key", c.key, "err", err)
 	}
 }
 

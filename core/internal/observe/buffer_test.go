@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
@@ -17,54 +18,53 @@ import (
 var bg = context.Background()
 
 // bufferFixture is a thread "t" in a memstore with messages m1..mn of the
-// given tokens, and an Env whose Unobserved lists those not yet observed.
+// given tokens, and a cycle of its record that knows them as unobserved.
 type bufferFixture struct {
 	s    *memstore.Store
 	msgs []message.Message
-	env  *Env
-	rt   Runtime
+	c    *cycle
 	wg   sync.WaitGroup
 }
+
+// testTokenizer counts words and keeps the stored counts of messages.
+type testTokenizer struct{ wordCounter }
+
+func (testTokenizer) Encoding() string            { return "words" }
+func (testTokenizer) Ensure(msg *message.Message) {}
+
+type noSkipped struct{}
+
+func (noSkipped) Report(context.Context, []message.Message) {}
 
 func newBufferFixture(t *testing.T, tokens ...int) *bufferFixture {
 	t.Helper()
 	f := &bufferFixture{s: memstore.New()}
-	if _, err := f.s.SaveThread(bg, store.Thread{ID: "t", ResourceID: "r"}); err != nil {
+	th, err := f.s.SaveThread(bg, store.Thread{ID: "t", ResourceID: "r"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	for i, n := range tokens {
-		f.msgs = append(f.msgs, msgAt("m"+string(rune('1'+i)), t0.Add(time.Duration(i)*time.Second), n))
+		msg := msgAt("m"+string(rune('1'+i)), t0.Add(time.Duration(i)*time.Second), n)
+		msg.ThreadID, msg.ResourceID, msg.TokenEncoding = "t", "r", "words"
+		f.msgs = append(f.msgs, msg)
 	}
-	f.env = &Env{Key: "thread:t", Store: f.s, Counter: wordCounter{}, Timeout: time.Second, MaxBatchTokens: 1 << 20,
-		Background: bg, WG: &f.wg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Unobserved: func(ctx context.Context, rec store.ObservationRecord) ([]message.Message, error) {
-			var out []message.Message
-			for _, m := range f.msgs {
-				if !rec.Observed(m.CreatedAt, m.ID) {
-					out = append(out, m)
-				}
-			}
-			return out, nil
-		},
-		ObservedBefore: func(ctx context.Context, rec store.ObservationRecord, cutoff time.Time) (map[string]time.Time, error) {
-			times := map[string]time.Time{}
-			for _, m := range f.msgs {
-				if m.CreatedAt.Before(cutoff) && rec.Observed(m.CreatedAt, m.ID) {
-					times[m.ID] = m.CreatedAt
-				}
-			}
-			return times, nil
-		},
+	if len(f.msgs) > 0 {
+		if _, err := f.s.SaveMessages(bg, f.msgs); err != nil {
+			t.Fatal(err)
+		}
 	}
-	f.env.Tally = f.env.Unobserved
+	o := New(Deps{Store: f.s, Tokenizer: testTokenizer{}, Skipped: noSkipped{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Telemetry: telemetry.New(telemetry.Config{}), Jobs: &f.wg})
+	set := &Settings{Scope: store.ScopeThread, MaxUnobserved: 1000, MaxTokensPerBatch: 1 << 20, Timeout: time.Second}
+	f.c = o.cycle(bg, set, th, Pending{Known: f.msgs})
 	return f
 }
 
 // chunk stores a buffered chunk over the messages with the given indexes.
 func (f *bufferFixture) chunk(t *testing.T, text string, idx ...int) {
 	t.Helper()
-	err := update(bg, f.env, func(cur *store.ObservationRecord) bool {
+	err := f.c.update(bg, func(cur *store.ObservationRecord) bool {
 		c := store.BufferedChunk{Observations: text, Tokens: wordCounter{}.Count(text), Generation: cur.Generation}
 		for _, i := range idx {
 			c.Messages = append(c.Messages, store.ObservedMessage{ID: f.msgs[i].ID, CreatedAt: f.msgs[i].CreatedAt})
@@ -81,7 +81,7 @@ func (f *bufferFixture) chunk(t *testing.T, text string, idx ...int) {
 // pending is the token sum of the unobserved messages.
 func (f *bufferFixture) pending(t *testing.T) int {
 	t.Helper()
-	msgs, err := f.env.Tally(bg, f.get(t))
+	msgs, err := f.c.tally(bg, f.get(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func settings(threshold int, activation float64) *BufferSettings {
 // come from the same describe unless they say otherwise).
 func TestActivateWithoutChunksIsNoop(t *testing.T) {
 	f := newBufferFixture(t, 100)
-	rec, err := f.rt.Activate(bg, f.env, settings(1000, 1), 0, true)
+	rec, err := f.c.activate(bg, settings(1000, 1), 0, true)
 	if err != nil || rec.Version != 0 || rec.Observations != "" || len(rec.Buffer.Chunks) != 0 {
 		t.Fatalf("Activate = %+v, %v; want the untouched zero record", rec, err)
 	}
@@ -117,11 +117,11 @@ func TestActivateWithoutChunksIsNoop(t *testing.T) {
 func TestActivateIsIdempotent(t *testing.T) {
 	f := newBufferFixture(t, 600)
 	f.chunk(t, "- Buffered A", 0)
-	first, err := f.rt.Activate(bg, f.env, settings(1000, 1), f.pending(t), false)
+	first, err := f.c.activate(bg, settings(1000, 1), f.pending(t), false)
 	if err != nil || first.Observations != "- Buffered A" || len(first.Buffer.Chunks) != 0 || !first.Observed(f.msgs[0].CreatedAt, "m1") {
 		t.Fatalf("first activation = %+v, %v", first, err)
 	}
-	second, err := f.rt.Activate(bg, f.env, settings(1000, 1), 0, true)
+	second, err := f.c.activate(bg, settings(1000, 1), 0, true)
 	if err != nil || second.Observations != first.Observations || second.Version != first.Version {
 		t.Fatalf("second activation changed the record: %+v, %v", second, err)
 	}
@@ -133,11 +133,11 @@ func TestActivateAtRatioBoundaries(t *testing.T) {
 	f.chunk(t, "- Chunk 1", 0)
 	f.chunk(t, "- Chunk 2", 1)
 	// Ratio 0 keeps the whole threshold (1000) raw: one chunk goes.
-	rec, err := f.rt.Activate(bg, f.env, &BufferSettings{MessageTokens: 1000}, f.pending(t), false)
+	rec, err := f.c.activate(bg, &BufferSettings{MessageTokens: 1000}, f.pending(t), false)
 	if err != nil || len(rec.Buffer.Chunks) != 1 || rec.Observations != "- Chunk 1" {
 		t.Fatalf("low ratio: %+v, %v", rec, err)
 	}
-	rec, err = f.rt.Activate(bg, f.env, settings(1000, 1), f.pending(t), false)
+	rec, err = f.c.activate(bg, settings(1000, 1), f.pending(t), false)
 	if err != nil || len(rec.Buffer.Chunks) != 0 || rec.Observations != "- Chunk 1\n- Chunk 2" {
 		t.Fatalf("high ratio: %+v, %v", rec, err)
 	}
@@ -153,7 +153,7 @@ func TestActivateKeepsObservedIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.chunk(t, "- Buffered observations", 2)
-	got, err := f.rt.Activate(bg, f.env, settings(1000, 1), f.pending(t), false)
+	got, err := f.c.activate(bg, settings(1000, 1), f.pending(t), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +167,11 @@ func TestActivatePartialKeepsRest(t *testing.T) {
 	f := newBufferFixture(t, 600, 600)
 	f.chunk(t, "- Chunk A", 0)
 	f.chunk(t, "- Chunk B", 1)
-	rec, err := f.rt.Activate(bg, f.env, settings(1000, 0.5), f.pending(t), false)
+	rec, err := f.c.activate(bg, settings(1000, 0.5), f.pending(t), false)
 	if err != nil || len(rec.Buffer.Chunks) != 1 || rec.Buffer.Chunks[0].Observations != "- Chunk B" {
 		t.Fatalf("partial: %+v, %v", rec, err)
 	}
-	rec, err = f.rt.Activate(bg, f.env, settings(1000, 1), f.pending(t), false)
+	rec, err = f.c.activate(bg, settings(1000, 1), f.pending(t), false)
 	if err != nil || len(rec.Buffer.Chunks) != 0 || rec.Observations != "- Chunk A\n- Chunk B" {
 		t.Fatalf("final: %+v, %v", rec, err)
 	}
@@ -190,7 +190,7 @@ func TestActivateDropsChunkOfObservedMessages(t *testing.T) {
 	if _, err := f.s.PutObservations(bg, rec, rec.Version); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.rt.Activate(bg, f.env, settings(1000, 1), 0, true)
+	got, err := f.c.activate(bg, settings(1000, 1), 0, true)
 	if err != nil || got.Observations != "- observed directly" {
 		t.Fatalf("after activation: %q, %v", got.Observations, err)
 	}

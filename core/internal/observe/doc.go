@@ -1,7 +1,11 @@
-// Package observe holds the mechanisms of observational memory: the
-// observer's and reflector's prompts, the system messages that show the
-// observations to a turn, batching of unobserved messages, appending a
-// batch's observations to a record, and the in-process locks and background
-// workers that run one cycle per record at a time. The cycle itself (reading
-// the store, calling the models, compare-and-set writes) is core's.
+// Package observe is observational memory. Its Observer, built over a
+// store, a tokenizer and the models of the configuration, shows a record's
+// observations to a turn (Load), runs the observation and reflection cycles
+// after a save, at once, buffered or in the background (AfterSave), and
+// observes, reflects or clears on request; it owns the in-process locks and
+// background jobs of the records. The rest of the package are its
+// mechanisms: the observer's and reflector's prompts, the system messages
+// that show the observations, batching of unobserved messages, appending a
+// batch's observations to a record, buffering thresholds and activation,
+// and continuation hints.
 package observe

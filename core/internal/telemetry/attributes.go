@@ -45,3 +45,16 @@ const (
 	OpEmbeddings   = "embeddings"
 	OpChat         = "chat"
 )
+
+// ThreadAttrs are the attributes of the thread and resource, those set,
+// with room for extra more: one slice for all of a span's start attributes.
+func ThreadAttrs(threadID, resourceID string, extra int) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 2+extra)
+	if threadID != "" {
+		attrs = append(attrs, AttrConversationID.String(threadID))
+	}
+	if resourceID != "" {
+		attrs = append(attrs, AttrResourceID.String(resourceID))
+	}
+	return attrs
+}

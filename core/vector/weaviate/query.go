@@ -125,7 +125,8 @@ func (s *Store) search(class, tenant string, q vector.Query, p queryPlan) *graph
 		k = DefaultTopK
 	}
 	gql := s.client.GraphQL()
-	get := gql.Get().WithClassName(class).WithTenant(tenant).WithLimit(k).WithFields(
+	get := gql.Get().WithClassName(class).WithTenant(tenant).WithLimit(k).
+		WithConsistencyLevel(s.queryConsistency(class)).WithFields(
 		graphql.Field{Name: propRecordID}, graphql.Field{Name: propMessageID}, graphql.Field{Name: propThreadID},
 		graphql.Field{Name: propResourceID}, graphql.Field{Name: propRole}, graphql.Field{Name: propCreatedAt},
 		graphql.Field{Name: propMetaJSON},

@@ -50,8 +50,12 @@ func (s *Store) sample(ctx context.Context, class, tenant string) (*termsample.S
 // readSample reads the keywords of the tenant's first sampleSize records by
 // object id, in one GraphQL request (a cursor listing, no search).
 func (s *Store) readSample(ctx context.Context, class, tenant string) (*termsample.Sample, error) {
-	q := fmt.Sprintf(`{ Get { %s(tenant:%s, limit:%d, after:"00000000-0000-0000-0000-000000000000") { %s _additional { id } } } }`,
-		class, strconv.Quote(tenant), sampleSize, propKeywords)
+	level := ""
+	if l := s.queryConsistency(class); l != "" {
+		level = ", consistencyLevel:" + l
+	}
+	q := fmt.Sprintf(`{ Get { %s(tenant:%s, limit:%d, after:"00000000-0000-0000-0000-000000000000"%s) { %s _additional { id } } } }`,
+		class, strconv.Quote(tenant), sampleSize, level, propKeywords)
 	resp, err := s.client.GraphQL().Raw().WithQuery(q).Do(ctx)
 	if err == nil {
 		err = gqlErrors(resp)

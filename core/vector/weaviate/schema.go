@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"maps"
+	"net/http"
 	"strings"
 
 	"github.com/agentmem/agentmem/core/vector"
 
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
 	"github.com/weaviate/weaviate/entities/models"
 )
 
@@ -51,16 +54,18 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 		if err := s.ensureLifecycle(ctx, cls); err != nil {
 			return vector.Fail("weaviate."+op, "tenant settings of class "+class, err)
 		}
-		s.markClass(class)
+		s.markClass(class, factorOf(cls))
 		return nil
 	}
-	if err := s.client.Schema().ClassCreator().WithClass(s.classDef(class, spec)).Do(ctx); err != nil {
+	def := s.classDef(class, spec)
+	if err := s.client.Schema().ClassCreator().WithClass(def).Do(ctx); err != nil {
 		// Another process may have created it meanwhile.
-		if ok, cerr := s.client.Schema().ClassExistenceChecker().WithClassName(class).Do(ctx); cerr != nil || !ok {
+		if ok, cerr := s.classExists(ctx, class); cerr != nil || !ok {
 			return vector.Fail("weaviate."+op, "create class "+class, err)
 		}
+		return nil
 	}
-	s.markClass(class)
+	s.markClass(class, factorOf(def))
 	return nil
 }
 
@@ -85,9 +90,11 @@ func (s *Store) IndexNames(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-func (s *Store) markClass(class string) {
+// markClass records that class exists with a replication factor.
+func (s *Store) markClass(class string, factor int64) {
 	s.mu.Lock()
 	s.classes[class] = true
+	s.factors[class] = factor
 	s.mu.Unlock()
 }
 
@@ -103,6 +110,7 @@ func (s *Store) classDef(class string, spec vector.IndexSpec) *models.Class {
 		Vectorizer:  s.cfg.Vectorizer,
 		MultiTenancyConfig: &models.MultiTenancyConfig{Enabled: true, AutoTenantCreation: true,
 			AutoTenantActivation: true},
+		ReplicationConfig: s.replicationConfig(),
 		VectorIndexType:   "hnsw",
 		VectorIndexConfig: map[string]any{"distance": distance(spec.Config.Metric)},
 		InvertedIndexConfig: &models.InvertedIndexConfig{Stopwords: &models.StopwordConfig{Preset: "none"},
@@ -181,7 +189,8 @@ func distance(metric string) string {
 	}
 }
 
-// classExists reports whether class exists, asking the server once.
+// classExists reports whether class exists, asking the server once (and
+// learning its replication factor).
 func (s *Store) classExists(ctx context.Context, class string) (bool, error) {
 	s.mu.Lock()
 	known := s.classes[class]
@@ -189,11 +198,24 @@ func (s *Store) classExists(ctx context.Context, class string) (bool, error) {
 	if known {
 		return true, nil
 	}
-	ok, err := s.client.Schema().ClassExistenceChecker().WithClassName(class).Do(ctx)
-	if ok {
-		s.markClass(class)
+	cls, err := s.getClass(ctx, class)
+	if err != nil || cls == nil {
+		return false, err
 	}
-	return ok, err
+	s.markClass(class, factorOf(cls))
+	return true, nil
+}
+
+// getClass returns the definition of class, nil when the server says it
+// does not exist. Any other failure (a cluster without a Raft leader
+// answers 500) is an error, not an absent class.
+func (s *Store) getClass(ctx context.Context, class string) (*models.Class, error) {
+	cls, err := s.client.Schema().ClassGetter().WithClassName(class).Do(ctx)
+	var ferr *fault.WeaviateClientError
+	if errors.As(err, &ferr) && ferr.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	return cls, err
 }
 
 // tenantExists reports whether the tenant exists; positive answers are cached.

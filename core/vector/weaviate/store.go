@@ -25,7 +25,15 @@
 // are idempotent. Writes use the batch API (over gRPC when Config.GRPCHost is
 // set); per-object batch failures and GraphQL errors, which the client
 // reports with a nil error, become memerr.Error values with memerr.CodeVector.
-// Deleting a whole resource drops its tenant.
+// Deleting a whole resource drops its tenant. Every write is read back
+// before Upsert returns, and objects the server acknowledged but lost are
+// written again (see putObjects: a 1.35.2 bug when a tenant is retired under
+// a write).
+//
+// On a cluster, Config.ReplicationFactor replicates the classes the store
+// creates and Config.Consistency sets how many replicas every read and write
+// waits for (QUORUM by default on replicated classes); docs/production.md
+// says what a process sees when nodes fail.
 //
 // An active tenant holds about 11 open files and half a MiB of the server's
 // memory. Classes have auto tenant creation and activation on, and the
@@ -105,6 +113,25 @@ type Config struct {
 	// TenantIdle configures the sweeper that retires the tenants this
 	// process stopped using (on by default; see TenantIdle).
 	TenantIdle TenantIdle
+	// ReplicationFactor is the number of nodes of a Weaviate cluster that
+	// hold each tenant of the classes this store creates (default 1, no
+	// replication). A class that exists keeps the factor it has.
+	ReplicationFactor int
+	// AsyncReplication turns on the server's background repair of replicas
+	// (replicationConfig.asyncEnabled) in the classes this store creates; it
+	// needs ReplicationFactor above 1. Without it, replicas that missed
+	// writes while their node was down are repaired only by reads that find
+	// them behind.
+	AsyncReplication bool
+	// Consistency is the consistency level of every read and write
+	// (ConsistencyOne, ConsistencyQuorum or ConsistencyAll): the REST and
+	// gRPC batches, object reads and batch deletes, and the GraphQL queries
+	// of replicated classes (the server rejects the argument on the others).
+	// Empty means QUORUM on replicated classes and the server's default on
+	// the others. Tenant creation, status changes and deletion go through
+	// the cluster's Raft log, and tenant lookups ask its leader, whatever
+	// the level.
+	Consistency string
 	// MeterProvider receives the tenant lifecycle metrics (tenants retired
 	// and reactivated); nil means the global provider.
 	MeterProvider metric.MeterProvider
@@ -133,6 +160,8 @@ type Store struct {
 	sweeperDone  chan struct{}
 	closeOnce    sync.Once
 
+	factors map[string]int64 // class -> its replication factor (replication.go)
+
 	// Metadata filtering (metafilter.go).
 	props map[string]map[string]bool // class -> its property names
 }
@@ -157,6 +186,9 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 100
 	}
+	if err := cfg.checkReplication(); err != nil {
+		return nil, err
+	}
 	idle, err := cfg.TenantIdle.withDefaults()
 	if err != nil {
 		return nil, vector.Fail("weaviate."+op, err.Error(), nil)
@@ -179,7 +211,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	s := &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{},
 		versions: map[string]string{}, tenantVersions: map[string]tenantState{}, samples: &termsample.Cache{TTL: sampleTTL, Max: maxSamples},
-		idle: idle, lastUse: map[string]time.Time{}, retired: map[string]bool{}, metrics: newTenantMetrics(cfg.MeterProvider)}
+		factors: map[string]int64{}, idle: idle, lastUse: map[string]time.Time{}, retired: map[string]bool{}, metrics: newTenantMetrics(cfg.MeterProvider)}
 	if idle.After > 0 {
 		// Not ctx: the sweeper outlives New and stops with Close.
 		sctx, stop := context.WithCancel(context.Background())

@@ -11,12 +11,14 @@ import (
 const (
 	MetricTenantsRetired     = "agentmem.weaviate.tenants.retired"
 	MetricTenantsReactivated = "agentmem.weaviate.tenants.reactivated"
+	MetricObjectsRewritten   = "agentmem.weaviate.objects.rewritten"
 )
 
-// tenantMetrics count the tenants this process retired, and those it used
-// again after retiring them (the server reactivates them on that use).
+// tenantMetrics count the tenants this process retired, those it used
+// again after retiring them (the server reactivates them on that use), and
+// the objects a write found missing when it read them back (putObjects).
 type tenantMetrics struct {
-	retired, reactivated metric.Int64Counter
+	retired, reactivated, rewritten metric.Int64Counter
 }
 
 // newTenantMetrics creates the counters on mp (nil: the global provider); a
@@ -31,6 +33,8 @@ func newTenantMetrics(mp metric.MeterProvider) tenantMetrics {
 		metric.WithDescription("Tenants the idle sweep set inactive."))
 	tm.reactivated, _ = m.Int64Counter(MetricTenantsReactivated, metric.WithUnit("{tenant}"),
 		metric.WithDescription("Tenants this process retired and then read or wrote (the server reactivates them)."))
+	tm.rewritten, _ = m.Int64Counter(MetricObjectsRewritten, metric.WithUnit("{object}"),
+		metric.WithDescription("Objects the server acknowledged but lacked when read back, written again."))
 	return tm
 }
 

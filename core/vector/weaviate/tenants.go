@@ -157,7 +157,7 @@ func (s *Store) sweepClass(ctx context.Context, class string, idle TenantIdle) (
 	var res SweepResult
 	all, err := s.client.Schema().TenantsGetter().WithClassName(class).Do(ctx)
 	if err != nil {
-		if ok, cerr := s.client.Schema().ClassExistenceChecker().WithClassName(class).Do(ctx); cerr == nil && !ok {
+		if cls, cerr := s.getClass(ctx, class); cerr == nil && cls == nil {
 			s.mu.Lock()
 			delete(s.classes, class) // dropped by another process
 			s.mu.Unlock()
@@ -296,7 +296,7 @@ func (s *Store) setEachStatus(ctx context.Context, class string, reqs []models.T
 // zero time when it has none).
 func (s *Store) lastWrite(ctx context.Context, class, tenant string) (time.Time, error) {
 	resp, err := s.client.GraphQL().Get().WithClassName(class).WithTenant(tenant).WithLimit(1).
-		WithSort(graphql.Sort{Path: []string{"_lastUpdateTimeUnix"}, Order: graphql.Desc}).
+		WithConsistencyLevel(s.queryConsistency(class)).WithSort(graphql.Sort{Path: []string{"_lastUpdateTimeUnix"}, Order: graphql.Desc}).
 		WithFields(graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "lastUpdateTimeUnix"}}}).Do(ctx)
 	if err == nil {
 		err = gqlErrors(resp)

@@ -44,7 +44,7 @@ func (s *Store) tenantVersion(ctx context.Context, class, tenant string) (tenant
 	var objs []*models.Object
 	err := retryRetiring(ctx, func() (err error) {
 		objs, err = s.client.Data().ObjectsGetter().WithClassName(class).WithTenant(tenant).
-			WithID(ObjectID(markerRecordID)).Do(ctx)
+			WithID(ObjectID(markerRecordID)).WithConsistencyLevel(s.consistency(class)).Do(ctx)
 		return err
 	})
 	var ferr *fault.WeaviateClientError

@@ -2,7 +2,9 @@ package weaviate
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -11,7 +13,9 @@ import (
 
 	"github.com/go-openapi/strfmt"
 	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
 )
 
@@ -57,8 +61,12 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	if len(objs) == 0 {
 		return nil
 	}
-	if ok, err := s.classExists(ctx, class); err != nil || !ok {
-		return vector.Fail("weaviate."+op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", err)
+	ok, err := s.classExists(ctx, class)
+	if err != nil {
+		return vector.Fail("weaviate."+op, "look up index "+index+" (class "+class+")", err)
+	}
+	if !ok {
+		return vector.Fail("weaviate."+op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", nil)
 	}
 	if err := s.ensureMetaProps(ctx, class, metaNames); err != nil {
 		return vector.Fail("weaviate."+op, "add metadata properties", err)
@@ -69,21 +77,8 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	if err := s.markVersions(ctx, op, class, tenants, resources); err != nil {
 		return err
 	}
-	for start := 0; start < len(objs); start += s.cfg.BatchSize {
-		batch := objs[start:min(start+s.cfg.BatchSize, len(objs))]
-		msg := "batch"
-		err := retryRetiring(ctx, func() error {
-			res, err := s.client.Batch().ObjectsBatcher().WithObjects(batch...).Do(ctx)
-			if err != nil {
-				msg = fmt.Sprintf("batch of %d objects", len(batch))
-				return err
-			}
-			msg = "batch"
-			return batchErrors(res, len(batch))
-		})
-		if err != nil {
-			return vector.Fail("weaviate."+op, msg, err)
-		}
+	if err := s.putObjects(ctx, objs); err != nil {
+		return vector.Fail("weaviate."+op, "batch", err)
 	}
 	for _, tenant := range tenants {
 		s.noteWrites(class, tenant, written[tenant])
@@ -108,14 +103,7 @@ func (s *Store) markVersions(ctx context.Context, op, class string, tenants, res
 	if len(markers) == 0 {
 		return nil
 	}
-	err := retryRetiring(ctx, func() error {
-		res, err := s.client.Batch().ObjectsBatcher().WithObjects(markers...).Do(ctx)
-		if err == nil {
-			err = batchErrors(res, len(markers))
-		}
-		return err
-	})
-	if err != nil {
+	if err := s.putObjects(ctx, markers); err != nil {
 		return vector.Fail("weaviate."+op, "index version marker", err)
 	}
 	version, _ := s.indexVersion(class)
@@ -123,6 +111,125 @@ func (s *Store) markVersions(ctx context.Context, op, class string, tenants, res
 		s.setTenantVersion(class, m.Tenant, tenantState{version: version})
 	}
 	return nil
+}
+
+// putObjects writes objs in batches of Config.BatchSize and reads them
+// back, writing again those the server acknowledged but does not have.
+// Weaviate 1.35.2 releases a shard twice per batch write (fixed upstream in
+// weaviate/weaviate#12363), so its count of requests using a shard goes
+// negative and a tenant set inactive while a write is under way (by any
+// process's sweeper or RetireIdle) closes its shard under the write, which
+// then loses objects it reported stored. The read after the write cannot
+// see such a loss as success: a shard being closed is no longer served, so
+// the read waits for the tenant to load again from disk, where only what
+// the closing shard flushed is. The read asks the id filter (an inverted
+// index), since the objects found by id alone can lack their index entries.
+func (s *Store) putObjects(ctx context.Context, objs []*models.Object) error {
+	level := s.consistency(objs[0].Class)
+	for attempt := 0; ; attempt++ {
+		for start := 0; start < len(objs); start += s.cfg.BatchSize {
+			batch := objs[start:min(start+s.cfg.BatchSize, len(objs))]
+			err := retryRetiring(ctx, func() error {
+				res, err := s.client.Batch().ObjectsBatcher().WithConsistencyLevel(level).WithObjects(batch...).Do(ctx)
+				if err != nil {
+					return fmt.Errorf("batch of %d objects: %w", len(batch), err)
+				}
+				return batchErrors(res, len(batch))
+			})
+			if err != nil {
+				return err
+			}
+		}
+		missing, err := s.missingObjects(ctx, objs)
+		if err != nil {
+			return fmt.Errorf("read back %d objects: %w", len(objs), err)
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		if attempt == 2 {
+			return fmt.Errorf("%d of %d objects acknowledged but not stored (tenant set inactive while writing), 3 times",
+				len(missing), len(objs))
+		}
+		s.metrics.rewritten.Add(ctx, int64(len(missing)))
+		// The object may be stored while its indexes are not: a write of the
+		// same object again changes nothing the server can see, so it is
+		// deleted first and written anew.
+		for _, o := range missing {
+			err := retryRetiring(ctx, func() error {
+				return s.client.Data().Deleter().WithClassName(o.Class).WithTenant(o.Tenant).WithID(string(o.ID)).
+					WithConsistencyLevel(level).Do(ctx)
+			})
+			var ferr *fault.WeaviateClientError
+			if err != nil && !(errors.As(err, &ferr) && ferr.StatusCode == http.StatusNotFound) {
+				return fmt.Errorf("delete object %s to write it again: %w", o.ID, err)
+			}
+		}
+		objs = missing
+	}
+}
+
+// missingObjects returns the objects of objs (of one class) that their
+// tenants do not hold.
+func (s *Store) missingObjects(ctx context.Context, objs []*models.Object) ([]*models.Object, error) {
+	byTenant := map[string][]*models.Object{}
+	var order []string
+	for _, o := range objs {
+		if byTenant[o.Tenant] == nil {
+			order = append(order, o.Tenant)
+		}
+		byTenant[o.Tenant] = append(byTenant[o.Tenant], o)
+	}
+	var missing []*models.Object
+	for _, tenant := range order {
+		group := byTenant[tenant]
+		for start := 0; start < len(group); start += 1000 {
+			part := group[start:min(start+1000, len(group))]
+			have, err := s.objectIDs(ctx, part[0].Class, tenant, part)
+			if err != nil {
+				return nil, err
+			}
+			for _, o := range part {
+				if !have[string(o.ID)] {
+					missing = append(missing, o)
+				}
+			}
+		}
+	}
+	return missing, nil
+}
+
+// objectIDs returns which of objs the tenant holds.
+func (s *Store) objectIDs(ctx context.Context, class, tenant string, objs []*models.Object) (map[string]bool, error) {
+	ids := make([]string, len(objs))
+	for i, o := range objs {
+		ids[i] = string(o.ID)
+	}
+	var resp *models.GraphQLResponse
+	err := retryRetiring(ctx, func() (err error) {
+		resp, err = s.client.GraphQL().Get().WithClassName(class).WithTenant(tenant).WithLimit(len(ids)).
+			WithConsistencyLevel(s.queryConsistency(class)).
+			WithWhere(filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(ids...)).
+			WithFields(graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "id"}}}).Do(ctx)
+		if err == nil {
+			err = gqlErrors(resp)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	get, _ := resp.Data["Get"].(map[string]any)
+	rows, _ := get[class].([]any)
+	have := make(map[string]bool, len(rows))
+	for _, row := range rows {
+		m, _ := row.(map[string]any)
+		add, _ := m["_additional"].(map[string]any)
+		if id, ok := add["id"].(string); ok {
+			have[id] = true
+		}
+	}
+	return have, nil
 }
 
 // batchErrors turns the per-object failures of a batch reply into an error.
@@ -190,6 +297,7 @@ func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error
 func (s *Store) batchDelete(ctx context.Context, class, tenant string, w *filters.WhereBuilder) error {
 	for range 1000 { // the server deletes at most QUERY_MAXIMUM_RESULTS objects per call
 		res, err := s.client.Batch().ObjectsBatchDeleter().WithClassName(class).WithTenant(tenant).
+			WithConsistencyLevel(s.consistency(class)).
 			WithWhere(w).WithOutput("minimal").Do(ctx)
 		if err != nil {
 			return vector.Fail("weaviate.Delete", "batch delete", err)

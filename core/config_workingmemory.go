@@ -86,16 +86,19 @@ func (w WorkingMemoryConfig) resolve(prev *WorkingMemoryConfig) (WorkingMemoryCo
 	return w, nil
 }
 
-// TitleConfig configures automatic thread titles.
-type TitleConfig struct {
-	Disabled     bool
-	Model        Model  // default Options.Model
-	Instructions string // default: built-in title instructions
-	MinMessages  int    // default 1
-	// OnTitle, when set, receives every generated title (the page's emitEvent).
-	OnTitle func(threadID, title string)
-	// Background generates the title after Commit returns, so the model call
-	// does not delay the turn; Memory.Close waits for it. Default: inside
-	// Commit (deterministic).
-	Background bool
+// mergeWorkingMemoryConfig overlays the set fields of over on base (both
+// owned by the caller).
+func mergeWorkingMemoryConfig(base, over *WorkingMemoryConfig) *WorkingMemoryConfig {
+	if base == nil || over == nil {
+		return pick(base, over)
+	}
+	base.Enabled = base.Enabled || over.Enabled
+	base.Disabled = over.Disabled
+	setIf(&base.Template, over.Template)
+	if len(over.Schema) > 0 {
+		base.Schema = over.Schema
+	}
+	setIf(&base.Scope, over.Scope)
+	setIf(&base.Version, over.Version)
+	return base
 }

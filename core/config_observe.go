@@ -112,26 +112,9 @@ type ReflectionConfig struct {
 	BufferActivation, BlockAfter float64
 }
 
-// observationSettings is a validated, defaulted ObservationalMemoryConfig.
-type observationSettings struct {
-	observer, reflector   Model
-	messageTokens         int
-	maxTokensPerBatch     int
-	reflectTokens         int
-	scope                 Scope
-	background            bool
-	timeout               time.Duration
-	maxUnobserved         int
-	observerInstructions  string
-	reflectorInstructions string
-	instruction           string
-	shareBudget           bool
-	hints                 bool
-	buffer                *observe.BufferSettings // nil: no buffering
-}
-
-func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
-	bad := func(format string, a ...any) (*observationSettings, error) {
+// resolve validates o and fills its defaults.
+func (o *ObservationalMemoryConfig) resolve() (*observe.Settings, error) {
+	bad := func(format string, a ...any) (*observe.Settings, error) {
 		return nil, &Error{Code: CodeInvalidConfig, Msg: "observationalMemory." + fmt.Sprintf(format, a...)}
 	}
 	if o.Model != nil && (o.ObserverModel != nil || o.ReflectorModel != nil) {
@@ -152,28 +135,28 @@ func (o *ObservationalMemoryConfig) resolve() (*observationSettings, error) {
 	case o.ShareTokenBudget && (obs.BufferTokens != 0 || ref.BufferActivation != 0):
 		return bad("shareTokenBudget cannot be combined with buffering; leave observation.bufferTokens and reflection.bufferActivation 0")
 	}
-	s := &observationSettings{
-		observer: o.ObserverModel, reflector: o.ReflectorModel,
-		messageTokens: obs.MessageTokens, maxTokensPerBatch: obs.MaxTokensPerBatch, reflectTokens: ref.ObservationTokens,
-		scope: o.Scope, background: o.Background, timeout: o.Timeout, maxUnobserved: o.MaxUnobservedMessages,
-		observerInstructions: o.ObserverInstructions, reflectorInstructions: o.ReflectorInstructions,
-		instruction: o.Instruction, shareBudget: o.ShareTokenBudget, hints: !o.DisableContinuationHints,
+	s := &observe.Settings{
+		Observer: o.ObserverModel, Reflector: o.ReflectorModel,
+		MessageTokens: obs.MessageTokens, MaxTokensPerBatch: obs.MaxTokensPerBatch, ReflectTokens: ref.ObservationTokens,
+		Scope: o.Scope, Background: o.Background, Timeout: o.Timeout, MaxUnobserved: o.MaxUnobservedMessages,
+		ObserverInstructions: o.ObserverInstructions, ReflectorInstructions: o.ReflectorInstructions,
+		Instruction: o.Instruction, ShareBudget: o.ShareTokenBudget, Hints: !o.DisableContinuationHints,
 	}
 	if o.Model != nil {
-		s.observer, s.reflector = o.Model, o.Model
+		s.Observer, s.Reflector = o.Model, o.Model
 	}
-	orDefault(&s.messageTokens, DefaultObservationMessageTokens)
-	orDefault(&s.maxTokensPerBatch, DefaultObservationMaxTokensPerBatch)
-	orDefault(&s.reflectTokens, DefaultReflectionObservationTokens)
-	orDefault(&s.timeout, DefaultObservationTimeout)
-	orDefault(&s.maxUnobserved, DefaultMaxUnobservedMessages)
+	orDefault(&s.MessageTokens, DefaultObservationMessageTokens)
+	orDefault(&s.MaxTokensPerBatch, DefaultObservationMaxTokensPerBatch)
+	orDefault(&s.ReflectTokens, DefaultReflectionObservationTokens)
+	orDefault(&s.Timeout, DefaultObservationTimeout)
+	orDefault(&s.MaxUnobserved, DefaultMaxUnobservedMessages)
 	var err error
-	if s.scope, err = resolveScope("observationalMemory.scope", s.scope, ScopeThread); err != nil {
+	if s.Scope, err = resolveScope("observationalMemory.scope", s.Scope, ScopeThread); err != nil {
 		return nil, err
 	}
-	if s.buffer, err = observe.ResolveBuffer(observe.BufferInput{MessageTokens: s.messageTokens, ReflectTokens: s.reflectTokens,
+	if s.Buffer, err = observe.ResolveBuffer(observe.BufferInput{MessageTokens: s.MessageTokens, ReflectTokens: s.ReflectTokens,
 		BufferTokens: obs.BufferTokens, Activation: obs.BufferActivation, BlockAfter: obs.BlockAfter,
-		ReflectActivation: ref.BufferActivation, ReflectBlockAfter: ref.BlockAfter, ResourceScope: s.scope == ScopeResource}); err != nil {
+		ReflectActivation: ref.BufferActivation, ReflectBlockAfter: ref.BlockAfter, ResourceScope: s.Scope == ScopeResource}); err != nil {
 		return bad("%v", err)
 	}
 	return s, nil
@@ -186,13 +169,13 @@ func (s settings) withModels(fallback Model) (settings, error) {
 		return s, nil
 	}
 	o := *s.observation
-	if o.observer == nil {
-		o.observer = fallback
+	if o.Observer == nil {
+		o.Observer = fallback
 	}
-	if o.reflector == nil {
-		o.reflector = fallback
+	if o.Reflector == nil {
+		o.Reflector = fallback
 	}
-	if o.observer == nil || o.reflector == nil {
+	if o.Observer == nil || o.Reflector == nil {
 		return settings{}, &Error{Code: CodeInvalidConfig,
 			Msg: "observationalMemory needs a model: set observationalMemory.model (or observerModel and reflectorModel) or Options.Model"}
 	}
