@@ -17,9 +17,6 @@ import (
 	"github.com/agentmem/agentmem/internal/testenv"
 )
 
-// pgDSN returns the test server's DSN. Without one the test is skipped when
-// run by plain `go test`, but fails under scripts/test (AGENTMEM_REQUIRE_SERVERS=1).
-
 // queryCounter counts statements sent through a pool.
 type queryCounter struct{ n atomic.Int64 }
 
@@ -50,7 +47,12 @@ func openPG(t testing.TB, counter *queryCounter) *postgres.Store {
 // openPGWith is openPG with the pool configured by configure.
 func openPGWith(t testing.TB, configure func(*pgxpool.Config)) *postgres.Store {
 	t.Helper()
-	dsn := testenv.Postgres(t)
+	return openPGAt(t, testenv.Postgres(t), configure)
+}
+
+// openPGAt is openPGWith on the server of dsn.
+func openPGAt(t testing.TB, dsn string, configure func(*pgxpool.Config)) *postgres.Store {
+	t.Helper()
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func TestSentinel(t *testing.T) {
 	seen := map[Code]bool{}
 	for _, s := range []Sentinel{ErrNoStorage, ErrMissingThreadID, ErrMissingResourceID, ErrThreadNotFound,
 		ErrThreadExists, ErrResourceMismatch, ErrInvalidMessage, ErrMessageTooLarge, ErrInvalidArgument,
-		ErrInvalidConfig, ErrConflict, ErrNotFound, ErrStorage, ErrVector, ErrNoVectorStore, ErrNoEmbedder,
+		ErrInvalidConfig, ErrConflict, ErrNotFound, ErrStorage, ErrStorageUnavailable, ErrVector, ErrNoVectorStore, ErrNoEmbedder,
 		ErrEmbeddingDimensionMismatch, ErrEmbeddingDimensionFailed, ErrWorkingMemoryDisabled, ErrTokenLimit,
 		ErrObservation, ErrUnsupported, ErrIndexVersionMismatch, ErrCanceled, ErrDeadlineExceeded, ErrTooLarge} {
 		if s.Code() == "" || s.Error() == "" || seen[s.Code()] {
@@ -181,5 +181,21 @@ func TestClassify(t *testing.T) {
 	}
 	if Classify(live, "Query", nil, CodeVector, "") != nil {
 		t.Fatal("Classify(nil) is not nil")
+	}
+}
+
+// An unavailable storage is a storage failure too; not every storage failure
+// is worth retrying.
+func TestStorageUnavailableIsStorage(t *testing.T) {
+	unavailable := &Error{Code: CodeStorageUnavailable, Op: "SaveMessages", Msg: "down"}
+	if !errors.Is(unavailable, ErrStorageUnavailable) || !errors.Is(unavailable, ErrStorage) {
+		t.Errorf("%v: want both ErrStorageUnavailable and ErrStorage", unavailable)
+	}
+	failed := WrapStorage("SaveMessages", errors.New("boom"))
+	if errors.Is(failed, ErrStorageUnavailable) || !errors.Is(failed, ErrStorage) {
+		t.Errorf("%v: want ErrStorage only", failed)
+	}
+	if errors.Is(unavailable, ErrConflict) {
+		t.Errorf("%v matches ErrConflict", unavailable)
 	}
 }
