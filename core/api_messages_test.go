@@ -9,6 +9,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // Recall with history disabled (maxTokens 0) and a vector search returns only
@@ -17,7 +18,7 @@ func TestRecallHistoryDisabledOnlyHits(t *testing.T) {
 	s := memstore.New()
 	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 0},
 		SemanticRecall: &core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}, Scope: core.ScopeThread}}
-	m, err := core.New(core.Options{Store: s, Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: byteTok{}})
+	m, err := core.New(core.Options{Store: s, Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestSaveMessagesReadOnlyStillIndexed(t *testing.T) {
 	s := memstore.New()
 	cfg := core.Config{ReadOnly: core.Bool(true),
 		SemanticRecall: &core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}, Scope: core.ScopeThread}}
-	m, err := core.New(core.Options{Store: s, Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: byteTok{}})
+	m, err := core.New(core.Options{Store: s, Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestUpdateMessagesSameIDTwice(t *testing.T) {
 func TestSaveMessagesDefaultClockIncreases(t *testing.T) {
 	s := memstore.New()
 	seed(t, s, "t", "r")
-	m, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}})
+	m, err := core.New(core.Options{Store: s, Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // eachBackend runs f against a fresh memstore, SQLite file and PostgreSQL
@@ -28,11 +28,8 @@ func eachBackend(t *testing.T, f func(t *testing.T, s store.Store)) {
 		f(t, s)
 	})
 	t.Run("postgres", func(t *testing.T) {
-		dsn := os.Getenv("AGENTMEM_PG_DSN")
+		dsn := testenv.OptionalPostgres(t)
 		if dsn == "" {
-			if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-				t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
-			}
 			return // plain go test without a server: memstore and SQLite only
 		}
 		schema := fmt.Sprintf("core_%d", rand.Int64())

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -24,6 +23,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // The bad-input table: every public entry point of Memory (and Turn.Commit,
@@ -444,15 +444,9 @@ func badInputStores(t *testing.T) map[string]func(t *testing.T) store.Store {
 }
 
 // openTestPG opens a PostgreSQL store in a fresh schema dropped at cleanup.
-// Without AGENTMEM_PG_DSN it skips, unless AGENTMEM_REQUIRE_SERVERS=1.
+// Without a server it skips, or fails under testenv.RequireServers.
 func openTestPG(t *testing.T) store.Store {
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
-	if dsn == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
-		}
-		t.Skip("AGENTMEM_PG_DSN not set")
-	}
+	dsn := testenv.Postgres(t)
 	var rb [6]byte
 	_, _ = rand.Read(rb[:])
 	schema := "agentmem_core_" + hex.EncodeToString(rb[:])
@@ -484,7 +478,7 @@ func TestBadInputTable(t *testing.T) {
 		open := badInputStores(t)[name]
 		t.Run(name, func(t *testing.T) {
 			s := open(t)
-			m, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}, MaxMessageBytes: 64 << 10,
+			m, err := core.New(core.Options{Store: s, Tokenizer: testenv.ByteTokenizer{}, MaxMessageBytes: 64 << 10,
 				Config: core.Config{WorkingMemory: &core.WorkingMemoryConfig{Enabled: true, Scope: core.ScopeThread}}})
 			if err != nil {
 				t.Fatal(err)

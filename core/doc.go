@@ -70,6 +70,7 @@
 // core/message, core/memerr), so a driver never imports core, and each name
 // has one spelling; core names only what a user of the turn touches.
 // store.Checked validates every store call Memory makes, and storetest
-// drives backends through it; vectortest drives a vector.Store directly.
+// drives backends through it; vector.Checked and vectortest do the same for
+// vector stores.
 // docs/architecture.md draws the packages and what may import what.
 package core

@@ -13,24 +13,12 @@ import (
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 var ctx = context.Background()
 
-// byteTok counts one token per byte of text and nothing for role names, so a
-// message of text length n costs exactly n+3 tokens.
-type byteTok struct{}
-
-func (byteTok) Count(s string) int {
-	switch core.Role(s) {
-	case core.RoleUser, core.RoleAssistant, core.RoleSystem, core.RoleSignal:
-		return 0
-	}
-	return len(s)
-}
-func (byteTok) Encoding() string { return "bytes" }
-
-// text100 is a text whose message costs exactly 100 tokens under byteTok.
+// text100 is a text whose message costs exactly 100 tokens under testenv.ByteTokenizer.
 func text(tag string, cost int) string {
 	return tag + strings.Repeat(".", cost-3-len(tag))
 }
@@ -41,7 +29,7 @@ func T(n int) time.Time { return base.Add(time.Duration(n) * time.Second) }
 
 func newMem(t testing.TB, s store.Store, cfg core.Config) *core.Memory {
 	t.Helper()
-	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: byteTok{}})
+	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +96,7 @@ func seed(t *testing.T, s store.Store, thread, res string, msgs ...core.Message)
 		t.Fatal(err)
 	}
 	for i := range msgs {
-		msgs[i].Tokens = budget.MessageTokens(byteTok{}, &msgs[i])
+		msgs[i].Tokens = budget.MessageTokens(testenv.ByteTokenizer{}, &msgs[i])
 		msgs[i].TokenEncoding = "bytes"
 	}
 	if len(msgs) > 0 {

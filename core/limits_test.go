@@ -9,12 +9,13 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // TestWorkingMemoryCap: over the cap, the direct API fails with ErrTooLarge
 // and the tool tells the model the limit; nothing is stored either way.
 func TestWorkingMemoryCap(t *testing.T) {
-	m, err := core.New(core.Options{Store: memstore.New(), Tokenizer: byteTok{}, MaxWorkingMemoryBytes: 100,
+	m, err := core.New(core.Options{Store: memstore.New(), Tokenizer: testenv.ByteTokenizer{}, MaxWorkingMemoryBytes: 100,
 		Config: core.Config{WorkingMemory: &core.WorkingMemoryConfig{Enabled: true}}})
 	if err != nil {
 		t.Fatal(err)

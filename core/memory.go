@@ -125,6 +125,9 @@ func New(opts Options) (*Memory, error) {
 	if opts.Store != nil {
 		m.store = store.Check(opts.Store)
 	}
+	if opts.Vector != nil {
+		m.opts.Vector = vector.Check(opts.Vector)
+	}
 	m.instrument()
 	if err := m.requireDeps("New", s); err != nil {
 		return nil, err

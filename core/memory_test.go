@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
-// warmTok is byteTok that reports when it is asked to load its data.
+// warmTok is testenv.ByteTokenizer that reports when it is asked to load its data.
 type warmTok struct {
-	byteTok
+	testenv.ByteTokenizer
 	warmed chan struct{}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // steppedClock advances by step on every reading.
@@ -60,7 +61,7 @@ func testWindowSlides(t *testing.T, s store.Store, scope core.Scope, buffered bo
 	}
 	cfg.ObservationalMemory.Scope = scope
 	clock := &steppedClock{at: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), step: 40 * time.Second}
-	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: byteTok{}, Now: clock.Now})
+	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: testenv.ByteTokenizer{}, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

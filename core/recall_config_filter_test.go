@@ -11,6 +11,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // filterSecrets are the texts that the configured filter
@@ -27,7 +28,7 @@ func filteredMemory(t *testing.T, s store.Store, vs vector.Store) *core.Memory {
 	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 100000},
 		SemanticRecall: &core.SemanticRecall{TopK: 5, MessageRange: &core.MessageRange{}, Retrieval: &core.Retrieval{},
 			Filter: mustParse(t, map[string]any{"visibility": "public"})}}
-	m, err := core.New(core.Options{Store: s, Vector: vs, Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: byteTok{}})
+	m, err := core.New(core.Options{Store: s, Vector: vs, Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

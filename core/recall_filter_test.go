@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 func mustParse(t *testing.T, raw map[string]any) message.Filter {
@@ -32,7 +33,7 @@ func TestSemanticRecallFilterByProject(t *testing.T) {
 	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 0},
 		SemanticRecall: &core.SemanticRecall{TopK: 3, MessageRange: &core.MessageRange{}, Scope: core.ScopeResource, Mode: "vector",
 			Filter: mustParse(t, map[string]any{"projectId": map[string]any{"$eq": "a"}})}}
-	m, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: byteTok{}})
+	m, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestSemanticRecallFilterByProject(t *testing.T) {
 // An invalid semanticRecall.filter is a configuration error, found by New.
 func TestSemanticRecallFilterInvalidConfig(t *testing.T) {
 	cfg := core.Config{SemanticRecall: &core.SemanticRecall{Filter: message.Filter{Op: "$regex", Key: "projectId", Value: "a"}}}
-	_, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: byteTok{}})
+	_, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: testenv.ByteTokenizer{}})
 	if !errors.Is(err, memerr.ErrInvalidConfig) {
 		t.Fatalf("got %v", err)
 	}
@@ -129,7 +130,7 @@ func TestSemanticRecallFilterAfterMetadataUpdate(t *testing.T) {
 	cfg := core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 0},
 		SemanticRecall: &core.SemanticRecall{TopK: 3, MessageRange: &core.MessageRange{}, Scope: core.ScopeThread,
 			Filter: mustParse(t, map[string]any{"pinned": true})}}
-	m, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: byteTok{}})
+	m, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Config: cfg, Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

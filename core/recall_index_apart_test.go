@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // refusingEmbedder is the application's embedder refusing one text (as an
@@ -40,7 +41,7 @@ func TestIndexOneRefusedMessage(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s store.Store) {
 		emb := &refusingEmbedder{word: "poisonous"}
 		emb.refuse.Store(true)
-		m, err := core.New(core.Options{Store: s, Vector: local.New(), Embedder: emb, Tokenizer: byteTok{},
+		m, err := core.New(core.Options{Store: s, Vector: local.New(), Embedder: emb, Tokenizer: testenv.ByteTokenizer{},
 			Config: core.Config{LastMessages: core.NoHistory, SemanticRecall: &core.SemanticRecall{TopK: 1, MessageRange: &core.MessageRange{}}}})
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // gatedVectors is the local vector store whose upserts of one message are
@@ -96,7 +97,7 @@ func TestIndexingRacesDeleteAndMove(t *testing.T) {
 func raceIndexing(t *testing.T, s store.Store, retry bool, change func(*core.Memory) error, owner string) {
 	emb := local.NewHashEmbedder(16)
 	v := newGatedVectors("m1", retry)
-	m, err := core.New(core.Options{Store: s, Vector: v, Embedder: emb, Tokenizer: byteTok{},
+	m, err := core.New(core.Options{Store: s, Vector: v, Embedder: emb, Tokenizer: testenv.ByteTokenizer{},
 		Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // flakyVectors is a self-embedding vector.Store that fails every call while
@@ -95,7 +96,7 @@ func (s *markFailStore) MarkUnindexed(ctx context.Context, ids []string) error {
 
 func recallMem(t *testing.T, s store.Store, v vector.Store) *core.Memory {
 	t.Helper()
-	m, err := core.New(core.Options{Store: s, Vector: v, Tokenizer: byteTok{},
+	m, err := core.New(core.Options{Store: s, Vector: v, Tokenizer: testenv.ByteTokenizer{},
 		Config: core.Config{SemanticRecall: &core.SemanticRecall{}}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // skippedWarnings returns the message ids of the skipped-part warnings in a
@@ -108,11 +108,8 @@ func rawBackends(t *testing.T) []rawBackend {
 			}
 		},
 	}}
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	dsn := testenv.OptionalPostgres(t)
 	if dsn == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
-		}
 		return out
 	}
 	return append(out, rawBackend{
@@ -149,7 +146,7 @@ func skippedWarnOnce(t *testing.T, cfg core.Config, b rawBackend) {
 	}
 
 	var log bytes.Buffer
-	m, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}, Logger: slog.New(slog.NewJSONHandler(&log, nil)),
+	m, err := core.New(core.Options{Store: s, Tokenizer: testenv.ByteTokenizer{}, Logger: slog.New(slog.NewJSONHandler(&log, nil)),
 		Config: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +178,7 @@ func skippedWarnOnce(t *testing.T, cfg core.Config, b rawBackend) {
 
 	// Another Memory over the same store reports for itself.
 	log2 := &bytes.Buffer{}
-	m2, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}, Logger: slog.New(slog.NewJSONHandler(log2, nil))})
+	m2, err := core.New(core.Options{Store: s, Tokenizer: testenv.ByteTokenizer{}, Logger: slog.New(slog.NewJSONHandler(log2, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +207,7 @@ func TestSkippedPartsWarnOncePerRecalledMessage(t *testing.T) {
 			seed(t, s, "o", "r", userAt("o1", "o", "r", "the parcel number is 4711", T(5)))
 			var log bytes.Buffer
 			vs := local.New()
-			m, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}, Logger: slog.New(slog.NewJSONHandler(&log, nil)),
+			m, err := core.New(core.Options{Store: s, Tokenizer: testenv.ByteTokenizer{}, Logger: slog.New(slog.NewJSONHandler(&log, nil)),
 				Vector: vs, Embedder: local.NewHashEmbedder(64),
 				Config: core.Config{LastMessages: core.LastN(2), SemanticRecall: &core.SemanticRecall{TopK: 2, MessageRange: &core.MessageRange{},
 					Retrieval: &core.Retrieval{}}}})
@@ -267,7 +264,7 @@ func TestSkippedPartsWarnOncePerRecalledMessage(t *testing.T) {
 
 			// Another Memory warns for itself, here from the recall tool alone.
 			log2 := &bytes.Buffer{}
-			m2, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}, Logger: slog.New(slog.NewJSONHandler(log2, nil)),
+			m2, err := core.New(core.Options{Store: s, Tokenizer: testenv.ByteTokenizer{}, Logger: slog.New(slog.NewJSONHandler(log2, nil)),
 				Vector: vs, Embedder: local.NewHashEmbedder(64),
 				Config: core.Config{SemanticRecall: &core.SemanticRecall{Retrieval: &core.Retrieval{}}}})
 			if err != nil {

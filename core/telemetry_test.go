@@ -23,6 +23,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // secret is message text no span may hold without the content opt-in.
@@ -460,7 +461,7 @@ func newTestSQLite(t testing.TB) store.Store {
 func TestTelemetryTrimmedTokens(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	spans := tracetest.NewSpanRecorder()
-	m, err := core.New(core.Options{Store: newTestSQLite(t), Tokenizer: byteTok{},
+	m, err := core.New(core.Options{Store: newTestSQLite(t), Tokenizer: testenv.ByteTokenizer{},
 		Config:         core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 300}},
 		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)),
 		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})

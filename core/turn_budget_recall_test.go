@@ -8,6 +8,7 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // TestBudgetKeepsNewestExchangeOverRecall: under a budget too small for the
@@ -15,7 +16,7 @@ import (
 // (least relevant first) and the newest exchange of history stays whole;
 // older history that recall did not find goes before both.
 func TestBudgetKeepsNewestExchangeOverRecall(t *testing.T) {
-	m, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Tokenizer: byteTok{},
+	m, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Tokenizer: testenv.ByteTokenizer{},
 		Config: core.Config{
 			MessageHistory: &core.MessageHistory{MaxTokens: 120, AtMaxRemoveTokens: core.Int(0)},
 			SemanticRecall: &core.SemanticRecall{TopK: 4, MessageRange: &core.MessageRange{}, Scope: core.ScopeThread},

@@ -14,6 +14,7 @@ import (
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/tokenizer"
 )
 
@@ -131,14 +132,14 @@ func TestStepToolLoopStaysInBudget(t *testing.T) {
 	}
 }
 
-// stepFixture is a turn over three remembered messages of 100 tokens (byteTok),
+// stepFixture is a turn over three remembered messages of 100 tokens (testenv.ByteTokenizer),
 // a 20-token system message and input, and a produced loop of three tool
 // results of about 1000 tokens.
 func stepFixture(t *testing.T, opts core.StepOptions, maxTokens int, procs ...core.Processor) (*core.Turn, []core.Message, store.Store) {
 	t.Helper()
 	s := memstore.New()
 	seed(t, s, "t", "r", userAt("h1", "t", "r", text("h1", 100), T(1)), userAt("h2", "t", "r", text("h2", 100), T(2)), userAt("h3", "t", "r", text("h3", 100), T(3)))
-	m, err := core.New(core.Options{Store: s, Tokenizer: byteTok{}, Step: opts, Processors: procs,
+	m, err := core.New(core.Options{Store: s, Tokenizer: testenv.ByteTokenizer{}, Step: opts, Processors: procs,
 		Config: core.Config{LastMessages: core.AllMessages, MessageHistory: &core.MessageHistory{MaxTokens: maxTokens, AtMaxRemoveTokens: core.Int(0)}}})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 func tokenBudget(max, remove int) core.Config {
@@ -66,8 +67,8 @@ func TestTrimAtomicToolGroups(t *testing.T) {
 	call := toolMsg("call", "t", "r", "X", message.ToolStateCall, T(0))
 	result := toolMsg("result", "t", "r", "X", message.ToolStateResult, T(1))
 	seed(t, s, "t", "r", call, result, userAt("recent", "t", "r", text("recent", 100), T(2)))
-	callCost := budget.MessageTokens(byteTok{}, &call)
-	resultCost := budget.MessageTokens(byteTok{}, &result)
+	callCost := budget.MessageTokens(testenv.ByteTokenizer{}, &call)
+	resultCost := budget.MessageTokens(testenv.ByteTokenizer{}, &result)
 	// Budget just below everything: dropping the oldest group alone suffices.
 	max := callCost + resultCost + 100 + 100 + 3 - 1
 	m := newMem(t, s, tokenBudget(max, 0))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -20,12 +19,13 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // wmStores returns, per backend, a function that opens two handles on the
 // same data: memstore shares one instance, sqlite opens one file twice (the
 // way two processes would).
-func wmStores() []struct {
+func wmStores(t *testing.T) []struct {
 	name string
 	open func(t *testing.T) (store.Store, store.Store)
 } {
@@ -53,7 +53,7 @@ func wmStores() []struct {
 	}
 	// With a PostgreSQL server (always under scripts/test): two pools on one
 	// fresh schema.
-	if dsn := os.Getenv("AGENTMEM_PG_DSN"); dsn != "" {
+	if dsn := testenv.OptionalPostgres(t); dsn != "" {
 		stores = append(stores, struct {
 			name string
 			open func(t *testing.T) (store.Store, store.Store)
@@ -76,7 +76,7 @@ func wmStores() []struct {
 }
 
 func forEachStore(t *testing.T, f func(t *testing.T, a, b store.Store)) {
-	for _, st := range wmStores() {
+	for _, st := range wmStores(t) {
 		t.Run(st.name, func(t *testing.T) {
 			a, b := st.open(t)
 			f(t, a, b)

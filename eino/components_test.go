@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector/local"
 	einomem "github.com/agentmem/agentmem/eino"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // einoEmbedder is an eino embedding.Embedder over the offline hash embedder.
@@ -56,7 +57,7 @@ func TestEmbedder(t *testing.T) {
 func TestRetriever(t *testing.T) {
 	sr := &core.SemanticRecall{Scope: core.ScopeThread, TopK: 1, MessageRange: &core.MessageRange{}}
 	mem, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: einomem.Embedder(einoEmbedder{local.NewHashEmbedder(64)}),
-		Tokenizer: byteTok{}, Config: core.Config{SemanticRecall: sr}})
+		Tokenizer: testenv.ByteTokenizer{}, Config: core.Config{SemanticRecall: sr}})
 	must(t, err)
 	em := einomem.New(mem, einomem.Options{})
 	cm := &scripted{t: t, reply: func(n int, _ []*schema.Message) *schema.Message {
@@ -107,7 +108,7 @@ func TestModelTitles(t *testing.T) {
 		return schema.AssistantMessage("Trip planning", nil)
 	}}
 	store := memstore.New()
-	mem, err := core.New(core.Options{Store: store, Tokenizer: byteTok{}, Model: einomem.Model(titler),
+	mem, err := core.New(core.Options{Store: store, Tokenizer: testenv.ByteTokenizer{}, Model: einomem.Model(titler),
 		Config: core.Config{GenerateTitle: &core.TitleConfig{OnTitle: func(_, title string) { mu.Lock(); titled = title; mu.Unlock() }}}})
 	must(t, err)
 	run := memoryGraph(t, einomem.New(mem, einomem.Options{}), &scripted{t: t, reply: func(int, []*schema.Message) *schema.Message {
@@ -203,7 +204,7 @@ func TestTurnInGraphState(t *testing.T) {
 func TestRetrieverKeepsTheConfiguredFilter(t *testing.T) {
 	public, err := message.ParseFilter(map[string]any{"visibility": "public"})
 	must(t, err)
-	mem, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Tokenizer: byteTok{},
+	mem, err := core.New(core.Options{Store: memstore.New(), Vector: local.New(), Embedder: local.NewHashEmbedder(64), Tokenizer: testenv.ByteTokenizer{},
 		Config: core.Config{SemanticRecall: &core.SemanticRecall{MessageRange: &core.MessageRange{}, Filter: public}}})
 	must(t, err)
 	_, err = mem.CreateThread(ctx, core.ThreadInput{ID: "t", ResourceID: "u"})

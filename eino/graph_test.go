@@ -16,6 +16,7 @@ import (
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	einomem "github.com/agentmem/agentmem/eino"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // memoryGraph compiles START → load → model → save → END.
@@ -51,7 +52,7 @@ func promptTokens(t testing.TB, prompt []*schema.Message) int {
 		t.Fatal(err)
 	}
 	for i := range cm {
-		cm[i].Tokens = budget.MessageTokens(byteTok{}, &cm[i])
+		cm[i].Tokens = budget.MessageTokens(testenv.ByteTokenizer{}, &cm[i])
 	}
 	return budget.PromptTokens(cm)
 }

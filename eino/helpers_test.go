@@ -13,28 +13,17 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 var ctx = context.Background()
-
-// byteTok counts one token per byte of text and nothing for role names.
-type byteTok struct{}
-
-func (byteTok) Count(s string) int {
-	switch core.Role(s) {
-	case core.RoleUser, core.RoleAssistant, core.RoleSystem, core.RoleSignal:
-		return 0
-	}
-	return len(s)
-}
-func (byteTok) Encoding() string { return "bytes" }
 
 func newMemory(t testing.TB, s store.Store, cfg core.Config) *core.Memory {
 	t.Helper()
 	if s == nil {
 		s = memstore.New()
 	}
-	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: byteTok{}})
+	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

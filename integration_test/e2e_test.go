@@ -17,6 +17,7 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	einomem "github.com/agentmem/agentmem/eino"
+	"github.com/agentmem/agentmem/internal/testenv"
 	lcmem "github.com/agentmem/agentmem/langchaingo"
 )
 
@@ -55,7 +56,7 @@ func (r *recordingLLM) last() string {
 // e2eMemory opens a Memory on a PostgreSQL schema and a Weaviate class prefix.
 func e2eMemory(t *testing.T, schema, prefix string) *core.Memory {
 	t.Helper()
-	s, err := postgres.Open(bg, pgDSN(t), postgres.WithSchema(schema))
+	s, err := postgres.Open(bg, testenv.Postgres(t), postgres.WithSchema(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func e2eNames(t *testing.T) (schema, prefix string) {
 	id := rand.Int64N(1 << 40)
 	schema = fmt.Sprintf("e2e_%d", id)
 	t.Cleanup(func() {
-		s, err := postgres.Open(context.Background(), pgDSN(t), postgres.WithSchema(schema))
+		s, err := postgres.Open(context.Background(), testenv.Postgres(t), postgres.WithSchema(schema))
 		if err == nil {
 			_, _ = s.Pool().Exec(context.Background(), `DROP SCHEMA "`+schema+`" CASCADE`)
 			_ = s.Close()

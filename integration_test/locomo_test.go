@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // LoCoMo through the public API: every conversation is saved with
@@ -194,7 +195,7 @@ func TestLoCoMoThroughMemory(t *testing.T) {
 // embedder).
 func TestLoCoMoThroughMemoryWeaviate(t *testing.T) {
 	convs := vectortest.LoadLoCoMo(t)
-	host, grpc := weaviateHost(t)
+	host, grpc := testenv.Weaviate(t)
 	for _, vz := range []string{weaviate.VectorizerNone, "text2vec-transformers"} {
 		t.Run(vz, func(t *testing.T) {
 			open := func() (vector.Store, vector.Embedder) {

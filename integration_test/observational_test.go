@@ -17,6 +17,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // Observational memory end to end on every store: memstore, SQLite and
@@ -42,18 +43,6 @@ func omBackends() []omBackend {
 		{"postgres", func(t *testing.T) store.Store { return openPG(t, nil) }},
 	}
 }
-
-// omBytes counts one token per byte of text and nothing for role names.
-type omBytes struct{}
-
-func (omBytes) Count(s string) int {
-	switch core.Role(s) {
-	case core.RoleUser, core.RoleAssistant, core.RoleSystem, core.RoleSignal:
-		return 0
-	}
-	return len(s)
-}
-func (omBytes) Encoding() string { return "om-bytes" }
 
 // omTagRE finds the tags ("m12u", "m12a") every test message carries.
 var omTagRE = regexp.MustCompile(`\bm\d+[ua]\b`)
@@ -111,7 +100,7 @@ func (r *omReflector) Generate(ctx context.Context, system, prompt string) (stri
 
 func omMemory(t *testing.T, s store.Store, cfg core.Config) *core.Memory {
 	t.Helper()
-	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: omBytes{}})
+	m, err := core.New(core.Options{Store: s, Config: cfg, Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

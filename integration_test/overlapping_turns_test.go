@@ -20,6 +20,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // The overlapping-turns test runs several OS processes (this test binary,
@@ -182,7 +183,7 @@ func openOverlapStore(ctx context.Context, spec string) (store.Store, error) {
 	if kind == "sqlite" {
 		return sqlite.Open(ctx, arg, sqlite.WithBusyTimeout(30*time.Second))
 	}
-	return postgres.Open(ctx, os.Getenv("AGENTMEM_PG_DSN"), postgres.WithSchema(arg))
+	return postgres.Open(ctx, os.Getenv(testenv.EnvPostgres), postgres.WithSchema(arg))
 }
 
 func TestOverlappingTurnsAcrossProcesses(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // roundTrips counts network round trips on a pool's connections: a write
@@ -201,7 +202,7 @@ func openPools(t testing.TB, hideJoint bool, mode pgx.QueryExecMode, delay time.
 	sp.ms = openPGWith(t, configure)
 	pool := sp.ms.Pool()
 	if twoPools {
-		cfg, err := pgxpool.ParseConfig(pgDSN(t))
+		cfg, err := pgxpool.ParseConfig(testenv.Postgres(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // The failover test needs the primary and synchronous standby of
@@ -32,7 +33,8 @@ type pgPair struct {
 }
 
 // failoverPair reads the pair from the environment of pg_pair_start, like
-// pgDSN: skipped without it under plain `go test`, failed under scripts/test.
+// testenv.Postgres: skipped without it under plain `go test`, failed under
+// scripts/test.
 func failoverPair(t *testing.T) pgPair {
 	t.Helper()
 	p := pgPair{
@@ -43,10 +45,7 @@ func failoverPair(t *testing.T) pgPair {
 	}
 	if p.dsn == "" || p.ctl == "" || p.primary == "" || p.standby == "" {
 		const msg = "AGENTMEM_PG_FAILOVER_DSN, AGENTMEM_PG_PAIR_CTL, AGENTMEM_PG_PRIMARY_DATADIR and AGENTMEM_PG_STANDBY_DATADIR (scripts/lib/pg.sh: pg_pair_start)"
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but the failover test has no pair: set " + msg)
-		}
-		t.Skip("no PostgreSQL pair: set " + msg)
+		testenv.Unavailable(t, "no PostgreSQL pair: set %s", msg)
 	}
 	return p
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // BenchmarkPostgresPairTurns compares turns (Begin, then Commit of one
@@ -28,7 +29,7 @@ func BenchmarkPostgresPairTurns(b *testing.B) {
 	if pair == "" {
 		b.Skip("AGENTMEM_PG_FAILOVER_DSN not set (scripts/lib/pg.sh: pg_pair_start)")
 	}
-	single := pgDSN(b)
+	single := testenv.Postgres(b)
 	for _, workers := range []int{1, 8} {
 		b.Run(fmt.Sprintf("goroutines=%d", workers), func(b *testing.B) {
 			mems := [2]*core.Memory{pairBenchMemory(b, single), pairBenchMemory(b, pair)}

@@ -20,6 +20,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // vectorBackend builds a fresh vector store and its embedder (nil when the
@@ -36,7 +37,7 @@ func vectorBackends() []vectorBackend {
 			return openWeaviate(t, fmt.Sprintf("Sem%d", rand.Int64N(1<<40))), nil
 		}},
 		{"weaviate-vectors", func(t *testing.T) (vector.Store, vector.Embedder) {
-			host, grpc := weaviateHost(t)
+			host, grpc := testenv.Weaviate(t)
 			prefix := fmt.Sprintf("Vec%d", rand.Int64N(1<<40))
 			s, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: grpc, ClassPrefix: prefix})
 			if err != nil {
@@ -363,7 +364,7 @@ func (p *proxy) setDown(down bool) {
 // is the first write of a restarted process (a new Memory on the same store);
 // ReindexResource retries and repairs without any write.
 func TestWeaviateOutage(t *testing.T) {
-	host, _ := weaviateHost(t)
+	host, _ := testenv.Weaviate(t)
 	p := newProxy(t, host)
 	prefix := fmt.Sprintf("Out%d", rand.Int64N(1<<40))
 	vs, err := weaviate.New(bg, weaviate.Config{Host: p.ln.Addr().String(), Vectorizer: "text2vec-transformers", ClassPrefix: prefix, Timeout: 5 * time.Second})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,21 +14,8 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
-
-// pgDSN returns the test server's DSN. Without one the test is skipped when
-// run by plain `go test`, but fails under scripts/test (AGENTMEM_REQUIRE_SERVERS=1).
-func pgDSN(t testing.TB) string {
-	t.Helper()
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
-	if dsn == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
-		}
-		t.Skip("AGENTMEM_PG_DSN not set")
-	}
-	return dsn
-}
 
 // queryCounter counts statements sent through a pool.
 type queryCounter struct{ n atomic.Int64 }
@@ -61,7 +47,7 @@ func openPG(t testing.TB, counter *queryCounter) *postgres.Store {
 // openPGWith is openPG with the pool configured by configure.
 func openPGWith(t testing.TB, configure func(*pgxpool.Config)) *postgres.Store {
 	t.Helper()
-	return openPGAt(t, pgDSN(t), configure)
+	return openPGAt(t, testenv.Postgres(t), configure)
 }
 
 // openPGAt is openPGWith on the server of dsn.
@@ -89,24 +75,11 @@ func openPGAt(t testing.TB, dsn string, configure func(*pgxpool.Config)) *postgr
 	return s
 }
 
-// weaviateHost returns the test server's REST and gRPC addresses, like pgDSN.
-func weaviateHost(t testing.TB) (string, string) {
-	t.Helper()
-	host := os.Getenv("AGENTMEM_WEAVIATE_HOST")
-	if host == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_WEAVIATE_HOST is empty")
-		}
-		t.Skip("AGENTMEM_WEAVIATE_HOST not set")
-	}
-	return host, os.Getenv("AGENTMEM_WEAVIATE_GRPC")
-}
-
 // openWeaviate opens a self-embedding Weaviate store (text2vec-transformers,
 // served by the project's offline embedding endpoint) under prefix.
 func openWeaviate(t testing.TB, prefix string) *weaviate.Store {
 	t.Helper()
-	host, grpc := weaviateHost(t)
+	host, grpc := testenv.Weaviate(t)
 	s, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: grpc, Vectorizer: "text2vec-transformers", ClassPrefix: prefix})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 var benchWords = []string{"budget", "travel", "vendor", "hiring", "plan", "review", "quarter", "meeting", "report", "launch",
@@ -34,7 +35,7 @@ func benchText(r *rand.Rand) string {
 // vector mode and with the default config (hybrid), on each corpus of
 // benchCorpora.
 func BenchmarkWeaviateRecall100k(b *testing.B) {
-	host, grpc := weaviateHost(b)
+	host, grpc := testenv.Weaviate(b)
 	prefix := fmt.Sprintf("Bench%d", rand.Int64N(1<<40))
 	vs, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: grpc, ClassPrefix: prefix})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // BenchmarkWeaviateCluster compares one Weaviate node
@@ -24,7 +25,7 @@ import (
 // measures recall again with one node down. scripts/bench --weaviate-cluster
 // starts both and runs it.
 func BenchmarkWeaviateCluster(b *testing.B) {
-	host, grpc := weaviateHost(b)
+	host, grpc := testenv.Weaviate(b)
 	c := weaviateCluster(b)
 	b.Run("one-node", func(b *testing.B) {
 		mem := clusterBenchMemory(b, weaviate.Config{Host: host, GRPCHost: grpc})

@@ -19,6 +19,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/internal/testenv"
 
 	"github.com/weaviate/weaviate/entities/models"
 )
@@ -45,10 +46,7 @@ func weaviateCluster(t testing.TB) wvCluster {
 	}
 	if len(c.hosts) < 3 || len(c.grpcs) != len(c.hosts) || c.dir == "" {
 		msg := "AGENTMEM_WEAVIATE_CLUSTER (3 nodes), _GRPC and _DIR not set (scripts/lib/weaviate.sh weaviate_cluster_start)"
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but " + msg)
-		}
-		t.Skip(msg)
+		testenv.Unavailable(t, "%s", msg)
 	}
 	return c
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/core/store"
 
 	"github.com/spf13/cobra"
@@ -33,7 +34,7 @@ left.`,
 		Args: rangeArgs(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if batch < 0 {
-				return usageErr("--batch must be positive")
+				return clierr.Usage("--batch must be positive")
 			}
 			if err := a.requireWrite(); err != nil {
 				return err
@@ -50,7 +51,7 @@ left.`,
 func (a *app) compact(ctx context.Context, c *connection, batch int) error {
 	cc, ok := c.Store.Unwrap().(contentCompactor)
 	if !ok {
-		return usageErr("the store of %s keeps no older shapes to compact", a.flags.db)
+		return clierr.Usage("the store of %s keeps no older shapes to compact", a.flags.db)
 	}
 	bar := a.newShareProgress("compact")
 	shown := 0

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/migrate"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/embed/openai"
 	"github.com/agentmem/agentmem/core/memerr"
@@ -91,10 +93,6 @@ func connect(ctx context.Context, f globalFlags) (*connection, error) {
 	return c, nil
 }
 
-func isPostgres(db string) bool {
-	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
-}
-
 // urlScheme returns the scheme of a value written as scheme://…, and "" for
 // anything else (a file name).
 func urlScheme(v string) string {
@@ -110,7 +108,7 @@ func urlScheme(v string) string {
 // a DSN may hold a password.
 func checkScheme(flag, v, want string, supported ...string) error {
 	if sc := urlScheme(v); sc != "" && !slices.Contains(supported, sc) {
-		return usageErr("%s: unsupported scheme %s://; give %s", flag, sc, want)
+		return clierr.Usage("%s: unsupported scheme %s://; give %s", flag, sc, want)
 	}
 	return nil
 }
@@ -119,7 +117,7 @@ func (c *connection) openStore(ctx context.Context, f globalFlags) error {
 	if err := checkScheme("--db", f.db, "a SQLite file (a path or file: URI) or a postgres:// DSN", "postgres", "postgresql", "file"); err != nil {
 		return err
 	}
-	if isPostgres(f.db) {
+	if migrate.IsPostgres(f.db) {
 		s, err := postgres.Open(ctx, f.db, postgres.WithSchema(f.pgSchema))
 		if err != nil {
 			return err
@@ -131,7 +129,7 @@ func (c *connection) openStore(ctx context.Context, f globalFlags) error {
 		fi, err := os.Stat(f.db)
 		switch {
 		case err == nil && fi.IsDir():
-			return usageErr("--db %q is a directory; give a SQLite file such as %s", f.db, filepath.Join(f.db, defaultDB))
+			return clierr.Usage("--db %q is a directory; give a SQLite file such as %s", f.db, filepath.Join(f.db, defaultDB))
 		case err != nil && !f.write:
 			return memerr.Errorf(core.CodeInvalidArgument, "connect",
 				"no SQLite database at %q (give --db or AGENTMEM_DB; a new file is created only with --write)", f.db)
@@ -153,7 +151,7 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 		"postgres", "postgresql", "http", "https"); err != nil {
 		return err
 	}
-	if isPostgres(f.vector) {
+	if migrate.IsPostgres(f.vector) {
 		return c.openPgvector(ctx, f)
 	}
 	if !strings.HasPrefix(f.vector, "http://") && !strings.HasPrefix(f.vector, "https://") {
@@ -178,7 +176,7 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 		// Weaviate embeds the texts itself; an embedder here would be a second,
 		// different one.
 		if f.embedder != "" && f.embedder != "hash" {
-			return usageErr("--vector names vectorizer %s, so Weaviate embeds itself; drop --embedder %s", cfg.Vectorizer, f.embedder)
+			return clierr.Usage("--vector names vectorizer %s, so Weaviate embeds itself; drop --embedder %s", cfg.Vectorizer, f.embedder)
 		}
 	} else if err := c.openEmbedder(ctx, f); err != nil {
 		return err
@@ -235,7 +233,7 @@ func checkLocalIndex(f globalFlags) error {
 func weaviateConfig(addr string) (weaviate.Config, error) {
 	u, err := url.Parse(addr)
 	if err != nil || u.Host == "" {
-		return weaviate.Config{}, usageErr("--vector %q is not a Weaviate address http://host:port", addr)
+		return weaviate.Config{}, clierr.Usage("--vector %q is not a Weaviate address http://host:port", addr)
 	}
 	q := u.Query()
 	cfg := weaviate.Config{Host: u.Host, Scheme: u.Scheme, GRPCHost: q.Get("grpc"), ClassPrefix: q.Get("prefix"), Vectorizer: q.Get("vectorizer")}
@@ -244,7 +242,7 @@ func weaviateConfig(addr string) (weaviate.Config, error) {
 	}
 	if r := q.Get("replication"); r != "" {
 		if cfg.ReplicationFactor, err = strconv.Atoi(r); err != nil {
-			return weaviate.Config{}, usageErr("--vector %q: replication=%q is not a number", addr, r)
+			return weaviate.Config{}, clierr.Usage("--vector %q: replication=%q is not a number", addr, r)
 		}
 	}
 	cfg.AsyncReplication = q.Get("async-replication") == "true"
@@ -262,10 +260,10 @@ func (c *connection) openEmbedder(ctx context.Context, f globalFlags) error {
 		return nil
 	}
 	if !strings.HasPrefix(f.embedder, "http://") && !strings.HasPrefix(f.embedder, "https://") {
-		return usageErr("--embedder %q: want \"hash\" or an http(s):// URL", f.embedder)
+		return clierr.Usage("--embedder %q: want \"hash\" or an http(s):// URL", f.embedder)
 	}
 	if f.embedModel == "" {
-		return usageErr("--embedder %s needs --embed-model", f.embedder)
+		return clierr.Usage("--embedder %s needs --embed-model", f.embedder)
 	}
 	e, err := openai.New(openai.Config{BaseURL: f.embedder, Model: f.embedModel, APIKey: os.Getenv("AGENTMEM_EMBEDDER_KEY")})
 	if err != nil {
@@ -287,7 +285,7 @@ const vectorsSuffix = ".vectors"
 // (the database's name with its extension replaced by .vectors) when that
 // file exists, and "" otherwise or for PostgreSQL.
 func besideVectors(db string) string {
-	if db == "" || isPostgres(db) || strings.HasPrefix(db, "file:") || db == ":memory:" {
+	if db == "" || migrate.IsPostgres(db) || strings.HasPrefix(db, "file:") || db == ":memory:" {
 		return ""
 	}
 	p := strings.TrimSuffix(db, filepath.Ext(db)) + vectorsSuffix
@@ -303,7 +301,7 @@ func besideVectors(db string) string {
 func (a *app) findVectors() {
 	if a.flags.vector == "" {
 		a.flags.vector = besideVectors(a.flags.db)
-		a.flags.findPgvector = isPostgres(a.flags.db)
+		a.flags.findPgvector = migrate.IsPostgres(a.flags.db)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -59,29 +60,12 @@ func sqliteBackend(t *testing.T) backend {
 	return backend{name: "sqlite", flags: []string{"--db", path}, store: store.Check(s)}
 }
 
-func pgDSN(t *testing.T) string { return serverEnv(t, "AGENTMEM_PG_DSN") }
-
-// serverEnv returns the address of a test server from the environment.
-// Without it the test is skipped under plain go test and fails under
-// scripts/test (AGENTMEM_REQUIRE_SERVERS=1).
-func serverEnv(t *testing.T, name string) string {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatalf("AGENTMEM_REQUIRE_SERVERS=1 but %s is empty", name)
-		}
-		t.Skipf("%s not set", name)
-	}
-	return v
-}
-
 // postgresBackend is a fresh schema on the test server. Without
 // AGENTMEM_PG_DSN it is skipped under plain go test and fails under
 // scripts/test (AGENTMEM_REQUIRE_SERVERS=1).
 func postgresBackend(t *testing.T) backend {
 	t.Helper()
-	dsn := pgDSN(t)
+	dsn := testenv.Postgres(t)
 	schema := fmt.Sprintf("cli_%d", rand.Int64())
 	s, err := postgres.Open(bg, dsn, postgres.WithSchema(schema))
 	if err != nil {

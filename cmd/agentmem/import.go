@@ -9,14 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/importer"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/migrate"
 	"github.com/spf13/cobra"
-)
-
-// Migration sources of import --from.
-const (
-	fromLangchaingoSQLite   = "langchaingo-sqlite3"
-	fromLangchaingoPostgres = "langchaingo-postgres"
-	fromMastra              = "mastra"
 )
 
 // importGCPercent is the garbage collector's target while importing.
@@ -24,12 +20,10 @@ const importGCPercent = 400
 
 // importOptions are the flags of import.
 type importOptions struct {
-	from     string
-	table    string
-	schema   string
-	resource string
-	restart  bool
-	batch    int
+	from    string
+	source  migrate.Options
+	restart bool
+	batch   int
 }
 
 func (a *app) importCmd() *cobra.Command {
@@ -76,9 +70,9 @@ messages are indexed for semantic recall as they are saved; without it, run
 			}
 			switch {
 			case o.batch < 0:
-				return usageErr("--batch must be positive")
+				return clierr.Usage("--batch must be positive")
 			case o.batch == 0:
-				o.batch = defaultBatch
+				o.batch = importer.DefaultBatch
 			}
 			src, cleanup, err := a.importSource(o, args[0])
 			if err != nil {
@@ -98,31 +92,23 @@ messages are indexed for semantic recall as they are saved; without it, run
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.from, "from", "", "migrate from: langchaingo-sqlite3, langchaingo-postgres or mastra")
-	f.StringVar(&o.table, "table", "", "langchaingo table name (default langchaingo_messages for sqlite3; required for postgres)")
-	f.StringVar(&o.schema, "schema", "public", "PostgreSQL schema of the source tables")
-	f.StringVar(&o.resource, "resource", "", "resource of migrated langchaingo threads (default \"default\", as the langchaingo adapters)")
+	f.StringVar(&o.source.Table, "table", "", "langchaingo table name (default langchaingo_messages for sqlite3; required for postgres)")
+	f.StringVar(&o.source.Schema, "schema", "public", "PostgreSQL schema of the source tables")
+	f.StringVar(&o.source.Resource, "resource", "", "resource of migrated langchaingo threads (default \"default\", as the langchaingo adapters)")
 	f.BoolVar(&o.restart, "restart", false, "ignore the progress of an interrupted run")
-	f.IntVar(&o.batch, "batch", defaultBatch, "messages per SaveMessages call, one transaction")
-	_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{fromLangchaingoSQLite, fromLangchaingoPostgres, fromMastra}, cobra.ShellCompDirectiveNoFileComp))
+	f.IntVar(&o.batch, "batch", importer.DefaultBatch, "messages per SaveMessages call, one transaction")
+	_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{migrate.FromLangchaingoSQLite, migrate.FromLangchaingoPostgres, migrate.FromMastra}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-func (a *app) importSource(o importOptions, arg string) (*source, func(), error) {
-	none := func() {}
-	switch o.from {
-	case "":
-		return a.jsonlSource(arg)
-	case fromLangchaingoSQLite:
-		src, err := langchaingoSQLiteSource(arg, o)
-		return src, none, err
-	case fromLangchaingoPostgres:
-		src, err := langchaingoPostgresSource(arg, o)
-		return src, none, err
-	case fromMastra:
-		src, err := mastraSource(arg, o)
-		return src, none, err
+// importSource is the source of import's argument: an export file, or the
+// tables of --from.
+func (a *app) importSource(o importOptions, arg string) (*importer.Source, func(), error) {
+	if o.from == "" {
+		return importer.JSONL(arg, a.stdin)
 	}
-	return nil, nil, usageErr("--from %q: want %s, %s or %s", o.from, fromLangchaingoSQLite, fromLangchaingoPostgres, fromMastra)
+	src, err := migrate.NewSource(o.from, arg, o.source)
+	return src, func() {}, err
 }
 
 // importSummary is what import reports.
@@ -142,54 +128,55 @@ type importSummary struct {
 
 // runImport checks the whole source, then imports what the check kept,
 // resuming after the checkpoint of an interrupted run of the same import.
-func (a *app) runImport(ctx context.Context, c *connection, src *source, restart bool, batch int) error {
+func (a *app) runImport(ctx context.Context, c *connection, src *importer.Source, restart bool, batch int) error {
 	if os.Getenv("GOGC") == "" {
 		// The import keeps little live (~10 MB: chunks of lines, batches)
 		// and allocates a few KB a message: at the default GOGC the
 		// collector would run every few thousand messages.
 		defer debug.SetGCPercent(debug.SetGCPercent(importGCPercent))
 	}
-	sp, err := newSpool()
+	sp, err := importer.NewSpool()
 	if err != nil {
 		return notWritten{err}
 	}
-	defer sp.close()
-	p, err := check(ctx, src, c.Store, sp)
+	defer sp.Close()
+	p, err := importer.Check(ctx, src, c.Store, sp)
 	if err != nil {
 		return notWritten{err}
 	}
-	return a.importChecked(ctx, c, sp.replay(src), p, restart, batch)
+	return a.importChecked(ctx, c, sp.Replay(src), p, restart, batch)
 }
 
 // importChecked imports the checked records of src (planned by p).
-func (a *app) importChecked(ctx context.Context, c *connection, src *source, p plan, restart bool, batch int) error {
-	id := src.identity
+func (a *app) importChecked(ctx context.Context, c *connection, src *importer.Source, p importer.Plan, restart bool, batch int) error {
+	id := src.Identity
 	if id == "" {
-		id = src.name
+		id = src.Name
 	}
 	cp, st, err := openCheckpoint(restart, "import", id, a.flags.db, a.flags.pgSchema)
 	if err != nil {
 		return err
 	}
-	im := &importer{mem: c.Memory, store: c.Store, batch: batch, bar: a.newProgress(int64(p.messages), "import"), index: c.Vector != nil}
-	done, err := im.run(ctx, src, st.Done)
-	im.bar.done()
+	bar := a.newProgress(int64(p.Messages), "import")
+	im := &importer.Importer{Memory: c.Memory, Store: c.Store, Batch: batch, Progress: bar.add, Index: c.Vector != nil}
+	done, err := im.Run(ctx, src, st.Done)
+	bar.done()
 	if err != nil {
 		if done > st.Done {
 			if serr := cp.save(checkpointState{Done: done}); serr != nil {
 				return fmt.Errorf("%w (and saving progress failed: %v)", err, serr)
 			}
 		}
-		if errInterrupted(err) {
-			return fmt.Errorf("import interrupted; %d of %d records done, run the same command to resume: %w", done, p.records, err)
+		if importer.Interrupted(err) {
+			return fmt.Errorf("import interrupted; %d of %d records done, run the same command to resume: %w", done, p.Records, err)
 		}
 		return err
 	}
 	if err := cp.clear(); err != nil {
 		return err
 	}
-	sum := importSummary{Source: src.name, Unit: src.unit, Records: p.records, Threads: p.threads, Imported: im.threads.Load(), Messages: p.messages,
-		Saved: im.saved.Load(), Dropped: im.dropped.Load(), Resumed: st.Done, Skipped: p.skipped, Indexed: im.index}
+	sum := importSummary{Source: src.Name, Unit: src.Unit, Records: p.Records, Threads: p.Threads, Imported: im.Threads.Load(), Messages: p.Messages,
+		Saved: im.Saved.Load(), Dropped: im.Dropped.Load(), Resumed: st.Done, Skipped: p.Skipped, Indexed: im.Index}
 	return a.printImport(sum)
 }
 
@@ -234,7 +221,7 @@ func (e notWritten) Unwrap() error { return e.err }
 // about to create it, and "" when it exists or is not a plain file path.
 func (a *app) newSQLiteTarget() string {
 	db := a.flags.db
-	if isPostgres(db) || strings.HasPrefix(db, "file:") || db == ":memory:" {
+	if migrate.IsPostgres(db) || strings.HasPrefix(db, "file:") || db == ":memory:" {
 		return ""
 	}
 	if _, err := os.Lstat(db); !errors.Is(err, os.ErrNotExist) {

@@ -20,7 +20,9 @@ import (
 	"github.com/tmc/langchaingo/memory/alloydb"
 	"github.com/tmc/langchaingo/util/alloydbutil"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // benchMessages is the size of the import benchmark:
@@ -51,27 +53,27 @@ func writeBenchFile(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	lw := &lineWriter{w: w}
+	lw := export.NewWriter(w)
 	must := func(err error) {
 		if err != nil {
 			b.Fatal(err)
 		}
 	}
-	must(lw.put(record{Kind: kindHeader, Version: formatVersion}))
+	must(lw.Put(export.Record{Kind: export.KindHeader, Version: export.FormatVersion}))
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i*benchThreadSize < n; i++ {
 		res := fmt.Sprintf("user-%d", i/10)
 		if i%10 == 0 {
-			must(lw.put(record{Kind: kindResource, Resource: &resourceDoc{ID: res}}))
+			must(lw.Put(export.Record{Kind: export.KindResource, Resource: &export.ResourceDoc{ID: res}}))
 		}
 		th := core.Thread{ID: fmt.Sprintf("thread-%d", i), ResourceID: res, CreatedAt: base, UpdatedAt: base}
-		must(lw.put(record{Kind: kindThread, Thread: &th}))
+		must(lw.Put(export.Record{Kind: export.KindThread, Thread: &th}))
 		for j := 0; j < benchThreadSize && i*benchThreadSize+j < n; j++ {
 			role := []core.Role{core.RoleUser, core.RoleAssistant}[j%2]
 			m := core.NewMessage(role, benchTexts[j%2])
 			m.ID, m.ThreadID, m.ResourceID = fmt.Sprintf("m-%d-%d", i, j), th.ID, res
 			m.CreatedAt = base.Add(time.Duration(j) * time.Second)
-			must(lw.put(record{Kind: kindMessage, Message: &m}))
+			must(lw.Put(export.Record{Kind: export.KindMessage, Message: &m}))
 		}
 	}
 	must(w.Flush())
@@ -94,7 +96,7 @@ func BenchmarkImport(b *testing.B) {
 		}
 		b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
-	if os.Getenv("AGENTMEM_PG_DSN") == "" {
+	if os.Getenv(testenv.EnvPostgres) == "" {
 		return
 	}
 	b.Run(fmt.Sprintf("agentmem-postgres/messages=%d", n), func(b *testing.B) {
@@ -142,7 +144,7 @@ func processCPU() time.Duration {
 // AGENTMEM_PG_DSN (the parent of a backend), or 0 when there is none or it
 // is not on this machine.
 func postgresServerPID(b *testing.B) int {
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	dsn := os.Getenv(testenv.EnvPostgres)
 	if dsn == "" {
 		return 0
 	}
@@ -231,7 +233,7 @@ func sqliteBenchBackend(b *testing.B) []string {
 func postgresBenchBackend(b *testing.B) []string {
 	b.StopTimer()
 	defer b.StartTimer()
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	dsn := os.Getenv(testenv.EnvPostgres)
 	schema := fmt.Sprintf("bench_%d", rand.Int64())
 	b.Cleanup(func() { dropSchema(b, dsn, schema) })
 	return []string{"--db", dsn, "--pg-schema", schema}
@@ -250,7 +252,7 @@ func dropSchema(b *testing.B, dsn, schema string) {
 // chat history: one history per thread, AddMessages per 1,000 messages.
 func benchLangchaingo(b *testing.B, n int) {
 	b.StopTimer()
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
+	dsn := os.Getenv(testenv.EnvPostgres)
 	schema := fmt.Sprintf("lcbench_%d", rand.Int64())
 	pool, err := pgxpool.New(bg, dsn)
 	if err != nil {

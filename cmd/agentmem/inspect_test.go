@@ -3,10 +3,11 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // TestInspectGolden runs the read-only commands on the seeded memory of each
@@ -215,6 +216,6 @@ func TestSearchWeaviateSelfEmbedding(t *testing.T) {
 // weaviateAddr is the --vector address of the test server with a fresh class
 // prefix and the extra query parameters.
 func weaviateAddr(t *testing.T, extra string) string {
-	host := serverEnv(t, "AGENTMEM_WEAVIATE_HOST")
-	return fmt.Sprintf("http://%s?grpc=%s&prefix=Cli%d%s", host, os.Getenv("AGENTMEM_WEAVIATE_GRPC"), rand.Int64N(1<<40), extra)
+	host, grpc := testenv.Weaviate(t)
+	return fmt.Sprintf("http://%s?grpc=%s&prefix=Cli%d%s", host, grpc, rand.Int64N(1<<40), extra)
 }

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/core"
 )
 
@@ -45,7 +46,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if isUnknownCommand(err) {
 		// cobra reports an unknown command as a plain error; it is a usage
 		// error like an unknown flag.
-		err = usageErr("%s", strings.Replace(err.Error(), ` for "agentmem"`, "", 1))
+		err = clierr.Usage("%s", strings.Replace(err.Error(), ` for "agentmem"`, "", 1))
 	}
 	app.printError(err)
 	switch {

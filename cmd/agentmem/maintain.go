@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -160,7 +161,7 @@ Ctrl-C stops between threads; running the command again finishes the rest.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.findVectors()
 			if (len(args) == 0) == (resource == "") {
-				return usageErr("give THREAD ids or --resource, not both")
+				return clierr.Usage("give THREAD ids or --resource, not both")
 			}
 			if err := a.requireWrite(); err != nil {
 				return err

@@ -18,6 +18,7 @@ import (
 	"github.com/tmc/langchaingo/util/alloydbutil"
 
 	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/internal/testenv"
 	lcsqlite "github.com/agentmem/agentmem/langchaingo/sqlite3"
 )
 
@@ -91,7 +92,7 @@ func checkLangchaingoThread(t *testing.T, b backend, thread, resource string) {
 // TestMigrateLangchaingoPostgres migrates langchaingo v0.1.14's PostgreSQL
 // chat history (memory/alloydb on a plain server through WithPool).
 func TestMigrateLangchaingoPostgres(t *testing.T) {
-	dsn := pgDSN(t)
+	dsn := testenv.Postgres(t)
 	pool, err := pgxpool.New(bg, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +172,7 @@ func TestMigrateMastra(t *testing.T) {
 // the thread timestamps (the time each fixture was written) must equal the
 // LibSQL migration.
 func TestMigrateMastraPostgres(t *testing.T) {
-	dsn := pgDSN(t)
+	dsn := testenv.Postgres(t)
 	pool, err := pgxpool.New(bg, dsn)
 	if err != nil {
 		t.Fatal(err)

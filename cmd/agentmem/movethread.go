@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -37,10 +38,10 @@ unfinished count as work and are reported.`,
 		ValidArgsFunction: a.completeThreads,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if to == "" {
-				return usageErr("--to RESOURCE is required")
+				return clierr.Usage("--to RESOURCE is required")
 			}
 			if (len(args) == 0) == (from == "") {
-				return usageErr("give THREAD ids or --from, not both")
+				return clierr.Usage("give THREAD ids or --from, not both")
 			}
 			if err := a.requireWrite(); err != nil {
 				return err
@@ -58,7 +59,7 @@ unfinished count as work and are reported.`,
 
 func (a *app) moveThreads(ctx context.Context, c *connection, ids []string, from, to string) error {
 	if err := store.ValidateID("resourceId", to); err != nil {
-		return usageErr("--to: %v", err)
+		return clierr.Usage("--to: %v", err)
 	}
 	threads, err := fromThreads(ctx, c, from, to)
 	if err != nil {

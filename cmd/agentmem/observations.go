@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tmc/langchaingo/llms/openai"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 	agentlc "github.com/agentmem/agentmem/langchaingo"
@@ -82,7 +84,7 @@ func (f *modelFlags) add(cmd *cobra.Command) {
 // model opens the chat model; nothing is sent until it is called.
 func (f modelFlags) model() (core.Model, error) {
 	if f.url == "" || f.name == "" {
-		return nil, usageErr("give the observer's chat model: --model-url URL and --model NAME")
+		return nil, clierr.Usage("give the observer's chat model: --model-url URL and --model NAME")
 	}
 	key := os.Getenv("AGENTMEM_MODEL_KEY")
 	if key == "" {
@@ -90,7 +92,7 @@ func (f modelFlags) model() (core.Model, error) {
 	}
 	llm, err := openai.New(openai.WithBaseURL(f.url), openai.WithModel(f.name), openai.WithToken(key))
 	if err != nil {
-		return nil, usageErr("--model-url: %v", err)
+		return nil, clierr.Usage("--model-url: %v", err)
 	}
 	return agentlc.Model(llm), nil
 }
@@ -119,7 +121,7 @@ record shared by the threads of the thread's resource is reflected.`
 		ValidArgsFunction: a.completeThreads,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if scope != string(core.ScopeThread) && scope != string(core.ScopeResource) {
-				return usageErr("--scope must be thread or resource, got %q", scope)
+				return clierr.Usage("--scope must be thread or resource, got %q", scope)
 			}
 			if err := a.requireWrite(); err != nil {
 				return err
@@ -143,7 +145,7 @@ record shared by the threads of the thread's resource is reflected.`
 					return err
 				}
 				if a.flags.json {
-					return writeJSON(a.stdout, newObservationDoc(rec))
+					return writeJSON(a.stdout, export.NewObservationDoc(rec))
 				}
 				_, err = fmt.Fprintf(a.stdout, "observations of %s: generation %d, %d tokens, observed up to %s\n",
 					rec.Key, rec.Generation, rec.ObservationTokens, rec.LastObservedAt.UTC().Format("2006-01-02 15:04:05"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store/postgres"
+	"github.com/agentmem/agentmem/internal/testenv"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -18,7 +19,7 @@ import (
 // embedder) and searches them: beside SQLite on a pool of their own, beside
 // the PostgreSQL store on its pool.
 func TestSearchPgvector(t *testing.T) {
-	dsn := pgDSN(t)
+	dsn := testenv.Postgres(t)
 	forEachBackend(t, func(t *testing.T, b backend) {
 		seed(t, b.store)
 		if b.name == "sqlite" {
@@ -54,7 +55,7 @@ func TestSearchPgvector(t *testing.T) {
 // empty pgvector tables leaves them with their approximate index built and
 // every message found.
 func TestReindexPgvectorLarge(t *testing.T) {
-	dsn := pgDSN(t)
+	dsn := testenv.Postgres(t)
 	b := postgresBackend(t)
 	mem, err := core.New(core.Options{Store: b.store.Unwrap()})
 	if err != nil {
@@ -93,7 +94,7 @@ func TestReindexPgvectorLarge(t *testing.T) {
 // as on SQLite it uses the index beside the file; without them it fails
 // with the code of a missing vector store, also under --json.
 func TestSearchFindsPgvector(t *testing.T) {
-	dsn := pgDSN(t)
+	dsn := testenv.Postgres(t)
 	b := postgresBackend(t)
 	seed(t, b.store)
 	r := b.agentmem(t, "", "--json", "search", "ada", "Zanzibarina")

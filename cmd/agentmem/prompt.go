@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/inspector"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/budget"
@@ -45,7 +46,7 @@ build the prompt the same way and show the same messages and counts.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.findVectors()
 			if r.Budget < 0 || r.Remove < -1 || r.Last < 0 {
-				return usageErr("--max-tokens, --remove and --last must not be negative")
+				return clierr.Usage("--max-tokens, --remove and --last must not be negative")
 			}
 			r.System = system
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {

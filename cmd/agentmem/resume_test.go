@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/importer"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -53,27 +55,27 @@ func interruptImport(t *testing.T, b backend, file string) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	jsonl, cleanup, err := a.jsonlSource(file)
+	jsonl, cleanup, err := importer.JSONL(file, a.stdin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cleanup()
 	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
-	sp, err := newSpool()
+	sp, err := importer.NewSpool()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sp.close()
-	p, err := check(ctx, jsonl, c.Store, sp)
+	defer sp.Close()
+	p, err := importer.Check(ctx, jsonl, c.Store, sp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	finished := false
-	replay := sp.replay(jsonl)
+	replay := sp.Replay(jsonl)
 	interrupting := *replay
-	interrupting.each = func(ctx context.Context, fn func(int, record) error, skip func(string)) error {
-		return replay.each(ctx, func(n int, r record) error {
+	interrupting.Each = func(ctx context.Context, fn func(int, export.Record) error, skip func(string)) error {
+		return replay.Each(ctx, func(n int, r export.Record) error {
 			if n == 15 {
 				finished = threadFinished(b.store, "trip", at(0).Add(time.Hour)) && threadFinished(b.store, "food", at(100).Add(time.Hour))
 				cancel()
@@ -86,7 +88,7 @@ func interruptImport(t *testing.T, b backend, file string) {
 	if !finished {
 		t.Fatal("threads trip and food were not finished before the interruption")
 	}
-	if !errInterrupted(err) || !strings.Contains(err.Error(), "run the same command to resume") {
+	if !importer.Interrupted(err) || !strings.Contains(err.Error(), "run the same command to resume") {
 		t.Fatalf("interrupted import: %v", err)
 	}
 }

@@ -8,19 +8,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 )
 
-// Error codes of the command itself; core's codes cover everything else.
-const (
-	// CodeReadOnly: a write command ran without --write.
-	CodeReadOnly core.Code = "AGENTMEM_READ_ONLY"
-	// CodeUsage: bad arguments or flags.
-	CodeUsage core.Code = "AGENTMEM_USAGE"
-	// CodeBadInput: an import file or source that cannot be read as given.
-	CodeBadInput core.Code = "AGENTMEM_BAD_INPUT"
-)
+// CodeReadOnly is the code of a write command run without --write; the
+// command's other codes are in package clierr, core's cover everything else.
+const CodeReadOnly core.Code = "AGENTMEM_READ_ONLY"
 
 // ErrReadOnly is returned (errors.Is) by every write command run without --write.
 var ErrReadOnly = memerr.NewSentinel(CodeReadOnly, "this command changes memory; add --write to allow it")
@@ -76,7 +71,7 @@ stops cleanly on Ctrl-C and resumes when run again.`,
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return clierr.Usage("%v", err) })
 	a.addGlobalFlags(root)
 	root.AddGroup(
 		&cobra.Group{ID: "inspect", Title: "Inspect:"},
@@ -130,15 +125,9 @@ func (a *app) requireWrite() error {
 	return nil
 }
 
-// usageErr is a CodeUsage error. It names no operation: printError already
-// starts the line with "agentmem:".
-func usageErr(format string, args ...any) error {
-	return memerr.Errorf(CodeUsage, "", format, args...)
-}
-
 func isUsage(err error) bool {
 	var ce *core.Error
-	return errors.As(err, &ce) && (ce.Code == CodeUsage || ce.Code == CodeReadOnly)
+	return errors.As(err, &ce) && (ce.Code == clierr.CodeUsage || ce.Code == CodeReadOnly)
 }
 
 // commandName is the command's path without the program name, which the
@@ -154,7 +143,7 @@ func commandName(cmd *cobra.Command) string {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageErr("%s: %v", commandName(cmd), err)
+			return clierr.Usage("%s: %v", commandName(cmd), err)
 		}
 		return nil
 	}
@@ -164,7 +153,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 func rangeArgs(lo, hi int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.RangeArgs(lo, hi)(cmd, args); err != nil {
-			return usageErr("%s: %v", commandName(cmd), err)
+			return clierr.Usage("%s: %v", commandName(cmd), err)
 		}
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -45,7 +46,7 @@ quickstart writes them) or the pgvector tables of a PostgreSQL database, and, un
 		RunE: func(cmd *cobra.Command, args []string) error {
 			md, err := message.ParseFilterJSON(filter)
 			if err != nil {
-				return usageErr("--filter: %v", err)
+				return clierr.Usage("--filter: %v", err)
 			}
 			a.findVectors()
 			return a.withConn(cmd, func(ctx context.Context, c *connection) error {
@@ -83,7 +84,7 @@ func search(ctx context.Context, c *connection, q vector.Query, r core.MessageRa
 		return nil, err
 	}
 	if q.TopK <= 0 || r.Before < 0 || r.After < 0 {
-		return nil, usageErr("--top-k must be positive, --before and --after not negative")
+		return nil, clierr.Usage("--top-k must be positive, --before and --after not negative")
 	}
 	// A resource indexed under another embedding dimension would find
 	// nothing here: say so, with the repair.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -30,7 +31,7 @@ type shownThread struct {
 	WorkingMemory map[core.Scope]string `json:"workingMemory"`
 	// Observations holds the thread's and its resource's active
 	// observational-memory records that were ever written.
-	Observations []observationDoc `json:"observations"`
+	Observations []export.ObservationDoc `json:"observations"`
 }
 
 func (a *app) showCmd() *cobra.Command {
@@ -66,8 +67,8 @@ func loadShown(ctx context.Context, c *connection, threadID string) (shownThread
 	if err != nil {
 		return shownThread{}, err
 	}
-	doc := shownThread{Thread: th, Messages: []shownMessage{}, WorkingMemory: map[core.Scope]string{}, Observations: []observationDoc{}}
-	err = walkMessages(ctx, c.Store, th.ID, func(msgs []core.Message) error {
+	doc := shownThread{Thread: th, Messages: []shownMessage{}, WorkingMemory: map[core.Scope]string{}, Observations: []export.ObservationDoc{}}
+	err = export.WalkMessages(ctx, c.Store, th.ID, func(msgs []core.Message) error {
 		for _, m := range msgs {
 			trimmed := th.Boundary != nil && th.Boundary.Excludes(m.CreatedAt, m.ID)
 			doc.Messages = append(doc.Messages, shownMessage{Message: m, Tokens: m.Tokens, Trimmed: trimmed})
@@ -91,7 +92,7 @@ func loadShown(ctx context.Context, c *connection, threadID string) (shownThread
 			return doc, err
 		}
 		if rec.Version > 0 {
-			doc.Observations = append(doc.Observations, newObservationDoc(rec))
+			doc.Observations = append(doc.Observations, export.NewObservationDoc(rec))
 		}
 	}
 	return doc, nil
@@ -174,7 +175,7 @@ func partLines(m core.Message) []string {
 
 // jsonText prints raw JSON canonically on one line of at most n runes.
 func jsonText(raw json.RawMessage, n int) string {
-	if c, err := canonicalJSON(raw); err == nil {
+	if c, err := export.CanonicalJSON(raw); err == nil {
 		raw = c
 	}
 	return oneLine(string(raw), n)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -76,7 +77,7 @@ func collectStats(ctx context.Context, c *connection, resourceID string) (statsD
 	resources := map[string]int{} // messages per resource
 	for _, t := range page.Threads {
 		resources[t.ResourceID] += 0 // a resource of empty threads counts too
-		err := walkMessages(ctx, c.Store, t.ID, func(msgs []core.Message) error {
+		err := export.WalkMessages(ctx, c.Store, t.ID, func(msgs []core.Message) error {
 			for _, m := range msgs {
 				resources[t.ResourceID]++
 				doc.Messages++

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
 )
 
@@ -47,20 +48,20 @@ by processes that were stopped, or that run with the sweeper off.`,
 		Args: rangeArgs(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if idle < 0 {
-				return usageErr("--idle must not be negative")
+				return clierr.Usage("--idle must not be negative")
 			}
 			if batch < 0 {
-				return usageErr("--batch must be positive")
+				return clierr.Usage("--batch must be positive")
 			}
 			status = strings.ToUpper(status)
 			if status != weaviate.TenantInactive && status != weaviate.TenantOffloaded {
-				return usageErr("--status %q: want %s or %s", status, weaviate.TenantInactive, weaviate.TenantOffloaded)
+				return clierr.Usage("--status %q: want %s or %s", status, weaviate.TenantInactive, weaviate.TenantOffloaded)
 			}
 			if err := a.requireWrite(); err != nil {
 				return err
 			}
 			if !strings.HasPrefix(a.flags.vector, "http://") && !strings.HasPrefix(a.flags.vector, "https://") {
-				return usageErr("maintain weaviate-tenants needs --vector http(s)://host:port of a Weaviate server")
+				return clierr.Usage("maintain weaviate-tenants needs --vector http(s)://host:port of a Weaviate server")
 			}
 			return a.retireTenants(cmd.Context(), idle, status, batch)
 		},

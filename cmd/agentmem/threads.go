@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -69,7 +70,7 @@ Filter by --resource; page with --page and --per-page; sort by createdAt
 
 func (a *app) listThreads(ctx context.Context, c *connection, q store.ThreadQuery) error {
 	if q.PerPage <= 0 {
-		return usageErr("--per-page must be positive")
+		return clierr.Usage("--per-page must be positive")
 	}
 	page, err := c.Memory.ListThreads(ctx, q)
 	if err != nil {

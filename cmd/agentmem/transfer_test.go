@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -148,17 +149,17 @@ func TestImportRefusesMessageTakeover(t *testing.T) {
 			t.Fatal(err)
 		}
 		var file strings.Builder
-		for _, r := range []record{{Kind: kindHeader, Version: formatVersion},
-			{Kind: kindThread, Thread: &core.Thread{ID: "mine", ResourceID: "ada", CreatedAt: time.Unix(0, 0).UTC()}}} {
-			line, err := encodeRecord(r)
+		for _, r := range []export.Record{{Kind: export.KindHeader, Version: export.FormatVersion},
+			{Kind: export.KindThread, Thread: &core.Thread{ID: "mine", ResourceID: "ada", CreatedAt: time.Unix(0, 0).UTC()}}} {
+			line, err := export.Encode(r)
 			if err != nil {
 				t.Fatal(err)
 			}
 			file.WriteString(string(line) + "\n")
 		}
-		for i := range 2 * pageSize {
+		for i := range 2 * export.PageSize {
 			m := takeoverMessage(i, "mine", "ada")
-			line, err := encodeRecord(record{Kind: kindMessage, Message: &m})
+			line, err := export.Encode(export.Record{Kind: export.KindMessage, Message: &m})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/core"
 )
 
@@ -17,13 +18,13 @@ type wmTarget struct{ thread, resource string }
 func (t wmTarget) scope() (core.Scope, string, error) {
 	switch {
 	case t.thread != "" && t.resource != "":
-		return "", "", usageErr("give --thread or --resource, not both")
+		return "", "", clierr.Usage("give --thread or --resource, not both")
 	case t.thread != "":
 		return core.ScopeThread, t.thread, nil
 	case t.resource != "":
 		return core.ScopeResource, t.resource, nil
 	}
-	return "", "", usageErr("give --thread THREAD or --resource RESOURCE")
+	return "", "", clierr.Usage("give --thread THREAD or --resource RESOURCE")
 }
 
 func (t *wmTarget) flags(cmd *cobra.Command) {

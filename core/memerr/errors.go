@@ -220,3 +220,42 @@ func WrapVector(op, msg string, err error) error {
 	}
 	return &Error{Code: CodeVector, Op: op, Msg: msg, Err: err}
 }
+
+// Enter refuses a nil or ended context before an operation runs: the
+// first step of the packages that check every driver call (store.Checked,
+// vector.Checked).
+func Enter(ctx context.Context, op string) error {
+	if ctx == nil {
+		return Errorf(CodeInvalidArgument, op, "nil context")
+	}
+	if e := Context(op, ctx.Err()); e != nil {
+		return e
+	}
+	return nil
+}
+
+// Classify maps the error a driver returned from op, for the packages that
+// check every driver call: nil stays nil; an ended context comes first (so
+// that retry loops never retry a cancellation), whether err is one or an
+// error of code (errors.Is) arrived while ctx ended; then the driver's *Error, named
+// with op when it names none; anything else becomes code with msg,
+// wrapping err.
+func Classify(ctx context.Context, op string, err error, code Code, msg string) error {
+	if err == nil {
+		return nil
+	}
+	if e := Context(op, err); e != nil {
+		return e
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Is(Sentinel{code: code}) && ctx.Err() != nil {
+			return Context(op, ctx.Err())
+		}
+		return WithOp(op, err)
+	}
+	if ctx.Err() != nil {
+		return Context(op, ctx.Err())
+	}
+	return &Error{Code: code, Op: op, Msg: msg, Err: err}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 const dim = 64
@@ -123,16 +123,6 @@ func openSQLite(tb testing.TB, dbPath, vecPath string, hook *writeHook) (*stores
 	return st, open()
 }
 
-// pgDSN is the PostgreSQL server of the tests: required under
-// AGENTMEM_REQUIRE_SERVERS=1, else its backends are left out.
-func pgDSN(tb testing.TB) string {
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
-	if dsn == "" && os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-		tb.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
-	}
-	return dsn
-}
-
 // pgBackend is PostgreSQL in a fresh schema, with the local vector store or
 // pgvector in the same pool.
 func pgBackend(dsn string, withPgvector bool) backend {
@@ -163,25 +153,15 @@ func pgBackend(dsn string, withPgvector bool) backend {
 	}}
 }
 
-// weaviateHost is the Weaviate server of the tests (REST and gRPC),
-// required like pgDSN.
-func weaviateHost(tb testing.TB) (string, string) {
-	host := os.Getenv("AGENTMEM_WEAVIATE_HOST")
-	if host == "" && os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-		tb.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_WEAVIATE_HOST is empty")
-	}
-	return host, os.Getenv("AGENTMEM_WEAVIATE_GRPC")
-}
-
 // backends are the stores a run covers: memstore and SQLite always,
 // PostgreSQL with both vector stores and SQLite with Weaviate when their
 // servers are configured.
 func backends(tb testing.TB) []backend {
 	out := []backend{memBackend(), sqliteBackend()}
-	if dsn := pgDSN(tb); dsn != "" {
+	if dsn := testenv.OptionalPostgres(tb); dsn != "" {
 		out = append(out, pgBackend(dsn, false), pgBackend(dsn, true))
 	}
-	if host, grpc := weaviateHost(tb); host != "" {
+	if host, grpc := testenv.OptionalWeaviate(tb); host != "" {
 		out = append(out, sqliteWeaviateBackend(host, grpc))
 	}
 	return out

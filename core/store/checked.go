@@ -70,43 +70,11 @@ var _ interface {
 	JointSaver
 } = (*Checked)(nil)
 
-// enter refuses a nil or ended context.
-func enter(ctx context.Context, op string) error {
-	if ctx == nil {
-		return memerr.Errorf(memerr.CodeInvalidArgument, op, "nil context")
-	}
-	if e := memerr.Context(op, ctx.Err()); e != nil {
-		return e
-	}
-	return nil
-}
-
-// classify maps a driver result: an ended context first (so that retry
-// loops never retry a cancellation), then the driver's *memerr.Error with the
-// operation named, then memerr.CodeStorage.
+// classify maps a driver result (memerr.Classify): an ended context first,
+// then the driver's *memerr.Error with the operation named, then
+// memerr.CodeStorage.
 func classify(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if e := memerr.Context(op, err); e != nil {
-		return e
-	}
-	var e *memerr.Error
-	if errors.As(err, &e) {
-		if e.Is(memerr.ErrStorage) && ctx.Err() != nil {
-			return memerr.Context(op, ctx.Err())
-		}
-		if e.Op == "" {
-			cp := *e
-			cp.Op = op
-			return &cp
-		}
-		return err
-	}
-	if ctx.Err() != nil {
-		return memerr.Context(op, ctx.Err())
-	}
-	return memerr.WrapStorage(op, err)
+	return memerr.Classify(ctx, op, err, memerr.CodeStorage, "storage operation failed")
 }
 
 // run is the shape of every checked call: a nil or ended context is refused,
@@ -115,7 +83,7 @@ func classify(ctx context.Context, op string, err error) error {
 // classified.
 func run[T any](ctx context.Context, op string, do func() (T, error), checks ...error) (T, error) {
 	var zero T
-	if err := enter(ctx, op); err != nil {
+	if err := memerr.Enter(ctx, op); err != nil {
 		return zero, err
 	}
 	for _, err := range checks {

@@ -30,7 +30,9 @@ type Embedder interface {
 // holds its conformance suite. Implementations must isolate resources: a query
 // never returns a record of another resource than Filter.ResourceID. Every
 // method must be safe for concurrent use, honour ctx, and report failures as
-// *memerr.Error values (CodeVector for the store's own failures).
+// *memerr.Error values (CodeVector for the store's own failures). Drivers
+// leave to Checked what it checks (ids, resource ids, modes, vectors): call
+// a driver through Check, as core.Memory and vectortest do.
 type Store interface {
 	// SelfEmbedding reports whether the store embeds text itself (then
 	// records and queries carry Text and no Vector, and no Embedder is needed).

@@ -5,11 +5,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/internal/testenv"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -18,13 +18,7 @@ import (
 // conversation, recalls the DHL answer, continues on a second run and starts
 // over with -fresh.
 func TestQuickstartPostgres(t *testing.T) {
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
-	if dsn == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
-		}
-		t.Skip("AGENTMEM_PG_DSN not set")
-	}
+	dsn := testenv.Postgres(t)
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, dsn)
 	if err != nil {

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/storetest"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // TestLinguisticCollation runs the conformance suite and the query-plan
@@ -66,10 +66,7 @@ func createDatabase(t *testing.T, prefix, options, needs string) string {
 	}
 	if err := admin("CREATE DATABASE " + quoteIdent(name) + " TEMPLATE template0 " + options); err != nil {
 		// As for a missing server (testDSN): scripts/test's server can.
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatalf("create a database (%s): %v", options, err)
-		}
-		t.Skipf("the server cannot create a database (%s; %s): %v", options, needs, err)
+		testenv.Unavailable(t, "the server cannot create a database (%s; %s): %v", options, needs, err)
 	}
 	t.Cleanup(func() {
 		if err := admin("DROP DATABASE " + quoteIdent(name) + " WITH (FORCE)"); err != nil {

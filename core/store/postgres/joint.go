@@ -16,7 +16,7 @@ import (
 var _ store.JointSaver = (*Store)(nil)
 
 // Database implements store.JointSaver: the identity of the database and
-// role the store's pool reaches (pgident), so that a pgvector store on
+// role the store's pool reaches (package pg/ident), so that a pgvector store on
 // another pool of the same database as the same role is recognised; the
 // pool itself when that could not be read.
 func (s *Store) Database() any {

@@ -1,7 +1,7 @@
 package postgres
 
 import (
-	"github.com/agentmem/agentmem/core/internal/pgfilter"
+	"github.com/agentmem/agentmem/core/internal/pg/filter"
 	"github.com/agentmem/agentmem/core/message"
 )
 
@@ -9,5 +9,5 @@ import (
 // content read as jsonb (a text-only row is a JSON string, where every path
 // is missing).
 func metadataSQL(f message.Filter, arg func(any) string) string {
-	return pgfilter.SQL(f, "m.content::jsonb", []string{"metadata"}, arg)
+	return filter.SQL(f, "m.content::jsonb", []string{"metadata"}, arg)
 }

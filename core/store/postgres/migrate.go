@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentmem/agentmem/core/internal/pgmigrate"
+	"github.com/agentmem/agentmem/core/internal/pg/migrate"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -20,7 +20,7 @@ var migrationFS embed.FS
 const migrationLock = "agentmem/postgres/migrate"
 
 // migrations returns the embedded migrations ordered by version.
-func migrations() ([]pgmigrate.Migration, error) { return pgmigrate.Load(migrationFS, "migrations") }
+func migrations() ([]migrate.Migration, error) { return migrate.Load(migrationFS, "migrations") }
 
 const (
 	// namePrefix starts the name of every table, index and function the
@@ -38,7 +38,7 @@ const (
 	prefixedVersion = 10
 )
 
-// migrate applies the missing migrations (see pgmigrate.Apply).
+// migrate applies the missing migrations (see migrate.Apply).
 func (s *Store) migrate(ctx context.Context) error {
 	const op = "postgres.migrate"
 	ms, err := migrations()
@@ -47,13 +47,13 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	quoted := quoteIdent(s.schema)
 	legacy := false
-	err = pgmigrate.Apply(ctx, s.pool, pgmigrate.Target{Schema: s.schema, Quoted: quoted, Lock: migrationLock,
+	err = migrate.Apply(ctx, s.pool, migrate.Target{Schema: s.schema, Quoted: quoted, Lock: migrationLock,
 		Table: versionTable,
 		Prepare: func(ctx context.Context, tx pgx.Tx) (err error) {
 			legacy, err = adoptLegacy(ctx, tx, quoted)
 			return err
 		},
-		Expand: func(m pgmigrate.Migration) string { return expand(m, quoted, legacy) }}, ms)
+		Expand: func(m migrate.Migration) string { return expand(m, quoted, legacy) }}, ms)
 	if e := s.clash(op, err); e != nil {
 		return e
 	}
@@ -64,7 +64,7 @@ func (s *Store) migrate(ctx context.Context) error {
 // schema; {{prefix}}, the prefix of the names it creates ("" for the
 // migrations before prefixedVersion continuing a legacy schema, as they
 // were written then); {{legacy}}, whether the schema is a legacy one.
-func expand(m pgmigrate.Migration, quoted string, legacy bool) string {
+func expand(m migrate.Migration, quoted string, legacy bool) string {
 	prefix := namePrefix
 	if legacy && m.Version < prefixedVersion {
 		prefix = ""

@@ -21,6 +21,7 @@ import (
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // cluster is a private PostgreSQL cluster for fault injection.
@@ -50,10 +51,7 @@ func privateCluster(t *testing.T) *cluster {
 	testDSN(t)
 	ctl := os.Getenv("AGENTMEM_PG_CTL")
 	if ctl == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_PG_CTL is needed for the outage test")
-		}
-		t.Skip("AGENTMEM_PG_CTL not set")
+		testenv.Unavailable(t, "AGENTMEM_PG_CTL not set; the outage test needs it")
 	}
 	dir, err := os.MkdirTemp("", "agentmem-pgfault-")
 	if err != nil {

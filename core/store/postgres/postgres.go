@@ -60,8 +60,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentmem/agentmem/core/internal/pgconnect"
-	"github.com/agentmem/agentmem/core/internal/pgident"
+	"github.com/agentmem/agentmem/core/internal/pg/connect"
+	"github.com/agentmem/agentmem/core/internal/pg/ident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 
@@ -85,7 +85,7 @@ type Store struct {
 	// honours both as pgx would.
 	tracer   pgx.QueryTracer
 	prepares bool
-	// db is the identity of the database and role (pgident); "" if unread.
+	// db is the identity of the database and role (package pg/ident); "" if unread.
 	db string
 	// records decodes the buffers of observation records read.
 	records store.RecordDecoder
@@ -168,13 +168,13 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, op string, opts []Option)
 	s.tracer = cc.Tracer
 	s.prepares = cc.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
 	s.q = buildQueries(quoteIdent(c.schema))
-	if err := pgconnect.Ping(ctx, pool, op, memerr.CodeStorage); err != nil {
+	if err := connect.Ping(ctx, pool, op, memerr.CodeStorage); err != nil {
 		return nil, err
 	}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
-	s.db, _ = pgident.Of(ctx, pool) // without it, Database is the pool
+	s.db, _ = ident.Of(ctx, pool) // without it, Database is the pool
 	return s, nil
 }
 
@@ -228,7 +228,7 @@ func wrap(ctx context.Context, op string, err error) error {
 		}
 		return &memerr.Error{Code: code, Op: op, Msg: "value cannot be stored by PostgreSQL", Err: err}
 	}
-	if ctx.Err() == nil && pgconnect.Unavailable(err) {
+	if ctx.Err() == nil && connect.Unavailable(err) {
 		return &memerr.Error{Code: memerr.CodeStorageUnavailable, Op: op, Msg: "database unavailable (connection lost, server restarting or read-only); retry", Err: err}
 	}
 	return memerr.WrapStorage(op, err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -14,21 +13,14 @@ import (
 
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/storetest"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
-// testDSN returns AGENTMEM_PG_DSN. Without it the test is skipped, unless
-// AGENTMEM_REQUIRE_SERVERS=1, in which case a missing or unreachable server
-// fails the test.
+// testDSN returns the test server's DSN (testenv.Postgres); an unreachable
+// server skips the test, or fails it under testenv.RequireServers.
 func testDSN(t testing.TB) string {
 	t.Helper()
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
-	require := os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1"
-	if dsn == "" {
-		if require {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
-		}
-		t.Skip("AGENTMEM_PG_DSN not set; no PostgreSQL server to test against")
-	}
+	dsn := testenv.Postgres(t)
 	reachOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -40,10 +32,7 @@ func testDSN(t testing.TB) string {
 		reachErr = err
 	})
 	if reachErr != nil {
-		if require {
-			t.Fatalf("PostgreSQL at AGENTMEM_PG_DSN unreachable: %v", reachErr)
-		}
-		t.Skipf("PostgreSQL at AGENTMEM_PG_DSN unreachable: %v", reachErr)
+		testenv.Unavailable(t, "PostgreSQL at %s unreachable: %v", testenv.EnvPostgres, reachErr)
 	}
 	return dsn
 }
@@ -137,14 +126,7 @@ func TestConformanceBehindPgBouncer(t *testing.T) {
 func pgBouncerDSN(t *testing.T) string {
 	t.Helper()
 	testDSN(t) // schemas are dropped on the server directly
-	dsn := os.Getenv("AGENTMEM_PGBOUNCER_DSN")
-	if dsn == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PGBOUNCER_DSN is empty")
-		}
-		t.Skip("AGENTMEM_PGBOUNCER_DSN not set; no PgBouncer to test through")
-	}
-	return dsn
+	return testenv.PgBouncer(t)
 }
 
 // runUnprepared runs the conformance suite on dsn in each exec mode that

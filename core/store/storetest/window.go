@@ -14,22 +14,8 @@ import (
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
-
-// byteTok counts one token per byte of text (role names are free).
-type byteTok struct{}
-
-// Count implements core.Tokenizer: one token per byte.
-func (byteTok) Count(s string) int {
-	switch message.Role(s) {
-	case message.RoleUser, message.RoleAssistant, message.RoleSystem, message.RoleSignal:
-		return 0
-	}
-	return len(s)
-}
-
-// Encoding implements core.Tokenizer.
-func (byteTok) Encoding() string { return "bytes" }
 
 // listOnly hides the driver's optional capabilities, so Memory reads
 // history with ListMessages, decoding every row (the path without
@@ -148,7 +134,7 @@ func bareIDs(w store.WindowPage) []string {
 // be identical.
 func testWindowSameAsList(t *testing.T, s *store.Checked) {
 	newMem := func(st store.Store) *core.Memory {
-		m, err := core.New(core.Options{Store: st, Tokenizer: byteTok{}})
+		m, err := core.New(core.Options{Store: st, Tokenizer: testenv.ByteTokenizer{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +263,7 @@ func seedThreads(t *testing.T, s *store.Checked, rng *rand.Rand, round int) int 
 		}
 		rows = append(rows, r)
 	}
-	writer, err := core.New(core.Options{Store: s.Unwrap(), Tokenizer: byteTok{}})
+	writer, err := core.New(core.Options{Store: s.Unwrap(), Tokenizer: testenv.ByteTokenizer{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // setMetadata keeps slot s's message metadata as a JSON round trip leaves
@@ -13,7 +14,7 @@ func (p *partition) setMetadata(s int32, md map[string]any) {
 	if len(md) == 0 {
 		return
 	}
-	if md = decodeMetadata(encodeMetadata(md)); md == nil {
+	if md = vector.DecodeMetadata(encodeMetadata(md)); md == nil {
 		return
 	}
 	if p.md == nil {
@@ -38,17 +39,6 @@ func encodeMetadata(md map[string]any) []byte {
 		return nil
 	}
 	return b
-}
-
-func decodeMetadata(b []byte) map[string]any {
-	if len(b) == 0 {
-		return nil
-	}
-	var md map[string]any
-	if json.Unmarshal(b, &md) != nil || len(md) == 0 {
-		return nil
-	}
-	return md
 }
 
 // searchFiltered returns the k best hits of search that match f, best

@@ -120,7 +120,7 @@ func (s *Store) flushLocked(op string) error {
 		return nil
 	}
 	if err := s.writeFile(); err != nil {
-		return vecErr(op, "save "+s.path, err)
+		return vector.Fail("local."+op, "save "+s.path, err)
 	}
 	s.dirty = false
 	return nil
@@ -417,5 +417,5 @@ func (s *Store) decodeV1(dec *gob.Decoder) error {
 func (fr *fileRecord) record() vector.Record {
 	return vector.Record{ID: fr.ID, Text: fr.Text, Keywords: fr.Keywords,
 		Meta: vector.Meta{MessageID: fr.MessageID, ThreadID: fr.ThreadID, ResourceID: fr.ResourceID,
-			Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC(), Metadata: decodeMetadata(fr.Metadata)}}
+			Role: message.Role(fr.Role), CreatedAt: time.Unix(0, fr.CreatedAt).UTC(), Metadata: vector.DecodeMetadata(fr.Metadata)}}
 }

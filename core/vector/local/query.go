@@ -3,10 +3,8 @@ package local
 import (
 	"context"
 	"sort"
-	"strconv"
 	"time"
 
-	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
 )
 
@@ -26,14 +24,8 @@ type scored struct {
 // (cosine similarity can be negative; MinScore 0 means no threshold).
 func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vector.Hit, error) {
 	const op = "Query"
-	if q.Filter.ResourceID == "" {
-		return nil, missingResource(op)
-	}
-	if err := q.Filter.Metadata.Validate(); err != nil {
-		return nil, err
-	}
 	if err := ctx.Err(); err != nil {
-		return nil, vecErr(op, "canceled", err)
+		return nil, vector.Fail("local."+op, "canceled", err)
 	}
 	s.indexGraph(name, q.Filter.ResourceID)
 	s.mu.RLock()
@@ -42,21 +34,16 @@ func (s *Store) Query(ctx context.Context, name string, q vector.Query) ([]vecto
 	if err != nil {
 		return nil, err
 	}
-	mode, needVec, err := q.ResolveMode()
-	switch {
-	case err != nil:
-		return nil, vecErr(op, err.Error(), nil)
-	case needVec && len(q.Vector) == 0:
-		return nil, vecErr(op, "query vector is required for mode "+mode, nil)
-	case needVec && ix.dim != 0 && len(q.Vector) != ix.dim:
-		return nil, dimErr(op, name, ix.dim, len(q.Vector))
+	mode, needVec, _ := q.ResolveMode() // checked by vector.Checked
+	if needVec && ix.dim != 0 && len(q.Vector) != ix.dim {
+		return nil, vector.DimensionError("local."+op, name, ix.dim, len(q.Vector))
 	}
 	p := ix.parts[q.Filter.ResourceID]
 	if p == nil {
 		return nil, nil
 	}
 	if p.version != ix.version {
-		return nil, versionErr(op, name, q.Filter.ResourceID, p.version, ix.version)
+		return nil, vector.VersionError("local."+op, "index "+name, q.Filter.ResourceID, p.version, ix.version)
 	}
 	thread := int32(-1)
 	if q.Filter.ThreadID != "" {
@@ -273,7 +260,7 @@ func (s *Store) BuildGraphs(ctx context.Context, name string) error {
 	const op = "BuildGraphs"
 	for {
 		if err := ctx.Err(); err != nil {
-			return vecErr(op, "canceled", err)
+			return vector.Fail("local."+op, "canceled", err)
 		}
 		s.mu.Lock()
 		ix, err := s.indexLocked(op, name)
@@ -526,23 +513,4 @@ func (p *partition) sortScored(list []scored) {
 	sort.Slice(list, func(i, j int) bool { return p.better(list[i], list[j]) })
 }
 
-func vecErr(op, msg string, err error) error {
-	return &memerr.Error{Code: memerr.CodeVector, Op: "local." + op, Msg: msg, Err: err}
-}
-
-func dimErr(op, name string, want, got int) error {
-	return vecErr(op, "index "+name+" has dimension "+strconv.Itoa(want)+", got "+strconv.Itoa(got),
-		memerr.ErrEmbeddingDimensionMismatch)
-}
-
-func versionErr(op, name, resource, have, want string) error {
-	return &memerr.Error{Code: memerr.CodeIndexVersionMismatch, Op: "local." + op,
-		Msg: "resource " + strconv.Quote(resource) + " of index " + name + " was written with version " +
-			strconv.Quote(have) + ", not " + strconv.Quote(want) + " (delete and reindex the resource)"}
-}
-
-func missingResource(op string) error {
-	return vecErr(op, "filter", memerr.ErrMissingResourceID)
-}
-
-func errClosed(op string) error { return vecErr(op, "store is closed", nil) }
+func errClosed(op string) error { return vector.Fail("local."+op, "store is closed", nil) }

@@ -38,7 +38,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
 )
 
@@ -120,7 +119,7 @@ func OpenWithOptions(path string, o Options) (*Store, error) {
 	s := NewWithOptions(o)
 	s.path = path
 	if err := s.load(); err != nil {
-		return nil, vecErr("Open", "load "+path, err)
+		return nil, vector.Fail("local.Open", "load "+path, err)
 	}
 	return s, nil
 }
@@ -149,9 +148,6 @@ func (s *Store) SearchModes() []string {
 // the index's version in this store (see vector.IndexSpec.Version).
 func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	const op = "EnsureIndex"
-	if spec.Name == "" || spec.Dimension < 0 {
-		return vecErr(op, "index name and a non-negative dimension are required", nil)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -159,7 +155,7 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	}
 	if ix, ok := s.indexes[spec.Name]; ok {
 		if spec.Dimension != 0 && ix.dim != 0 && ix.dim != spec.Dimension {
-			return dimErr(op, spec.Name, ix.dim, spec.Dimension)
+			return vector.DimensionError("local."+op, spec.Name, ix.dim, spec.Dimension)
 		}
 		if ix.dim == 0 {
 			ix.dim = spec.Dimension
@@ -191,12 +187,12 @@ func (s *Store) IndexNames(context.Context) ([]string, error) {
 // where the graph lacks them until a later write or search completes it.
 func (s *Store) Upsert(ctx context.Context, name string, recs []vector.Record) error {
 	if err := ctx.Err(); err != nil {
-		return vecErr("Upsert", "nothing written", err)
+		return vector.Fail("local.Upsert", "nothing written", err)
 	}
 	resources, err := s.upsert(name, recs)
 	if err == nil && s.indexOnWrite {
 		if err := s.indexWritten(ctx, name, resources); err != nil {
-			return vecErr("Upsert", "records written; building their search graph stopped", err)
+			return vector.Fail("local.Upsert", "records written; building their search graph stopped", err)
 		}
 	}
 	return err
@@ -212,20 +208,13 @@ func (s *Store) upsert(name string, recs []vector.Record) ([]string, error) {
 		return nil, err
 	}
 	dim := ix.dim
-	for _, r := range recs {
-		switch {
-		case r.ID == "":
-			return nil, vecErr(op, "record id is required", nil)
-		case r.Meta.ResourceID == "":
-			return nil, vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
-		case len(r.Vector) == 0:
-			return nil, vecErr(op, "record "+r.ID+" has no vector (the store does not embed)", nil)
-		case dim != 0 && len(r.Vector) != dim:
-			return nil, dimErr(op, name, dim, len(r.Vector))
+	for _, r := range recs { // ids, resources and vectors are checked by vector.Checked
+		if dim != 0 && len(r.Vector) != dim {
+			return nil, vector.DimensionError("local."+op, name, dim, len(r.Vector))
 		}
 		dim = len(r.Vector)
 		if p := ix.parts[r.Meta.ResourceID]; p != nil && p.version != ix.version {
-			return nil, versionErr(op, name, r.Meta.ResourceID, p.version, ix.version)
+			return nil, vector.VersionError("local."+op, "index "+name, r.Meta.ResourceID, p.version, ix.version)
 		}
 	}
 	if len(recs) == 0 {
@@ -248,9 +237,6 @@ func (s *Store) upsert(name string, recs []vector.Record) ([]string, error) {
 // f.MessageIDs when set. Unknown ids and indexes are no error.
 func (s *Store) Delete(ctx context.Context, name string, f vector.Filter) error {
 	const op = "Delete"
-	if f.ResourceID == "" {
-		return missingResource(op)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -322,7 +308,7 @@ func (s *Store) indexLocked(op, name string) (*index, error) {
 	}
 	ix := s.indexes[name]
 	if ix == nil {
-		return nil, vecErr(op, "index "+name+" does not exist (call EnsureIndex)", nil)
+		return nil, vector.Fail("local."+op, "index "+name+" does not exist (call EnsureIndex)", nil)
 	}
 	return ix, nil
 }

@@ -111,7 +111,7 @@ func TestBuffered(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	ctx := context.Background()
-	s := local.New()
+	s := vector.Check(local.New())
 	emb := local.NewHashEmbedder(8)
 	rec := vectortest.Rec("m", "t", "r", "x")
 	if err := s.Upsert(ctx, "nope", []vector.Record{rec}); !errors.Is(err, memerr.ErrVector) {

@@ -63,11 +63,11 @@ func (s *Store) DeferIndex(ctx context.Context, index string, records int) (buil
 	err = s.pool.QueryRow(ctx, s.sql(`SELECT coalesce((SELECT sum(records) FROM {{schema}}.vector_resources WHERE index_name = $1), 0)::bigint,
 	coalesce((SELECT config FROM {{schema}}.vector_indexes WHERE name = $1), 'null'), coalesce((SELECT table_name FROM {{schema}}.vector_indexes WHERE name = $1), '')`), index).Scan(&held, &raw, &table)
 	if err != nil {
-		return nil, vecErr(op, "index "+index, err)
+		return nil, vector.Fail("pgvector."+op, "index "+index, err)
 	}
 	var cfg *indexConfig
 	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return nil, vecErr(op, "index "+index, err)
+		return nil, vector.Fail("pgvector."+op, "index "+index, err)
 	}
 	if cfg != nil && (cfg.Type == TypeFlat || 2*int64(records) < held) {
 		return none, nil
@@ -88,7 +88,7 @@ func (s *Store) DeferIndex(ctx context.Context, index string, records int) (buil
 	if table != "" {
 		if _, err := s.pool.Exec(ctx, "DROP INDEX IF EXISTS "+s.qschema+"."+quoteIdent(table+"_ann")); err != nil {
 			done()
-			return nil, vecErr(op, "drop the approximate index of "+index+" before loading", err)
+			return nil, vector.Fail("pgvector."+op, "drop the approximate index of "+index+" before loading", err)
 		}
 	}
 	var once bool
@@ -102,7 +102,7 @@ func (s *Store) DeferIndex(ctx context.Context, index string, records int) (buil
 		if err == nil || errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
-		return vecErr("DeferIndex", "build the approximate index of "+index+
+		return vector.Fail("pgvector.DeferIndex", "build the approximate index of "+index+
 			" (searched exactly until it is built: Reindex, or EnsureIndex in a new process)", err)
 	}, nil
 }

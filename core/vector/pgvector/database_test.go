@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agentmem/agentmem/core/internal/pgident"
+	"github.com/agentmem/agentmem/core/internal/pg/ident"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
 
 	"github.com/jackc/pgx/v5"
@@ -29,19 +29,27 @@ func TestDatabaseNamesTheDatabaseAndRole(t *testing.T) {
 		t.Fatalf("two pools on one database: %v and %v", a.Database(), other.Database())
 	}
 	ids := map[string]string{"pool": a.Database().(string)}
+	// Another database than the pool's, whichever database the DSN names.
+	var current string
+	if err := pool.QueryRow(ctx, "SELECT current_database()").Scan(&current); err != nil {
+		t.Fatal(err)
+	}
 	cc := pool.Config().ConnConfig.Copy()
 	cc.Database = "postgres"
-	ids["database postgres"] = identity(t, cc, "")
+	if current == cc.Database {
+		cc.Database = "template1"
+	}
+	ids["another database"] = identity(t, cc, "")
 	if _, err := pool.Exec(ctx, `DO $$ BEGIN CREATE ROLE agentmem_other_role NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`); err != nil {
 		t.Fatal(err)
 	}
 	ids["role agentmem_other_role"] = identity(t, pool.Config().ConnConfig.Copy(), "SET ROLE agentmem_other_role")
-	if ids["pool"] == ids["database postgres"] || ids["pool"] == ids["role agentmem_other_role"] {
+	if ids["pool"] == ids["another database"] || ids["pool"] == ids["role agentmem_other_role"] {
 		t.Fatalf("identities %q: another database or role must differ", ids)
 	}
 }
 
-// identity connects with cc, runs setup, and returns pgident's identity.
+// identity connects with cc, runs setup, and returns ident.Of's identity.
 func identity(t *testing.T, cc *pgx.ConnConfig, setup string) string {
 	t.Helper()
 	ctx := context.Background()
@@ -55,7 +63,7 @@ func identity(t *testing.T, cc *pgx.ConnConfig, setup string) string {
 			t.Fatal(err)
 		}
 	}
-	id, err := pgident.Of(ctx, conn)
+	id, err := ident.Of(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,30 +4,23 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
+	"github.com/agentmem/agentmem/internal/testenv"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// testPool returns a pool on AGENTMEM_PG_DSN shared by the package's tests.
-// Without the variable the test is skipped, unless AGENTMEM_REQUIRE_SERVERS=1,
-// when a missing or unreachable server fails it.
+// testPool returns a pool on the test server (testenv.Postgres) shared by
+// the package's tests; an unreachable server skips the test, or fails it
+// under testenv.RequireServers.
 func testPool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	dsn := os.Getenv("AGENTMEM_PG_DSN")
-	require := os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1"
-	if dsn == "" {
-		if require {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_PG_DSN is empty")
-		}
-		t.Skip("AGENTMEM_PG_DSN not set; no PostgreSQL server to test against")
-	}
+	dsn := testenv.Postgres(t)
 	poolOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -37,10 +30,7 @@ func testPool(t testing.TB) *pgxpool.Pool {
 		}
 	})
 	if poolErr != nil {
-		if require {
-			t.Fatalf("PostgreSQL at AGENTMEM_PG_DSN unreachable: %v", poolErr)
-		}
-		t.Skipf("PostgreSQL at AGENTMEM_PG_DSN unreachable: %v", poolErr)
+		testenv.Unavailable(t, "PostgreSQL at %s unreachable: %v", testenv.EnvPostgres, poolErr)
 	}
 	return pool
 }

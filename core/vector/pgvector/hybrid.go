@@ -144,7 +144,7 @@ FROM f JOIN ` + qt + ` AS c ON c.resource_id = $1 AND c.id = f.id ORDER BY f.sco
 				h.Score = *vs
 			}
 			h.Meta.Role, h.Meta.CreatedAt = message.Role(role), at
-			h.Meta.Metadata = decodeMetadata(md)
+			h.Meta.Metadata = vector.DecodeMetadata(md)
 			hits = append(hits, h)
 		}
 		return rows.Err()

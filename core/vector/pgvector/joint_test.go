@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/core/internal/pgident"
+	"github.com/agentmem/agentmem/core/internal/pg/ident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
@@ -34,7 +34,7 @@ func runInTx(t *testing.T, s *pgvector.Store, stmts []store.Statement) error {
 func TestUpsertStatements(t *testing.T) {
 	s := openFresh(t, pgvector.Config{})
 	var _ vector.StatementWriter = s
-	if id, err := pgident.Of(bg(), s.Pool()); err != nil || s.Database() != any(id) {
+	if id, err := ident.Of(bg(), s.Pool()); err != nil || s.Database() != any(id) {
 		t.Fatalf("Database is %v, not the identity of the pool's database and role (%q, %v)", s.Database(), id, err)
 	}
 	spec := vector.IndexSpec{Name: "joint", Dimension: 3, Version: "v1"}

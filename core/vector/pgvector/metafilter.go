@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentmem/agentmem/core/internal/pgfilter"
+	"github.com/agentmem/agentmem/core/internal/pg/filter"
 	"github.com/agentmem/agentmem/core/message"
 )
 
@@ -28,18 +28,6 @@ func metadataJSON(md map[string]any) *string {
 	}
 	js := string(b)
 	return &js
-}
-
-// decodeMetadata reads a stored metadata column (nil for SQL NULL).
-func decodeMetadata(b []byte) map[string]any {
-	if len(b) == 0 {
-		return nil
-	}
-	var md map[string]any
-	if json.Unmarshal(b, &md) != nil || len(md) == 0 {
-		return nil
-	}
-	return md
 }
 
 // params holds a statement's arguments and numbers the ones added.
@@ -70,5 +58,5 @@ func metadataCond(f message.Filter, alias string, p *params) string {
 // column col (SQL NULL for a record without metadata, so every key is
 // missing).
 func metadataSQL(f message.Filter, col string, arg func(any) string) string {
-	return pgfilter.SQL(f, col, nil, arg)
+	return filter.SQL(f, col, nil, arg)
 }

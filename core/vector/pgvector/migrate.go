@@ -4,7 +4,7 @@ import (
 	"context"
 	"embed"
 
-	"github.com/agentmem/agentmem/core/internal/pgmigrate"
+	"github.com/agentmem/agentmem/core/internal/pg/migrate"
 )
 
 //go:embed migrations/*.sql
@@ -15,14 +15,14 @@ var migrationFS embed.FS
 const migrationLock = "agentmem/pgvector/migrate"
 
 // lockKey is the advisory lock key of migrationLock in schema.
-func lockKey(schema string) int64 { return pgmigrate.LockKey(migrationLock, schema) }
+func lockKey(schema string) int64 { return migrate.LockKey(migrationLock, schema) }
 
-// migrate applies the missing migrations (see pgmigrate.Apply).
+// migrate applies the missing migrations (see migrate.Apply).
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := pgmigrate.Load(migrationFS, "migrations")
+	ms, err := migrate.Load(migrationFS, "migrations")
 	if err != nil {
 		return err
 	}
-	return pgmigrate.Apply(ctx, s.pool, pgmigrate.Target{Schema: s.schema, Quoted: s.qschema, Lock: migrationLock,
-		Table: "vector_schema_migrations", Expand: func(m pgmigrate.Migration) string { return s.sql(m.SQL) }}, ms)
+	return migrate.Apply(ctx, s.pool, migrate.Target{Schema: s.schema, Quoted: s.qschema, Lock: migrationLock,
+		Table: "vector_schema_migrations", Expand: func(m migrate.Migration) string { return s.sql(m.SQL) }}, ms)
 }

@@ -47,21 +47,8 @@ type meta struct {
 // non-zero q.MinScore are dropped.
 func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vector.Hit, error) {
 	const op = "Query"
-	if q.Filter.ResourceID == "" {
-		return nil, missingResource(op)
-	}
-	if err := q.Filter.Metadata.Validate(); err != nil {
-		return nil, err
-	}
-	mode, needVec, err := q.ResolveMode()
-	switch {
-	case err != nil:
-		return nil, vecErr(op, err.Error(), nil)
-	case needVec && len(q.Vector) == 0:
-		return nil, vecErr(op, "query vector is required for mode "+mode, nil)
-	case needVec && !finite(q.Vector):
-		return nil, vecErr(op, "query vector has a NaN or infinite value", nil)
-	case hasNUL(q.Filter.ResourceID, q.Filter.ThreadID):
+	mode, needVec, _ := q.ResolveMode() // checked by vector.Checked
+	if hasNUL(q.Filter.ResourceID, q.Filter.ThreadID) {
 		return nil, nil // no stored id holds NUL
 	}
 	m, err := s.meta(ctx, op, index, q.Filter.ResourceID)
@@ -69,13 +56,13 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 		return nil, err
 	}
 	if needVec && len(q.Vector) != m.dim {
-		return nil, dimErr(op, index, m.dim, len(q.Vector))
+		return nil, vector.DimensionError("pgvector."+op, index, m.dim, len(q.Vector))
 	}
 	if m.resourceVersion == nil || m.records == 0 {
 		return nil, nil
 	}
 	if *m.resourceVersion != m.version {
-		return nil, versionErr(op, index, q.Filter.ResourceID, *m.resourceVersion, m.version)
+		return nil, vector.VersionError("pgvector."+op, "index "+index, q.Filter.ResourceID, *m.resourceVersion, m.version)
 	}
 	topK := q.TopK
 	if topK <= 0 {
@@ -94,7 +81,7 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 		res, err = s.hybrid(ctx, m, q, topK)
 	}
 	if err != nil {
-		return nil, vecErr(op, mode+" query on index "+index, err)
+		return nil, vector.Fail("pgvector."+op, mode+" query on index "+index, err)
 	}
 	sortHits(res)
 	hits := make([]vector.Hit, 0, min(topK, len(res)))
@@ -120,13 +107,13 @@ LEFT JOIN pg_class AS c ON c.oid = to_regclass(quote_ident($3) || '.' || quote_i
 WHERE i.name = $1`), index, resource, s.schema).Scan(&m.table, &m.dim, &m.storage, &raw, &m.version, &m.resourceVersion,
 		&m.records, &m.terms, &m.tuples)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return m, vecErr(op, "index "+index, errNoIndex)
+		return m, vector.Fail("pgvector."+op, "index "+index, errNoIndex)
 	}
 	if err == nil {
 		err = json.Unmarshal(raw, &m.cfg)
 	}
 	if err != nil {
-		return m, vecErr(op, "index "+index, err)
+		return m, vector.Fail("pgvector."+op, "index "+index, err)
 	}
 	s.remember(index, m.tableInfo)
 	return m, nil
@@ -161,7 +148,7 @@ func scanHits(rows pgx.Rows, score func(float64) float64) ([]scoredHit, error) {
 			return nil, err
 		}
 		h.Meta.Role, h.Meta.CreatedAt, h.Score = message.Role(role), at, score(v)
-		h.Meta.Metadata = decodeMetadata(md)
+		h.Meta.Metadata = vector.DecodeMetadata(md)
 		out = append(out, h)
 	}
 	return out, rows.Err()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // scaleData is a table of about 107,000 random vectors: 999 resources of 80
@@ -56,7 +56,7 @@ func loadScaleB(t testing.TB, cfg vector.IndexConfig) scaleData {
 		s   **pgvector.Store
 		cfg pgvector.Config
 	}{{&d.auto, pgvector.Config{Schema: schema}}, {&d.approx, pgvector.Config{Schema: schema, ExactBelow: -1}}} {
-		s, err := pgvector.Open(bg(), os.Getenv("AGENTMEM_PG_DSN")+"&pool_max_conns=1", c.cfg)
+		s, err := pgvector.Open(bg(), testenv.Postgres(t)+"&pool_max_conns=1", c.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
-	"strconv"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
@@ -139,11 +138,11 @@ func tableName(index string) string {
 func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	const op = "EnsureIndex"
 	if spec.Name == "" || spec.Dimension < 0 || spec.Dimension > maxDimension {
-		return vecErr(op, fmt.Sprintf("index name and a dimension within [1, %d] are required", maxDimension), memerr.ErrInvalidConfig)
+		return vector.Fail("pgvector."+op, fmt.Sprintf("index name and a dimension within [1, %d] are required", maxDimension), memerr.ErrInvalidConfig)
 	}
 	cfg, err := normalize(spec.Config)
 	if err != nil {
-		return vecErr(op, "index "+spec.Name, &memerr.Error{Code: memerr.CodeInvalidConfig, Msg: err.Error()})
+		return vector.Fail("pgvector."+op, "index "+spec.Name, &memerr.Error{Code: memerr.CodeInvalidConfig, Msg: err.Error()})
 	}
 	var mismatch error
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -157,14 +156,14 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			if spec.Dimension == 0 {
-				mismatch = vecErr(op, "index "+spec.Name+" does not exist and no dimension was given", memerr.ErrInvalidConfig)
+				mismatch = vector.Fail("pgvector."+op, "index "+spec.Name+" does not exist and no dimension was given", memerr.ErrInvalidConfig)
 				return nil
 			}
 			return s.createIndex(ctx, tx, spec, cfg)
 		case err != nil:
 			return err
 		case spec.Dimension != 0 && spec.Dimension != dim:
-			mismatch = dimErr(op, spec.Name, dim, spec.Dimension)
+			mismatch = vector.DimensionError("pgvector."+op, spec.Name, dim, spec.Dimension)
 			return nil
 		}
 		var old indexConfig
@@ -190,7 +189,7 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 		return mismatch
 	}
 	if err != nil {
-		return vecErr(op, "index "+spec.Name, err)
+		return vector.Fail("pgvector."+op, "index "+spec.Name, err)
 	}
 	return nil
 }
@@ -316,10 +315,10 @@ func (s *Store) Reindex(ctx context.Context, index string) error {
 	const op = "Reindex"
 	err := s.annIndex(ctx, index, true)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return vecErr(op, "index "+index+" does not exist (call EnsureIndex)", nil)
+		return vector.Fail("pgvector."+op, "index "+index+" does not exist (call EnsureIndex)", nil)
 	}
 	if err != nil {
-		return vecErr(op, "index "+index, err)
+		return vector.Fail("pgvector."+op, "index "+index, err)
 	}
 	return nil
 }
@@ -342,9 +341,4 @@ func (s *Store) annIndex(ctx context.Context, index string, rebuild bool) error 
 		}
 		return s.buildANN(ctx, tx, table, st, cfg, rebuild)
 	})
-}
-
-func dimErr(op, name string, want, got int) error {
-	return vecErr(op, "index "+name+" has dimension "+strconv.Itoa(want)+", got "+strconv.Itoa(got),
-		memerr.ErrEmbeddingDimensionMismatch)
 }

@@ -50,8 +50,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmem/agentmem/core/internal/pgconnect"
-	"github.com/agentmem/agentmem/core/internal/pgident"
+	"github.com/agentmem/agentmem/core/internal/pg/connect"
+	"github.com/agentmem/agentmem/core/internal/pg/ident"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/internal/termsample"
@@ -117,7 +117,7 @@ type Store struct {
 	}
 	// samples caches the resources' term samples of hybrid queries.
 	samples *termsample.Cache
-	// db is the identity of the database and role (pgident); "" if unread.
+	// db is the identity of the database and role (package pg/ident); "" if unread.
 	db string
 }
 
@@ -137,7 +137,7 @@ func Open(ctx context.Context, connString string, cfg Config) (*Store, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, vecErr("Open", "connect", err)
+		return nil, vector.Fail("pgvector.Open", "connect", err)
 	}
 	s, err := New(ctx, pool, cfg)
 	if err != nil {
@@ -166,7 +166,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
 	}
 	s := &Store{pool: pool, cfg: cfg, schema: cfg.Schema, qschema: quoteIdent(cfg.Schema),
 		samples: &termsample.Cache{TTL: sampleTTL, Max: maxSamples}}
-	if err := pgconnect.Ping(ctx, pool, "pgvector."+op, memerr.CodeVector); err != nil {
+	if err := connect.Ping(ctx, pool, "pgvector."+op, memerr.CodeVector); err != nil {
 		return nil, err
 	}
 	if err := s.extension(ctx); err != nil {
@@ -182,9 +182,9 @@ func New(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Store, error) {
 		}
 	}
 	if err := s.migrate(ctx); err != nil {
-		return nil, vecErr(op, "migrate", err)
+		return nil, vector.Fail("pgvector."+op, "migrate", err)
 	}
-	s.db, _ = pgident.Of(ctx, pool) // without it, Database is the pool
+	s.db, _ = ident.Of(ctx, pool) // without it, Database is the pool
 	return s, nil
 }
 
@@ -194,12 +194,12 @@ func (s *Store) extension(ctx context.Context) error {
 	const op = "New"
 	version, err := s.extensionVersion(ctx)
 	if err != nil {
-		return vecErr(op, "read installed extensions", err)
+		return vector.Fail("pgvector."+op, "read installed extensions", err)
 	}
 	if version == "" {
 		_, cerr := s.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector")
 		if version, err = s.extensionVersion(ctx); err != nil {
-			return vecErr(op, "read installed extensions", err)
+			return vector.Fail("pgvector."+op, "read installed extensions", err)
 		}
 		if version == "" {
 			return s.noExtension(ctx, cerr)
@@ -296,11 +296,11 @@ func (s *Store) Close() error {
 func (s *Store) IndexNames(ctx context.Context) ([]string, error) {
 	rows, err := s.pool.Query(ctx, s.sql("SELECT name FROM {{schema}}.vector_indexes"))
 	if err != nil {
-		return nil, vecErr("IndexNames", "list indexes", err)
+		return nil, vector.Fail("pgvector.IndexNames", "list indexes", err)
 	}
 	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, vecErr("IndexNames", "list indexes", err)
+		return nil, vector.Fail("pgvector.IndexNames", "list indexes", err)
 	}
 	return names, nil
 }
@@ -318,14 +318,6 @@ func (s *Store) sql(q string) string { return strings.ReplaceAll(q, "{{schema}}"
 
 // quoteIdent quotes an SQL identifier.
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-// vecErr is the store's error: CodeVector, the cause (a pgx error, a
-// context error) reachable through errors.Is and errors.As.
-func vecErr(op, msg string, err error) error {
-	return &memerr.Error{Code: memerr.CodeVector, Op: "pgvector." + op, Msg: msg, Err: err}
-}
-
-func missingResource(op string) error { return vecErr(op, "filter", memerr.ErrMissingResourceID) }
 
 // Schema returns the schema of the store's tables.
 func (s *Store) Schema() string { return s.schema }

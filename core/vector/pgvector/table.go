@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -37,10 +38,10 @@ func (s *Store) table(ctx context.Context, op, index string) (tableInfo, error) 
 	err := s.pool.QueryRow(ctx, s.sql("SELECT table_name, dimension, storage FROM {{schema}}.vector_indexes WHERE name = $1"), index).
 		Scan(&ix.table, &ix.dim, &ix.storage)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return ix, vecErr(op, "index "+index, errNoIndex)
+		return ix, vector.Fail("pgvector."+op, "index "+index, errNoIndex)
 	}
 	if err != nil {
-		return ix, vecErr(op, "index "+index, err)
+		return ix, vector.Fail("pgvector."+op, "index "+index, err)
 	}
 	s.remember(index, ix)
 	return ix, nil

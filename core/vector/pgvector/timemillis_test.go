@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/core/internal/pgfilter"
+	"github.com/agentmem/agentmem/core/internal/pg/filter"
 	"github.com/agentmem/agentmem/core/message"
 )
 
@@ -66,7 +66,7 @@ func TestFilterTimeMillisMatchesGo(t *testing.T) {
 	var args []any
 	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
 	list := arg(in)
-	rows, err := pool.Query(bg(), "SELECT u.ord, "+pgfilter.TimeMillis("u.x", arg)+" FROM unnest("+list+"::text[]) WITH ORDINALITY AS u(x, ord)", args...)
+	rows, err := pool.Query(bg(), "SELECT u.ord, "+filter.TimeMillis("u.x", arg)+" FROM unnest("+list+"::text[]) WITH ORDINALITY AS u(x, ord)", args...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package pgvector
 import (
 	"context"
 	"errors"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,7 +38,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return vecErr(op, "connect", err)
+		return vector.Fail("pgvector."+op, "connect", err)
 	}
 	defer conn.Release()
 	b := &pgx.Batch{}
@@ -65,10 +64,10 @@ RETURNING resource_id, version, (SELECT version FROM `+s.sql("{{schema}}.vector_
 		if errors.As(err, &me) {
 			return err
 		}
-		return vecErr(op, "write to index "+index, err)
+		return vector.Fail("pgvector."+op, "write to index "+index, err)
 	}
 	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
-		return vecErr(op, "commit", err)
+		return vector.Fail("pgvector."+op, "commit", err)
 	}
 	s.noteWrites(w.table, w.resources, w.counts)
 	return nil
@@ -151,21 +150,13 @@ type upsertWrite struct {
 	counts    []int64
 }
 
-// checkRecords checks recs (ids, a vector of the index's dimension with
-// finite values, no NUL in ids) and returns the index's table.
+// checkRecords checks what PostgreSQL adds to vector.Checked's checks of
+// recs (no NUL in ids, a vector of the index's dimension) and returns the
+// index's table.
 func (s *Store) checkRecords(ctx context.Context, op, index string, recs []vector.Record) (tableInfo, error) {
 	for _, r := range recs {
-		switch {
-		case r.ID == "":
-			return tableInfo{}, vecErr(op, "record id is required", memerr.ErrInvalidArgument)
-		case r.Meta.ResourceID == "":
-			return tableInfo{}, vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
-		case len(r.Vector) == 0:
-			return tableInfo{}, vecErr(op, "record "+r.ID+" has no vector", memerr.ErrInvalidArgument)
-		case hasNUL(r.ID, r.Meta.ResourceID, r.Meta.ThreadID, r.Meta.MessageID, string(r.Meta.Role)):
-			return tableInfo{}, vecErr(op, "record "+strconv.Quote(r.ID)+": ids cannot hold NUL characters", memerr.ErrInvalidArgument)
-		case !finite(r.Vector):
-			return tableInfo{}, vecErr(op, "record "+r.ID+" has a NaN or infinite vector value", memerr.ErrInvalidArgument)
+		if hasNUL(r.ID, r.Meta.ResourceID, r.Meta.ThreadID, r.Meta.MessageID, string(r.Meta.Role)) {
+			return tableInfo{}, vector.Fail("pgvector."+op, "record "+strconv.Quote(r.ID)+": ids cannot hold NUL characters", memerr.ErrInvalidArgument)
 		}
 	}
 	ix, err := s.table(ctx, op, index)
@@ -174,7 +165,7 @@ func (s *Store) checkRecords(ctx context.Context, op, index string, recs []vecto
 	}
 	for _, r := range recs {
 		if len(r.Vector) != ix.dim {
-			return ix, dimErr(op, index, ix.dim, len(r.Vector))
+			return ix, vector.DimensionError("pgvector."+op, index, ix.dim, len(r.Vector))
 		}
 	}
 	return ix, nil
@@ -189,7 +180,7 @@ type resourceVersion struct {
 func checkVersions(op, index string, vs []resourceVersion) error {
 	for _, v := range vs {
 		if v.Index != nil && v.Version != *v.Index {
-			return versionErr(op, index, v.Resource, v.Version, *v.Index)
+			return vector.VersionError("pgvector."+op, "index "+index, v.Resource, v.Version, *v.Index)
 		}
 	}
 	return nil
@@ -332,23 +323,11 @@ func hasNUL(ss ...string) bool {
 	return false
 }
 
-func finite(v []float32) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // Delete removes the records of f.ResourceID, narrowed to f.ThreadID and/or
 // f.MessageIDs when set. Deleting a whole resource (only ResourceID) also
 // clears its version. Unknown ids, resources and indexes are no error.
 func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error {
 	const op = "Delete"
-	if f.ResourceID == "" {
-		return missingResource(op)
-	}
 	ix, err := s.table(ctx, op, index)
 	if errors.Is(err, errNoIndex) {
 		return nil
@@ -365,7 +344,7 @@ func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error
 		err := s.pool.SendBatch(ctx, b).Close()
 		s.noteWrites(ix.table, []string{f.ResourceID}, nil)
 		if err != nil {
-			return vecErr(op, "delete resource", err)
+			return vector.Fail("pgvector."+op, "delete resource", err)
 		}
 		return nil
 	}
@@ -380,13 +359,7 @@ UPDATE `+qr+` SET records = records - (SELECT count(*) FROM d), terms = terms - 
 WHERE index_name = $1 AND resource_id = $2`, index, f.ResourceID, f.ThreadID, ids)
 	s.noteWrites(ix.table, []string{f.ResourceID}, nil)
 	if err != nil {
-		return vecErr(op, "delete", err)
+		return vector.Fail("pgvector."+op, "delete", err)
 	}
 	return nil
-}
-
-func versionErr(op, name, resource, have, want string) error {
-	return &memerr.Error{Code: memerr.CodeIndexVersionMismatch, Op: "pgvector." + op,
-		Msg: "resource " + strconv.Quote(resource) + " of index " + name + " was written with version " +
-			strconv.Quote(have) + ", not " + strconv.Quote(want) + " (delete and reindex the resource)"}
 }

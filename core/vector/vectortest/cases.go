@@ -1,11 +1,14 @@
 package vectortest
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"time"
 
+	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/vector"
 )
@@ -203,4 +206,63 @@ func testResourceRequired(h *H) {
 	if err := h.S.Upsert(h.Ctx, h.Index, h.Prepare([]vector.Record{Rec("m", "t", "", "x")})); err == nil {
 		h.T.Fatal("Upsert without ResourceID succeeded")
 	}
+}
+
+// testBadInput: every driver refuses the same bad input with the same typed
+// error (vector.Checked), and writes nothing.
+func testBadInput(h *H) {
+	h.Upsert(Rec("m1", "t1", "r1", "alpha beta"))
+	r := vector.Filter{ResourceID: "r1"}
+	queries := map[string]vector.Query{
+		"unknown mode":     {Text: "alpha", Mode: "fuzzy", TopK: 1, Filter: r},
+		"alpha over 1":     {Text: "alpha", Mode: vector.SearchHybrid, Alpha: 1.5, TopK: 1, Filter: r},
+		"alpha below 0":    {Text: "alpha", Mode: vector.SearchHybrid, Alpha: -0.5, TopK: 1, Filter: r},
+		"invalid metadata": {Text: "alpha", TopK: 1, Filter: vector.Filter{ResourceID: "r1", Metadata: message.Filter{Op: "nope"}}},
+	}
+	if !h.S.SelfEmbedding() {
+		queries["no vector"] = vector.Query{Text: "alpha", Vector: []float32{}, TopK: 1, Filter: r}
+		queries["NaN vector"] = vector.Query{Text: "alpha", Vector: nanVector(h), TopK: 1, Filter: r}
+		queries["short vector"] = vector.Query{Text: "alpha", Vector: []float32{1}, TopK: 1, Filter: r}
+	}
+	for name, q := range queries {
+		if _, err := h.S.Query(h.Ctx, h.Index, q); !isTyped(err) {
+			h.T.Errorf("Query with %s: %v, want a *memerr.Error", name, err)
+		}
+	}
+	good := h.Prepare([]vector.Record{Rec("m2", "t1", "r1", "alpha gamma")})[0]
+	recs := map[string]vector.Record{"no id": good}
+	noID := recs["no id"]
+	noID.ID = ""
+	recs["no id"] = noID
+	if !h.S.SelfEmbedding() {
+		for name, v := range map[string][]float32{"no vector": nil, "NaN vector": nanVector(h), "short vector": {1}} {
+			rec := good
+			rec.Vector = v
+			recs[name] = rec
+		}
+	}
+	for name, rec := range recs {
+		if err := h.S.Upsert(h.Ctx, h.Index, []vector.Record{good, rec}); !isTyped(err) {
+			h.T.Errorf("Upsert of a record with %s: %v, want a *memerr.Error", name, err)
+		}
+	}
+	if err := h.S.EnsureIndex(h.Ctx, vector.IndexSpec{Name: ""}); !isTyped(err) {
+		h.T.Errorf("EnsureIndex without a name: %v, want a *memerr.Error", err)
+	}
+	if got := IDs(h.Query(vector.Query{Text: "alpha", TopK: 5, Filter: r})); len(got) != 1 {
+		h.T.Errorf("after refused writes the resource holds %v, want [m1#0]", got)
+	}
+}
+
+// nanVector is a query vector of the index's dimension holding a NaN.
+func nanVector(h *H) []float32 {
+	v := slices.Clone(h.embed("alpha")[0])
+	v[0] = float32(math.NaN())
+	return v
+}
+
+// isTyped reports whether err is an agentmem *memerr.Error.
+func isTyped(err error) bool {
+	var e *memerr.Error
+	return errors.As(err, &e)
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // LoCoMoTurn is one dialog turn; ID is its dialog id ("D3:7").
@@ -77,7 +79,7 @@ func LoCoMoTexts(t testing.TB) (turns, questions []string) {
 // Under -short the harness is skipped unless AGENTMEM_REQUIRE_SERVERS=1.
 func LoadLoCoMo(t testing.TB) []LoCoMoConversation {
 	t.Helper()
-	strict := os.Getenv("AGENTMEM_LOCOMO") != "" || os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1"
+	strict := os.Getenv("AGENTMEM_LOCOMO") != "" || testenv.RequireServers()
 	return loadLoCoMoAt(t, LoCoMoPath(), strict)
 }
 
@@ -95,7 +97,7 @@ func loadLoCoMoAt(t testing.TB, path string, strict bool) []LoCoMoConversation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if testing.Short() && os.Getenv("AGENTMEM_REQUIRE_SERVERS") != "1" {
+	if testing.Short() && !testenv.RequireServers() {
 		t.Skip("LoCoMo harness skipped with -short")
 	}
 	convs, err := ParseLoCoMo(raw)

@@ -56,6 +56,7 @@ func Run(t *testing.T, open Opener, emb vector.Embedder, opts ...RunOptions) {
 		{"ThreadFilter", testThreadFilter},
 		{"EmptyResource", testEmptyResource},
 		{"ResourceRequired", testResourceRequired},
+		{"BadInput", testBadInput},
 		{"DeleteByThread", testDeleteByThread},
 		{"DeleteByMessageIDs", testDeleteByMessageIDs},
 		{"DeleteByResource", testDeleteByResource},
@@ -95,12 +96,12 @@ type H struct {
 }
 
 // NewH returns a harness whose index (vector.IndexName of the embedder's
-// dimension, or of 0 for self-embedding stores) exists.
+// dimension, or of 0 for self-embedding stores) exists. The harness drives
+// s through vector.Check, as core.Memory does.
 func NewH(t testing.TB, s vector.Store, emb vector.Embedder) *H {
-	h := &H{T: t, S: s, Emb: emb, Ctx: context.Background(), Modes: []string{vector.SearchVector}}
-	if ml, ok := s.(ModeLister); ok {
-		h.Modes = ml.SearchModes()
-	}
+	c := vector.Check(s)
+	h := &H{T: t, S: c, Emb: emb, Ctx: context.Background(), Modes: c.SearchModes()}
+	s = c
 	dim := 0
 	if !s.SelfEmbedding() {
 		if emb == nil {

@@ -131,7 +131,7 @@ func TestBatchErrors(t *testing.T) {
 		if err := s.Delete(ctx, "nope", vector.Filter{ResourceID: "r"}); err != nil {
 			t.Fatalf("Delete on a missing index: %v", err)
 		}
-		_, err := s.Query(ctx, "nope", vector.Query{Vector: []float32{1}})
+		_, err := vector.Check(s).Query(ctx, "nope", vector.Query{Vector: []float32{1}})
 		if !errors.Is(err, memerr.ErrVector) || !errors.Is(err, memerr.ErrMissingResourceID) {
 			t.Fatalf("Query without resource: %v", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector/analysis"
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
+	"github.com/agentmem/agentmem/internal/testenv"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 )
@@ -28,13 +28,10 @@ import (
 //
 //	AGENTMEM_WEAVIATE_HOST=... go test ./core/vector/weaviate/ -run '^$' -bench HybridCost -benchtime 200x -timeout 60m
 func BenchmarkHybridCost(b *testing.B) {
-	host := os.Getenv("AGENTMEM_WEAVIATE_HOST")
-	if host == "" {
-		b.Skip("AGENTMEM_WEAVIATE_HOST not set")
-	}
+	host, grpc := testenv.Weaviate(b)
 	ctx := context.Background()
 	prefix := fmt.Sprintf("HybridCost%d", rand.Int64N(1<<40))
-	s, err := New(ctx, Config{Host: host, GRPCHost: os.Getenv("AGENTMEM_WEAVIATE_GRPC"), ClassPrefix: prefix})
+	s, err := New(ctx, Config{Host: host, GRPCHost: grpc, ClassPrefix: prefix})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/vector"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	"github.com/weaviate/weaviate/entities/models"
@@ -190,7 +191,7 @@ func (s *Store) ensureMetaProps(ctx context.Context, class string, names []strin
 func (s *Store) metaWhere(ctx context.Context, class string, f message.Filter) (*filters.WhereBuilder, error) {
 	have, err := s.classProps(ctx, class, false)
 	if err != nil {
-		return nil, vecErr("Query", "schema of class "+class, err)
+		return nil, vector.Fail("weaviate.Query", "schema of class "+class, err)
 	}
 	refreshed := false
 	prop := func(kind, path string) (string, error) {
@@ -198,7 +199,7 @@ func (s *Store) metaWhere(ctx context.Context, class string, f message.Filter) (
 		if !have[name] && !refreshed {
 			refreshed = true
 			if have, err = s.classProps(ctx, class, true); err != nil {
-				return "", vecErr("Query", "schema of class "+class, err)
+				return "", vector.Fail("weaviate.Query", "schema of class "+class, err)
 			}
 		}
 		if !have[name] {

@@ -60,7 +60,7 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 		return nil, nil
 	}
 	if err != nil {
-		return nil, vecErr(op, p.mode+" query on "+class, err)
+		return nil, vector.Fail("weaviate."+op, p.mode+" query on "+class, err)
 	}
 	return parseHits(resp, class, p.mode, q.MinScore)
 }
@@ -80,21 +80,10 @@ type queryPlan struct {
 // self-embedded vector query without text, matches nothing.
 func (s *Store) plan(q vector.Query) (queryPlan, error) {
 	const op = "Query"
-	if q.Filter.ResourceID == "" {
-		return queryPlan{}, missingResource(op)
-	}
-	if err := q.Filter.Metadata.Validate(); err != nil {
-		return queryPlan{}, err
-	}
-	mode, needVec, err := q.ResolveMode()
+	mode, _, _ := q.ResolveMode() // checked by vector.Checked
 	p := queryPlan{mode: mode, text: gqlText(q.Text)}
-	switch {
-	case err != nil:
-		return queryPlan{}, vecErr(op, err.Error(), nil)
-	case !s.SelfEmbedding() && len(q.Vector) == 0 && needVec:
-		return queryPlan{}, vecErr(op, "query vector is required for mode "+mode+" (vectorizer none)", nil)
-	case !gqlSafe(q.Filter.ThreadID):
-		return queryPlan{}, vecErr(op, "thread id contains control characters", nil)
+	if !gqlSafe(q.Filter.ThreadID) {
+		return queryPlan{}, vector.Fail("weaviate."+op, "thread id contains control characters", nil)
 	}
 	p.keywords = gqlText(q.Keywords)
 	if q.Keywords == "" {
@@ -114,11 +103,11 @@ func (s *Store) queryable(ctx context.Context, index, class, tenant, resourceID 
 	const op = "Query"
 	ok, err := s.tenantExists(ctx, class, tenant)
 	if err != nil {
-		return false, vecErr(op, "tenant lookup", err)
+		return false, vector.Fail("weaviate."+op, "tenant lookup", err)
 	}
 	if !ok {
 		if exists, _ := s.classExists(ctx, class); !exists {
-			return false, vecErr(op, "index "+index+" (class "+class+") does not exist", nil)
+			return false, vector.Fail("weaviate."+op, "index "+index+" (class "+class+") does not exist", nil)
 		}
 		return false, nil
 	}
@@ -194,13 +183,13 @@ func parseHits(resp *models.GraphQLResponse, class, mode string, minScore float6
 		if mode == vector.SearchVector {
 			d, ok := number(add["distance"])
 			if !ok {
-				return nil, vecErr("Query", "result without distance", nil)
+				return nil, vector.Fail("weaviate.Query", "result without distance", nil)
 			}
 			score = 1 - d
 		} else {
 			var ok bool
 			if score, ok = number(add["score"]); !ok {
-				return nil, vecErr("Query", "result without score", nil)
+				return nil, vector.Fail("weaviate.Query", "result without score", nil)
 			}
 		}
 		if minScore != 0 && score < minScore {

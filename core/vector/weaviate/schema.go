@@ -39,9 +39,6 @@ func TenantName(resourceID string) string {
 // existing class with another vectorizer is an error.
 func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	const op = "EnsureIndex"
-	if spec.Name == "" {
-		return vecErr(op, "index name is required", nil)
-	}
 	class := s.ClassName(spec.Name)
 	s.mu.Lock()
 	s.versions[class] = spec.Version
@@ -49,13 +46,13 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	cls, err := s.client.Schema().ClassGetter().WithClassName(class).Do(ctx)
 	if err == nil && cls != nil {
 		if cls.Vectorizer != s.cfg.Vectorizer {
-			return vecErr(op, "class "+class+" exists with vectorizer "+cls.Vectorizer+", not "+s.cfg.Vectorizer, nil)
+			return vector.Fail("weaviate."+op, "class "+class+" exists with vectorizer "+cls.Vectorizer+", not "+s.cfg.Vectorizer, nil)
 		}
 		if err := s.addMissingProperties(ctx, cls); err != nil {
-			return vecErr(op, "add properties to class "+class, err)
+			return vector.Fail("weaviate."+op, "add properties to class "+class, err)
 		}
 		if err := s.ensureLifecycle(ctx, cls); err != nil {
-			return vecErr(op, "tenant settings of class "+class, err)
+			return vector.Fail("weaviate."+op, "tenant settings of class "+class, err)
 		}
 		s.markClass(class, factorOf(cls))
 		return nil
@@ -64,7 +61,7 @@ func (s *Store) EnsureIndex(ctx context.Context, spec vector.IndexSpec) error {
 	if err := s.client.Schema().ClassCreator().WithClass(def).Do(ctx); err != nil {
 		// Another process may have created it meanwhile.
 		if ok, cerr := s.classExists(ctx, class); cerr != nil || !ok {
-			return vecErr(op, "create class "+class, err)
+			return vector.Fail("weaviate."+op, "create class "+class, err)
 		}
 		return nil
 	}
@@ -81,7 +78,7 @@ const classDescription = "agentmem message vectors of index "
 func (s *Store) IndexNames(ctx context.Context) ([]string, error) {
 	sch, err := s.client.Schema().Getter().Do(ctx)
 	if err != nil {
-		return nil, vecErr("IndexNames", "read schema", err)
+		return nil, vector.Fail("weaviate.IndexNames", "read schema", err)
 	}
 	var out []string
 	for _, c := range sch.Classes {

@@ -69,7 +69,6 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/internal/termsample"
 
@@ -173,7 +172,7 @@ var _ vector.Store = (*Store)(nil)
 func New(ctx context.Context, cfg Config) (*Store, error) {
 	const op = "New"
 	if cfg.Host == "" {
-		return nil, vecErr(op, "Config.Host is required", nil)
+		return nil, vector.Fail("weaviate."+op, "Config.Host is required", nil)
 	}
 	if cfg.Scheme == "" {
 		cfg.Scheme = "http"
@@ -192,7 +191,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	idle, err := cfg.TenantIdle.withDefaults()
 	if err != nil {
-		return nil, vecErr(op, err.Error(), nil)
+		return nil, vector.Fail("weaviate."+op, err.Error(), nil)
 	}
 	wc := wv.Config{Host: cfg.Host, Scheme: cfg.Scheme, Headers: cfg.Headers, Timeout: cfg.Timeout,
 		StartupTimeout: cfg.StartupTimeout}
@@ -201,14 +200,14 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	client, err := wv.NewClient(wc)
 	if err != nil {
-		return nil, vecErr(op, "connect to "+cfg.Host, err)
+		return nil, vector.Fail("weaviate."+op, "connect to "+cfg.Host, err)
 	}
 	ready, err := client.Misc().ReadyChecker().Do(ctx)
 	if err == nil && !ready {
 		err = errors.New("server not ready")
 	}
 	if err != nil {
-		return nil, vecErr(op, "connect to "+cfg.Host, err)
+		return nil, vector.Fail("weaviate."+op, "connect to "+cfg.Host, err)
 	}
 	s := &Store{cfg: cfg, client: client, classes: map[string]bool{}, tenants: map[string]map[string]bool{},
 		versions: map[string]string{}, tenantVersions: map[string]tenantState{}, samples: &termsample.Cache{TTL: sampleTTL, Max: maxSamples},
@@ -257,9 +256,3 @@ func ClassName(prefix, index string) string {
 func isAlnum(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }
-
-func vecErr(op, msg string, err error) error {
-	return &memerr.Error{Code: memerr.CodeVector, Op: "weaviate." + op, Msg: msg, Err: err}
-}
-
-func missingResource(op string) error { return vecErr(op, "filter", memerr.ErrMissingResourceID) }

@@ -14,6 +14,7 @@ import (
 	"github.com/agentmem/agentmem/core/vector/local"
 	"github.com/agentmem/agentmem/core/vector/vectortest"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // server returns the configured Weaviate host and gRPC host, skipping the
@@ -21,22 +22,13 @@ import (
 // unreachable while AGENTMEM_REQUIRE_SERVERS=1.
 func server(t testing.TB) (host, grpc string) {
 	t.Helper()
-	host = os.Getenv("AGENTMEM_WEAVIATE_HOST")
-	if host == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_WEAVIATE_HOST is empty")
-		}
-		t.Skip("AGENTMEM_WEAVIATE_HOST not set")
-	}
+	host, grpc = testenv.Weaviate(t)
 	c, err := net.DialTimeout("tcp", host, 2*time.Second)
 	if err != nil {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatalf("Weaviate at %s unreachable: %v", host, err)
-		}
-		t.Skipf("Weaviate at %s unreachable: %v", host, err)
+		testenv.Unavailable(t, "Weaviate at %s unreachable: %v", host, err)
 	}
 	c.Close()
-	return host, os.Getenv("AGENTMEM_WEAVIATE_GRPC")
+	return host, grpc
 }
 
 var prefixSeq atomic.Int64

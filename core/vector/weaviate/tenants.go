@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
 )
@@ -146,7 +147,7 @@ func (s *Store) SweepIdle(ctx context.Context) (SweepResult, error) {
 		r, err := s.sweepClass(ctx, class, idle)
 		res.Checked, res.Retired, res.Busy = res.Checked+r.Checked, res.Retired+r.Retired, res.Busy+r.Busy
 		if err != nil && first == nil {
-			first = vecErr(op, "class "+class, err)
+			first = vector.Fail("weaviate."+op, "class "+class, err)
 		}
 	}
 	return res, first
@@ -328,14 +329,14 @@ func (s *Store) RetireIdle(ctx context.Context, class string, idle time.Duration
 	const op = "RetireIdle"
 	t, err := TenantIdle{After: max(idle, 1), Status: status, Batch: batch}.withDefaults()
 	if err != nil {
-		return SweepResult{}, vecErr(op, err.Error(), nil)
+		return SweepResult{}, vector.Fail("weaviate."+op, err.Error(), nil)
 	}
 	if ok, err := s.classExists(ctx, class); err != nil || !ok {
-		return SweepResult{}, vecErr(op, "class "+class+" does not exist", err)
+		return SweepResult{}, vector.Fail("weaviate."+op, "class "+class+" does not exist", err)
 	}
 	all, err := s.client.Schema().TenantsGetter().WithClassName(class).Do(ctx)
 	if err != nil {
-		return SweepResult{}, vecErr(op, "list tenants of "+class, err)
+		return SweepResult{}, vector.Fail("weaviate."+op, "list tenants of "+class, err)
 	}
 	now := time.Now()
 	cutoff := now.Add(-idle)
@@ -349,7 +350,7 @@ func (s *Store) RetireIdle(ctx context.Context, class string, idle time.Duration
 		if idle > 0 {
 			last, err := s.lastWrite(ctx, class, tn.Name)
 			if err != nil {
-				return res, vecErr(op, "newest write of tenant "+tn.Name, err)
+				return res, vector.Fail("weaviate."+op, "newest write of tenant "+tn.Name, err)
 			}
 			if last.After(cutoff) {
 				res.Busy++
@@ -363,7 +364,7 @@ func (s *Store) RetireIdle(ctx context.Context, class string, idle time.Duration
 	n, busy, err := s.setTenantStatus(ctx, class, retire, t.Status, t.Batch, now)
 	res.Retired, res.Busy = n, res.Busy+busy
 	if err != nil {
-		return res, vecErr(op, "class "+class, err)
+		return res, vector.Fail("weaviate."+op, "class "+class, err)
 	}
 	return res, nil
 }
@@ -373,7 +374,7 @@ func (s *Store) RetireIdle(ctx context.Context, class string, idle time.Duration
 func (s *Store) Classes(ctx context.Context) ([]string, error) {
 	sch, err := s.client.Schema().Getter().Do(ctx)
 	if err != nil {
-		return nil, vecErr("Classes", "read schema", err)
+		return nil, vector.Fail("weaviate.Classes", "read schema", err)
 	}
 	var out []string
 	for _, c := range sch.Classes {

@@ -3,10 +3,8 @@ package weaviate
 import (
 	"context"
 	"errors"
-	"strconv"
 
-	"github.com/agentmem/agentmem/core/memerr"
-
+	"github.com/agentmem/agentmem/core/vector"
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
 	"github.com/weaviate/weaviate/entities/models"
@@ -84,15 +82,13 @@ func (s *Store) checkVersion(ctx context.Context, op, class, tenant, resource st
 	}
 	st, err := s.tenantVersion(ctx, class, tenant)
 	if err != nil {
-		return false, vecErr(op, "index version lookup", err)
+		return false, vector.Fail("weaviate."+op, "index version lookup", err)
 	}
 	if st.empty {
 		return true, nil
 	}
 	if st.version != want {
-		return false, &memerr.Error{Code: memerr.CodeIndexVersionMismatch, Op: "weaviate." + op,
-			Msg: "resource " + strconv.Quote(resource) + " of class " + class + " was written with version " +
-				strconv.Quote(st.version) + ", not " + strconv.Quote(want) + " (delete and reindex the resource)"}
+		return false, vector.VersionError("weaviate."+op, "class "+class, resource, st.version, want)
 	}
 	return false, nil
 }

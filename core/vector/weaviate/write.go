@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/analysis"
 
@@ -36,15 +35,7 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	var tenants, resources, metaNames []string
 	seen, written := map[string]bool{}, map[string]int{}
 	objs := make([]*models.Object, 0, len(recs))
-	for _, r := range recs {
-		switch {
-		case r.ID == "":
-			return vecErr(op, "record id is required", nil)
-		case r.Meta.ResourceID == "":
-			return vecErr(op, "record "+r.ID, memerr.ErrMissingResourceID)
-		case !s.SelfEmbedding() && len(r.Vector) == 0:
-			return vecErr(op, "record "+r.ID+" has no vector (vectorizer none)", nil)
-		}
+	for _, r := range recs { // ids, resources and vectors are checked by vector.Checked
 		tenant := TenantName(r.Meta.ResourceID)
 		written[tenant]++
 		if !seen[tenant] {
@@ -72,22 +63,22 @@ func (s *Store) Upsert(ctx context.Context, index string, recs []vector.Record) 
 	}
 	ok, err := s.classExists(ctx, class)
 	if err != nil {
-		return vecErr(op, "look up index "+index+" (class "+class+")", err)
+		return vector.Fail("weaviate."+op, "look up index "+index+" (class "+class+")", err)
 	}
 	if !ok {
-		return vecErr(op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", nil)
+		return vector.Fail("weaviate."+op, "index "+index+" (class "+class+") does not exist (call EnsureIndex)", nil)
 	}
 	if err := s.ensureMetaProps(ctx, class, metaNames); err != nil {
-		return vecErr(op, "add metadata properties", err)
+		return vector.Fail("weaviate."+op, "add metadata properties", err)
 	}
 	if err := s.ensureTenants(ctx, class, tenants); err != nil {
-		return vecErr(op, "create tenants", err)
+		return vector.Fail("weaviate."+op, "create tenants", err)
 	}
 	if err := s.markVersions(ctx, op, class, tenants, resources); err != nil {
 		return err
 	}
 	if err := s.putObjects(ctx, objs); err != nil {
-		return vecErr(op, "batch", err)
+		return vector.Fail("weaviate."+op, "batch", err)
 	}
 	for _, tenant := range tenants {
 		s.noteWrites(class, tenant, written[tenant])
@@ -113,7 +104,7 @@ func (s *Store) markVersions(ctx context.Context, op, class string, tenants, res
 		return nil
 	}
 	if err := s.putObjects(ctx, markers); err != nil {
-		return vecErr(op, "index version marker", err)
+		return vector.Fail("weaviate."+op, "index version marker", err)
 	}
 	version, _ := s.indexVersion(class)
 	for _, m := range markers {
@@ -275,13 +266,10 @@ func batchErrors(res []models.ObjectsGetResponse, n int) error {
 // indexes are no error.
 func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error {
 	const op = "Delete"
-	if f.ResourceID == "" {
-		return missingResource(op)
-	}
 	class, tenant := s.ClassName(index), TenantName(f.ResourceID)
 	ok, err := s.tenantExists(ctx, class, tenant)
 	if err != nil {
-		return vecErr(op, "tenant lookup", err)
+		return vector.Fail("weaviate."+op, "tenant lookup", err)
 	}
 	if !ok {
 		return nil
@@ -289,7 +277,7 @@ func (s *Store) Delete(ctx context.Context, index string, f vector.Filter) error
 	if f.ThreadID == "" && len(f.MessageIDs) == 0 {
 		s.forgetTenant(class, tenant)
 		if err := s.client.Schema().TenantsDeleter().WithClassName(class).WithTenants(tenant).Do(ctx); err != nil {
-			return vecErr(op, "delete tenant", err)
+			return vector.Fail("weaviate."+op, "delete tenant", err)
 		}
 		return nil
 	}
@@ -312,7 +300,7 @@ func (s *Store) batchDelete(ctx context.Context, class, tenant string, w *filter
 			WithConsistencyLevel(s.consistency(class)).
 			WithWhere(w).WithOutput("minimal").Do(ctx)
 		if err != nil {
-			return vecErr("Delete", "batch delete", err)
+			return vector.Fail("weaviate.Delete", "batch delete", err)
 		}
 		if res == nil || res.Results == nil {
 			return nil
@@ -325,7 +313,7 @@ func (s *Store) batchDelete(ctx context.Context, class, tenant string, w *filter
 					break
 				}
 			}
-			return vecErr("Delete", "batch delete", fmt.Errorf("%s", msg))
+			return vector.Fail("weaviate.Delete", "batch delete", fmt.Errorf("%s", msg))
 		}
 		if res.Results.Matches < res.Results.Limit || res.Results.Successful == 0 {
 			return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // chromiumPath finds the browser: AGENTMEM_CHROMIUM, else Debian's chromium
@@ -32,10 +33,7 @@ func chromiumPath(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-		t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but no chromium found (scripts/lib/chromium.sh installs it; or set AGENTMEM_CHROMIUM)")
-	}
-	t.Skip("chromium not found; set AGENTMEM_CHROMIUM or install Debian's chromium package")
+	testenv.Unavailable(t, "chromium not found (scripts/lib/chromium.sh installs it; or set AGENTMEM_CHROMIUM)")
 	return ""
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/agentmem/agentmem/core/store/memstore"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/weaviate"
+	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // weaviateStore connects to the test server (scripts/lib/weaviate.sh) as a
@@ -19,14 +19,8 @@ import (
 // skipped under plain `go test` and fails under scripts/test.
 func weaviateStore(t *testing.T) *weaviate.Store {
 	t.Helper()
-	host := os.Getenv("AGENTMEM_WEAVIATE_HOST")
-	if host == "" {
-		if os.Getenv("AGENTMEM_REQUIRE_SERVERS") == "1" {
-			t.Fatal("AGENTMEM_REQUIRE_SERVERS=1 but AGENTMEM_WEAVIATE_HOST is empty")
-		}
-		t.Skip("AGENTMEM_WEAVIATE_HOST not set")
-	}
-	s, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: os.Getenv("AGENTMEM_WEAVIATE_GRPC"),
+	host, grpc := testenv.Weaviate(t)
+	s, err := weaviate.New(bg, weaviate.Config{Host: host, GRPCHost: grpc,
 		Vectorizer: "text2vec-transformers", ClassPrefix: fmt.Sprintf("Insp%d", rand.Uint32())})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
-// Package pgfilter translates a message metadata filter into a PostgreSQL
+// Package filter translates a message metadata filter into a PostgreSQL
 // condition on a jsonb document, for the stores that keep metadata in
 // PostgreSQL (the message store and the pgvector store).
-package pgfilter
+package filter
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"bufio"
@@ -13,32 +13,34 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 )
 
-// source is an ordered stream of import records: a JSONL export or a
-// migration from another memory's tables. each delivers every record with its
+// Source is an ordered stream of import records: a JSONL export or a
+// migration from another memory's tables. Each delivers every record with its
 // position (a line or row number, from 1), and reports records it cannot
 // import with skip. Two calls yield the same records in the same order.
-type source struct {
-	// name identifies the input in messages and in the resume checkpoint.
-	name string
-	// unit names a position: "line" or "record".
-	unit string
-	// identity names the input for the resume checkpoint (default name).
-	identity string
-	each     func(ctx context.Context, fn func(n int, r record) error, skip func(reason string)) error
+type Source struct {
+	// Name identifies the input in messages and in the resume checkpoint.
+	Name string
+	// Unit names a position: "line" or "record".
+	Unit string
+	// Identity names the input for the resume checkpoint (default Name).
+	Identity string
+	Each     func(ctx context.Context, fn func(n int, r export.Record) error, skip func(reason string)) error
 }
 
-// badInput is the error of a record that cannot be imported.
-func badInput(src *source, n int, format string, args ...any) error {
-	return memerr.Errorf(CodeBadInput, "import", "%s %s %d: %s", src.name, src.unit, n, fmt.Sprintf(format, args...))
+// BadInput is the error of record n of src, which cannot be imported.
+func BadInput(src *Source, n int, format string, args ...any) error {
+	return memerr.Errorf(clierr.CodeBadInput, "import", "%s %s %d: %s", src.Name, src.Unit, n, fmt.Sprintf(format, args...))
 }
 
-// jsonlSource reads an export file; "-" is standard input, copied to a
-// temporary file first (a source can be read more than once).
-func (a *app) jsonlSource(path string) (*source, func(), error) {
+// JSONL reads an export file; "-" is stdin, copied to a temporary file first
+// (a source can be read more than once).
+func JSONL(path string, stdin io.Reader) (*Source, func(), error) {
 	cleanup := func() {}
 	if path == "-" {
 		tmp, err := os.CreateTemp("", "agentmem-import-*.jsonl")
@@ -46,7 +48,7 @@ func (a *app) jsonlSource(path string) (*source, func(), error) {
 			return nil, nil, err
 		}
 		cleanup = func() { tmp.Close(); os.Remove(tmp.Name()) }
-		if _, err := io.Copy(tmp, a.stdin); err != nil {
+		if _, err := io.Copy(tmp, stdin); err != nil {
 			cleanup()
 			return nil, nil, err
 		}
@@ -55,11 +57,11 @@ func (a *app) jsonlSource(path string) (*source, func(), error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		cleanup()
-		return nil, nil, usageErr("%v", err)
+		return nil, nil, clierr.Usage("%v", err)
 	}
 	abs, _ := filepath.Abs(path)
-	src := &source{name: path, unit: "line", identity: fmt.Sprintf("%s %d %d", abs, fi.Size(), fi.ModTime().UnixNano())}
-	src.each = func(ctx context.Context, fn func(int, record) error, _ func(string)) error {
+	src := &Source{Name: path, Unit: "line", Identity: fmt.Sprintf("%s %d %d", abs, fi.Size(), fi.ModTime().UnixNano())}
+	src.Each = func(ctx context.Context, fn func(int, export.Record) error, _ func(string)) error {
 		f, err := os.Open(path)
 		if err != nil {
 			return err
@@ -79,14 +81,14 @@ const linesPerChunk = 256
 type lineChunk struct {
 	first int      // line number of lines[0]
 	lines [][]byte // nil for a blank line
-	recs  []record
+	recs  []export.Record
 	errs  []error // decoding errors, by line
 	eof   bool    // the last line ends the input without a newline
 	done  chan struct{}
 }
 
 func (c *lineChunk) decode() {
-	c.recs, c.errs = make([]record, len(c.lines)), make([]error, len(c.lines))
+	c.recs, c.errs = make([]export.Record, len(c.lines)), make([]error, len(c.lines))
 	for i, line := range c.lines {
 		if line != nil {
 			c.recs[i], c.errs[i] = decodeLine(line)
@@ -98,7 +100,7 @@ func (c *lineChunk) decode() {
 // readJSONL decodes one record per line, on all cores, and hands the
 // records to fn in order; the first line must be the header. At most
 // 2×GOMAXPROCS chunks of lines are in memory at once.
-func readJSONL(ctx context.Context, src *source, r *bufio.Reader, fn func(int, record) error) error {
+func readJSONL(ctx context.Context, src *Source, r *bufio.Reader, fn func(int, export.Record) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	ctx, cancel := context.WithCancel(ctx)
 	order, work := make(chan *lineChunk, 2*workers), make(chan *lineChunk, workers)
@@ -193,7 +195,7 @@ func appendLine(r *bufio.Reader, buf []byte) ([]byte, error) {
 
 // deliver hands the decoded records to fn in order and stops at the first
 // bad line or failed fn.
-func deliver(ctx context.Context, src *source, order <-chan *lineChunk, fn func(int, record) error) error {
+func deliver(ctx context.Context, src *Source, order <-chan *lineChunk, fn func(int, export.Record) error) error {
 	for c := range order {
 		select {
 		case <-c.done:
@@ -212,18 +214,18 @@ func deliver(ctx context.Context, src *source, order <-chan *lineChunk, fn func(
 
 // deliverLine checks line n and hands its record to fn; emptyInput tells
 // that a blank first line is the whole input.
-func deliverLine(src *source, n int, blank, emptyInput bool, rec record, derr error, fn func(int, record) error) error {
+func deliverLine(src *Source, n int, blank, emptyInput bool, rec export.Record, derr error, fn func(int, export.Record) error) error {
 	switch {
 	case blank && n == 1 && emptyInput:
-		return badInput(src, n, "empty input; want an agentmem export")
+		return BadInput(src, n, "empty input; want an agentmem export")
 	case blank && n == 1:
-		return badInput(src, n, "empty first line; want the export header")
+		return BadInput(src, n, "empty first line; want the export header")
 	case blank:
 		return nil
 	case derr != nil:
-		return badInput(src, n, "%v", derr)
-	case n == 1 && (rec.Kind != kindHeader || rec.Version != formatVersion):
-		return badInput(src, n, "not an agentmem export (want the header {\"kind\":%q,\"version\":%d})", kindHeader, formatVersion)
+		return BadInput(src, n, "%v", derr)
+	case n == 1 && (rec.Kind != export.KindHeader || rec.Version != export.FormatVersion):
+		return BadInput(src, n, "not an agentmem export (want the header {\"kind\":%q,\"version\":%d})", export.KindHeader, export.FormatVersion)
 	case n == 1:
 		return nil
 	}
@@ -238,11 +240,11 @@ var messagePrefix, messageSuffix = []byte(`{"kind":"message","message":`), []byt
 // text-only content, is decoded in one pass (message.DecodeTextMessage,
 // several times faster); any other line, or one that pass declines, by
 // encoding/json, which gives the same record or the error.
-func decodeLine(line []byte) (record, error) {
+func decodeLine(line []byte) (export.Record, error) {
 	if rec, ok := fastMessageLine(line); ok {
 		return rec, nil
 	}
-	var rec record
+	var rec export.Record
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return rec, fmt.Errorf("not valid JSON: %v", err)
 	}
@@ -250,14 +252,14 @@ func decodeLine(line []byte) (record, error) {
 }
 
 // fastMessageLine decodes a message line as export writes it in one pass.
-func fastMessageLine(line []byte) (record, bool) {
+func fastMessageLine(line []byte) (export.Record, bool) {
 	body, ok := bytes.CutPrefix(line, messagePrefix)
 	if ok {
 		body, ok = bytes.CutSuffix(bytes.TrimRight(body, " \t\r\n"), messageSuffix)
 	}
 	if !ok {
-		return record{}, false
+		return export.Record{}, false
 	}
 	m, ok := message.DecodeTextMessage(body)
-	return record{Kind: kindMessage, Message: &m}, ok
+	return export.Record{Kind: export.KindMessage, Message: &m}, ok
 }

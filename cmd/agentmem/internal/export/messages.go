@@ -1,4 +1,4 @@
-package main
+package export
 
 import (
 	"context"
@@ -8,20 +8,20 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// pageSize is how many rows one store call reads while walking a thread.
-const pageSize = 1000
+// PageSize is how many rows one store call reads while walking a thread.
+const PageSize = 1000
 
-// walkMessages calls fn with the messages of a thread in chronological order,
+// WalkMessages calls fn with the messages of a thread in chronological order,
 // a page at a time. It pages by time (keyset), so it stays linear in the
 // thread's length: each page starts at the last time seen and skips the
 // messages of that time already delivered.
-func walkMessages(ctx context.Context, s *store.Checked, threadID string, fn func([]core.Message) error) error {
+func WalkMessages(ctx context.Context, s *store.Checked, threadID string, fn func([]core.Message) error) error {
 	var (
 		start *time.Time // nil for the first page
 		ties  int        // messages at *start already delivered
 	)
 	for {
-		q := store.MessageQuery{ThreadID: threadID, PerPage: pageSize + ties}
+		q := store.MessageQuery{ThreadID: threadID, PerPage: PageSize + ties}
 		if start != nil {
 			q.Range = store.DateRange{Start: start}
 		}

@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"bufio"
@@ -12,10 +12,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 )
 
-// spool keeps the records the checking pass decoded and validated, in a
+// Spool keeps the records the checking pass decoded and validated, in a
 // temporary file, so that the import pass reads them back instead of
 // decoding the input a second time; memory stays bounded whatever the
 // input's size. Messages with only text parts — nearly every message of a
@@ -23,7 +24,7 @@ import (
 // decoding to read; other records (threads, resources, working memory,
 // observations, messages with tool calls or metadata: a few per thread) are
 // kept as JSON.
-type spool struct {
+type Spool struct {
 	f   *os.File
 	w   *bufio.Writer
 	buf []byte
@@ -35,24 +36,25 @@ const (
 	spoolJSON byte = 2 // any record, as JSON
 )
 
-func newSpool() (*spool, error) {
+// NewSpool returns an empty spool in a temporary file.
+func NewSpool() (*Spool, error) {
 	f, err := os.CreateTemp("", "agentmem-import-*.spool")
 	if err != nil {
 		return nil, err
 	}
-	return &spool{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+	return &Spool{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
-// close removes the spool file.
-func (s *spool) close() {
+// Close removes the spool file.
+func (s *Spool) Close() {
 	s.f.Close()
 	os.Remove(s.f.Name())
 }
 
 // put appends the record at position n.
-func (s *spool) put(n int, r record) error {
+func (s *Spool) put(n int, r export.Record) error {
 	b := binary.AppendUvarint(s.buf[:0], uint64(n))
-	if m := r.Message; r.Kind == kindMessage && textOnly(m) {
+	if m := r.Message; r.Kind == export.KindMessage && textOnly(m) {
 		b = append(b, spoolText)
 		for _, v := range []string{m.ID, string(m.Role), m.ThreadID, m.ResourceID, m.Type} {
 			b = appendString(b, v)
@@ -97,11 +99,11 @@ func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// replay returns a source that reads the spool back: src's name and
+// Replay returns a source that reads the spool back: src's name and
 // identity, the records the checking pass stored.
-func (s *spool) replay(src *source) *source {
+func (s *Spool) Replay(src *Source) *Source {
 	out := *src
-	out.each = func(ctx context.Context, fn func(int, record) error, _ func(string)) error {
+	out.Each = func(ctx context.Context, fn func(int, export.Record) error, _ func(string)) error {
 		if err := s.w.Flush(); err != nil {
 			return err
 		}
@@ -136,16 +138,16 @@ type spoolReader struct {
 	last [4]string // the last role, thread, resource and type read
 }
 
-func (s *spoolReader) next() (int, record, error) {
+func (s *spoolReader) next() (int, export.Record, error) {
 	n, err := binary.ReadUvarint(s.r)
 	if err != nil {
-		return 0, record{}, err // io.EOF at the end
+		return 0, export.Record{}, err // io.EOF at the end
 	}
 	tag, err := s.r.ReadByte()
 	if err != nil {
-		return 0, record{}, err
+		return 0, export.Record{}, err
 	}
-	var rec record
+	var rec export.Record
 	switch tag {
 	case spoolText:
 		rec = s.textMessage()
@@ -161,7 +163,7 @@ func (s *spoolReader) next() (int, record, error) {
 	return int(n), rec, s.err
 }
 
-func (s *spoolReader) textMessage() record {
+func (s *spoolReader) textMessage() export.Record {
 	m := core.Message{ID: s.string()}
 	// Role, thread, resource and type repeat from message to message.
 	m.Role = core.Role(s.repeated(&s.last[0]))
@@ -173,7 +175,7 @@ func (s *spoolReader) textMessage() record {
 		parts[i] = core.TextPart(s.string())
 	}
 	m.Content = core.Content{Format: 2, Parts: parts}
-	return record{Kind: kindMessage, Message: &m}
+	return export.Record{Kind: export.KindMessage, Message: &m}
 }
 
 func (s *spoolReader) uvarint() uint64 {

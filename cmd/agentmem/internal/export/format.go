@@ -1,4 +1,4 @@
-package main
+package export
 
 import (
 	"bytes"
@@ -17,41 +17,41 @@ import (
 // Keys are sorted and times are UTC with microsecond precision, so two exports
 // of the same memory are byte-identical whatever store they come from.
 const (
-	kindHeader        = "agentmem-export"
-	kindResource      = "resource"
-	kindThread        = "thread"
-	kindMessage       = "message"
-	kindWorkingMemory = "workingMemory"
-	kindObservations  = "observations"
-	formatVersion     = 1
+	KindHeader        = "agentmem-export"
+	KindResource      = "resource"
+	KindThread        = "thread"
+	KindMessage       = "message"
+	KindWorkingMemory = "workingMemory"
+	KindObservations  = "observations"
+	FormatVersion     = 1
 )
 
-// record is one line of an export.
-type record struct {
+// Record is one line of an export.
+type Record struct {
 	Kind          string            `json:"kind"`
 	Version       int               `json:"version,omitempty"`
-	Resource      *resourceDoc      `json:"resource,omitempty"`
+	Resource      *ResourceDoc      `json:"resource,omitempty"`
 	Thread        *core.Thread      `json:"thread,omitempty"`
 	Message       *core.Message     `json:"message,omitempty"`
-	WorkingMemory *workingMemoryDoc `json:"workingMemory,omitempty"`
-	Observations  *observationDoc   `json:"observations,omitempty"`
+	WorkingMemory *WorkingMemoryDoc `json:"workingMemory,omitempty"`
+	Observations  *ObservationDoc   `json:"observations,omitempty"`
 }
 
-// resourceDoc is a resource: its metadata and resource-scoped working memory.
-type resourceDoc struct {
+// ResourceDoc is a resource: its metadata and resource-scoped working memory.
+type ResourceDoc struct {
 	ID            string         `json:"id"`
 	Metadata      map[string]any `json:"metadata,omitempty"`
 	WorkingMemory string         `json:"workingMemory,omitempty"`
 }
 
-// workingMemoryDoc is the thread-scoped working memory of a thread.
-type workingMemoryDoc struct {
+// WorkingMemoryDoc is the thread-scoped working memory of a thread.
+type WorkingMemoryDoc struct {
 	ThreadID string `json:"threadId"`
 	Data     string `json:"data"`
 }
 
-// observationDoc is one generation of an observational-memory record.
-type observationDoc struct {
+// ObservationDoc is one generation of an observational-memory record.
+type ObservationDoc struct {
 	Key                string    `json:"key"`
 	Observations       string    `json:"observations"`
 	ObservationTokens  int       `json:"observationTokens"`
@@ -59,19 +59,20 @@ type observationDoc struct {
 	LastObservedAt     time.Time `json:"lastObservedAt"`
 	ObservedMessageIDs []string  `json:"observedMessageIds,omitempty"`
 	// UnobservedMessageIDs are the messages of a thread moved in that the
-	// record has not observed yet (the active record only).
+	// Record has not observed yet (the active Record only).
 	UnobservedMessageIDs []string `json:"unobservedMessageIds,omitempty"`
 	// Buffer is what buffered observational memory made ahead of time (the
-	// active record only).
+	// active Record only).
 	Buffer *store.ObservationBuffer `json:"buffer,omitempty"`
 	// Archived marks a generation replaced by a reflection.
 	Archived bool `json:"archived,omitempty"`
 }
 
-func newObservationDoc(r store.ObservationRecord) observationDoc {
-	doc := observationDoc{
+// NewObservationDoc is the export of an observational-memory record.
+func NewObservationDoc(r store.ObservationRecord) ObservationDoc {
+	doc := ObservationDoc{
 		Key: r.Key, Observations: r.Observations, ObservationTokens: r.ObservationTokens,
-		Generation: r.Generation, LastObservedAt: utc(r.LastObservedAt), ObservedMessageIDs: r.ObservedMessageIDs,
+		Generation: r.Generation, LastObservedAt: UTC(r.LastObservedAt), ObservedMessageIDs: r.ObservedMessageIDs,
 		UnobservedMessageIDs: r.UnobservedMessageIDs,
 	}
 	if !r.Buffer.Empty() {
@@ -81,7 +82,9 @@ func newObservationDoc(r store.ObservationRecord) observationDoc {
 	return doc
 }
 
-func (o observationDoc) record() store.ObservationRecord {
+// StoreRecord is the record o exports, as a store keeps it: an archived
+// generation without the active record's unobserved messages and buffer.
+func (o ObservationDoc) StoreRecord() store.ObservationRecord {
 	rec := store.ObservationRecord{
 		Key: o.Key, Observations: o.Observations, ObservationTokens: o.ObservationTokens,
 		Generation: o.Generation, LastObservedAt: o.LastObservedAt, ObservedMessageIDs: o.ObservedMessageIDs,
@@ -95,8 +98,8 @@ func (o observationDoc) record() store.ObservationRecord {
 	return rec
 }
 
-// utc returns t in UTC at microsecond precision (what every store keeps).
-func utc(t time.Time) time.Time {
+// UTC returns t in UTC at microsecond precision (what every store keeps).
+func UTC(t time.Time) time.Time {
 	if t.IsZero() {
 		return t
 	}
@@ -104,35 +107,35 @@ func utc(t time.Time) time.Time {
 }
 
 // normalize puts every time of r in UTC at microsecond precision.
-func (r *record) normalize() {
+func (r *Record) normalize() {
 	if t := r.Thread; t != nil {
-		t.CreatedAt, t.UpdatedAt = utc(t.CreatedAt), utc(t.UpdatedAt)
+		t.CreatedAt, t.UpdatedAt = UTC(t.CreatedAt), UTC(t.UpdatedAt)
 		if t.Boundary != nil {
-			t.Boundary.CreatedAt = utc(t.Boundary.CreatedAt)
+			t.Boundary.CreatedAt = UTC(t.Boundary.CreatedAt)
 		}
 	}
 	if m := r.Message; m != nil {
-		m.CreatedAt = utc(m.CreatedAt)
+		m.CreatedAt = UTC(m.CreatedAt)
 	}
 	if o := r.Observations; o != nil {
-		o.LastObservedAt = utc(o.LastObservedAt)
+		o.LastObservedAt = UTC(o.LastObservedAt)
 	}
 }
 
-// encodeRecord returns the canonical line of r (without the newline).
-func encodeRecord(r record) ([]byte, error) {
+// Encode returns the canonical line of r (without the newline).
+func Encode(r Record) ([]byte, error) {
 	r.normalize()
 	raw, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
-	return canonicalJSON(raw)
+	return CanonicalJSON(raw)
 }
 
-// canonicalJSON re-encodes JSON compactly with object keys sorted at every
+// CanonicalJSON re-encodes JSON compactly with object keys sorted at every
 // level, raw JSON fields included, so that a store that reorders keys
 // (PostgreSQL JSONB) prints and exports the same bytes as one that does not.
-func canonicalJSON(raw []byte) ([]byte, error) {
+func CanonicalJSON(raw []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

@@ -1,8 +1,8 @@
-// Package pgmigrate applies the embedded, versioned schema migrations of the
+// Package migrate applies the embedded, versioned schema migrations of the
 // PostgreSQL stores (the message store and the pgvector store): each in one
 // transaction under a transaction-scoped advisory lock, so that processes
 // starting together migrate a schema once.
-package pgmigrate
+package migrate
 
 import (
 	"context"

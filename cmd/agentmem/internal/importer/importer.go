@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"context"
@@ -12,34 +12,37 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// defaultBatch is the number of messages per SaveMessages call (one
+// DefaultBatch is the number of messages per SaveMessages call (one
 // transaction, one round trip on PostgreSQL): past ~1,000 larger batches
 // gain little on either store (BENCHMARKS.md).
-const defaultBatch = 1000
+const DefaultBatch = 1000
 
 // noIndexing keeps an import without --vector from embedding: the index is
 // built later with reindex.
 var noIndexing = &core.Config{SemanticRecall: &core.SemanticRecall{Disabled: true}}
 
-// importer writes records to a Memory. Message batches run on a pool of
-// workers (tokenization, the expensive part of a save, runs in parallel):
-// batches of one thread are cut only between different timestamps, so their
-// order in the thread is the same whichever batch commits first. A thread's
-// boundary, working memory, observations and UpdatedAt are written by
-// whichever worker finishes its last batch.
-type importer struct {
-	mem   *core.Memory
-	store *store.Checked
-	bar   *progress
-	batch int // messages per SaveMessages call
-	// index: --vector was given, so saves index the messages as they go.
-	index bool
+// Importer writes checked records to a Memory. Message batches run on a
+// pool of workers (tokenization, the expensive part of a save, runs in
+// parallel): batches of one thread are cut only between different
+// timestamps, so their order in the thread is the same whichever batch
+// commits first. A thread's boundary, working memory, observations and
+// UpdatedAt are written by whichever worker finishes its last batch.
+type Importer struct {
+	Memory *core.Memory
+	Store  *store.Checked
+	// Progress, if set, is told the number of messages of every saved batch.
+	Progress func(messages int)
+	Batch    int // messages per SaveMessages call
+	// Index: the Memory has a vector store, so saves index the messages as
+	// they go.
+	Index bool
 
-	saved, dropped, threads atomic.Int64 // this run's counts
+	Saved, Dropped, Threads atomic.Int64 // this run's counts
 
 	mu       sync.Mutex
 	inflight map[int]bool // first positions of unfinished threads
@@ -50,8 +53,8 @@ type importer struct {
 type threadJob struct {
 	first   int // position of the thread line
 	thread  core.Thread
-	wm      *workingMemoryDoc
-	obs     []observationDoc
+	wm      *export.WorkingMemoryDoc
+	obs     []export.ObservationDoc
 	batch   []core.Message
 	pending atomic.Int64 // batches submitted and not finished, +1 while the thread is open
 
@@ -75,9 +78,9 @@ type batchTask struct {
 	msgs []core.Message
 }
 
-// run imports every record after position from and returns the last
+// Run imports every record after position from and returns the last
 // position of a fully imported prefix (for the checkpoint) and the error.
-func (im *importer) run(ctx context.Context, src *source, from int) (int, error) {
+func (im *Importer) Run(ctx context.Context, src *Source, from int) (int, error) {
 	g, ctx := errgroup.WithContext(ctx)
 	workers := importWorkers()
 	tasks := make(chan batchTask, workers)
@@ -95,7 +98,7 @@ func (im *importer) run(ctx context.Context, src *source, from int) (int, error)
 	g.Go(func() error {
 		defer close(tasks)
 		d := dispatcher{im: im, tasks: tasks}
-		err := src.each(ctx, func(n int, r record) error {
+		err := src.Each(ctx, func(n int, r export.Record) error {
 			if n <= from {
 				return nil
 			}
@@ -111,7 +114,7 @@ func (im *importer) run(ctx context.Context, src *source, from int) (int, error)
 }
 
 // donePrefix is the last position before which everything is imported.
-func (im *importer) donePrefix() int {
+func (im *Importer) donePrefix() int {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	done := im.handed
@@ -123,12 +126,12 @@ func (im *importer) donePrefix() int {
 
 // dispatcher turns the record stream into thread jobs and batches.
 type dispatcher struct {
-	im    *importer
+	im    *Importer
 	tasks chan<- batchTask
 	cur   *threadJob
 }
 
-func (d *dispatcher) record(ctx context.Context, n int, r record) error {
+func (d *dispatcher) record(ctx context.Context, n int, r export.Record) error {
 	if err := d.dispatch(ctx, n, r); err != nil {
 		return err
 	}
@@ -138,15 +141,15 @@ func (d *dispatcher) record(ctx context.Context, n int, r record) error {
 	return nil
 }
 
-func (d *dispatcher) dispatch(ctx context.Context, n int, r record) error {
+func (d *dispatcher) dispatch(ctx context.Context, n int, r export.Record) error {
 	im := d.im
 	switch r.Kind {
-	case kindMessage:
+	case export.KindMessage:
 		return d.message(ctx, *r.Message)
-	case kindWorkingMemory: // the checker made sure it follows its thread
+	case export.KindWorkingMemory: // the checker made sure it follows its thread
 		d.cur.wm = r.WorkingMemory
 		return nil
-	case kindObservations:
+	case export.KindObservations:
 		if scope, _, _ := store.ParseObservationKey(r.Observations.Key); scope == core.ScopeThread {
 			d.cur.obs = append(d.cur.obs, *r.Observations)
 			return nil
@@ -156,12 +159,12 @@ func (d *dispatcher) dispatch(ctx context.Context, n int, r record) error {
 		return err
 	}
 	switch r.Kind {
-	case kindThread:
+	case export.KindThread:
 		return d.openThread(ctx, n, *r.Thread)
-	case kindResource:
+	case export.KindResource:
 		return im.resource(ctx, *r.Resource)
-	case kindObservations:
-		return putObservations(ctx, im.store, []observationDoc{*r.Observations})
+	case export.KindObservations:
+		return putObservations(ctx, im.Store, []export.ObservationDoc{*r.Observations})
 	}
 	return nil
 }
@@ -169,10 +172,10 @@ func (d *dispatcher) dispatch(ctx context.Context, n int, r record) error {
 func (d *dispatcher) openThread(ctx context.Context, n int, t core.Thread) error {
 	in := t
 	in.UpdatedAt, in.Boundary = time.Time{}, nil
-	if _, err := d.im.store.SaveThread(ctx, in); err != nil {
+	if _, err := d.im.Store.SaveThread(ctx, in); err != nil {
 		return err
 	}
-	d.im.threads.Add(1)
+	d.im.Threads.Add(1)
 	d.cur = &threadJob{first: n, thread: t}
 	d.cur.pending.Store(1)
 	d.im.mu.Lock()
@@ -183,13 +186,13 @@ func (d *dispatcher) openThread(ctx context.Context, n int, t core.Thread) error
 
 func (d *dispatcher) message(ctx context.Context, m core.Message) error {
 	j := d.cur
-	if len(j.batch) >= d.im.batch && !utc(m.CreatedAt).Equal(utc(j.batch[len(j.batch)-1].CreatedAt)) {
+	if len(j.batch) >= d.im.Batch && !export.UTC(m.CreatedAt).Equal(export.UTC(j.batch[len(j.batch)-1].CreatedAt)) {
 		if err := d.submit(ctx, j); err != nil {
 			return err
 		}
 	}
 	if j.batch == nil {
-		j.batch = make([]core.Message, 0, d.im.batch)
+		j.batch = make([]core.Message, 0, d.im.Batch)
 	}
 	j.batch = append(j.batch, m)
 	return nil
@@ -224,24 +227,26 @@ func (d *dispatcher) closeThread(ctx context.Context) error {
 	return d.im.release(ctx, j)
 }
 
-func (im *importer) saveBatch(ctx context.Context, t batchTask) error {
+func (im *Importer) saveBatch(ctx context.Context, t batchTask) error {
 	cfg := noIndexing
-	if im.index {
+	if im.Index {
 		cfg = nil
 	}
-	saved, err := im.mem.SaveMessagesBulk(ctx, t.msgs, cfg)
+	saved, err := im.Memory.SaveMessagesBulk(ctx, t.msgs, cfg)
 	if err != nil {
 		return err
 	}
 	t.job.saved(saved)
-	im.saved.Add(int64(len(saved)))
-	im.dropped.Add(int64(len(t.msgs) - len(saved)))
-	im.bar.add(len(t.msgs))
+	im.Saved.Add(int64(len(saved)))
+	im.Dropped.Add(int64(len(t.msgs) - len(saved)))
+	if im.Progress != nil {
+		im.Progress(len(t.msgs))
+	}
 	return im.release(ctx, t.job)
 }
 
 // release drops one hold on j and finishes the thread when none is left.
-func (im *importer) release(ctx context.Context, j *threadJob) error {
+func (im *Importer) release(ctx context.Context, j *threadJob) error {
 	if j.pending.Add(-1) > 0 {
 		return nil
 	}
@@ -256,21 +261,21 @@ func (im *importer) release(ctx context.Context, j *threadJob) error {
 
 // finish writes what follows a thread's messages: boundary, working memory,
 // observations, and last the thread itself again to restore its UpdatedAt
-// (every save of messages bumps it). A source without UpdatedAt gets the
+// (every save of messages bumps it). A Source without UpdatedAt gets the
 // newest stored message time, so importing again changes nothing.
-func (im *importer) finish(ctx context.Context, j *threadJob) error {
+func (im *Importer) finish(ctx context.Context, j *threadJob) error {
 	t := j.thread
 	if t.Boundary != nil {
-		if _, err := im.store.AdvanceBoundary(ctx, t.ID, t.ResourceID, *t.Boundary); err != nil {
+		if _, err := im.Store.AdvanceBoundary(ctx, t.ID, t.ResourceID, *t.Boundary); err != nil {
 			return err
 		}
 	}
 	if j.wm != nil {
-		if err := putWorkingMemory(ctx, im.store, core.ScopeThread, t.ID, j.wm.Data); err != nil {
+		if err := putWorkingMemory(ctx, im.Store, core.ScopeThread, t.ID, j.wm.Data); err != nil {
 			return err
 		}
 	}
-	if err := putObservations(ctx, im.store, j.obs); err != nil {
+	if err := putObservations(ctx, im.Store, j.obs); err != nil {
 		return err
 	}
 	if t.UpdatedAt.IsZero() {
@@ -280,20 +285,20 @@ func (im *importer) finish(ctx context.Context, j *threadJob) error {
 		t.UpdatedAt = t.CreatedAt
 	}
 	t.Boundary = nil
-	_, err := im.store.SaveThread(ctx, t)
+	_, err := im.Store.SaveThread(ctx, t)
 	return err
 }
 
-func (im *importer) resource(ctx context.Context, r resourceDoc) error {
+func (im *Importer) resource(ctx context.Context, r export.ResourceDoc) error {
 	if len(r.Metadata) > 0 {
-		if _, err := im.store.UpdateResource(ctx, r.ID, r.Metadata); err != nil {
+		if _, err := im.Store.UpdateResource(ctx, r.ID, r.Metadata); err != nil {
 			return err
 		}
 	}
 	if r.WorkingMemory == "" {
 		return nil
 	}
-	return putWorkingMemory(ctx, im.store, core.ScopeResource, r.ID, r.WorkingMemory)
+	return putWorkingMemory(ctx, im.Store, core.ScopeResource, r.ID, r.WorkingMemory)
 }
 
 // putWorkingMemory stores data unless it is already what is stored.
@@ -309,7 +314,7 @@ func putWorkingMemory(ctx context.Context, s *store.Checked, scope core.Scope, i
 // putObservations replays the generations of one key (archived ones oldest
 // first, then the active one) unless the store already holds the active one
 // or a later generation.
-func putObservations(ctx context.Context, s *store.Checked, docs []observationDoc) error {
+func putObservations(ctx context.Context, s *store.Checked, docs []export.ObservationDoc) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -327,7 +332,7 @@ func putObservations(ctx context.Context, s *store.Checked, docs []observationDo
 		if cur.Version > 0 && d.Generation < cur.Generation {
 			continue
 		}
-		if cur, err = s.PutObservations(ctx, d.record(), cur.Version); err != nil {
+		if cur, err = s.PutObservations(ctx, d.StoreRecord(), cur.Version); err != nil {
 			return err
 		}
 	}
@@ -344,5 +349,5 @@ func importWorkers() int {
 	return 2 * runtime.GOMAXPROCS(0)
 }
 
-// errInterrupted tells whether err is the user's Ctrl-C.
-func errInterrupted(err error) bool { return errors.Is(err, context.Canceled) }
+// Interrupted tells whether err is the user's Ctrl-C.
+func Interrupted(err error) bool { return errors.Is(err, context.Canceled) }

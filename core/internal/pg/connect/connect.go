@@ -1,9 +1,9 @@
-// Package pgconnect checks that a new pool reaches its database, so that a
+// Package connect checks that a new pool reaches its database, so that a
 // store's Open reports a failed connection as one (one line saying what
 // failed and what to check) instead of as a failure of whichever statement
 // happened to run first, and tells the driver errors of a database that is
 // unavailable for now (Unavailable) from the others.
-package pgconnect
+package connect
 
 import (
 	"context"

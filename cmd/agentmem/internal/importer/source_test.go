@@ -1,7 +1,8 @@
-package main
+package importer
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 )
 
@@ -17,7 +19,7 @@ import (
 func decodeLineSeeds(t testing.TB) []string {
 	m := core.NewMessage(core.RoleUser, "héllo \"there\"\n")
 	m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = "m-1", "t-1", "r-1", time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)
-	line, err := encodeRecord(record{Kind: kindMessage, Message: &m})
+	line, err := export.Encode(export.Record{Kind: export.KindMessage, Message: &m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func FuzzDecodeLine(f *testing.F) {
 func checkDecodeLine(t *testing.T, line []byte) {
 	t.Helper()
 	got, gotErr := decodeLine(line)
-	var want record
+	var want export.Record
 	wantErr := json.Unmarshal(line, &want)
 	switch {
 	case (gotErr == nil) != (wantErr == nil):
@@ -77,7 +79,7 @@ func checkDecodeLine(t *testing.T, line []byte) {
 // lines and a last line without a newline come through whole, with their
 // line numbers.
 func TestReadJSONLLongLines(t *testing.T) {
-	header, err := encodeRecord(record{Kind: kindHeader, Version: formatVersion})
+	header, err := export.Encode(export.Record{Kind: export.KindHeader, Version: export.FormatVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +87,7 @@ func TestReadJSONLLongLines(t *testing.T) {
 	for i := range 600 { // more than a chunk
 		m := core.NewMessage(core.RoleUser, strings.Repeat("x", i%50))
 		m.ID, m.ThreadID, m.ResourceID, m.CreatedAt = fmt.Sprintf("m-%d", i), "t", "r", time.Unix(int64(i), 0).UTC()
-		line, err := encodeRecord(record{Kind: kindMessage, Message: &m})
+		line, err := export.Encode(export.Record{Kind: export.KindMessage, Message: &m})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,9 +96,9 @@ func TestReadJSONLLongLines(t *testing.T) {
 			lines = append(lines, "  ")
 		}
 	}
-	src := &source{name: "test", unit: "line"}
+	src := &Source{Name: "test", Unit: "line"}
 	var got []string
-	err = readJSONL(bg, src, bufio.NewReaderSize(strings.NewReader(strings.Join(lines, "\n")), 16), func(n int, r record) error {
+	err = readJSONL(bg, src, bufio.NewReaderSize(strings.NewReader(strings.Join(lines, "\n")), 16), func(n int, r export.Record) error {
 		if want := fmt.Sprintf("m-%d", len(got)); r.Message == nil || r.Message.ID != want || strings.TrimSpace(lines[n-1]) == "" {
 			t.Fatalf("line %d: got %+v, want message %s", n, r, want)
 		}
@@ -107,3 +109,5 @@ func TestReadJSONLLongLines(t *testing.T) {
 		t.Fatalf("read %d messages, err %v; want 600", len(got), err)
 	}
 }
+
+var bg = context.Background()

@@ -1,20 +1,22 @@
-package main
+package importer
 
 import (
 	"context"
 	"errors"
 	"sync/atomic"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// plan is what the checking pass learns about an input.
-type plan struct {
-	records  int
-	messages int
-	threads  int
-	skipped  map[string]int
+// Plan is what the checking pass learns about an input: its counts and the
+// records it skips, by reason.
+type Plan struct {
+	Records  int
+	Messages int
+	Threads  int
+	Skipped  map[string]int
 }
 
 // checker validates records in order: structure, references between
@@ -22,11 +24,11 @@ type plan struct {
 // that belongs to another resource there), so that bad input fails before
 // anything is written.
 type checker struct {
-	src     *source
+	src     *Source
 	store   *store.Checked
 	owner   map[string]string // thread id -> resource id, as declared in the input
 	cur     string            // the thread whose lines may follow
-	plan    plan
+	plan    Plan
 	pending idPage      // messages whose ids are checked against the store in pages
 	pages   chan idPage // pages for the background check
 	failed  atomic.Bool // a page failed its check: stop reading
@@ -43,32 +45,32 @@ type idPage struct {
 // errPageFailed stops the reading when a background page check failed.
 var errPageFailed = errors.New("import: a page of message ids failed its check")
 
-// check reads the whole source once, keeping every valid record in sp for
-// the import pass, and returns its plan, or the first problem with its
+// Check reads the whole source once, keeping every valid record in sp for
+// the import pass, and returns its Plan, or the first problem with its
 // position. Message ids are checked against the store in pages, in the
 // background and in order, while reading goes on: a page's failure is at
 // an earlier line than anything reading meets after handing it over, so it
 // is the error reported, as if the pages were checked in line.
-func check(ctx context.Context, src *source, s *store.Checked, sp *spool) (plan, error) {
-	c := &checker{src: src, store: s, owner: map[string]string{}, plan: plan{skipped: map[string]int{}}, pages: make(chan idPage, 2)}
+func Check(ctx context.Context, src *Source, s *store.Checked, sp *Spool) (Plan, error) {
+	c := &checker{src: src, store: s, owner: map[string]string{}, plan: Plan{Skipped: map[string]int{}}, pages: make(chan idPage, 2)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		c.checkPages(ctx)
 	}()
-	skip := func(reason string) { c.plan.skipped[reason]++ }
-	err := src.each(ctx, func(n int, r record) error {
+	skip := func(reason string) { c.plan.Skipped[reason]++ }
+	err := src.Each(ctx, func(n int, r export.Record) error {
 		if c.failed.Load() {
 			return errPageFailed
 		}
-		c.plan.records++
+		c.plan.Records++
 		if err := c.record(ctx, n, r); err != nil {
 			return err
 		}
 		if err := sp.put(n, r); err != nil {
 			return err
 		}
-		if len(c.pending.ids) >= pageSize {
+		if len(c.pending.ids) >= export.PageSize {
 			c.handOver()
 		}
 		return nil
@@ -84,50 +86,50 @@ func check(ctx context.Context, src *source, s *store.Checked, sp *spool) (plan,
 	return c.plan, err
 }
 
-func (c *checker) record(ctx context.Context, n int, r record) error {
+func (c *checker) record(ctx context.Context, n int, r export.Record) error {
 	switch r.Kind {
-	case kindResource:
+	case export.KindResource:
 		if r.Resource == nil {
-			return badInput(c.src, n, "resource line without \"resource\"")
+			return BadInput(c.src, n, "resource line without \"resource\"")
 		}
 		c.cur = ""
 		return c.validID(n, "resource id", r.Resource.ID)
-	case kindThread:
+	case export.KindThread:
 		return c.thread(ctx, n, r.Thread)
-	case kindMessage:
+	case export.KindMessage:
 		return c.message(n, r.Message)
-	case kindWorkingMemory:
+	case export.KindWorkingMemory:
 		if r.WorkingMemory == nil {
-			return badInput(c.src, n, "workingMemory line without \"workingMemory\"")
+			return BadInput(c.src, n, "workingMemory line without \"workingMemory\"")
 		}
 		return c.knownThread(n, r.WorkingMemory.ThreadID)
-	case kindObservations:
+	case export.KindObservations:
 		return c.observations(n, r.Observations)
-	case kindHeader:
-		return badInput(c.src, n, "a second header")
+	case export.KindHeader:
+		return BadInput(c.src, n, "a second header")
 	}
-	return badInput(c.src, n, "unknown kind %q", r.Kind)
+	return BadInput(c.src, n, "unknown kind %q", r.Kind)
 }
 
 func (c *checker) validID(n int, what, id string) error {
 	if err := store.ValidateID(what, id); err != nil {
-		return badInput(c.src, n, "%v", err)
+		return BadInput(c.src, n, "%v", err)
 	}
 	return nil
 }
 
 func (c *checker) thread(ctx context.Context, n int, t *core.Thread) error {
 	if t == nil {
-		return badInput(c.src, n, "thread line without \"thread\"")
+		return BadInput(c.src, n, "thread line without \"thread\"")
 	}
 	if err := errors.Join(c.validID(n, "thread id", t.ID), c.validID(n, "resource id", t.ResourceID)); err != nil {
 		return err
 	}
 	if _, dup := c.owner[t.ID]; dup {
-		return badInput(c.src, n, "thread %q appears twice", t.ID)
+		return BadInput(c.src, n, "thread %q appears twice", t.ID)
 	}
 	c.owner[t.ID], c.cur = t.ResourceID, t.ID
-	c.plan.threads++
+	c.plan.Threads++
 	stored, err := c.store.GetThread(ctx, t.ID)
 	switch {
 	case errors.Is(err, core.ErrThreadNotFound):
@@ -135,7 +137,7 @@ func (c *checker) thread(ctx context.Context, n int, t *core.Thread) error {
 	case err != nil:
 		return err
 	case stored.ResourceID != t.ResourceID:
-		return badInput(c.src, n, "thread %q belongs to resource %q in the target, not %q", t.ID, stored.ResourceID, t.ResourceID)
+		return BadInput(c.src, n, "thread %q belongs to resource %q in the target, not %q", t.ID, stored.ResourceID, t.ResourceID)
 	}
 	return nil
 }
@@ -144,14 +146,14 @@ func (c *checker) thread(ctx context.Context, n int, t *core.Thread) error {
 // thread's messages, working memory and observations follow it directly.
 func (c *checker) knownThread(n int, id string) error {
 	if id == "" || id != c.cur {
-		return badInput(c.src, n, "thread %q is not the thread of the preceding thread line", id)
+		return BadInput(c.src, n, "thread %q is not the thread of the preceding thread line", id)
 	}
 	return nil
 }
 
 func (c *checker) message(n int, m *core.Message) error {
 	if m == nil {
-		return badInput(c.src, n, "message line without \"message\"")
+		return BadInput(c.src, n, "message line without \"message\"")
 	}
 	if err := c.validID(n, "message id", m.ID); err != nil {
 		return err
@@ -160,17 +162,17 @@ func (c *checker) message(n int, m *core.Message) error {
 		return err
 	}
 	if res := c.owner[m.ThreadID]; m.ResourceID != res {
-		return badInput(c.src, n, "message %q has resource %q but its thread %q belongs to %q", m.ID, m.ResourceID, m.ThreadID, res)
+		return BadInput(c.src, n, "message %q has resource %q but its thread %q belongs to %q", m.ID, m.ResourceID, m.ThreadID, res)
 	}
 	if m.CreatedAt.IsZero() {
-		return badInput(c.src, n, "message %q has no createdAt", m.ID)
+		return BadInput(c.src, n, "message %q has no createdAt", m.ID)
 	}
 	switch m.Role {
 	case core.RoleUser, core.RoleAssistant, core.RoleSignal:
 	default:
-		return badInput(c.src, n, "message %q: role %q cannot be stored (user, assistant or signal)", m.ID, m.Role)
+		return BadInput(c.src, n, "message %q: role %q cannot be stored (user, assistant or signal)", m.ID, m.Role)
 	}
-	c.plan.messages++
+	c.plan.Messages++
 	c.pending.ids, c.pending.resources = append(c.pending.ids, m.ID), append(c.pending.resources, m.ResourceID)
 	c.pending.lines = append(c.pending.lines, n)
 	return nil
@@ -210,19 +212,19 @@ func (c *checker) checkPage(ctx context.Context, p idPage) error {
 	}
 	for i, id := range p.ids {
 		if res, ok := owner[id]; ok && res != p.resources[i] {
-			return badInput(c.src, p.lines[i], "message %q belongs to resource %q in the target, not %q", id, res, p.resources[i])
+			return BadInput(c.src, p.lines[i], "message %q belongs to resource %q in the target, not %q", id, res, p.resources[i])
 		}
 	}
 	return nil
 }
 
-func (c *checker) observations(n int, o *observationDoc) error {
+func (c *checker) observations(n int, o *export.ObservationDoc) error {
 	if o == nil {
-		return badInput(c.src, n, "observations line without \"observations\"")
+		return BadInput(c.src, n, "observations line without \"observations\"")
 	}
 	scope, id, err := store.ParseObservationKey(o.Key)
 	if err != nil {
-		return badInput(c.src, n, "%v", err)
+		return BadInput(c.src, n, "%v", err)
 	}
 	if scope == core.ScopeThread {
 		return c.knownThread(n, id)

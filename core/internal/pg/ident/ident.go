@@ -1,8 +1,8 @@
-// Package pgident names the PostgreSQL database and role a connection pool
+// Package ident names the PostgreSQL database and role a connection pool
 // reaches, so that two stores opened on one database, each with its own
 // pool, can tell they may write in one transaction (store.JointSaver,
 // vector.StatementWriter).
-package pgident
+package ident
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package main
+package importer
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/message"
 )
@@ -21,25 +22,25 @@ func TestSpoolReplaysRecords(t *testing.T) {
 		Content: core.Content{Format: 2, Parts: []core.Part{{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
 			State: message.ToolStateResult, ToolCallID: "c", ToolName: "f", Args: json.RawMessage(`{"a":1}`), Result: json.RawMessage(`2`)}}},
 			Metadata: map[string]any{"k": "v"}}}
-	in := []record{
-		{Kind: kindThread, Thread: &core.Thread{ID: "t", ResourceID: "r", Title: "x", CreatedAt: at}},
-		{Kind: kindMessage, Message: &text},
-		{Kind: kindMessage, Message: &tool},
-		{Kind: kindWorkingMemory, WorkingMemory: &workingMemoryDoc{ThreadID: "t", Data: "wm"}},
+	in := []export.Record{
+		{Kind: export.KindThread, Thread: &core.Thread{ID: "t", ResourceID: "r", Title: "x", CreatedAt: at}},
+		{Kind: export.KindMessage, Message: &text},
+		{Kind: export.KindMessage, Message: &tool},
+		{Kind: export.KindWorkingMemory, WorkingMemory: &export.WorkingMemoryDoc{ThreadID: "t", Data: "wm"}},
 	}
-	sp, err := newSpool()
+	sp, err := NewSpool()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sp.close()
+	defer sp.Close()
 	for i, r := range in {
 		if err := sp.put(10*i+3, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var got []record
+	var got []export.Record
 	var pos []int
-	err = sp.replay(&source{name: "x"}).each(bg, func(n int, r record) error {
+	err = sp.Replay(&Source{Name: "x"}).Each(bg, func(n int, r export.Record) error {
 		pos, got = append(pos, n), append(got, r)
 		return nil
 	}, nil)
@@ -53,7 +54,7 @@ func TestSpoolReplaysRecords(t *testing.T) {
 		want, _ := json.Marshal(in[i])
 		have, _ := json.Marshal(got[i])
 		if string(want) != string(have) {
-			t.Errorf("record %d:\n got %s\nwant %s", i, have, want)
+			t.Errorf("export.Record %d:\n got %s\nwant %s", i, have, want)
 		}
 	}
 	if !reflect.DeepEqual(*got[1].Message, text) {

@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for PostgreSQL sources
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite" for SQLite and LibSQL sources
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/importer"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 	lcmem "github.com/agentmem/agentmem/langchaingo"
@@ -22,12 +25,12 @@ import (
 // openSourceDB opens a migration source read-only: a postgres:// DSN, or a
 // SQLite/LibSQL file that must exist.
 func openSourceDB(arg string) (*sql.DB, bool, error) {
-	if isPostgres(arg) {
+	if IsPostgres(arg) {
 		db, err := sql.Open("pgx", arg)
 		return db, true, err
 	}
 	if _, err := os.Stat(arg); err != nil {
-		return nil, false, usageErr("%v", err)
+		return nil, false, clierr.Usage("%v", err)
 	}
 	db, err := sql.Open("sqlite", sourceDSN(arg))
 	return db, false, err
@@ -54,7 +57,7 @@ func withSourceDB(ctx context.Context, arg string, fn func(db *sql.DB, pg bool) 
 	}
 	defer db.Close()
 	if err := db.PingContext(ctx); err != nil {
-		return memerr.Errorf(CodeBadInput, "import", "cannot open %s: %v", arg, err)
+		return memerr.Errorf(clierr.CodeBadInput, "import", "cannot open %s: %v", arg, err)
 	}
 	return fn(db, pg)
 }
@@ -108,12 +111,12 @@ type langchaingoSource struct {
 	base time.Time
 }
 
-func langchaingoSQLiteSource(path string, o importOptions) (*source, error) {
-	table := o.table
+func langchaingoSQLiteSource(path string, o Options) (*importer.Source, error) {
+	table := o.Table
 	if table == "" {
 		table = "langchaingo_messages"
 	}
-	ls := &langchaingoSource{kind: fromLangchaingoSQLite, arg: path, table: table, name: table, resource: o.resource,
+	ls := &langchaingoSource{kind: FromLangchaingoSQLite, arg: path, table: table, name: table, resource: o.Resource,
 		query: `SELECT id, session, content, type, created FROM "` + strings.ReplaceAll(table, `"`, `""`) + `" ORDER BY session, id`,
 		scan: func(rows *sql.Rows) (langchaingoRow, error) {
 			var (
@@ -130,15 +133,15 @@ func langchaingoSQLiteSource(path string, o importOptions) (*source, error) {
 	return ls.source(), nil
 }
 
-func langchaingoPostgresSource(dsn string, o importOptions) (*source, error) {
-	if !isPostgres(dsn) {
-		return nil, usageErr("--from %s needs a postgres:// DSN", fromLangchaingoPostgres)
+func langchaingoPostgresSource(dsn string, o Options) (*importer.Source, error) {
+	if !IsPostgres(dsn) {
+		return nil, clierr.Usage("--from %s needs a postgres:// DSN", FromLangchaingoPostgres)
 	}
-	if o.table == "" {
-		return nil, usageErr("--from %s needs --table (the table given to InitChatHistoryTable)", fromLangchaingoPostgres)
+	if o.Table == "" {
+		return nil, clierr.Usage("--from %s needs --table (the table given to InitChatHistoryTable)", FromLangchaingoPostgres)
 	}
-	ls := &langchaingoSource{kind: fromLangchaingoPostgres, arg: dsn, table: o.table, name: o.schema + "." + o.table, resource: o.resource,
-		query: `SELECT id, session_id, data::text, type FROM ` + pgx.Identifier{o.schema, o.table}.Sanitize() + ` ORDER BY session_id, id`,
+	ls := &langchaingoSource{kind: FromLangchaingoPostgres, arg: dsn, table: o.Table, name: o.Schema + "." + o.Table, resource: o.Resource,
+		query: `SELECT id, session_id, data::text, type FROM ` + pgx.Identifier{o.Schema, o.Table}.Sanitize() + ` ORDER BY session_id, id`,
 		scan: func(rows *sql.Rows) (langchaingoRow, error) {
 			var (
 				r    langchaingoRow
@@ -153,9 +156,9 @@ func langchaingoPostgresSource(dsn string, o importOptions) (*source, error) {
 	return ls.source(), nil
 }
 
-func (ls *langchaingoSource) source() *source {
-	src := &source{name: ls.kind + " " + redactDSN(ls.arg) + " table " + ls.table, unit: "record"}
-	src.each = func(ctx context.Context, fn func(int, record) error, skip func(string)) error {
+func (ls *langchaingoSource) source() *importer.Source {
+	src := &importer.Source{Name: ls.kind + " " + redactDSN(ls.arg) + " table " + ls.table, Unit: "record"}
+	src.Each = func(ctx context.Context, fn func(int, export.Record) error, skip func(string)) error {
 		return withSourceDB(ctx, ls.arg, func(db *sql.DB, _ bool) error {
 			return ls.each(ctx, db, fn, skip)
 		})
@@ -166,10 +169,10 @@ func (ls *langchaingoSource) source() *source {
 // each streams the table: a thread line when the session changes, then its
 // messages. Rows with the same timestamp keep their order by getting one
 // microsecond more than the previous message.
-func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, record) error, skip func(string)) error {
+func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, export.Record) error, skip func(string)) error {
 	rows, err := db.QueryContext(ctx, ls.query)
 	if err != nil {
-		return memerr.Errorf(CodeBadInput, "import", "read %s: %v", ls.table, err)
+		return memerr.Errorf(clierr.CodeBadInput, "import", "read %s: %v", ls.table, err)
 	}
 	defer rows.Close()
 	var (
@@ -181,13 +184,13 @@ func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, 
 	for rows.Next() {
 		r, err := ls.scan(rows)
 		if err != nil {
-			return memerr.Errorf(CodeBadInput, "import", "read %s row: %v", ls.table, err)
+			return memerr.Errorf(clierr.CodeBadInput, "import", "read %s row: %v", ls.table, err)
 		}
 		if !started || r.session != session {
 			started, session, last = true, r.session, time.Time{}
 			n++
 			th := ls.thread(r)
-			if err := fn(n, record{Kind: kindThread, Thread: &th}); err != nil {
+			if err := fn(n, export.Record{Kind: export.KindThread, Thread: &th}); err != nil {
 				return err
 			}
 		}
@@ -200,7 +203,7 @@ func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, 
 		if at.IsZero() {
 			at = ls.base
 		}
-		at = utc(at)
+		at = export.UTC(at)
 		if !at.After(last) {
 			at = last.Add(time.Microsecond)
 		}
@@ -208,7 +211,7 @@ func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, 
 		m := core.Message{ID: fmt.Sprintf("%s:%s:%d", ls.name, r.session, r.id), Role: role, ThreadID: r.session, ResourceID: ls.resourceID(),
 			CreatedAt: at, Content: core.Content{Format: 2, Parts: []core.Part{core.TextPart(r.content)}}}
 		n++
-		if err := fn(n, record{Kind: kindMessage, Message: &m}); err != nil {
+		if err := fn(n, export.Record{Kind: export.KindMessage, Message: &m}); err != nil {
 			return err
 		}
 	}
@@ -228,7 +231,7 @@ func (ls *langchaingoSource) thread(r langchaingoRow) core.Thread {
 	if created.IsZero() {
 		created = ls.base
 	}
-	return core.Thread{ID: r.session, ResourceID: ls.resourceID(), CreatedAt: utc(created),
+	return core.Thread{ID: r.session, ResourceID: ls.resourceID(), CreatedAt: export.UTC(created),
 		Metadata: map[string]any{metadataImportedFrom: ls.name}}
 }
 
@@ -254,7 +257,7 @@ func langchaingoRole(typ string) (core.Role, string) {
 
 // redactDSN drops the password from a DSN shown in messages.
 func redactDSN(s string) string {
-	if !isPostgres(s) {
+	if !IsPostgres(s) {
 		return s
 	}
 	cfg, err := pgx.ParseConfig(s)

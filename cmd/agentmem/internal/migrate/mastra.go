@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
+	"github.com/agentmem/agentmem/cmd/agentmem/internal/importer"
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 )
@@ -17,14 +20,14 @@ import (
 // metadata, times and format-2 content are kept; thread-scoped working memory
 // (Mastra keeps it in the thread's metadata) becomes the thread's working
 // memory and resource-scoped working memory the resource's.
-func mastraSource(arg string, o importOptions) (*source, error) {
-	src := &source{name: fromMastra + " " + redactDSN(arg), unit: "record"}
-	src.each = func(ctx context.Context, fn func(int, record) error, skip func(string)) error {
+func mastraSource(arg string, o Options) (*importer.Source, error) {
+	src := &importer.Source{Name: FromMastra + " " + redactDSN(arg), Unit: "record"}
+	src.Each = func(ctx context.Context, fn func(int, export.Record) error, skip func(string)) error {
 		return withSourceDB(ctx, arg, func(db *sql.DB, pg bool) error {
-			if err := mastraTables(ctx, db, pg, o.schema, arg); err != nil {
+			if err := mastraTables(ctx, db, pg, o.Schema, arg); err != nil {
 				return err
 			}
-			m := &mastraReader{db: db, q: mastraQueries(pg, o.schema), fn: fn, skip: skip}
+			m := &mastraReader{db: db, q: mastraQueries(pg, o.Schema), fn: fn, skip: skip}
 			return m.run(ctx)
 		})
 	}
@@ -54,12 +57,12 @@ func mastraQueries(pg bool, schema string) mastraSQL {
 type mastraReader struct {
 	db   *sql.DB
 	q    mastraSQL
-	fn   func(int, record) error
+	fn   func(int, export.Record) error
 	skip func(string)
 	n    int
 }
 
-func (m *mastraReader) emit(r record) error {
+func (m *mastraReader) emit(r export.Record) error {
 	m.n++
 	return m.fn(m.n, r)
 }
@@ -87,7 +90,7 @@ func (m *mastraReader) run(ctx context.Context) error {
 	for _, id := range ids {
 		doc := resources[id]
 		doc.ID = id
-		if err := m.emit(record{Kind: kindResource, Resource: &doc}); err != nil {
+		if err := m.emit(export.Record{Kind: export.KindResource, Resource: &doc}); err != nil {
 			return err
 		}
 		for _, t := range threads[id] {
@@ -99,13 +102,13 @@ func (m *mastraReader) run(ctx context.Context) error {
 	return nil
 }
 
-func (m *mastraReader) resources(ctx context.Context) (map[string]resourceDoc, error) {
+func (m *mastraReader) resources(ctx context.Context) (map[string]export.ResourceDoc, error) {
 	rows, err := m.db.QueryContext(ctx, m.q.resources)
 	if err != nil {
-		return nil, memerr.Errorf(CodeBadInput, "import", "read mastra_resources: %v", err)
+		return nil, memerr.Errorf(clierr.CodeBadInput, "import", "read mastra_resources: %v", err)
 	}
 	defer rows.Close()
-	out := map[string]resourceDoc{}
+	out := map[string]export.ResourceDoc{}
 	for rows.Next() {
 		var (
 			id       string
@@ -118,7 +121,7 @@ func (m *mastraReader) resources(ctx context.Context) (map[string]resourceDoc, e
 		if !ok {
 			m.skip("resource metadata that is not a JSON object (the resource is kept without it)")
 		}
-		out[id] = resourceDoc{ID: id, WorkingMemory: wm.String, Metadata: md}
+		out[id] = export.ResourceDoc{ID: id, WorkingMemory: wm.String, Metadata: md}
 	}
 	return out, rows.Err()
 }
@@ -152,7 +155,7 @@ type mastraThread struct {
 func (m *mastraReader) threads(ctx context.Context) (map[string][]mastraThread, error) {
 	rows, err := m.db.QueryContext(ctx, m.q.threads)
 	if err != nil {
-		return nil, memerr.Errorf(CodeBadInput, "import", "read mastra_threads: %v", err)
+		return nil, memerr.Errorf(clierr.CodeBadInput, "import", "read mastra_threads: %v", err)
 	}
 	defer rows.Close()
 	out := map[string][]mastraThread{}
@@ -190,12 +193,12 @@ func (m *mastraReader) threads(ctx context.Context) (map[string][]mastraThread, 
 
 func (m *mastraReader) thread(ctx context.Context, t mastraThread) error {
 	th := t.thread
-	if err := m.emit(record{Kind: kindThread, Thread: &th}); err != nil {
+	if err := m.emit(export.Record{Kind: export.KindThread, Thread: &th}); err != nil {
 		return err
 	}
 	rows, err := m.db.QueryContext(ctx, m.q.messages, th.ID)
 	if err != nil {
-		return memerr.Errorf(CodeBadInput, "import", "read mastra_messages: %v", err)
+		return memerr.Errorf(clierr.CodeBadInput, "import", "read mastra_messages: %v", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -207,7 +210,7 @@ func (m *mastraReader) thread(ctx context.Context, t mastraThread) error {
 			m.skip(reason)
 			continue
 		}
-		if err := m.emit(record{Kind: kindMessage, Message: &msg}); err != nil {
+		if err := m.emit(export.Record{Kind: export.KindMessage, Message: &msg}); err != nil {
 			return err
 		}
 	}
@@ -215,7 +218,7 @@ func (m *mastraReader) thread(ctx context.Context, t mastraThread) error {
 		return err
 	}
 	if t.wm != nil {
-		return m.emit(record{Kind: kindWorkingMemory, WorkingMemory: &workingMemoryDoc{ThreadID: th.ID, Data: *t.wm}})
+		return m.emit(export.Record{Kind: export.KindWorkingMemory, WorkingMemory: &export.WorkingMemoryDoc{ThreadID: th.ID, Data: *t.wm}})
 	}
 	return nil
 }
@@ -259,7 +262,7 @@ func scanMastraMessage(rows *sql.Rows, th core.Thread) (core.Message, string, er
 // reads.
 var mastraMemoryTables = []string{"mastra_messages", "mastra_resources", "mastra_threads"}
 
-// mastraTables fails with CodeBadInput, naming what is missing, unless the
+// mastraTables fails with clierr.CodeBadInput, naming what is missing, unless the
 // source holds every table of mastraMemoryTables.
 func mastraTables(ctx context.Context, db *sql.DB, pg bool, schema, arg string) error {
 	q := `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mastra\_%' ESCAPE '\'`
@@ -270,19 +273,19 @@ func mastraTables(ctx context.Context, db *sql.DB, pg bool, schema, arg string) 
 	}
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return memerr.Errorf(CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
+		return memerr.Errorf(clierr.CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
 	}
 	defer rows.Close()
 	have := map[string]bool{}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			return memerr.Errorf(CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
+			return memerr.Errorf(clierr.CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
 		}
 		have[name] = true
 	}
 	if err := rows.Err(); err != nil {
-		return memerr.Errorf(CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
+		return memerr.Errorf(clierr.CodeBadInput, "import", "cannot read %s: %v", redactDSN(arg), err)
 	}
 	var missing []string
 	for _, t := range mastraMemoryTables {
@@ -297,6 +300,6 @@ func mastraTables(ctx context.Context, db *sql.DB, pg bool, schema, arg string) 
 	if pg {
 		where += " (schema " + schema + ")"
 	}
-	return memerr.Errorf(CodeBadInput, "import", "%s is not a Mastra memory database: it has no table %s (Mastra's LibSQLStore or PostgresStore creates %s)",
+	return memerr.Errorf(clierr.CodeBadInput, "import", "%s is not a Mastra memory database: it has no table %s (Mastra's LibSQLStore or PostgresStore creates %s)",
 		where, strings.Join(missing, ", "), strings.Join(mastraMemoryTables, ", "))
 }
