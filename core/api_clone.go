@@ -35,9 +35,9 @@ type CloneOptions struct {
 // does). A failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ []Message, err error) {
 	const op = "CloneThread"
-	ctx, sp := m.startOp(ctx, op, o.SourceThreadID, o.ResourceID, "")
+	ctx, sp := m.spans.startOp(ctx, op, o.SourceThreadID, o.ResourceID, "")
 	defer func() { err = sp.End(err) }()
-	s, err := m.open(ctx, "CloneThread")
+	s, err := m.entry.open(ctx, "CloneThread")
 	if err != nil {
 		return Thread{}, nil, err
 	}
@@ -50,7 +50,7 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ [
 	} else if err != nil {
 		return Thread{}, nil, err
 	}
-	st, err := m.settings(nil) // before the copies are saved (see ownerChanges)
+	st, err := m.conf.settings(nil) // before the copies are saved (see ownerChanges)
 	if err != nil {
 		return Thread{}, nil, err
 	}
@@ -144,7 +144,7 @@ func (m *Memory) createClone(ctx context.Context, s *store.Checked, src Thread, 
 	}
 	meta["clone"] = info
 	now := m.clock.Stamp()
-	if err := m.checkTitle(op, title); err != nil {
+	if err := m.rules.checkTitle(op, title); err != nil {
 		return Thread{}, err
 	}
 	th, err := s.CreateThread(ctx, Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})

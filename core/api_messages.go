@@ -17,7 +17,7 @@ import (
 // assigned. A batch is all or nothing. New messages are indexed for semantic
 // recall when it is enabled; indexing failures never fail the save.
 func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
-	ctx, sp := m.startSave(ctx, "SaveMessages", msgs)
+	ctx, sp := m.spans.startSave(ctx, "SaveMessages", msgs)
 	out, err := m.saveMessages(ctx, msgs, cfg, false)
 	return out, sp.End(err)
 }
@@ -28,18 +28,18 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 // call), else through SaveMessages, and indexed for semantic recall through
 // the vector store's vector.BulkLoader when it has one.
 func (m *Memory) SaveMessagesBulk(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
-	ctx, sp := m.startSave(ctx, "SaveMessagesBulk", msgs)
+	ctx, sp := m.spans.startSave(ctx, "SaveMessagesBulk", msgs)
 	out, err := m.saveMessages(ctx, msgs, cfg, true)
 	return out, sp.End(err)
 }
 
 func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, bulk bool) ([]Message, error) {
 	const op = "SaveMessages"
-	s, err := m.open(ctx, "SaveMessages")
+	s, err := m.entry.open(ctx, "SaveMessages")
 	if err != nil {
 		return nil, err
 	}
-	st, err := m.settings(cfg)
+	st, err := m.conf.settings(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -54,10 +54,10 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 		if err := store.ValidateID("resourceId", msg.ResourceID); err != nil {
 			return nil, err
 		}
-		if err := m.validateMessage(op, &msg, msgAt("", i, len(msgs))); err != nil {
+		if err := m.rules.validateMessage(op, &msg, msgAt("", i, len(msgs))); err != nil {
 			return nil, err
 		}
-		if p, ok := m.prepare(op, msg); ok {
+		if p, ok := m.rules.prepare(op, msg); ok {
 			batch = append(batch, p)
 		}
 	}
@@ -92,11 +92,11 @@ type MessageUpdate struct {
 // UpdateMessages applies partial updates; unknown ids are ignored. Changed
 // content is re-tokenized and re-indexed for semantic recall.
 func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Message, error) {
-	s, err := m.open(ctx, "UpdateMessages")
+	s, err := m.entry.open(ctx, "UpdateMessages")
 	if err != nil {
 		return nil, err
 	}
-	st, err := m.settings(nil)
+	st, err := m.conf.settings(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (m *Memory) updated(cur Message, u MessageUpdate) (Message, error) {
 			}
 		}
 	}
-	if err := m.validateMessage("UpdateMessages", &next, msgPlace{}); err != nil { // next has its id
+	if err := m.rules.validateMessage("UpdateMessages", &next, msgPlace{}); err != nil { // next has its id
 		return Message{}, err
 	}
 	if u.Content != nil {
@@ -215,7 +215,7 @@ func (m *Memory) updated(cur Message, u MessageUpdate) (Message, error) {
 
 // DeleteMessages deletes messages and their vectors; unknown ids are fine.
 func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
-	s, err := m.open(ctx, "DeleteMessages")
+	s, err := m.entry.open(ctx, "DeleteMessages")
 	if err != nil {
 		return err
 	}

@@ -40,9 +40,9 @@ import (
 // with the error.
 func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_ Thread, err error) {
 	const op = "MoveThread"
-	ctx, sp := m.startOp(ctx, op, threadID, resourceID, "")
+	ctx, sp := m.spans.startOp(ctx, op, threadID, resourceID, "")
 	defer func() { err = sp.End(err) }()
-	s, err := m.openThread(ctx, op, threadID)
+	s, err := m.entry.openThread(ctx, op, threadID)
 	if err != nil {
 		return Thread{}, err
 	}

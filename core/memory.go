@@ -11,7 +11,6 @@ import (
 	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/onceset"
 	"github.com/agentmem/agentmem/core/internal/recall"
-	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -80,9 +79,10 @@ type Options struct {
 // Memory is conversation memory over a Store. It is safe for concurrent use.
 type Memory struct {
 	opts  Options        // defaulted; Config is read only by New
-	cfg   Config         // deep copy of Options.Config, never aliased
-	st    settings       // cfg resolved once
+	conf  configs        // the instance config and its per-call overrides
 	store *store.Checked // nil without Options.Store
+	entry entry          // the checks every entry point starts with
+	rules rules          // what a message or title must be to be stored
 	tk    Tokenizer
 	log   *slog.Logger
 
@@ -96,7 +96,7 @@ type Memory struct {
 	observer      *observe.Observer  // nil without a store
 	workingMemory *workingmem.Keeper // nil without a store
 	skipped       *skippedParts      // stored messages whose skipped parts were reported
-	tel           *telemetry.T       // spans and metrics
+	spans         spans              // spans and metrics
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -117,7 +117,7 @@ func New(opts Options) (*Memory, error) {
 		return nil, memerr.Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	opts.Config = Config{}
-	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger}
+	m := &Memory{opts: opts, tk: opts.Tokenizer, log: opts.Logger}
 	ix, err := newIndexing(cfg.SemanticRecall)
 	if err != nil {
 		return nil, err
@@ -125,8 +125,10 @@ func New(opts Options) (*Memory, error) {
 	if opts.Store != nil {
 		m.store = store.Check(opts.Store)
 	}
-	m.instrument()
-	if err := m.requireDeps("New", s); err != nil {
+	m.entry = entry{store: m.store}
+	m.conf = configs{cfg: cfg, st: s, opts: &m.opts, store: m.store}
+	m.spans = instrument(&m.opts)
+	if err := m.conf.requireDeps("New", s); err != nil {
 		return nil, err
 	}
 	if m.tk == nil {
@@ -139,7 +141,7 @@ func New(opts Options) (*Memory, error) {
 	m.tokens = &messageTokens{tk: m.tk}
 	m.skipped = &skippedParts{set: onceset.New(maxSkippedReported), log: m.log}
 	if m.store != nil {
-		m.observer = observe.New(observe.Deps{Store: m.store, Tokenizer: m.tokens, Skipped: m.skipped, Log: m.log, Telemetry: m.tel, Jobs: &m.bg})
+		m.observer = observe.New(observe.Deps{Store: m.store, Tokenizer: m.tokens, Skipped: m.skipped, Log: m.log, Telemetry: m.spans.tel, Jobs: &m.bg})
 	}
 	m.opts.fillLimits()
 	if m.opts.Now == nil {
@@ -149,17 +151,19 @@ func New(opts Options) (*Memory, error) {
 		m.opts.NewID = ids.New
 	}
 	m.clock = &clock{now: m.opts.Now}
+	m.rules = rules{opts: &m.opts, clock: m.clock}
 	if m.store != nil {
 		m.workingMemory = workingmem.New(m.store, m.opts.MaxWorkingMemoryBytes, m.log, m.clock)
 	}
 	m.rec = recall.New(recall.Deps{Vector: m.opts.Vector, Embedder: m.opts.Embedder, Dimension: m.opts.EmbeddingDimension, Recipe: ix,
-		Store: m.store, Tel: m.tel, Log: m.log, Tokens: m.tk, Skipped: m.skipped})
+		Store: m.store, Tel: m.spans.tel, Log: m.log, Tokens: m.tk, Skipped: m.skipped})
+	m.conf.rec = m.rec
 	return m, nil
 }
 
 // Store returns the checked storage backend or ErrNoStorage.
 func (m *Memory) Store() (store.Store, error) {
-	s, err := m.checked()
+	s, err := m.entry.checked()
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +171,11 @@ func (m *Memory) Store() (store.Store, error) {
 }
 
 // checked returns the checked store or ErrNoStorage.
-func (m *Memory) checked() (*store.Checked, error) {
-	if m.store == nil {
+func (e *entry) checked() (*store.Checked, error) {
+	if e.store == nil {
 		return nil, ErrNoStorage.New("")
 	}
-	return m.store, nil
+	return e.store, nil
 }
 
 // requireCapabilities fails when a configured feature needs an optional
@@ -210,22 +214,32 @@ func (m *Memory) Close(ctx context.Context) error {
 	}
 }
 
+// configs resolves the instance config and the per-call overrides of it
+// against the dependencies Memory was built with.
+type configs struct {
+	cfg   Config   // deep copy of Options.Config, never aliased
+	st    settings // cfg resolved once
+	opts  *Options // the Memory's defaulted options
+	store *store.Checked
+	rec   *recall.Engine // its generation stamps settings
+}
+
 // settings returns the resolved instance settings, or with a per-call
 // override, the instance config merged with it and re-resolved only in the
 // sections the override sets.
-func (m *Memory) settings(over *Config) (settings, error) {
+func (c *configs) settings(over *Config) (settings, error) {
 	if over == nil {
-		st := m.st
-		st.ownerGen = m.rec.Generation()
+		st := c.st
+		st.ownerGen = c.rec.Generation()
 		return st, nil
 	}
-	s, err := m.cfg.Merge(over).resolveOver(m.st, over)
-	s.ownerGen = m.rec.Generation()
+	s, err := c.cfg.Merge(over).resolveOver(c.st, over)
+	s.ownerGen = c.rec.Generation()
 	if err == nil && over.ObservationalMemory != nil {
-		s, err = s.withModels(m.opts.Model)
+		s, err = s.withModels(c.opts.Model)
 	}
 	if err == nil {
-		err = m.requireDeps("Config", s)
+		err = c.requireDeps("Config", s)
 	}
 	return s, err
 }

@@ -28,7 +28,7 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 	if model == nil {
 		return
 	}
-	s, _ := m.checked()
+	s, _ := m.entry.checked()
 	cur, err := s.GetThread(ctx, th.ID)
 	if err != nil || cur.Title != "" {
 		return

@@ -82,7 +82,7 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 	input := window.Clone(req.Input)
 	for i := range input {
 		in := &input[i]
-		if err := m.validateMessage(op, in, msgAt("input", i, len(input))); err != nil {
+		if err := m.rules.validateMessage(op, in, msgAt("input", i, len(input))); err != nil {
 			return nil, err
 		}
 		if in.ThreadID != "" && in.ThreadID != req.ThreadID {

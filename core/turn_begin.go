@@ -65,9 +65,9 @@ var beginSteps = []beginStep{
 //
 // An error names the step it came from.
 func (m *Memory) Begin(ctx context.Context, req TurnRequest) (turn *Turn, err error) {
-	ctx, sp := m.startOp(ctx, "Begin", req.ThreadID, req.ResourceID, "", m.contentAttrs(req.Input)...)
-	defer func() { err = m.endBegin(ctx, sp, turn, err) }()
-	s, err := m.open(ctx, "Begin")
+	ctx, sp := m.spans.startOp(ctx, "Begin", req.ThreadID, req.ResourceID, "", m.spans.contentAttrs(req.Input)...)
+	defer func() { err = m.spans.endBegin(ctx, sp, turn, err) }()
+	s, err := m.entry.open(ctx, "Begin")
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (turn *Turn, err er
 	if err := store.ValidateID("resourceId", req.ResourceID); err != nil {
 		return nil, err
 	}
-	st, err := m.settings(req.Config)
+	st, err := m.conf.settings(req.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (t *Turn) stepInput(_ context.Context, b *build) error {
 		return err
 	}
 	for i := range t.req.Context {
-		if err := t.m.validateMessage("Begin", &t.req.Context[i], msgAt("context", i, len(t.req.Context))); err != nil {
+		if err := t.m.rules.validateMessage("Begin", &t.req.Context[i], msgAt("context", i, len(t.req.Context))); err != nil {
 			return err
 		}
 	}

@@ -53,7 +53,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 		m.runEffects(ctx, m.saveEffects(t.st, nil, t, nil))
 		return nil
 	}
-	s, err := m.checked()
+	s, err := m.entry.checked()
 	if err != nil {
 		t.committed = false
 		return err
@@ -91,7 +91,7 @@ func (t *Turn) stamp(op, where string, msgs []Message) ([]Message, error) {
 		if r.Role == "" {
 			r.Role = RoleAssistant
 		}
-		if err := t.m.validateMessage(op, r, msgAt(where, i, len(resp))); err != nil {
+		if err := t.m.rules.validateMessage(op, r, msgAt(where, i, len(resp))); err != nil {
 			return nil, err
 		}
 		if err := t.responseIDs(op, r); err != nil {

@@ -94,7 +94,7 @@ func (m *Memory) runEffects(ctx context.Context, fx []sideEffect) {
 }
 
 func (m *Memory) runEffect(ctx context.Context, f sideEffect) {
-	ctx, sp := m.startEffect(ctx, f)
+	ctx, sp := m.spans.startEffect(ctx, f)
 	err := sp.End(f.run(ctx))
 	if err != nil {
 		m.log.WarnContext(ctx, "agentmem: "+f.name+" after save failed", "err", err)

@@ -75,7 +75,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, s
 			return history{}, err
 		}
 		h.reads++
-		m.reportSkipped(ctx, page.Messages)
+		m.skipped.Report(ctx, page.Messages)
 		newestFirst = slices.Grow(newestFirst, len(page.Messages))
 		for i, msg := range page.Messages {
 			if msg.Role == RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {
@@ -144,7 +144,7 @@ func (m *Memory) fillBare(ctx context.Context, s *store.Checked, msgs []Message,
 	if err != nil {
 		return nil, err
 	}
-	m.reportSkipped(ctx, found)
+	m.skipped.Report(ctx, found)
 	content := make(map[string]Content, len(found))
 	for _, f := range found {
 		content[f.ID] = f.Content

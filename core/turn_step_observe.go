@@ -34,7 +34,7 @@ func (t *Turn) observeStep(ctx context.Context, produced []Message) {
 	if err := m.observer.AfterSave(ctx, o, t.thread, observe.Pending{Known: t.knownUnobserved(nil), InFlight: inFlight}); err != nil {
 		t.obsErr = err // what was stored before the failure is still shown
 	}
-	s, err := m.checked()
+	s, err := m.entry.checked()
 	if err != nil {
 		return
 	}
