@@ -89,10 +89,12 @@ type Memory struct {
 	clock  *clock         // creation times
 	tokens *messageTokens // counts messages with tk
 
-	rec           *recall.Engine // semantic recall: indexing state, search, the recall tool
-	sysMu         sync.Mutex
-	sysCache      map[string]int
-	bg            sync.WaitGroup
+	rec           *recall.Engine     // semantic recall: indexing state, search, the recall tool
+	bg            sync.WaitGroup     // background work Close awaits
+	hist          *historyReader     // a turn's history and system messages
+	intake        intake             // a turn's input and thread
+	effects       effects            // what follows a save
+	msgs          messages           // saving, updating, cloning and moving messages
 	observer      *observe.Observer  // nil without a store
 	workingMemory *workingmem.Keeper // nil without a store
 	skipped       *skippedParts      // stored messages whose skipped parts were reported
@@ -158,6 +160,11 @@ func New(opts Options) (*Memory, error) {
 	m.rec = recall.New(recall.Deps{Vector: m.opts.Vector, Embedder: m.opts.Embedder, Dimension: m.opts.EmbeddingDimension, Recipe: ix,
 		Store: m.store, Tel: m.spans.tel, Log: m.log, Tokens: m.tk, Skipped: m.skipped})
 	m.conf.rec = m.rec
+	m.hist = &historyReader{tk: m.tk, tokens: m.tokens, skipped: m.skipped, observer: m.observer}
+	m.intake = intake{rules: m.rules, opts: &m.opts, clock: m.clock, tokens: m.tokens}
+	m.effects = effects{opts: &m.opts, entry: m.entry, spans: m.spans, log: m.log, bg: &m.bg, rec: m.rec, observer: m.observer}
+	m.msgs = messages{opts: &m.opts, conf: &m.conf, entry: m.entry, rules: m.rules, clock: m.clock, tokens: m.tokens,
+		rec: m.rec, observer: m.observer, effects: &m.effects}
 	return m, nil
 }
 

@@ -83,17 +83,17 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, e
 		}
 	}
 	if budgeted {
-		hist, err := m.loadHistory(ctx, s, th, st, q.Range, q.Metadata, nil)
+		hist, err := m.hist.loadHistory(ctx, s, th, st, q.Range, q.Metadata, nil)
 		if err != nil {
 			return RecallResult{}, err
 		}
-		kept, err := m.fillBare(ctx, s, window.TrimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, budget.ReplyPriming), hist.bare)
+		kept, err := m.hist.fillBare(ctx, s, window.TrimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, budget.ReplyPriming), hist.bare)
 		if err != nil {
 			return RecallResult{}, err
 		}
 		extra := recall.Recalled(th, hits, kept)
 		for i := range extra {
-			m.ensureTokens(&extra[i])
+			m.hist.ensureTokens(&extra[i])
 		}
 		out := kept // chronological, as loaded
 		if extra = window.AfterBoundary(th.ID, th.Boundary, store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}, extra); len(extra) > 0 {

@@ -50,7 +50,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 	}
 	batch := t.persistBatch(op, loop)
 	if len(batch) == 0 {
-		m.runEffects(ctx, m.saveEffects(t.st, nil, t, nil))
+		m.effects.runEffects(ctx, m.effects.saveEffects(t.st, nil, t, nil))
 		return nil
 	}
 	s, err := m.entry.checked()
@@ -65,7 +65,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 	}
 	t.saves.input = true
 	t.markSaved(at, exacts)
-	m.runEffects(ctx, m.saveEffects(t.st, saved, t, e))
+	m.effects.runEffects(ctx, m.effects.saveEffects(t.st, saved, t, e))
 	return nil
 }
 

@@ -165,7 +165,7 @@ func (t *Turn) saveStep(ctx context.Context, resp []Message) error {
 			saved, e, err = m.rec.SaveIndexed(ctx, s, t.st.recall, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
 			if err == nil {
 				t.stepStored(saved)
-				m.runEffects(ctx, indexEffects(m.rec, t.st, saved, &t.prior, e))
+				m.effects.runEffects(ctx, indexEffects(m.rec, t.st, saved, &t.prior, e))
 			}
 		}
 		if err != nil {

@@ -45,6 +45,6 @@ func (t *Turn) observeStep(ctx context.Context, produced []Message) {
 		return
 	}
 	if rec.Version != t.obs.Version {
-		t.prompt = t.obs.Reshow(t.prompt, rec, len(t.req.System), m.systemMessage)
+		t.prompt = t.obs.Reshow(t.prompt, rec, len(t.req.System), m.hist.systemMessage)
 	}
 }
