@@ -38,6 +38,14 @@ func (e *entry) openThread(ctx context.Context, op, threadID string) (*store.Che
 	return s, memerr.WithOp(op, store.ValidateID("threadId", threadID))
 }
 
+// checked returns the checked store or ErrNoStorage.
+func (e *entry) checked() (*store.Checked, error) {
+	if e.store == nil {
+		return nil, ErrNoStorage.New("")
+	}
+	return e.store, nil
+}
+
 // checkOptionalResource validates a resource id that may be empty ("any").
 func checkOptionalResource(op, resourceID string) error {
 	if resourceID == "" {

@@ -78,11 +78,10 @@ type Options struct {
 
 // Memory is conversation memory over a Store. It is safe for concurrent use.
 type Memory struct {
-	opts  Options        // defaulted; Config is read only by New
-	conf  configs        // the instance config and its per-call overrides
-	store *store.Checked // nil without Options.Store
-	entry entry          // the checks every entry point starts with
-	rules rules          // what a message or title must be to be stored
+	opts  Options // defaulted; Config is read only by New
+	conf  configs // the instance config and its per-call overrides
+	entry entry   // the checks every entry point starts with; holds the store
+	rules rules   // what a message or title must be to be stored
 	tk    Tokenizer
 	log   *slog.Logger
 
@@ -124,11 +123,12 @@ func New(opts Options) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
+	var checked *store.Checked // nil without Options.Store
 	if opts.Store != nil {
-		m.store = store.Check(opts.Store)
+		checked = store.Check(opts.Store)
 	}
-	m.entry = entry{store: m.store}
-	m.conf = configs{cfg: cfg, st: s, opts: &m.opts, store: m.store}
+	m.entry = entry{store: checked}
+	m.conf = configs{cfg: cfg, st: s, opts: &m.opts, store: checked}
 	m.spans = instrument(&m.opts)
 	if err := m.conf.requireDeps("New", s); err != nil {
 		return nil, err
@@ -142,8 +142,8 @@ func New(opts Options) (*Memory, error) {
 	}
 	m.tokens = &messageTokens{tk: m.tk}
 	m.skipped = &skippedParts{set: onceset.New(maxSkippedReported), log: m.log}
-	if m.store != nil {
-		m.observer = observe.New(observe.Deps{Store: m.store, Tokenizer: m.tokens, Skipped: m.skipped, Log: m.log, Telemetry: m.spans.tel, Jobs: &m.bg})
+	if checked != nil {
+		m.observer = observe.New(observe.Deps{Store: checked, Tokenizer: m.tokens, Skipped: m.skipped, Log: m.log, Telemetry: m.spans.tel, Jobs: &m.bg})
 	}
 	m.opts.fillLimits()
 	if m.opts.Now == nil {
@@ -154,11 +154,11 @@ func New(opts Options) (*Memory, error) {
 	}
 	m.clock = &clock{now: m.opts.Now}
 	m.rules = rules{opts: &m.opts, clock: m.clock}
-	if m.store != nil {
-		m.workingMemory = workingmem.New(m.store, m.opts.MaxWorkingMemoryBytes, m.log, m.clock)
+	if checked != nil {
+		m.workingMemory = workingmem.New(checked, m.opts.MaxWorkingMemoryBytes, m.log, m.clock)
 	}
 	m.rec = recall.New(recall.Deps{Vector: m.opts.Vector, Embedder: m.opts.Embedder, Dimension: m.opts.EmbeddingDimension, Recipe: ix,
-		Store: m.store, Tel: m.spans.tel, Log: m.log, Tokens: m.tk, Skipped: m.skipped})
+		Store: checked, Tel: m.spans.tel, Log: m.log, Tokens: m.tk, Skipped: m.skipped})
 	m.conf.rec = m.rec
 	m.hist = &historyReader{tk: m.tk, tokens: m.tokens, skipped: m.skipped, observer: m.observer}
 	m.intake = intake{rules: m.rules, opts: &m.opts, clock: m.clock, tokens: m.tokens}
@@ -175,14 +175,6 @@ func (m *Memory) Store() (store.Store, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-// checked returns the checked store or ErrNoStorage.
-func (e *entry) checked() (*store.Checked, error) {
-	if e.store == nil {
-		return nil, ErrNoStorage.New("")
-	}
-	return e.store, nil
 }
 
 // requireCapabilities fails when a configured feature needs an optional
