@@ -53,23 +53,3 @@ func checkOptionalResource(op, resourceID string) error {
 	}
 	return memerr.WithOp(op, store.ValidateID("resourceId", resourceID))
 }
-
-// requireDeps fails when resolved settings need a dependency Memory was built
-// without: semantic recall needs a vector store and an embedder (unless the
-// vector store embeds), and a store with the capabilities the features use.
-// New and every per-call Config go through it, so a per-call Config cannot
-// turn on a feature the instance cannot serve.
-func (c *configs) requireDeps(op string, s settings) error {
-	if s.recall != nil {
-		if c.opts.Vector == nil {
-			return &Error{Code: CodeNoVectorStore, Op: op, Msg: ErrNoVectorStore.Msg()}
-		}
-		if c.opts.Embedder == nil && !c.opts.Vector.SelfEmbedding() {
-			return &Error{Code: CodeNoEmbedder, Op: op, Msg: ErrNoEmbedder.Msg()}
-		}
-	}
-	if c.store != nil {
-		return requireCapabilities(op, c.store, s)
-	}
-	return nil
-}

@@ -177,19 +177,6 @@ func (m *Memory) Store() (store.Store, error) {
 	return s, nil
 }
 
-// requireCapabilities fails when a configured feature needs an optional
-// store capability the driver lacks.
-func requireCapabilities(op string, c *store.Checked, s settings) error {
-	_, _, obs, queue := c.Capabilities()
-	if s.recall != nil && !queue {
-		return memerr.Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
-	}
-	if s.observation != nil && !obs {
-		return memerr.Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
-	}
-	return nil
-}
-
 // Tokenizer returns the tokenizer used for counts.
 func (m *Memory) Tokenizer() Tokenizer { return m.tk }
 
@@ -211,36 +198,6 @@ func (m *Memory) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return memerr.Context("Close", ctx.Err())
 	}
-}
-
-// configs resolves the instance config and the per-call overrides of it
-// against the dependencies Memory was built with.
-type configs struct {
-	cfg   Config   // deep copy of Options.Config, never aliased
-	st    settings // cfg resolved once
-	opts  *Options // the Memory's defaulted options
-	store *store.Checked
-	rec   *recall.Engine // its generation stamps settings
-}
-
-// settings returns the resolved instance settings, or with a per-call
-// override, the instance config merged with it and re-resolved only in the
-// sections the override sets.
-func (c *configs) settings(over *Config) (settings, error) {
-	if over == nil {
-		st := c.st
-		st.ownerGen = c.rec.Generation()
-		return st, nil
-	}
-	s, err := c.cfg.Merge(over).resolveOver(c.st, over)
-	s.ownerGen = c.rec.Generation()
-	if err == nil && over.ObservationalMemory != nil {
-		s, err = s.withModels(c.opts.Model)
-	}
-	if err == nil {
-		err = c.requireDeps("Config", s)
-	}
-	return s, err
 }
 
 // clock stamps creation times: strictly increasing UTC times with
