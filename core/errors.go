@@ -26,6 +26,7 @@ const (
 	CodeConflict                   = memerr.CodeConflict
 	CodeNotFound                   = memerr.CodeNotFound
 	CodeStorage                    = memerr.CodeStorage
+	CodeStorageUnavailable         = memerr.CodeStorageUnavailable
 	CodeVector                     = memerr.CodeVector
 	CodeNoVectorStore              = memerr.CodeNoVectorStore
 	CodeNoEmbedder                 = memerr.CodeNoEmbedder
@@ -56,6 +57,7 @@ var (
 	ErrConflict                   = memerr.ErrConflict
 	ErrNotFound                   = memerr.ErrNotFound
 	ErrStorage                    = memerr.ErrStorage
+	ErrStorageUnavailable         = memerr.ErrStorageUnavailable
 	ErrVector                     = memerr.ErrVector
 	ErrNoVectorStore              = memerr.ErrNoVectorStore
 	ErrNoEmbedder                 = memerr.ErrNoEmbedder

@@ -61,7 +61,12 @@ func openPG(t testing.TB, counter *queryCounter) *postgres.Store {
 // openPGWith is openPG with the pool configured by configure.
 func openPGWith(t testing.TB, configure func(*pgxpool.Config)) *postgres.Store {
 	t.Helper()
-	dsn := pgDSN(t)
+	return openPGAt(t, pgDSN(t), configure)
+}
+
+// openPGAt is openPGWith on the server of dsn.
+func openPGAt(t testing.TB, dsn string, configure func(*pgxpool.Config)) *postgres.Store {
+	t.Helper()
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -18,19 +18,27 @@ type Code string
 
 // Error codes returned by agentmem and by every Store and VectorStore.
 const (
-	CodeNoStorage                  Code = "MEMORY_NO_STORAGE"
-	CodeMissingThreadID            Code = "MEMORY_MISSING_THREAD_ID"
-	CodeMissingResourceID          Code = "MEMORY_MISSING_RESOURCE_ID"
-	CodeThreadNotFound             Code = "MEMORY_THREAD_NOT_FOUND"
-	CodeThreadExists               Code = "MEMORY_THREAD_EXISTS"
-	CodeResourceMismatch           Code = "MEMORY_THREAD_RESOURCE_MISMATCH"
-	CodeInvalidMessage             Code = "MEMORY_INVALID_MESSAGE"
-	CodeMessageTooLarge            Code = "MEMORY_MESSAGE_TOO_LARGE"
-	CodeInvalidArgument            Code = "MEMORY_INVALID_ARGUMENT"
-	CodeInvalidConfig              Code = "MEMORY_INVALID_CONFIG"
-	CodeConflict                   Code = "MEMORY_CONFLICT"
-	CodeNotFound                   Code = "MEMORY_NOT_FOUND"
-	CodeStorage                    Code = "MEMORY_STORAGE_FAILED"
+	CodeNoStorage         Code = "MEMORY_NO_STORAGE"
+	CodeMissingThreadID   Code = "MEMORY_MISSING_THREAD_ID"
+	CodeMissingResourceID Code = "MEMORY_MISSING_RESOURCE_ID"
+	CodeThreadNotFound    Code = "MEMORY_THREAD_NOT_FOUND"
+	CodeThreadExists      Code = "MEMORY_THREAD_EXISTS"
+	CodeResourceMismatch  Code = "MEMORY_THREAD_RESOURCE_MISMATCH"
+	CodeInvalidMessage    Code = "MEMORY_INVALID_MESSAGE"
+	CodeMessageTooLarge   Code = "MEMORY_MESSAGE_TOO_LARGE"
+	CodeInvalidArgument   Code = "MEMORY_INVALID_ARGUMENT"
+	CodeInvalidConfig     Code = "MEMORY_INVALID_CONFIG"
+	CodeConflict          Code = "MEMORY_CONFLICT"
+	CodeNotFound          Code = "MEMORY_NOT_FOUND"
+	CodeStorage           Code = "MEMORY_STORAGE_FAILED"
+	// CodeStorageUnavailable reports that the storage could not be reached
+	// or would not take the operation for now: the connection was lost, the
+	// server is shutting down or starting up, or the server reached is a
+	// read-only standby (a failover in progress). A write that failed so
+	// may or may not have been applied; every agentmem write can be run
+	// again (Commit and Step save under the same ids), so retry after a
+	// short backoff. errors.Is(err, ErrStorage) holds for it too.
+	CodeStorageUnavailable         Code = "MEMORY_STORAGE_UNAVAILABLE"
 	CodeVector                     Code = "MEMORY_VECTOR_FAILED"
 	CodeNoVectorStore              Code = "MEMORY_NO_VECTOR_STORE"
 	CodeNoEmbedder                 Code = "MEMORY_NO_EMBEDDER"
@@ -77,15 +85,19 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is a Sentinel or an *Error with the same code.
+// Is reports whether target is a Sentinel or an *Error with the same code;
+// ErrStorage also matches CodeStorageUnavailable, a storage failure too.
 func (e *Error) Is(target error) bool {
+	var code Code
 	switch t := target.(type) {
 	case Sentinel:
-		return t.code == e.Code
+		code = t.code
 	case *Error:
-		return t.Code == e.Code
+		code = t.Code
+	default:
+		return false
 	}
-	return false
+	return code == e.Code || (code == CodeStorage && e.Code == CodeStorageUnavailable)
 }
 
 // Sentinel is an immutable error value naming one Code. errors.Is(err, s)
@@ -128,6 +140,7 @@ var (
 	ErrConflict                   = Sentinel{CodeConflict, "concurrent update conflict"}
 	ErrNotFound                   = Sentinel{CodeNotFound, "not found"}
 	ErrStorage                    = Sentinel{CodeStorage, "storage operation failed"}
+	ErrStorageUnavailable         = Sentinel{CodeStorageUnavailable, "storage unavailable; retry"}
 	ErrVector                     = Sentinel{CodeVector, "vector operation failed"}
 	ErrNoVectorStore              = Sentinel{CodeNoVectorStore, "Semantic recall requires a vector store to be configured"}
 	ErrNoEmbedder                 = Sentinel{CodeNoEmbedder, "Semantic recall requires an embedder to be configured"}

@@ -93,7 +93,7 @@ func classify(ctx context.Context, op string, err error) error {
 	}
 	var e *memerr.Error
 	if errors.As(err, &e) {
-		if e.Code == memerr.CodeStorage && ctx.Err() != nil {
+		if e.Is(memerr.ErrStorage) && ctx.Err() != nil {
 			return memerr.Context(op, ctx.Err())
 		}
 		if e.Op == "" {

@@ -1,15 +1,19 @@
 // Package pgconnect checks that a new pool reaches its database, so that a
 // store's Open reports a failed connection as one (one line saying what
 // failed and what to check) instead of as a failure of whichever statement
-// happened to run first.
+// happened to run first, and tells the driver errors of a database that is
+// unavailable for now (Unavailable) from the others.
 package pgconnect
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -56,3 +60,33 @@ func (e oneLine) Error() string {
 }
 
 func (e oneLine) Unwrap() error { return e.err }
+
+// Unavailable reports whether err means that the database could not be
+// reached or would not take the statement for now, so that the same
+// statement may succeed on a later connection: a lost or refused
+// connection, a server shutting down, starting up or in recovery
+// (SQLSTATE 57P01, 57P02, 57P03), a connection exception (class 08), or a
+// read-only server (25006, or pgx's check of target_session_attrs). A
+// server error of any other code is not: a failed login (class 28) or a
+// missing database does not heal by retrying.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03", "25006":
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, "08") && pgErr.Code != "08P01" // not a protocol violation
+	}
+	var (
+		ce     *pgconn.ConnectError
+		netErr net.Error
+	)
+	return errors.As(err, &ce) || errors.As(err, &netErr) ||
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, pgconn.ErrReadOnlyConnection) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
+}

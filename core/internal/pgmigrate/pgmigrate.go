@@ -103,13 +103,21 @@ func Apply(ctx context.Context, db interface {
 				return err
 			}
 		}
+		// A schema that is up to date gets no statement that writes, so that
+		// a read-only server (a standby) opens it too.
 		table := t.Quoted + "." + pgx.Identifier{t.Table}.Sanitize()
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (
+		var have bool
+		if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&have); err != nil {
+			return err
+		}
+		if !have {
+			if _, err := tx.Exec(ctx, `CREATE TABLE `+table+` (
 	version    bigint      PRIMARY KEY,
 	name       text        NOT NULL,
 	applied_at timestamptz NOT NULL DEFAULT now()
 )`); err != nil {
-			return err
+				return err
+			}
 		}
 		rows, err := tx.Query(ctx, "SELECT version FROM "+table)
 		if err != nil {

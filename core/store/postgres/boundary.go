@@ -31,15 +31,16 @@ type storedBoundary struct {
 // compare-and-set: a concurrent writer's value is re-read before merging. A
 // missing thread or one owned by another resource is reported from the same
 // statement, with nothing written.
-func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand store.Boundary) (store.Boundary, error) {
+func (s *Store) AdvanceBoundary(ctx context.Context, threadID, resourceID string, cand store.Boundary) (_ store.Boundary, err error) {
 	const op = "AdvanceBoundary"
+	defer unconfirmed(ctx, op, &err)
 	cand = cand.Clone()
 	cand.CreatedAt = utc(cand.CreatedAt)
 	var (
 		stored []byte
 		owner  *string
 	)
-	err := retry(ctx, func() error {
+	err = retry(ctx, func() error {
 		if cand.SeenSeq == 0 && cand.ReadAt.IsZero() {
 			return s.advance(ctx, s.pool, threadID, resourceID, cand, &stored, &owner)
 		}

@@ -39,8 +39,9 @@ func (s *Store) Database() any {
 // and a failure writes nothing: a stored id (agentmem_messages_pkey), a thread that
 // is missing or another resource's, a message at or before the boundary, a
 // failing statement of also.
-func (s *Store) SaveMessagesWith(ctx context.Context, msgs []message.Message, also []store.Statement) ([]message.Message, error) {
+func (s *Store) SaveMessagesWith(ctx context.Context, msgs []message.Message, also []store.Statement) (_ []message.Message, err error) {
 	const op = "SaveMessages"
+	defer unconfirmed(ctx, op, &err)
 	b, err := newSaveBatch(op, msgs)
 	if err != nil {
 		return nil, err

@@ -37,8 +37,9 @@ const messageCols = "id, thread_id, resource_id, role, type, content, created_at
 // agentmem_messages_pkey) or the thread is missing or another resource's. A batch
 // holding a message read from a store goes to save_messages at once
 // (readBefore).
-func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
+func (s *Store) SaveMessages(ctx context.Context, msgs []message.Message) (_ []message.Message, err error) {
 	const op = "SaveMessages"
+	defer unconfirmed(ctx, op, &err)
 	b, err := newSaveBatch(op, msgs)
 	if err != nil {
 		return nil, err
@@ -670,8 +671,9 @@ const getMessagesSQL = `SELECT ` + messageCols + ` FROM {{schema}}.agentmem_mess
 
 // DeleteMessages deletes messages by id and bumps the UpdatedAt of their
 // threads, in one statement.
-func (s *Store) DeleteMessages(ctx context.Context, ids []string) error {
+func (s *Store) DeleteMessages(ctx context.Context, ids []string) (err error) {
 	const op = "DeleteMessages"
+	defer unconfirmed(ctx, op, &err)
 	at := now()
 	return wrap(ctx, op, retry(ctx, func() error {
 		var stale bool

@@ -224,3 +224,33 @@ func TestMigrationFailureChangesNothing(t *testing.T) {
 		t.Fatalf("after migrating: version %d, threads.id collation %q; want 7 or later and C", v, c)
 	}
 }
+
+// TestOpenReadOnly: a schema that is up to date opens on a server that takes
+// no writes (a standby, here a session that is read-only by default), and
+// reads work; an outdated one fails to migrate there, saying why.
+func TestOpenReadOnly(t *testing.T) {
+	schema := freshSchema(t)
+	rw, err := Open(bg(), testDSN(t), WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	if _, err := rw.SaveThread(bg(), store.Thread{ID: "t", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := testDSN(t) + "&default_transaction_read_only=on"
+	ro, err := Open(bg(), readOnly, WithSchema(schema))
+	if err != nil {
+		t.Fatalf("open an up-to-date schema read-only: %v", err)
+	}
+	defer ro.Close()
+	if _, err := ro.GetThread(bg(), "t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ro.SaveThread(bg(), store.Thread{ID: "u", ResourceID: "r"}); !errors.Is(err, memerr.ErrStorageUnavailable) {
+		t.Errorf("a write on a read-only server: %v, want ErrStorageUnavailable", err)
+	}
+	if _, err := Open(bg(), readOnly, WithSchema(freshSchema(t))); err == nil {
+		t.Error("a new schema opened read-only")
+	}
+}

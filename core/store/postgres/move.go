@@ -25,11 +25,12 @@ const (
 )
 
 // MoveThread implements store.ThreadMover in one transaction.
-func (s *Store) MoveThread(ctx context.Context, threadID, resourceID string) (store.Thread, error) {
+func (s *Store) MoveThread(ctx context.Context, threadID, resourceID string) (_ store.Thread, err error) {
 	const op = "MoveThread"
+	defer unconfirmed(ctx, op, &err)
 	q := func(tmpl string) string { return withSchema(tmpl, quoteIdent(s.schema)) }
 	var out store.Thread
-	err := retry(ctx, func() error {
+	err = retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 			th, err := scanThread(tx.QueryRow(ctx, q(lockThreadForMoveSQL), threadID))
 			if err != nil || th.ResourceID == resourceID {

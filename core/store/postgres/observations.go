@@ -100,8 +100,9 @@ const getObservationsSQL = `SELECT ` + activeCols + ` FROM {{schema}}.agentmem_o
 // Concurrent first writers (no row yet) are told apart by the upsert's own
 // version condition. Observation writes are rare (one per observed batch),
 // so the few round trips of a transaction are cheap.
-func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord, expectVersion int64) (store.ObservationRecord, error) {
+func (s *Store) PutObservations(ctx context.Context, rec store.ObservationRecord, expectVersion int64) (_ store.ObservationRecord, err error) {
 	const op = "PutObservations"
+	defer unconfirmed(ctx, op, &err)
 	scope, id, err := store.ParseObservationKey(rec.Key)
 	if err != nil {
 		return store.ObservationRecord{}, opError(op, err)
@@ -264,8 +265,9 @@ const listGenerationsSQL = `SELECT ` + obsCols + ` FROM {{schema}}.agentmem_obse
 // ClearObservations empties the record and drops its archived generations
 // in one transaction, under the same locks as PutObservations, bumping the
 // version.
-func (s *Store) ClearObservations(ctx context.Context, key string) (store.ObservationRecord, error) {
+func (s *Store) ClearObservations(ctx context.Context, key string) (_ store.ObservationRecord, err error) {
 	const op = "ClearObservations"
+	defer unconfirmed(ctx, op, &err)
 	scope, id, err := store.ParseObservationKey(key)
 	if err != nil {
 		return store.ObservationRecord{}, opError(op, err)

@@ -118,7 +118,7 @@ type call struct {
 
 // TestServerOutage stops a private server with pg_ctl (immediate mode) in
 // the middle of a write load. Calls during the outage fail with
-// core.ErrStorage, no batch is ever half saved, and after a restart the same
+// core.ErrStorageUnavailable, no batch is ever half saved, and after a restart the same
 // *Store (its pgxpool reconnecting) works again. Every wait is bounded.
 func TestServerOutage(t *testing.T) {
 	c := privateCluster(t)
@@ -204,9 +204,9 @@ func TestServerOutage(t *testing.T) {
 	}
 	down := time.Now()
 	time.Sleep(1500 * time.Millisecond)
-	// Outside calls fail too, and as storage errors.
+	// Outside calls fail too, and as an unavailable storage.
 	_, err = s.ListMessages(bg(), store.MessageQuery{ThreadID: "t", PerPage: 1})
-	if !errors.Is(err, memerr.ErrStorage) {
+	if !errors.Is(err, memerr.ErrStorageUnavailable) {
 		t.Fatalf("ListMessages during outage: %v", err)
 	}
 	upStart := time.Now()
@@ -222,7 +222,7 @@ func TestServerOutage(t *testing.T) {
 	wg.Wait()
 	stopLoad = make(chan struct{}) // for the deferred close
 
-	// Calls made entirely during the outage failed with core.ErrStorage.
+	// Calls made entirely during the outage failed with core.ErrStorageUnavailable.
 	mu.Lock()
 	done := append([]call(nil), calls...)
 	mu.Unlock()
@@ -242,8 +242,8 @@ func TestServerOutage(t *testing.T) {
 				t.Logf("failure after restart: %v", c.err)
 			}
 		}
-		if !errors.Is(c.err, memerr.ErrStorage) {
-			t.Errorf("worker %d batch %d: error %v is not core.ErrStorage", c.worker, c.batch, c.err)
+		if !errors.Is(c.err, memerr.ErrStorageUnavailable) {
+			t.Errorf("worker %d batch %d: error %v is not core.ErrStorageUnavailable", c.worker, c.batch, c.err)
 		}
 		if c.start.After(down) && c.end.Before(upStart) {
 			outage++

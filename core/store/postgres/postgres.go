@@ -42,7 +42,12 @@
 //
 // Errors are *memerr.Error values. Driver and connection failures match
 // errors.Is(err, memerr.ErrStorage) and keep the pgx error reachable through
-// errors.As.
+// errors.As. Those that a later attempt may not meet (a lost or refused
+// connection, a server shutting down or starting up (SQLSTATE 57P01 to
+// 57P03), another connection exception (class 08), a read-only server
+// reached during a failover (25006)) have the code
+// memerr.CodeStorageUnavailable: the statement may or may not have been
+// applied, and running the operation again is safe.
 package postgres
 
 import (
@@ -223,7 +228,24 @@ func wrap(ctx context.Context, op string, err error) error {
 		}
 		return &memerr.Error{Code: code, Op: op, Msg: "value cannot be stored by PostgreSQL", Err: err}
 	}
+	if ctx.Err() == nil && pgconnect.Unavailable(err) {
+		return &memerr.Error{Code: memerr.CodeStorageUnavailable, Op: op, Msg: "database unavailable (connection lost, server restarting or read-only); retry", Err: err}
+	}
 	return memerr.WrapStorage(op, err)
+}
+
+// unconfirmed reports a write that returned after its context ended as
+// failed with the context's code, even when the server answered success:
+// with synchronous replication, PostgreSQL answers the cancel request sent
+// for an ended context, while the commit waits for the standby, with a
+// warning and a success. Such a transaction is committed on the primary
+// alone and is lost if the standby takes over. Running the write again is
+// safe.
+func unconfirmed(ctx context.Context, op string, err *error) {
+	if *err == nil && ctx.Err() != nil {
+		*err = &memerr.Error{Code: memerr.Context(op, ctx.Err()).Code, Op: op,
+			Msg: "context ended before the write was confirmed; it may or may not be stored", Err: ctx.Err()}
+	}
 }
 
 // errStale reports that a statement found, under its row locks, data newer

@@ -41,7 +41,8 @@ func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread,
 
 // putThread runs one thread-writing statement; pgx.ErrNoRows is returned
 // as it is for the caller to name.
-func (s *Store) putThread(ctx context.Context, op, query string, t store.Thread) (store.Thread, error) {
+func (s *Store) putThread(ctx context.Context, op, query string, t store.Thread) (_ store.Thread, err error) {
+	defer unconfirmed(ctx, op, &err)
 	meta, err := encodeMap(t.Metadata)
 	if err != nil {
 		return store.Thread{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
@@ -167,8 +168,9 @@ func (s *Store) ListThreads(ctx context.Context, q store.ThreadQuery) (store.Thr
 
 // UpdateThread sets the title (when non-nil) and shallow-merges metadata (a
 // nil value deletes the key) in one statement, bumping UpdatedAt.
-func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (store.Thread, error) {
+func (s *Store) UpdateThread(ctx context.Context, id string, title *string, metadata map[string]any) (_ store.Thread, err error) {
 	const op = "UpdateThread"
+	defer unconfirmed(ctx, op, &err)
 	set, del, err := splitMerge(metadata)
 	if err != nil {
 		return store.Thread{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
@@ -198,8 +200,9 @@ RETURNING ` + threadCols
 
 // DeleteThread removes a thread, its messages and its observations, in one
 // transaction. A missing thread is no error.
-func (s *Store) DeleteThread(ctx context.Context, id string) error {
+func (s *Store) DeleteThread(ctx context.Context, id string) (err error) {
 	const op = "DeleteThread"
+	defer unconfirmed(ctx, op, &err)
 	return wrap(ctx, op, retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, s.q.deleteThread, id); err != nil {

@@ -8,8 +8,9 @@ import (
 
 // MarkUnindexed records markers for the stored messages among ids in one
 // statement; a marker that exists keeps its marked_at.
-func (s *Store) MarkUnindexed(ctx context.Context, ids []string) error {
+func (s *Store) MarkUnindexed(ctx context.Context, ids []string) (err error) {
 	const op = "MarkUnindexed"
+	defer unconfirmed(ctx, op, &err)
 	at := now()
 	return wrap(ctx, op, retry(ctx, func() error {
 		_, err := s.pool.Exec(ctx, s.q.markUnindexed, ids, at)
@@ -31,8 +32,9 @@ SELECT id, $2 FROM cur ORDER BY id
 ON CONFLICT (message_id) DO NOTHING`
 
 // ClearUnindexed removes the markers of ids in one statement.
-func (s *Store) ClearUnindexed(ctx context.Context, ids []string) error {
+func (s *Store) ClearUnindexed(ctx context.Context, ids []string) (err error) {
 	const op = "ClearUnindexed"
+	defer unconfirmed(ctx, op, &err)
 	return wrap(ctx, op, retry(ctx, func() error {
 		_, err := s.pool.Exec(ctx, s.q.clearUnindexed, ids)
 		return err

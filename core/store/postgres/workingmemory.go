@@ -64,8 +64,9 @@ const getResourceSQL = `SELECT ` + resourceCols + ` FROM {{schema}}.agentmem_res
 
 // UpdateResource creates the resource if missing and shallow-merges metadata
 // (a nil value deletes the key), in one upsert.
-func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (store.Resource, error) {
+func (s *Store) UpdateResource(ctx context.Context, id string, metadata map[string]any) (_ store.Resource, err error) {
 	const op = "UpdateResource"
+	defer unconfirmed(ctx, op, &err)
 	set, del, err := splitMerge(metadata)
 	if err != nil {
 		return store.Resource{}, &memerr.Error{Code: memerr.CodeInvalidArgument, Op: op, Msg: "metadata is not JSON", Err: err}
@@ -125,8 +126,9 @@ const (
 // as one compare-and-set statement, and returns the new version; otherwise
 // ErrConflict. Resource scope creates the resource (expectVersion 0); thread
 // scope needs the thread (ErrThreadNotFound).
-func (s *Store) PutWorkingMemory(ctx context.Context, scope store.Scope, id, data string, expectVersion int64) (store.WorkingMemory, error) {
+func (s *Store) PutWorkingMemory(ctx context.Context, scope store.Scope, id, data string, expectVersion int64) (_ store.WorkingMemory, err error) {
 	const op = "PutWorkingMemory"
+	defer unconfirmed(ctx, op, &err)
 	sql, err := s.wmQuery(op, scope, id, s.q.putThreadWM, s.q.putResourceWM)
 	if err != nil {
 		return store.WorkingMemory{}, err

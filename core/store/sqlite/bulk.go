@@ -42,21 +42,7 @@ func (s *Store) SaveMessagesBulk(ctx context.Context, msgs []message.Message) ([
 		if err := checkOwners(ctx, tx, op, msgs); err != nil {
 			return err
 		}
-		earliest := map[string]int64{}
-		for i := range out {
-			out[i].CreatedAt = fromMicro(out[i].CreatedAt.UTC().UnixMicro())
-			at := out[i].CreatedAt.UnixMicro()
-			if e, ok := earliest[out[i].ThreadID]; !ok || at < e {
-				earliest[out[i].ThreadID] = at
-			}
-		}
-		if err := insertNew(ctx, tx, out, contents); err != nil {
-			return err
-		}
-		if err := pullBackBoundaries(ctx, tx, earliest); err != nil {
-			return err
-		}
-		return bumpThreads(ctx, tx, slices.Sorted(maps.Keys(earliest)), s.stamp())
+		return s.saveNew(ctx, tx, out, contents)
 	})
 	if errors.Is(err, errStored) {
 		return s.SaveMessages(ctx, msgs)
@@ -65,6 +51,28 @@ func (s *Store) SaveMessagesBulk(ctx context.Context, msgs []message.Message) ([
 		return nil, err
 	}
 	return out, nil
+}
+
+// saveNew inserts msgs, none of them stored and no id twice, in threads
+// checkOwners accepted: it sets each one's Seq and stored CreatedAt, pulls
+// back the boundaries of their threads and bumps the threads' updatedAt.
+// A stored id fails it with errStored.
+func (s *Store) saveNew(ctx context.Context, tx querier, msgs []message.Message, contents []string) error {
+	earliest := map[string]int64{}
+	for i := range msgs {
+		msgs[i].CreatedAt = fromMicro(msgs[i].CreatedAt.UTC().UnixMicro())
+		at := msgs[i].CreatedAt.UnixMicro()
+		if e, ok := earliest[msgs[i].ThreadID]; !ok || at < e {
+			earliest[msgs[i].ThreadID] = at
+		}
+	}
+	if err := insertNew(ctx, tx, msgs, contents); err != nil {
+		return err
+	}
+	if err := pullBackBoundaries(ctx, tx, earliest); err != nil {
+		return err
+	}
+	return bumpThreads(ctx, tx, slices.Sorted(maps.Keys(earliest)), s.stamp())
 }
 
 // insertNew inserts msgs, skipping none: a stored id fails with errStored.

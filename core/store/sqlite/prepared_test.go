@@ -14,7 +14,7 @@ import (
 // after saves of every size from 1 to 7 messages and of 99 to 101, 250
 // and 501 (more ids than one IN list holds), the Store holds exactly the
 // statements of small saves (up to smallSave messages) and the full-size
-// ones.
+// ones (a save of 501 new messages inserts them as SaveMessagesBulk does).
 func TestPreparedStatementsBounded(t *testing.T) {
 	s := openTemp(t)
 	thread(t, s, "t", "r")
@@ -29,7 +29,7 @@ func TestPreparedStatementsBounded(t *testing.T) {
 			t.Fatalf("a save of %d: %v", size, err)
 		}
 	}
-	want := []string{threadOwnerSQL, getThreadSQL, bumpThreadsSQL.text(1), upsertSQL.text(insertRows), storedOwnersSQL.text(maxIn)}
+	want := []string{threadOwnerSQL, getThreadSQL, bumpThreadsSQL.text(1), upsertSQL.text(insertRows), storedOwnersSQL.text(maxIn), insertNewSQL.text(bulkRows)}
 	for k := 1; k <= smallSave; k++ {
 		want = append(want, upsertSQL.text(k), storedOwnersSQL.text(k))
 	}
@@ -62,8 +62,9 @@ func TestPreparedReads(t *testing.T) {
 		}
 	}
 	list, _, _ := listQuery(q)
+	window, _, _ := listQueryCols(q, windowCols)
 	got := cached(&s.rstmts)
-	want := []string{getThreadSQL, list}
+	want := []string{getThreadSQL, list, window}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("the readers hold %q, want %q", got, want)

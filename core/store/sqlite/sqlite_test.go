@@ -22,7 +22,7 @@ func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
 
 func bg() context.Context { return context.Background() }
 
-func openFile(t *testing.T, path string) *Store {
+func openFile(t testing.TB, path string) *Store {
 	t.Helper()
 	s, err := Open(bg(), path)
 	if err != nil {
@@ -37,7 +37,7 @@ func openTemp(t *testing.T) *Store {
 	return openFile(t, filepath.Join(t.TempDir(), "memory.db"))
 }
 
-func thread(t *testing.T, s store.Store, id, res string) {
+func thread(t testing.TB, s store.Store, id, res string) {
 	t.Helper()
 	if _, err := s.SaveThread(bg(), store.Thread{ID: id, ResourceID: res, Title: "t", CreatedAt: at(0), UpdatedAt: at(0)}); err != nil {
 		t.Fatalf("SaveThread(%q): %v", id, err)

@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -110,5 +112,50 @@ func TestUpsertRuns(t *testing.T) {
 				t.Fatalf("round %d: %s stored at %v, want %v", round, id, g.CreatedAt, wantAt)
 			}
 		}
+	}
+}
+
+// A batch larger than smallSave is first inserted as new; one stored id in
+// it rolls that back and the whole batch is upserted: the stored message
+// keeps its Seq and takes the new text, the others are inserted, and a
+// stored id of another resource fails the save with nothing written.
+func TestLargeSaveWithStoredID(t *testing.T) {
+	s := openTemp(t)
+	thread(t, s, "t", "r")
+	thread(t, s, "other", "r2")
+	first, err := s.SaveMessages(bg(), []message.Message{msgAt("m3", "t", "r", "old", at(3))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := make([]message.Message, 10)
+	for i := range batch {
+		batch[i] = msgAt(fmt.Sprint("m", i), "t", "r", "new", at(i))
+	}
+	saved, err := s.SaveMessages(bg(), batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved[3].Seq != first[0].Seq {
+		t.Fatalf("stored message's seq %d, want %d", saved[3].Seq, first[0].Seq)
+	}
+	page, err := s.ListMessages(bg(), store.MessageQuery{ThreadID: "t", PerPage: store.PerPageAll})
+	if err != nil || len(page.Messages) != 10 {
+		t.Fatalf("listed %d messages (%v), want 10", len(page.Messages), err)
+	}
+	for i, m := range page.Messages {
+		if m.Text() != "new" || m.Seq != saved[i].Seq {
+			t.Fatalf("message %d: %q seq %d, want \"new\" seq %d", i, m.Text(), m.Seq, saved[i].Seq)
+		}
+	}
+	taken := make([]message.Message, 10)
+	for i := range taken {
+		taken[i] = msgAt(fmt.Sprint("x", i), "other", "r2", "x", at(i))
+	}
+	taken[5] = msgAt("m5", "other", "r2", "x", at(5))
+	if _, err := s.SaveMessages(bg(), taken); !errors.Is(err, memerr.ErrResourceMismatch) {
+		t.Fatalf("taking over another resource's message: %v, want ErrResourceMismatch", err)
+	}
+	if page, _ := s.ListMessages(bg(), store.MessageQuery{ThreadID: "other", PerPage: store.PerPageAll}); len(page.Messages) != 0 {
+		t.Fatalf("a failed save wrote %d messages", len(page.Messages))
 	}
 }

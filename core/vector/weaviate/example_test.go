@@ -82,3 +82,21 @@ func ExampleNew_tenantIdle() {
 		}
 	}
 }
+
+// A cluster of three nodes holding every tenant three times: reads and
+// writes wait for a quorum of replicas (docs/production.md).
+func ExampleNew_cluster() {
+	ctx := context.Background()
+
+	vs, err := weaviate.New(ctx, weaviate.Config{
+		Host:              "weaviate.internal:8080", // a load balancer over the nodes (see below)
+		GRPCHost:          "weaviate.internal:50051",
+		ReplicationFactor: 3,    // each tenant on 3 nodes
+		AsyncReplication:  true, // the nodes repair each other in the background
+		// Consistency: weaviate.ConsistencyQuorum is the default once the factor is above 1
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer vs.Close()
+}

@@ -24,7 +24,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
-	"strings"
 	"syscall"
 	"time"
 
@@ -32,6 +31,7 @@ import (
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/store/postgres"
 	"github.com/agentmem/agentmem/core/store/sqlite"
+	"github.com/agentmem/agentmem/internal/benchdata"
 )
 
 const (
@@ -39,17 +39,6 @@ const (
 	resourceID = "user-1"
 	batchSize  = 1000 // default of -batch, as bench.mjs saves
 )
-
-var words = strings.Fields("alpha beta gamma delta order ship tomorrow cat dog weather paris berlin invoice refund account password reset")
-
-// text is bench.mjs's text(i).
-func text(i int) string {
-	s := make([]string, 30)
-	for k := range s {
-		s[k] = words[(i*7+k*13)%len(words)]
-	}
-	return fmt.Sprintf("message %d: %s", i, strings.Join(s, " "))
-}
 
 func main() {
 	n := flag.Int("n", 1000, "messages to save")
@@ -60,6 +49,7 @@ func main() {
 	memprofile := flag.String("memprofile", "", "write a heap profile to this file at the end")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	batch := flag.Int("batch", batchSize, "messages per save call")
+	estimate := flag.Bool("estimate-tokens", false, "count tokens as bytes/4 instead of exactly (tiktoken o200k_base): the save rate without the price of exact counts")
 	bulk := flag.Bool("bulk", false, "save with SaveMessagesBulk (the store's and the vector store's bulk paths) instead of SaveMessages")
 	buildMemory := flag.String("build-memory", "", "with -vector pgvector: pgvector.Config.BuildMemory (maintenance_work_mem of index builds)")
 	trace := flag.String("trace", "", "with -vector: sample RSS and the Go heap into this directory, with a heap profile per phase")
@@ -69,24 +59,20 @@ func main() {
 	if (*dbPath == "") == (*dsn == "") {
 		log.Fatal("membench: give exactly one of -db and -dsn")
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			log.Fatalf("membench: %v", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatalf("membench: %v", err)
-		}
-		defer f.Close()
-		defer pprof.StopCPUProfile()
+	stopProfile, err := benchdata.StartCPUProfile(*cpuprofile)
+	if err != nil {
+		log.Fatalf("membench: %v", err)
 	}
+	defer stopProfile()
 	ctx := context.Background()
 	if *batch <= 0 {
 		log.Fatal("membench: -batch must be positive")
 	}
 	b := &bench{n: *n, dbPath: *dbPath, trace: startTrace(*trace), batch: *batch, bulk: *bulk, buildMemory: *buildMemory}
-	err := b.open(ctx, *dsn)
-	if err != nil {
+	if *estimate {
+		b.tokenizer = byteEstimate{}
+	}
+	if err := b.open(ctx, *dsn); err != nil {
 		log.Fatalf("membench: %v", err)
 	}
 	if *vecPath == "pgvector" {
@@ -134,6 +120,7 @@ type bench struct {
 	// batch messages per save, through SaveMessagesBulk when bulk.
 	batch       int
 	bulk        bool
+	tokenizer   core.Tokenizer // nil: the default, exact counts
 	buildMemory string
 }
 
@@ -152,6 +139,13 @@ func (b *bench) open(ctx context.Context, dsn string) (err error) {
 }
 
 // emit prints one JSON line with N and the given fields.
+// byteEstimate counts a text's tokens as its bytes / 4, rounded up: what
+// -estimate-tokens saves with in place of exact counts.
+type byteEstimate struct{}
+
+func (byteEstimate) Count(text string) int { return (len(text) + 3) / 4 }
+func (byteEstimate) Encoding() string      { return "bytes/4" }
+
 func (b *bench) emit(kv ...any) {
 	m := map[string]any{"N": b.n}
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -162,11 +156,11 @@ func (b *bench) emit(kv ...any) {
 }
 
 func (b *bench) run(ctx context.Context) error {
-	memCount, err := core.New(core.Options{Store: b.store, Config: core.Config{LastMessages: core.LastN(10)}})
+	memCount, err := core.New(core.Options{Store: b.store, Tokenizer: b.tokenizer, Config: core.Config{LastMessages: core.LastN(10)}})
 	if err != nil {
 		return err
 	}
-	memTok, err := core.New(core.Options{Store: b.store, Config: core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 8000}}})
+	memTok, err := core.New(core.Options{Store: b.store, Tokenizer: b.tokenizer, Config: core.Config{MessageHistory: &core.MessageHistory{MaxTokens: 8000}}})
 	if err != nil {
 		return err
 	}
@@ -200,7 +194,7 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 			if j%2 == 1 {
 				role = core.RoleAssistant
 			}
-			m := core.NewMessage(role, text(j))
+			m := core.NewMessage(role, benchdata.Text(j))
 			m.ID, m.ThreadID, m.ResourceID = fmt.Sprint("m", j), threadID, resourceID
 			m.CreatedAt = base.Add(time.Duration(j) * time.Second)
 			batch = append(batch, m)

@@ -7,6 +7,7 @@ import (
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/pgvector"
+	"github.com/agentmem/agentmem/internal/benchdata"
 )
 
 // runPgvector is bench-pgvec.mjs's side: the PostgreSQL store (-dsn) and
@@ -25,7 +26,7 @@ func (b *bench) runPgvector(ctx context.Context, mode, metric string) error {
 	sr := &core.SemanticRecall{TopK: 4, MessageRange: &core.MessageRange{Before: 1, After: 1}, Scope: core.ScopeResource, Mode: mode}
 	sr.IndexConfig = vector.IndexConfig{Type: pgvector.TypeHNSW, Metric: metric}
 	sr.IndexConfig.HNSW.M, sr.IndexConfig.HNSW.EfConstruction = 16, 64
-	mem, err := core.New(core.Options{Store: b.store, Vector: vs, Embedder: wordHashEmbedder{384},
+	mem, err := core.New(core.Options{Store: b.store, Vector: vs, Embedder: benchdata.HashEmbedder{Dim: 384},
 		Config: core.Config{LastMessages: core.LastN(10), SemanticRecall: sr}})
 	if err != nil {
 		return err

@@ -2,57 +2,17 @@ package main
 
 import (
 	"context"
-	"hash/fnv"
 	"os"
-	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector"
 	"github.com/agentmem/agentmem/core/vector/local"
+	"github.com/agentmem/agentmem/internal/benchdata"
 )
 
-// wordHashEmbedder is hashembed.mjs's hashEmbed, the embedder both sides of
-// the vector-path benchmark use: signed FNV-1a 32-bit feature hashing of the
-// lowercased maximal [a-z0-9] runs, L2-normalized; no tokens give the first
-// basis vector.
-type wordHashEmbedder struct{ dim int }
-
-func (e wordHashEmbedder) Dimension() int { return e.dim }
-
-func (e wordHashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		out[i] = e.embed(t)
-	}
-	return out, nil
-}
-
-func (e wordHashEmbedder) embed(text string) []float32 {
-	v := make([]float64, e.dim)
-	isTok := func(r rune) bool { return r < unicode.MaxASCII && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }
-	for _, tok := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !isTok(r) }) {
-		h := fnv.New32a()
-		h.Write([]byte(tok))
-		s := h.Sum32()
-		if s>>31 == 1 {
-			v[s%uint32(e.dim)]--
-		} else {
-			v[s%uint32(e.dim)]++
-		}
-	}
-	return vector.UnitVector(v)
-}
-
-var _ vector.Embedder = wordHashEmbedder{}
-
 // query is bench-vec.mjs's query(r).
-func (b *bench) query(r int) string {
-	return "what did I say about " + words[(r*3)%len(words)] + " and " + words[(r*5+1)%len(words)] +
-		" in message " + strconv.Itoa((r*7919)%b.n)
-}
+func (b *bench) query(r int) string { return benchdata.Query(r, b.n) }
 
 // runVector is bench-vec.mjs's side: the messages saved through Memory with
 // semantic recall on the local store (a file beside the database, written on
@@ -67,7 +27,7 @@ func (b *bench) runVector(ctx context.Context, vecPath, mode string) error {
 		return err
 	}
 	sr := &core.SemanticRecall{TopK: 4, MessageRange: &core.MessageRange{Before: 1, After: 1}, Scope: core.ScopeResource, Mode: mode}
-	mem, err := core.New(core.Options{Store: b.store, Vector: vs, Embedder: wordHashEmbedder{384},
+	mem, err := core.New(core.Options{Store: b.store, Vector: vs, Embedder: benchdata.HashEmbedder{Dim: 384},
 		Config: core.Config{LastMessages: core.LastN(10), SemanticRecall: sr}})
 	if err != nil {
 		return err
@@ -111,7 +71,7 @@ func (b *bench) runVector(ctx context.Context, vecPath, mode string) error {
 	b.emit("vector_open_ms", ms(time.Since(t0)))
 	b.trace.endPhase("query")
 	t0 = time.Now() // the graph was saved with the file
-	q := vector.Query{Vector: wordHashEmbedder{384}.embed(b.query(0)), TopK: 4, Filter: vector.Filter{ResourceID: resourceID}}
+	q := vector.Query{Vector: benchdata.HashEmbedder{Dim: 384}.EmbedOne(b.query(0)), TopK: 4, Filter: vector.Filter{ResourceID: resourceID}}
 	if _, err := reopened.Query(ctx, vector.IndexName(384), q); err != nil {
 		return err
 	}
@@ -180,7 +140,7 @@ func (b *bench) searchAll(ctx context.Context, vecPath string, o local.Options) 
 	}
 	out := make([][]vector.Hit, recallQueries)
 	for r := range out {
-		q := vector.Query{Vector: wordHashEmbedder{384}.embed(b.query(r)), TopK: 10, Filter: vector.Filter{ResourceID: resourceID}}
+		q := vector.Query{Vector: benchdata.HashEmbedder{Dim: 384}.EmbedOne(b.query(r)), TopK: 10, Filter: vector.Filter{ResourceID: resourceID}}
 		if out[r], err = s.Query(ctx, name, q); err != nil {
 			return nil, err
 		}
