@@ -35,9 +35,9 @@ type CloneOptions struct {
 // does). A failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ []Message, err error) {
 	const op = "CloneThread"
-	ctx, sp := m.startOp(ctx, op, o.SourceThreadID, o.ResourceID, "")
+	ctx, sp := m.spans.startOp(ctx, op, o.SourceThreadID, o.ResourceID, "")
 	defer func() { err = sp.End(err) }()
-	s, err := m.open(ctx, "CloneThread")
+	s, err := m.entry.open(ctx, "CloneThread")
 	if err != nil {
 		return Thread{}, nil, err
 	}
@@ -50,7 +50,7 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ [
 	} else if err != nil {
 		return Thread{}, nil, err
 	}
-	st, err := m.settings(nil) // before the copies are saved (see ownerChanges)
+	st, err := m.conf.settings(nil) // before the copies are saved (see ownerChanges)
 	if err != nil {
 		return Thread{}, nil, err
 	}
@@ -64,8 +64,8 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ [
 	if err != nil {
 		return Thread{}, nil, err
 	}
-	copies, idMap, info := m.copyMessages(msgs, o, src.ID)
-	th, err := m.createClone(ctx, s, src, o, info)
+	copies, idMap, info := m.msgs.copyMessages(msgs, o, src.ID)
+	th, err := m.msgs.createClone(ctx, s, src, o, info)
 	if err != nil {
 		return Thread{}, nil, err
 	}
@@ -73,7 +73,7 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ [
 		_ = s.DeleteThread(context.WithoutCancel(ctx), th.ID)
 		return Thread{}, nil, err
 	}
-	m.runEffects(ctx, m.saveEffects(st, copies, nil, nil))
+	m.effects.runEffects(ctx, m.effects.saveEffects(st, copies, nil, nil))
 	return th, copies, nil
 }
 
@@ -107,13 +107,13 @@ func cloneSelection(ctx context.Context, s *store.Checked, threadID string, o Cl
 // copyMessages copies msgs under new ids into the clone. It returns the
 // copies, the map from source to copy ids and the clone's metadata record
 // {sourceThreadId, clonedAt, lastMessageId}.
-func (m *Memory) copyMessages(msgs []Message, o CloneOptions, sourceID string) ([]Message, map[string]string, map[string]any) {
-	info := map[string]any{"sourceThreadId": sourceID, "clonedAt": m.clock.Stamp().Format(time.RFC3339Nano)}
+func (ms *messages) copyMessages(msgs []Message, o CloneOptions, sourceID string) ([]Message, map[string]string, map[string]any) {
+	info := map[string]any{"sourceThreadId": sourceID, "clonedAt": ms.clock.Stamp().Format(time.RFC3339Nano)}
 	copies := make([]Message, len(msgs))
 	idMap := make(map[string]string, len(msgs))
 	for i, msg := range msgs {
 		c := msg.Clone()
-		c.ID, c.ThreadID, c.ResourceID, c.Seq = m.opts.NewID(), o.NewThreadID, o.ResourceID, 0
+		c.ID, c.ThreadID, c.ResourceID, c.Seq = ms.opts.NewID(), o.NewThreadID, o.ResourceID, 0
 		idMap[msg.ID] = c.ID
 		copies[i] = c
 		info["lastMessageId"] = msg.ID
@@ -123,7 +123,7 @@ func (m *Memory) copyMessages(msgs []Message, o CloneOptions, sourceID string) (
 
 // createClone creates the clone's thread with its title and metadata.
 // Insert-only: of two concurrent clones to one id exactly one creates it.
-func (m *Memory) createClone(ctx context.Context, s *store.Checked, src Thread, o CloneOptions, info map[string]any) (Thread, error) {
+func (ms *messages) createClone(ctx context.Context, s *store.Checked, src Thread, o CloneOptions, info map[string]any) (Thread, error) {
 	const op = "CloneThread"
 	title := ""
 	if src.Title != "" {
@@ -143,8 +143,8 @@ func (m *Memory) createClone(ctx context.Context, s *store.Checked, src Thread, 
 		meta[k] = v
 	}
 	meta["clone"] = info
-	now := m.clock.Stamp()
-	if err := m.checkTitle(op, title); err != nil {
+	now := ms.clock.Stamp()
+	if err := ms.rules.checkTitle(op, title); err != nil {
 		return Thread{}, err
 	}
 	th, err := s.CreateThread(ctx, Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})

@@ -47,7 +47,7 @@ func IsClone(t Thread) bool {
 // clone, or its source was deleted.
 func (m *Memory) CloneSource(ctx context.Context, threadID string) (src Thread, found bool, err error) {
 	const op = "CloneSource"
-	s, err := m.openThread(ctx, op, threadID)
+	s, err := m.entry.openThread(ctx, op, threadID)
 	if err != nil {
 		return Thread{}, false, err
 	}
@@ -68,7 +68,7 @@ func (m *Memory) CloneSource(ctx context.Context, threadID string) (src Thread, 
 // unknown source without resourceID has no clones.
 func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID string) ([]Thread, error) {
 	const op = "ListClones"
-	s, err := m.openThread(ctx, op, sourceThreadID)
+	s, err := m.entry.openThread(ctx, op, sourceThreadID)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID stri
 // cycle).
 func (m *Memory) CloneHistory(ctx context.Context, threadID string) ([]Thread, error) {
 	const op = "CloneHistory"
-	s, err := m.openThread(ctx, op, threadID)
+	s, err := m.entry.openThread(ctx, op, threadID)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/core/budget"
+	"github.com/agentmem/agentmem/core/internal/observe"
+	"github.com/agentmem/agentmem/core/internal/recall"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -17,8 +19,8 @@ import (
 // assigned. A batch is all or nothing. New messages are indexed for semantic
 // recall when it is enabled; indexing failures never fail the save.
 func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
-	ctx, sp := m.startSave(ctx, "SaveMessages", msgs)
-	out, err := m.saveMessages(ctx, msgs, cfg, false)
+	ctx, sp := m.spans.startSave(ctx, "SaveMessages", msgs)
+	out, err := m.msgs.saveMessages(ctx, msgs, cfg, false)
 	return out, sp.End(err)
 }
 
@@ -28,18 +30,33 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 // call), else through SaveMessages, and indexed for semantic recall through
 // the vector store's vector.BulkLoader when it has one.
 func (m *Memory) SaveMessagesBulk(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
-	ctx, sp := m.startSave(ctx, "SaveMessagesBulk", msgs)
-	out, err := m.saveMessages(ctx, msgs, cfg, true)
+	ctx, sp := m.spans.startSave(ctx, "SaveMessagesBulk", msgs)
+	out, err := m.msgs.saveMessages(ctx, msgs, cfg, true)
 	return out, sp.End(err)
 }
 
-func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, bulk bool) ([]Message, error) {
+// messages saves, updates, clones and moves messages for the message and
+// thread API.
+type messages struct {
+	opts     *Options // the Memory's defaulted options: NewID
+	conf     *configs
+	entry    entry
+	rules    rules
+	clock    *clock
+	tokens   *messageTokens
+	rec      *recall.Engine
+	observer *observe.Observer // nil without a store
+	effects  *effects
+}
+
+// saveMessages is SaveMessages and SaveMessagesBulk (bulk).
+func (ms *messages) saveMessages(ctx context.Context, msgs []Message, cfg *Config, bulk bool) ([]Message, error) {
 	const op = "SaveMessages"
-	s, err := m.open(ctx, "SaveMessages")
+	s, err := ms.entry.open(ctx, "SaveMessages")
 	if err != nil {
 		return nil, err
 	}
-	st, err := m.settings(cfg)
+	st, err := ms.conf.settings(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -54,23 +71,23 @@ func (m *Memory) saveMessages(ctx context.Context, msgs []Message, cfg *Config, 
 		if err := store.ValidateID("resourceId", msg.ResourceID); err != nil {
 			return nil, err
 		}
-		if err := m.validateMessage(op, &msg, msgAt("", i, len(msgs))); err != nil {
+		if err := ms.rules.validateMessage(op, &msg, msgAt("", i, len(msgs))); err != nil {
 			return nil, err
 		}
-		if p, ok := m.prepare(op, msg); ok {
+		if p, ok := ms.rules.prepare(op, msg); ok {
 			batch = append(batch, p)
 		}
 	}
 	if len(batch) == 0 {
 		return nil, nil
 	}
-	budget.CountAll(batch, m.tokens.count)
-	saved, e, err := m.rec.SaveIndexed(ctx, s, st.recall, batch, nil, func() ([]Message, error) { return s.SaveValidated(ctx, batch, bulk) })
+	budget.CountAll(batch, ms.tokens.count)
+	saved, e, err := ms.rec.SaveIndexed(ctx, s, st.recall, batch, nil, func() ([]Message, error) { return s.SaveValidated(ctx, batch, bulk) })
 	if err != nil {
 		return nil, err
 	}
 	// What is stored is indexed, whatever readOnly says about turns.
-	m.runEffects(ctx, m.saveEffects(st, saved, nil, e))
+	ms.effects.runEffects(ctx, ms.effects.saveEffects(st, saved, nil, e))
 	return saved, nil
 }
 
@@ -92,11 +109,11 @@ type MessageUpdate struct {
 // UpdateMessages applies partial updates; unknown ids are ignored. Changed
 // content is re-tokenized and re-indexed for semantic recall.
 func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Message, error) {
-	s, err := m.open(ctx, "UpdateMessages")
+	s, err := m.entry.open(ctx, "UpdateMessages")
 	if err != nil {
 		return nil, err
 	}
-	st, err := m.settings(nil)
+	st, err := m.conf.settings(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -111,31 +128,31 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 	if err != nil {
 		return nil, err
 	}
-	changed, stale, reindex, err := m.applyUpdates(current, ups)
+	changed, stale, reindex, err := m.msgs.applyUpdates(current, ups)
 	if err != nil || len(changed) == 0 {
 		return nil, err
 	}
-	return m.saveUpdates(ctx, s, st, ups, changed, stale, reindex)
+	return m.msgs.saveUpdates(ctx, s, st, ups, changed, stale, reindex)
 }
 
 // saveUpdates saves the updated messages, deletes the vectors of their
 // stale versions and indexes the new ones; an update that moves a message
 // to another thread is an owner change (see recall.Engine.OwnerChange).
-func (m *Memory) saveUpdates(ctx context.Context, s *store.Checked, st settings, ups []MessageUpdate, changed, stale, reindex []Message) ([]Message, error) {
+func (ms *messages) saveUpdates(ctx context.Context, s *store.Checked, st settings, ups []MessageUpdate, changed, stale, reindex []Message) ([]Message, error) {
 	end := func() {}
 	if slices.ContainsFunc(ups, func(u MessageUpdate) bool { return u.ThreadID != nil }) {
-		end = m.rec.OwnerChange()
+		end = ms.rec.OwnerChange()
 	}
 	saved, err := s.SaveMessages(ctx, changed)
 	if err == nil && st.recall != nil {
-		m.rec.Unindex(ctx, stale)
+		ms.rec.Unindex(ctx, stale)
 	}
 	end()
 	if err != nil {
 		return nil, err
 	}
 	if st.recall != nil {
-		m.runEffects(ctx, m.saveEffects(st, reindex, nil, nil))
+		ms.effects.runEffects(ctx, ms.effects.saveEffects(st, reindex, nil, nil))
 	}
 	return saved, nil
 }
@@ -144,7 +161,7 @@ func (m *Memory) saveUpdates(ctx context.Context, s *store.Checked, st settings,
 // updates of one id apply to one saved message). It returns each changed
 // message once; of those whose text, thread or metadata changed, the stored version
 // (stale, to unindex) and the new one (to reindex).
-func (m *Memory) applyUpdates(current []Message, ups []MessageUpdate) (changed, stale, reindex []Message, err error) {
+func (ms *messages) applyUpdates(current []Message, ups []MessageUpdate) (changed, stale, reindex []Message, err error) {
 	byID := make(map[string]*Message, len(current))
 	for i := range current {
 		byID[current[i].ID] = &current[i]
@@ -156,7 +173,7 @@ func (m *Memory) applyUpdates(current []Message, ups []MessageUpdate) (changed, 
 		if !ok {
 			continue
 		}
-		next, err := m.updated(*cur, u)
+		next, err := ms.updated(*cur, u)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -180,7 +197,7 @@ func (m *Memory) applyUpdates(current []Message, ups []MessageUpdate) (changed, 
 
 // updated is cur with u applied, validated, its tokens counted anew when its
 // content changed. Metadata merges one level deep; a nil value deletes a key.
-func (m *Memory) updated(cur Message, u MessageUpdate) (Message, error) {
+func (ms *messages) updated(cur Message, u MessageUpdate) (Message, error) {
 	next := cur.Clone()
 	if u.Role != nil {
 		next.Role = *u.Role
@@ -203,19 +220,19 @@ func (m *Memory) updated(cur Message, u MessageUpdate) (Message, error) {
 			}
 		}
 	}
-	if err := m.validateMessage("UpdateMessages", &next, msgPlace{}); err != nil { // next has its id
+	if err := ms.rules.validateMessage("UpdateMessages", &next, msgPlace{}); err != nil { // next has its id
 		return Message{}, err
 	}
 	if u.Content != nil {
 		next.Tokens, next.TokenEncoding = 0, ""
-		m.tokens.count(&next)
+		ms.tokens.count(&next)
 	}
 	return next, nil
 }
 
 // DeleteMessages deletes messages and their vectors; unknown ids are fine.
 func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
-	s, err := m.open(ctx, "DeleteMessages")
+	s, err := m.entry.open(ctx, "DeleteMessages")
 	if err != nil {
 		return err
 	}

@@ -40,9 +40,9 @@ import (
 // with the error.
 func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_ Thread, err error) {
 	const op = "MoveThread"
-	ctx, sp := m.startOp(ctx, op, threadID, resourceID, "")
+	ctx, sp := m.spans.startOp(ctx, op, threadID, resourceID, "")
 	defer func() { err = sp.End(err) }()
-	s, err := m.openThread(ctx, op, threadID)
+	s, err := m.entry.openThread(ctx, op, threadID)
 	if err != nil {
 		return Thread{}, err
 	}
@@ -87,7 +87,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_
 		}
 		moveStep(ctx, "old-vectors-deleted")
 	}
-	moved, err := m.moveObserved(ctx, s, threadID, from, resourceID)
+	moved, err := m.msgs.moveObserved(ctx, s, threadID, from, resourceID)
 	if err != nil {
 		return Thread{}, err
 	}
@@ -189,12 +189,12 @@ func moveDone(meta map[string]any) map[string]any {
 // are not the new resource's before the store move, so its observer cannot
 // have observed them when a resumed move lists them again; this process's
 // observation cycles of the record wait until the thread has moved.
-func (m *Memory) moveObserved(ctx context.Context, s *store.Checked, threadID, from, resourceID string) (Thread, error) {
+func (ms *messages) moveObserved(ctx context.Context, s *store.Checked, threadID, from, resourceID string) (Thread, error) {
 	if from == resourceID {
 		return s.MoveThread(ctx, threadID, resourceID)
 	}
 	key := store.ObservationKey(ScopeResource, threadID, resourceID)
-	unlock, err := m.observer.Lock(ctx, key)
+	unlock, err := ms.observer.Lock(ctx, key)
 	if err != nil {
 		return Thread{}, err
 	}

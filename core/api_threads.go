@@ -22,14 +22,14 @@ type ThreadInput struct {
 // thread scope), as Mastra's saveThread does; it is not kept in the metadata.
 func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, error) {
 	const op = "CreateThread"
-	s, err := m.open(ctx, op)
+	s, err := m.entry.open(ctx, op)
 	if err != nil {
 		return Thread{}, err
 	}
 	if in.ID == "" {
 		in.ID = m.opts.NewID()
 	}
-	if err := m.checkTitle(op, in.Title); err != nil {
+	if err := m.rules.checkTitle(op, in.Title); err != nil {
 		return Thread{}, err
 	}
 	meta, wm, err := m.metadataWorkingMemory(op, in.Metadata)
@@ -42,13 +42,13 @@ func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, erro
 	if err != nil || wm == nil {
 		return th, err
 	}
-	return th, m.workingMemory.Save(ctx, m.st.wm.settings(), th, *wm)
+	return th, m.workingMemory.Save(ctx, m.conf.st.wm.settings(), th, *wm)
 }
 
 // GetThread returns a thread. With a non-empty resourceID, a thread of another
 // resource is reported as ErrThreadNotFound (tenant isolation).
 func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, error) {
-	s, err := m.open(ctx, "GetThread")
+	s, err := m.entry.open(ctx, "GetThread")
 	if err != nil {
 		return Thread{}, err
 	}
@@ -70,7 +70,7 @@ func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, 
 
 // ListThreads lists threads, newest first by default.
 func (m *Memory) ListThreads(ctx context.Context, q store.ThreadQuery) (store.ThreadPage, error) {
-	s, err := m.open(ctx, "ListThreads")
+	s, err := m.entry.open(ctx, "ListThreads")
 	if err != nil {
 		return store.ThreadPage{}, err
 	}
@@ -88,7 +88,7 @@ type ThreadUpdate struct {
 // is written into working memory, as in CreateThread.
 func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (Thread, error) {
 	const op = "UpdateThread"
-	s, err := m.open(ctx, op)
+	s, err := m.entry.open(ctx, op)
 	if err != nil {
 		return Thread{}, err
 	}
@@ -96,7 +96,7 @@ func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (
 		return Thread{}, err
 	}
 	if up.Title != nil {
-		if err := m.checkTitle(op, *up.Title); err != nil {
+		if err := m.rules.checkTitle(op, *up.Title); err != nil {
 			return Thread{}, err
 		}
 	}
@@ -108,24 +108,24 @@ func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (
 	if err != nil || wm == nil {
 		return th, err
 	}
-	return th, m.workingMemory.Save(ctx, m.st.wm.settings(), th, *wm)
+	return th, m.workingMemory.Save(ctx, m.conf.st.wm.settings(), th, *wm)
 }
 
 // metadataWorkingMemory splits a string "workingMemory" key off thread
 // metadata when working memory is enabled, and validates it
 // (workingmem.Keeper.FromMetadata).
 func (m *Memory) metadataWorkingMemory(op string, meta map[string]any) (rest map[string]any, wm *string, err error) {
-	if m.st.wm == nil {
+	if m.conf.st.wm == nil {
 		return meta, nil, nil
 	}
-	return m.workingMemory.FromMetadata(op, m.st.wm.settings(), meta)
+	return m.workingMemory.FromMetadata(op, m.conf.st.wm.settings(), meta)
 }
 
 // DeleteThread deletes a thread, its messages and its vectors.
 func (m *Memory) DeleteThread(ctx context.Context, id string) (err error) {
-	ctx, sp := m.startOp(ctx, "DeleteThread", id, "", deleteMemory)
+	ctx, sp := m.spans.startOp(ctx, "DeleteThread", id, "", deleteMemory)
 	defer func() { err = sp.End(err) }()
-	s, err := m.open(ctx, "DeleteThread")
+	s, err := m.entry.open(ctx, "DeleteThread")
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 // not read-only, and the recall tool when SemanticRecall.Retrieval is set
 // and resourceID is given. The tools are bound to threadID and resourceID.
 func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Config) ([]Tool, error) {
-	st, err := m.settings(cfg)
+	st, err := m.conf.settings(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +26,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 	if !wm && !wantRecall {
 		return nil, nil
 	}
-	s, err := m.open(ctx, "Tools")
+	s, err := m.entry.open(ctx, "Tools")
 	if err != nil {
 		return nil, err
 	}
@@ -74,4 +74,4 @@ func recallTool(e *recall.Engine, rs *recall.Settings, th Thread) Tool {
 
 // Config returns a deep copy of the instance-wide configuration given to New:
 // changing it does not change the Memory.
-func (m *Memory) Config() Config { return m.cfg.Clone() }
+func (m *Memory) Config() Config { return m.conf.cfg.Clone() }

@@ -16,9 +16,9 @@ const (
 )
 
 // checkTitle refuses a title over Options.MaxTitleBytes.
-func (m *Memory) checkTitle(op, title string) error {
-	if len(title) > m.opts.MaxTitleBytes {
-		return memerr.Errorf(CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), m.opts.MaxTitleBytes)
+func (r *rules) checkTitle(op, title string) error {
+	if len(title) > r.opts.MaxTitleBytes {
+		return memerr.Errorf(CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), r.opts.MaxTitleBytes)
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/onceset"
 	"github.com/agentmem/agentmem/core/internal/recall"
-	"github.com/agentmem/agentmem/core/internal/telemetry"
 	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -79,24 +78,26 @@ type Options struct {
 
 // Memory is conversation memory over a Store. It is safe for concurrent use.
 type Memory struct {
-	opts  Options        // defaulted; Config is read only by New
-	cfg   Config         // deep copy of Options.Config, never aliased
-	st    settings       // cfg resolved once
-	store *store.Checked // nil without Options.Store
+	opts  Options // defaulted; Config is read only by New
+	conf  configs // the instance config and its per-call overrides
+	entry entry   // the checks every entry point starts with; holds the store
+	rules rules   // what a message or title must be to be stored
 	tk    Tokenizer
 	log   *slog.Logger
 
 	clock  *clock         // creation times
 	tokens *messageTokens // counts messages with tk
 
-	rec           *recall.Engine // semantic recall: indexing state, search, the recall tool
-	sysMu         sync.Mutex
-	sysCache      map[string]int
-	bg            sync.WaitGroup
+	rec           *recall.Engine     // semantic recall: indexing state, search, the recall tool
+	bg            sync.WaitGroup     // background work Close awaits
+	hist          *historyReader     // a turn's history and system messages
+	intake        intake             // a turn's input and thread
+	effects       effects            // what follows a save
+	msgs          messages           // saving, updating, cloning and moving messages
 	observer      *observe.Observer  // nil without a store
 	workingMemory *workingmem.Keeper // nil without a store
 	skipped       *skippedParts      // stored messages whose skipped parts were reported
-	tel           *telemetry.T       // spans and metrics
+	spans         spans              // spans and metrics
 }
 
 // New validates opts and returns a Memory. New without a Store succeeds, but
@@ -117,19 +118,22 @@ func New(opts Options) (*Memory, error) {
 		return nil, memerr.Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	opts.Config = Config{}
-	m := &Memory{opts: opts, cfg: cfg, st: s, tk: opts.Tokenizer, log: opts.Logger}
+	m := &Memory{opts: opts, tk: opts.Tokenizer, log: opts.Logger}
 	ix, err := newIndexing(cfg.SemanticRecall)
 	if err != nil {
 		return nil, err
 	}
+	var checked *store.Checked // nil without Options.Store
 	if opts.Store != nil {
-		m.store = store.Check(opts.Store)
+		checked = store.Check(opts.Store)
 	}
 	if opts.Vector != nil {
 		m.opts.Vector = vector.Check(opts.Vector)
 	}
-	m.instrument()
-	if err := m.requireDeps("New", s); err != nil {
+	m.entry = entry{store: checked}
+	m.conf = configs{cfg: cfg, st: s, opts: &m.opts, store: checked}
+	m.spans = instrument(&m.opts)
+	if err := m.conf.requireDeps("New", s); err != nil {
 		return nil, err
 	}
 	if m.tk == nil {
@@ -141,8 +145,8 @@ func New(opts Options) (*Memory, error) {
 	}
 	m.tokens = &messageTokens{tk: m.tk}
 	m.skipped = &skippedParts{set: onceset.New(maxSkippedReported), log: m.log}
-	if m.store != nil {
-		m.observer = observe.New(observe.Deps{Store: m.store, Tokenizer: m.tokens, Skipped: m.skipped, Log: m.log, Telemetry: m.tel, Jobs: &m.bg})
+	if checked != nil {
+		m.observer = observe.New(observe.Deps{Store: checked, Tokenizer: m.tokens, Skipped: m.skipped, Log: m.log, Telemetry: m.spans.tel, Jobs: &m.bg})
 	}
 	m.opts.fillLimits()
 	if m.opts.Now == nil {
@@ -152,42 +156,28 @@ func New(opts Options) (*Memory, error) {
 		m.opts.NewID = ids.New
 	}
 	m.clock = &clock{now: m.opts.Now}
-	if m.store != nil {
-		m.workingMemory = workingmem.New(m.store, m.opts.MaxWorkingMemoryBytes, m.log, m.clock)
+	m.rules = rules{opts: &m.opts, clock: m.clock}
+	if checked != nil {
+		m.workingMemory = workingmem.New(checked, m.opts.MaxWorkingMemoryBytes, m.log, m.clock)
 	}
 	m.rec = recall.New(recall.Deps{Vector: m.opts.Vector, Embedder: m.opts.Embedder, Dimension: m.opts.EmbeddingDimension, Recipe: ix,
-		Store: m.store, Tel: m.tel, Log: m.log, Tokens: m.tk, Skipped: m.skipped})
+		Store: checked, Tel: m.spans.tel, Log: m.log, Tokens: m.tk, Skipped: m.skipped})
+	m.conf.rec = m.rec
+	m.hist = &historyReader{tk: m.tk, tokens: m.tokens, skipped: m.skipped, observer: m.observer}
+	m.intake = intake{rules: m.rules, opts: &m.opts, clock: m.clock, tokens: m.tokens}
+	m.effects = effects{opts: &m.opts, entry: m.entry, spans: m.spans, log: m.log, bg: &m.bg, rec: m.rec, observer: m.observer}
+	m.msgs = messages{opts: &m.opts, conf: &m.conf, entry: m.entry, rules: m.rules, clock: m.clock, tokens: m.tokens,
+		rec: m.rec, observer: m.observer, effects: &m.effects}
 	return m, nil
 }
 
 // Store returns the checked storage backend or ErrNoStorage.
 func (m *Memory) Store() (store.Store, error) {
-	s, err := m.checked()
+	s, err := m.entry.checked()
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
-}
-
-// checked returns the checked store or ErrNoStorage.
-func (m *Memory) checked() (*store.Checked, error) {
-	if m.store == nil {
-		return nil, ErrNoStorage.New("")
-	}
-	return m.store, nil
-}
-
-// requireCapabilities fails when a configured feature needs an optional
-// store capability the driver lacks.
-func requireCapabilities(op string, c *store.Checked, s settings) error {
-	_, _, obs, queue := c.Capabilities()
-	if s.recall != nil && !queue {
-		return memerr.Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
-	}
-	if s.observation != nil && !obs {
-		return memerr.Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
-	}
-	return nil
 }
 
 // Tokenizer returns the tokenizer used for counts.
@@ -211,26 +201,6 @@ func (m *Memory) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return memerr.Context("Close", ctx.Err())
 	}
-}
-
-// settings returns the resolved instance settings, or with a per-call
-// override, the instance config merged with it and re-resolved only in the
-// sections the override sets.
-func (m *Memory) settings(over *Config) (settings, error) {
-	if over == nil {
-		st := m.st
-		st.ownerGen = m.rec.Generation()
-		return st, nil
-	}
-	s, err := m.cfg.Merge(over).resolveOver(m.st, over)
-	s.ownerGen = m.rec.Generation()
-	if err == nil && over.ObservationalMemory != nil {
-		s, err = s.withModels(m.opts.Model)
-	}
-	if err == nil {
-		err = m.requireDeps("Config", s)
-	}
-	return s, err
 }
 
 // clock stamps creation times: strictly increasing UTC times with

@@ -51,7 +51,7 @@ func (t *Turn) ObservationErr() error {
 // thread would use (thread or resource scope per the merged config). In
 // thread scope the thread must exist and belong to resourceID.
 func (m *Memory) Observations(ctx context.Context, threadID, resourceID string, cfg *Config) (store.ObservationRecord, error) {
-	s, err := m.open(ctx, "Observations")
+	s, err := m.entry.open(ctx, "Observations")
 	if err != nil {
 		return store.ObservationRecord{}, err
 	}
@@ -61,7 +61,7 @@ func (m *Memory) Observations(ctx context.Context, threadID, resourceID string, 
 	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return store.ObservationRecord{}, err
 	}
-	st, err := m.settings(cfg)
+	st, err := m.conf.settings(cfg)
 	if err != nil {
 		return store.ObservationRecord{}, err
 	}

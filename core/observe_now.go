@@ -15,7 +15,7 @@ import (
 // returns the stored record. Unlike the cycle after Commit, its failures are
 // returned: a failed batch leaves its messages unobserved.
 func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cfg *Config) (rec store.ObservationRecord, err error) {
-	ctx, sp := m.startOp(ctx, "ObserveNow", threadID, resourceID, "")
+	ctx, sp := m.spans.startOp(ctx, "ObserveNow", threadID, resourceID, "")
 	defer func() { err = endObservation(sp, rec, err) }()
 	o, th, err := m.observedThread(ctx, "ObserveNow", threadID, resourceID, cfg)
 	if err != nil {
@@ -29,7 +29,7 @@ func (m *Memory) ObserveNow(ctx context.Context, threadID, resourceID string, cf
 // and returns the stored record; a record without observations is returned
 // unchanged.
 func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cfg *Config) (rec store.ObservationRecord, err error) {
-	ctx, sp := m.startOp(ctx, "ReflectNow", threadID, resourceID, "")
+	ctx, sp := m.spans.startOp(ctx, "ReflectNow", threadID, resourceID, "")
 	defer func() { err = endObservation(sp, rec, err) }()
 	o, th, err := m.observedThread(ctx, "ReflectNow", threadID, resourceID, cfg)
 	if err != nil {
@@ -46,7 +46,7 @@ func (m *Memory) ReflectNow(ctx context.Context, threadID, resourceID string, cf
 // go too. It waits for a cycle of the record running in this process and
 // returns the cleared record.
 func (m *Memory) ClearObservations(ctx context.Context, threadID, resourceID string, cfg *Config) (_ store.ObservationRecord, err error) {
-	ctx, sp := m.startOp(ctx, "ClearObservations", threadID, resourceID, "")
+	ctx, sp := m.spans.startOp(ctx, "ClearObservations", threadID, resourceID, "")
 	defer func() { err = sp.End(err) }()
 	o, th, err := m.observedThread(ctx, "ClearObservations", threadID, resourceID, cfg)
 	if err != nil {
@@ -58,7 +58,7 @@ func (m *Memory) ClearObservations(ctx context.Context, threadID, resourceID str
 // observedThread validates a caller's observational-memory call and
 // returns its settings and thread.
 func (m *Memory) observedThread(ctx context.Context, op, threadID, resourceID string, cfg *Config) (*observe.Settings, Thread, error) {
-	s, err := m.open(ctx, op)
+	s, err := m.entry.open(ctx, op)
 	if err != nil {
 		return nil, Thread{}, err
 	}
@@ -68,7 +68,7 @@ func (m *Memory) observedThread(ctx context.Context, op, threadID, resourceID st
 	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return nil, Thread{}, memerr.WithOp(op, err)
 	}
-	st, err := m.settings(cfg)
+	st, err := m.conf.settings(cfg)
 	if err != nil {
 		return nil, Thread{}, err
 	}

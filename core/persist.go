@@ -35,10 +35,17 @@ func (p msgPlace) name(msg *Message) string {
 	return s
 }
 
+// rules are what a message or a title must be to be stored, and what
+// makes a message storable (ids, creation times).
+type rules struct {
+	opts  *Options // the Memory's defaulted options: limits and NewID
+	clock *clock
+}
+
 // validateMessage checks the role, the id when set, the content (one rule
 // for every store, see store.ValidateContent) and the size cap; errors name
 // the message by its id or its place.
-func (m *Memory) validateMessage(op string, msg *Message, place msgPlace) error {
+func (r *rules) validateMessage(op string, msg *Message, place msgPlace) error {
 	switch msg.Role {
 	case RoleUser, RoleAssistant, RoleSignal, RoleSystem:
 	default:
@@ -52,21 +59,21 @@ func (m *Memory) validateMessage(op string, msg *Message, place msgPlace) error 
 	if err := store.ValidateContent(msg); err != nil {
 		return memerr.WithOp(op, err)
 	}
-	return m.checkMessageSize(op, msg, place)
+	return r.checkMessageSize(op, msg, place)
 }
 
 // checkMessageSize refuses a message whose content, encoded as the stores
 // keep it (message.MarshalStored: JSON, each text once), is over
 // Options.MaxMessageBytes.
-func (m *Memory) checkMessageSize(op string, msg *Message, place msgPlace) error {
-	if bound, ok := msg.Content.EncodedSizeBound(); ok && bound <= m.opts.MaxMessageBytes {
+func (r *rules) checkMessageSize(op string, msg *Message, place msgPlace) error {
+	if bound, ok := msg.Content.EncodedSizeBound(); ok && bound <= r.opts.MaxMessageBytes {
 		return nil // certainly under the cap: encoding it only to measure is waste
 	}
 	b, err := message.MarshalStored(msg.Content)
 	if err != nil {
 		return &Error{Code: CodeInvalidMessage, Op: op, Msg: place.name(msg) + " cannot be encoded", Err: err}
 	}
-	if len(b) <= m.opts.MaxMessageBytes {
+	if len(b) <= r.opts.MaxMessageBytes {
 		return nil
 	}
 	text := 0
@@ -74,21 +81,21 @@ func (m *Memory) checkMessageSize(op string, msg *Message, place msgPlace) error
 		text += len(p.Text)
 	}
 	return memerr.Errorf(CodeMessageTooLarge, op, "%s is %s bytes encoded as stored (JSON, with %s bytes of text), over the limit of %s bytes (Options.MaxMessageBytes)",
-		place.name(msg), groupDigits(len(b)), groupDigits(text), groupDigits(m.opts.MaxMessageBytes))
+		place.name(msg), groupDigits(len(b)), groupDigits(text), groupDigits(r.opts.MaxMessageBytes))
 }
 
 // prepare makes a message persistable: strips what is never stored, assigns
 // id and timestamp. The caller counts the tokens of the batch (budget.CountAll).
-func (m *Memory) prepare(op string, msg Message) (Message, bool) {
+func (r *rules) prepare(op string, msg Message) (Message, bool) {
 	msg, ok := window.Persistable(msg, WorkingMemoryToolName)
 	if !ok {
 		return msg, false
 	}
 	if msg.ID == "" {
-		msg.ID = m.opts.NewID()
+		msg.ID = r.opts.NewID()
 	}
 	if msg.CreatedAt.IsZero() {
-		msg.CreatedAt = m.clock.Stamp()
+		msg.CreatedAt = r.clock.Stamp()
 	} else {
 		msg.CreatedAt = msg.CreatedAt.UTC().Truncate(time.Microsecond)
 	}

@@ -25,11 +25,11 @@ func (m *Memory) Analyzer() *analysis.Analyzer { return m.rec.Analyzer() }
 // reindexed), and nil when semantic recall is off or the store cannot list
 // its indexes (vector.IndexLister).
 func (m *Memory) CheckIndex(ctx context.Context, resourceID string) error {
-	s, err := m.open(ctx, "CheckIndex")
+	s, err := m.entry.open(ctx, "CheckIndex")
 	if err != nil {
 		return err
 	}
-	st, err := m.settings(nil)
+	st, err := m.conf.settings(nil)
 	if err != nil || st.recall == nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (m *Memory) CheckIndex(ctx context.Context, resourceID string) error {
 // process could not record. It lists the recorded messages, so it is meant
 // for monitoring and tests.
 func (m *Memory) Unindexed(ctx context.Context, resourceID string) (int, error) {
-	s, err := m.open(ctx, "Unindexed")
+	s, err := m.entry.open(ctx, "Unindexed")
 	if err != nil {
 		return 0, err
 	}
@@ -59,16 +59,16 @@ func (m *Memory) Unindexed(ctx context.Context, resourceID string) (int, error) 
 // unindexed and deletes those records: the reindex moves the resource into
 // the index of the configured embedder.
 func (m *Memory) ReindexResource(ctx context.Context, resourceID string) (err error) {
-	ctx, sp := m.startOp(ctx, "ReindexResource", "", resourceID, "")
+	ctx, sp := m.spans.startOp(ctx, "ReindexResource", "", resourceID, "")
 	defer func() { err = sp.End(err) }()
 	if err := store.ValidateID("resourceId", resourceID); err != nil {
 		return err
 	}
-	s, err := m.open(ctx, "ReindexResource")
+	s, err := m.entry.open(ctx, "ReindexResource")
 	if err != nil {
 		return err
 	}
-	st, err := m.settings(nil)
+	st, err := m.conf.settings(nil)
 	if err != nil || st.recall == nil {
 		return err
 	}
@@ -81,13 +81,13 @@ func (m *Memory) ReindexResource(ctx context.Context, resourceID string) (err er
 // the resource's records have another index version (ErrIndexVersionMismatch),
 // it rebuilds the whole resource (see ReindexResource).
 func (m *Memory) Reindex(ctx context.Context, threadID string) (err error) {
-	ctx, sp := m.startOp(ctx, "Reindex", threadID, "", "")
+	ctx, sp := m.spans.startOp(ctx, "Reindex", threadID, "", "")
 	defer func() { err = sp.End(err) }()
-	s, err := m.openThread(ctx, "Reindex", threadID)
+	s, err := m.entry.openThread(ctx, "Reindex", threadID)
 	if err != nil {
 		return err
 	}
-	st, err := m.settings(nil)
+	st, err := m.conf.settings(nil)
 	if err != nil || st.recall == nil {
 		return err
 	}

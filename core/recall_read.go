@@ -50,9 +50,9 @@ type RecallResult struct {
 // semantic matches. The result is always in chronological order.
 func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, err error) {
 	const op = "Recall"
-	ctx, sp := startRecall(ctx, m.tel, q)
+	ctx, sp := startRecall(ctx, m.spans.tel, q)
 	defer func() { err = endRecall(sp, res, err) }()
-	s, err := m.open(ctx, "Recall")
+	s, err := m.entry.open(ctx, "Recall")
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -63,7 +63,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, e
 		err.(*memerr.Error).Op = op
 		return RecallResult{}, err
 	}
-	st, err := m.settings(q.Config)
+	st, err := m.conf.settings(q.Config)
 	if err != nil {
 		return RecallResult{}, err
 	}
@@ -83,17 +83,17 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, e
 		}
 	}
 	if budgeted {
-		hist, err := m.loadHistory(ctx, s, th, st, q.Range, q.Metadata, nil)
+		hist, err := m.hist.loadHistory(ctx, s, th, st, q.Range, q.Metadata, nil)
 		if err != nil {
 			return RecallResult{}, err
 		}
-		kept, err := m.fillBare(ctx, s, window.TrimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, budget.ReplyPriming), hist.bare)
+		kept, err := m.hist.fillBare(ctx, s, window.TrimToBudget(hist.messages, st.maxTokens-st.atMaxRemove, budget.ReplyPriming), hist.bare)
 		if err != nil {
 			return RecallResult{}, err
 		}
 		extra := recall.Recalled(th, hits, kept)
 		for i := range extra {
-			m.ensureTokens(&extra[i])
+			m.hist.ensureTokens(&extra[i])
 		}
 		out := kept // chronological, as loaded
 		if extra = window.AfterBoundary(th.ID, th.Boundary, store.Boundary{MaxTokens: st.maxTokens, AtMaxRemoveTokens: st.atMaxRemove}, extra); len(extra) > 0 {
@@ -118,8 +118,8 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) (res RecallResult, e
 	if err != nil {
 		return RecallResult{}, err
 	}
-	m.reportSkipped(ctx, page.Messages)
-	m.reportSkipped(ctx, page.Included)
+	m.skipped.Report(ctx, page.Messages)
+	m.skipped.Report(ctx, page.Included)
 	included := page.Included
 	if len(hits) > 0 {
 		included = recall.FilterContext(included, hits, message.And(st.recall.Filter, q.Metadata))

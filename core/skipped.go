@@ -39,6 +39,3 @@ func (p *skippedParts) Report(ctx context.Context, msgs []Message) {
 		}
 	}
 }
-
-// reportSkipped reports the skipped parts of msgs (skippedParts.Report).
-func (m *Memory) reportSkipped(ctx context.Context, msgs []Message) { m.skipped.Report(ctx, msgs) }

@@ -13,13 +13,21 @@ import (
 	"github.com/agentmem/agentmem/core/vector"
 )
 
-// instrument sets up the spans and metrics of m (see docs/observability.md).
-func (m *Memory) instrument() {
-	m.tel = telemetry.New(telemetry.Config{TracerProvider: m.opts.TracerProvider, MeterProvider: m.opts.MeterProvider,
-		CaptureContent: m.opts.CaptureMessageContent, DBSystem: dbSystem(m.opts.Store)})
-	if m.opts.Embedder != nil {
-		m.opts.Embedder = tracedEmbedder{e: m.opts.Embedder, tel: m.tel}
+// spans starts the spans of Memory's operations and records its metrics
+// (see docs/observability.md).
+type spans struct {
+	tel *telemetry.T
+}
+
+// instrument sets up the spans and metrics that opts ask for, and wraps
+// opts.Embedder so that each of its calls has a span.
+func instrument(opts *Options) spans {
+	s := spans{tel: telemetry.New(telemetry.Config{TracerProvider: opts.TracerProvider, MeterProvider: opts.MeterProvider,
+		CaptureContent: opts.CaptureMessageContent, DBSystem: dbSystem(opts.Store)})}
+	if opts.Embedder != nil {
+		opts.Embedder = tracedEmbedder{e: opts.Embedder, tel: s.tel}
 	}
+	return s
 }
 
 // dbSystem names the store for db.system.name from its driver's package:
@@ -46,12 +54,12 @@ func dbSystem(s store.Store) string {
 // startOp starts the span of a public operation on a thread; genaiOp,
 // when set, is its GenAI memory operation name; more are further
 // attributes known at the start.
-func (m *Memory) startOp(ctx context.Context, op, threadID, resourceID, genaiOp string, more ...attribute.KeyValue) (context.Context, telemetry.Op) {
-	return m.tel.StartOp(ctx, op, threadID, resourceID, genaiOp, more...)
+func (s *spans) startOp(ctx context.Context, op, threadID, resourceID, genaiOp string, more ...attribute.KeyValue) (context.Context, telemetry.Op) {
+	return s.tel.StartOp(ctx, op, threadID, resourceID, genaiOp, more...)
 }
 
 // endBegin records what Begin built on its span and in the turn metrics.
-func (m *Memory) endBegin(ctx context.Context, sp telemetry.Op, t *Turn, err error) error {
+func (s *spans) endBegin(ctx context.Context, sp telemetry.Op, t *Turn, err error) error {
 	if err != nil || t == nil {
 		return sp.End(err)
 	}
@@ -59,7 +67,7 @@ func (m *Memory) endBegin(ctx context.Context, sp telemetry.Op, t *Turn, err err
 	for i := range t.trimmed {
 		trimmed += t.trimmed[i].Tokens
 	}
-	m.tel.Turn(ctx, loaded, trimmed, len(t.recalled))
+	s.tel.Turn(ctx, loaded, trimmed, len(t.recalled))
 	if sp.Recording() {
 		attrs := append(make([]attribute.KeyValue, 0, 7), telemetry.AttrTokensLoaded.Int(loaded), telemetry.AttrTokensTrimmed.Int(trimmed),
 			telemetry.AttrMessagesLoaded.Int(len(t.prompt)), telemetry.AttrMessagesTrimmed.Int(len(t.trimmed)),
@@ -77,23 +85,23 @@ func (t *Turn) startTurnOp(ctx context.Context, op string, msgs []Message) (cont
 	if t == nil || ctx == nil {
 		return ctx, telemetry.Op{}
 	}
-	return t.m.startSaving(ctx, op, t.req.ThreadID, t.req.ResourceID, msgs)
+	return t.m.spans.startSaving(ctx, op, t.req.ThreadID, t.req.ResourceID, msgs)
 }
 
 // startSaving starts the span of an operation saving msgs: their count
 // and their text (contentAttrs) are known at its start.
-func (m *Memory) startSaving(ctx context.Context, op, threadID, resourceID string, msgs []Message) (context.Context, telemetry.Op) {
+func (s *spans) startSaving(ctx context.Context, op, threadID, resourceID string, msgs []Message) (context.Context, telemetry.Op) {
 	saved := telemetry.AttrMessagesSaved.Int(len(msgs))
-	if !m.tel.CaptureContent() {
-		return m.startOp(ctx, op, threadID, resourceID, "", saved)
+	if !s.tel.CaptureContent() {
+		return s.startOp(ctx, op, threadID, resourceID, "", saved)
 	}
-	return m.startOp(ctx, op, threadID, resourceID, "", append(m.contentAttrs(msgs), saved)...)
+	return s.startOp(ctx, op, threadID, resourceID, "", append(s.contentAttrs(msgs), saved)...)
 }
 
 // contentAttrs is the text of msgs when the application opted in, else
 // nothing.
-func (m *Memory) contentAttrs(msgs []Message) []attribute.KeyValue {
-	if !m.tel.CaptureContent() || len(msgs) == 0 {
+func (s *spans) contentAttrs(msgs []Message) []attribute.KeyValue {
+	if !s.tel.CaptureContent() || len(msgs) == 0 {
 		return nil
 	}
 	texts := make([]string, len(msgs))
@@ -105,8 +113,8 @@ func (m *Memory) contentAttrs(msgs []Message) []attribute.KeyValue {
 
 // startBackground starts the span of background work that ctx's span
 // scheduled, linked to it, with the attributes known at its start.
-func (m *Memory) startBackground(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, telemetry.Op) {
-	return m.tel.Background(ctx, name, attrs...)
+func (s *spans) startBackground(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, telemetry.Op) {
+	return s.tel.Background(ctx, name, attrs...)
 }
 
 // tracedEmbedder gives each embedder call a GenAI embeddings span.
@@ -131,12 +139,12 @@ const (
 )
 
 // startSave starts the span of SaveMessages (op) of msgs.
-func (m *Memory) startSave(ctx context.Context, op string, msgs []Message) (context.Context, telemetry.Op) {
+func (s *spans) startSave(ctx context.Context, op string, msgs []Message) (context.Context, telemetry.Op) {
 	var threadID, resourceID string
 	if len(msgs) > 0 {
 		threadID, resourceID = msgs[0].ThreadID, msgs[0].ResourceID
 	}
-	return m.startSaving(ctx, op, threadID, resourceID, msgs)
+	return s.startSaving(ctx, op, threadID, resourceID, msgs)
 }
 
 // startRecall starts the span of Recall; a semantic search makes it a
@@ -159,12 +167,12 @@ func endRecall(sp telemetry.Op, res RecallResult, err error) error {
 
 // startEffect starts the span of a side effect of a save: a child of the
 // save's span, or for background effects a root linked to it.
-func (m *Memory) startEffect(ctx context.Context, f sideEffect) (context.Context, telemetry.Op) {
+func (s *spans) startEffect(ctx context.Context, f sideEffect) (context.Context, telemetry.Op) {
 	name := "save." + strings.ReplaceAll(f.name, " ", "_")
 	if f.background {
-		return m.startBackground(ctx, name)
+		return s.startBackground(ctx, name)
 	}
-	return m.tel.Start(ctx, name)
+	return s.tel.Start(ctx, name)
 }
 
 // endObservation records the observation tokens of rec on sp and ends it.

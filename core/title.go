@@ -17,18 +17,18 @@ const defaultTitleInstructions = `You write the title of a conversation.
 
 // maybeTitle generates a title after Commit when the thread has none and has
 // at least MinMessages messages. Failures are logged, never returned.
-func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved []Message) {
+func (ef *effects) maybeTitle(ctx context.Context, st settings, th Thread, saved []Message) {
 	if st.title == nil || st.readOnly || th.Title != "" {
 		return
 	}
 	model := st.title.Model
 	if model == nil {
-		model = m.opts.Model
+		model = ef.opts.Model
 	}
 	if model == nil {
 		return
 	}
-	s, _ := m.checked()
+	s, _ := ef.entry.checked()
 	cur, err := s.GetThread(ctx, th.ID)
 	if err != nil || cur.Title != "" {
 		return
@@ -49,7 +49,7 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 	}
 	out, err := model.Generate(ctx, instructions, b.String())
 	if err != nil {
-		m.log.WarnContext(ctx, "agentmem: title generation failed", "thread", th.ID, "err", err)
+		ef.log.WarnContext(ctx, "agentmem: title generation failed", "thread", th.ID, "err", err)
 		return
 	}
 	title := cleanTitle(out)
@@ -57,7 +57,7 @@ func (m *Memory) maybeTitle(ctx context.Context, st settings, th Thread, saved [
 		return
 	}
 	if _, err := s.UpdateThread(ctx, th.ID, &title, nil); err != nil {
-		m.log.WarnContext(ctx, "agentmem: saving title failed", "thread", th.ID, "err", err)
+		ef.log.WarnContext(ctx, "agentmem: saving title failed", "thread", th.ID, "err", err)
 		return
 	}
 	if st.title.OnTitle != nil {

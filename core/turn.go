@@ -77,12 +77,20 @@ type Turn struct {
 	boundaryMoved bool
 }
 
+// intake takes in what a turn brings: its input messages and its thread.
+type intake struct {
+	rules  rules
+	opts   *Options // the Memory's defaulted options: NewID
+	clock  *clock
+	tokens *messageTokens
+}
+
 // turnInput validates the input and stamps it with ids, thread and time.
-func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
+func (ik *intake) turnInput(op string, req TurnRequest) ([]Message, error) {
 	input := window.Clone(req.Input)
 	for i := range input {
 		in := &input[i]
-		if err := m.validateMessage(op, in, msgAt("input", i, len(input))); err != nil {
+		if err := ik.rules.validateMessage(op, in, msgAt("input", i, len(input))); err != nil {
 			return nil, err
 		}
 		if in.ThreadID != "" && in.ThreadID != req.ThreadID {
@@ -93,28 +101,28 @@ func (m *Memory) turnInput(op string, req TurnRequest) ([]Message, error) {
 		}
 		in.ThreadID, in.ResourceID, in.Source = req.ThreadID, req.ResourceID, SourceInput
 		if in.ID == "" {
-			in.ID = m.opts.NewID()
+			in.ID = ik.opts.NewID()
 		}
 		if in.CreatedAt.IsZero() {
-			in.CreatedAt = m.clock.Stamp()
+			in.CreatedAt = ik.clock.Stamp()
 		}
 		// Counts supplied by the caller are not trusted: new messages are
 		// counted here, once (system input is not stored but is in the prompt).
 		in.Tokens, in.TokenEncoding = 0, ""
-		m.tokens.count(in)
+		ik.tokens.count(in)
 	}
 	return input, nil
 }
 
 // turnThread loads the thread, creating it when missing (unless read-only),
 // and enforces ownership.
-func (m *Memory) turnThread(ctx context.Context, s *store.Checked, req TurnRequest, readOnly bool) (Thread, error) {
+func (ik *intake) turnThread(ctx context.Context, s *store.Checked, req TurnRequest, readOnly bool) (Thread, error) {
 	th, err := s.GetThread(ctx, req.ThreadID)
 	switch {
 	case errors.Is(err, ErrThreadNotFound) && readOnly:
 		return Thread{ID: req.ThreadID, ResourceID: req.ResourceID}, nil
 	case errors.Is(err, ErrThreadNotFound):
-		now := m.clock.Stamp()
+		now := ik.clock.Stamp()
 		return s.SaveThread(ctx, Thread{ID: req.ThreadID, ResourceID: req.ResourceID, CreatedAt: now, UpdatedAt: now})
 	case err != nil:
 		return Thread{}, err
@@ -125,30 +133,31 @@ func (m *Memory) turnThread(ctx context.Context, s *store.Checked, req TurnReque
 	return th, nil
 }
 
-func (m *Memory) systemMessage(text string) Message {
+// systemMessage is a system message of text for the prompt, counted.
+func (hr *historyReader) systemMessage(text string) Message {
 	msg := NewMessage(RoleSystem, text)
 	msg.Source = SourceSystem
-	msg.Tokens = m.systemTokens(text)
-	msg.TokenEncoding = m.tk.Encoding()
+	msg.Tokens = hr.systemTokens(text)
+	msg.TokenEncoding = hr.tk.Encoding()
 	return msg
 }
 
 // systemTokens caches the counts of system texts: instructions repeat every
 // turn and must not be re-tokenized.
-func (m *Memory) systemTokens(text string) int {
-	m.sysMu.Lock()
-	n, ok := m.sysCache[text]
-	m.sysMu.Unlock()
+func (hr *historyReader) systemTokens(text string) int {
+	hr.sysMu.Lock()
+	n, ok := hr.sysCache[text]
+	hr.sysMu.Unlock()
 	if ok {
 		return n
 	}
-	n = budget.TextTokens(m.tk, text)
-	m.sysMu.Lock()
-	if m.sysCache == nil || len(m.sysCache) >= 1024 {
-		m.sysCache = map[string]int{}
+	n = budget.TextTokens(hr.tk, text)
+	hr.sysMu.Lock()
+	if hr.sysCache == nil || len(hr.sysCache) >= 1024 {
+		hr.sysCache = map[string]int{}
 	}
-	m.sysCache[text] = n
-	m.sysMu.Unlock()
+	hr.sysCache[text] = n
+	hr.sysMu.Unlock()
 	return n
 }
 

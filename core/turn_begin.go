@@ -65,9 +65,9 @@ var beginSteps = []beginStep{
 //
 // An error names the step it came from.
 func (m *Memory) Begin(ctx context.Context, req TurnRequest) (turn *Turn, err error) {
-	ctx, sp := m.startOp(ctx, "Begin", req.ThreadID, req.ResourceID, "", m.contentAttrs(req.Input)...)
-	defer func() { err = m.endBegin(ctx, sp, turn, err) }()
-	s, err := m.open(ctx, "Begin")
+	ctx, sp := m.spans.startOp(ctx, "Begin", req.ThreadID, req.ResourceID, "", m.spans.contentAttrs(req.Input)...)
+	defer func() { err = m.spans.endBegin(ctx, sp, turn, err) }()
+	s, err := m.entry.open(ctx, "Begin")
 	if err != nil {
 		return nil, err
 	}
@@ -77,13 +77,13 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (turn *Turn, err er
 	if err := store.ValidateID("resourceId", req.ResourceID); err != nil {
 		return nil, err
 	}
-	st, err := m.settings(req.Config)
+	st, err := m.conf.settings(req.Config)
 	if err != nil {
 		return nil, err
 	}
 	st.readOnly = st.readOnly || req.ReadOnly
 	t := &Turn{m: m, st: st, req: req}
-	b := &build{s: s, src: m.newHistorySource(st)}
+	b := &build{s: s, src: m.hist.newHistorySource(st)}
 	for _, step := range beginSteps {
 		if err := step.run(t, ctx, b); err != nil {
 			return nil, stepError(step.name, err)
@@ -115,12 +115,12 @@ func (t *Turn) stepInput(_ context.Context, b *build) error {
 			b.supplied[in.ID] = true
 		}
 	}
-	input, err := t.m.turnInput("Begin", t.req)
+	input, err := t.m.intake.turnInput("Begin", t.req)
 	if err != nil {
 		return err
 	}
 	for i := range t.req.Context {
-		if err := t.m.validateMessage("Begin", &t.req.Context[i], msgAt("context", i, len(t.req.Context))); err != nil {
+		if err := t.m.rules.validateMessage("Begin", &t.req.Context[i], msgAt("context", i, len(t.req.Context))); err != nil {
 			return err
 		}
 	}
@@ -129,7 +129,7 @@ func (t *Turn) stepInput(_ context.Context, b *build) error {
 }
 
 func (t *Turn) stepThread(ctx context.Context, b *build) (err error) {
-	t.thread, err = t.m.turnThread(ctx, b.s, t.req, t.st.readOnly)
+	t.thread, err = t.m.intake.turnThread(ctx, b.s, t.req, t.st.readOnly)
 	return err
 }
 
@@ -145,7 +145,7 @@ func (t *Turn) stepHistory(ctx context.Context, b *build) (err error) {
 func (t *Turn) stepFilterInput(ctx context.Context, b *build) error {
 	st := t.st
 	var err error
-	if t.persist, b.history, err = t.m.filterInput(ctx, b.s, st, b.history, b.src.hasPast(), b.input, b.supplied); err != nil {
+	if t.persist, b.history, err = t.m.intake.filterInput(ctx, b.s, st, b.history, b.src.hasPast(), b.input, b.supplied); err != nil {
 		return err
 	}
 	if !st.retainFullInput && (st.historyEnabled || st.observation != nil) {
@@ -160,7 +160,7 @@ func (t *Turn) stepFilterInput(ctx context.Context, b *build) error {
 
 func (t *Turn) stepInstructions(_ context.Context, b *build) error {
 	for _, text := range t.req.System {
-		b.system = append(b.system, t.m.systemMessage(text))
+		b.system = append(b.system, t.m.hist.systemMessage(text))
 	}
 	observations, others := b.src.frame()
 	b.system = append(b.system, observations...)
@@ -178,7 +178,7 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 		t.tools = []Tool{t.m.workingMemoryTool(*tool)}
 	}
 	if wm != "" {
-		b.system = append(b.system, t.m.systemMessage(wm))
+		b.system = append(b.system, t.m.hist.systemMessage(wm))
 	}
 	return nil
 }
@@ -192,7 +192,7 @@ func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 		same, other, inc, err := t.m.rec.ForTurn(ctx, b.s, t.st.recall, t.thread, b.conv, b.input)
 		for _, list := range [][]Message{same, other} {
 			for i := range list {
-				t.m.ensureTokens(&list[i])
+				t.m.hist.ensureTokens(&list[i])
 			}
 		}
 		if err != nil {
@@ -203,7 +203,7 @@ func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 		b.others = append(b.others, other...)
 	}
 	if len(b.others) > 0 {
-		b.system = append(b.system, t.m.systemMessage(transcript.OtherThreads(window.Merge(b.others))))
+		b.system = append(b.system, t.m.hist.systemMessage(transcript.OtherThreads(window.Merge(b.others))))
 	}
 	return nil
 }
@@ -224,7 +224,7 @@ func (t *Turn) stepBudget(ctx context.Context, b *build) (err error) {
 			return err
 		}
 	}
-	b.conv, err = t.m.fillBare(ctx, b.s, b.conv, b.src.bare())
+	b.conv, err = t.m.hist.fillBare(ctx, b.s, b.conv, b.src.bare())
 	return err
 }
 

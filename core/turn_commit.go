@@ -50,10 +50,10 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 	}
 	batch := t.persistBatch(op, loop)
 	if len(batch) == 0 {
-		m.runEffects(ctx, m.saveEffects(t.st, nil, t, nil))
+		m.effects.runEffects(ctx, m.effects.saveEffects(t.st, nil, t, nil))
 		return nil
 	}
-	s, err := m.checked()
+	s, err := m.entry.checked()
 	if err != nil {
 		t.committed = false
 		return err
@@ -65,7 +65,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 	}
 	t.saves.input = true
 	t.markSaved(at, exacts)
-	m.runEffects(ctx, m.saveEffects(t.st, saved, t, e))
+	m.effects.runEffects(ctx, m.effects.saveEffects(t.st, saved, t, e))
 	return nil
 }
 
@@ -91,7 +91,7 @@ func (t *Turn) stamp(op, where string, msgs []Message) ([]Message, error) {
 		if r.Role == "" {
 			r.Role = RoleAssistant
 		}
-		if err := t.m.validateMessage(op, r, msgAt(where, i, len(resp))); err != nil {
+		if err := t.m.rules.validateMessage(op, r, msgAt(where, i, len(resp))); err != nil {
 			return nil, err
 		}
 		if err := t.responseIDs(op, r); err != nil {

@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
@@ -23,29 +25,41 @@ type sideEffect struct {
 	run        func(ctx context.Context) error
 }
 
+// effects runs what follows a save: indexing, titles, observational
+// memory.
+type effects struct {
+	opts     *Options // the Memory's defaulted options: Model
+	entry    entry
+	spans    spans
+	log      *slog.Logger
+	bg       *sync.WaitGroup // the Memory's background work
+	rec      *recall.Engine
+	observer *observe.Observer // nil without a store
+}
+
 // saveEffects lists what follows a save, in order: the new messages are
 // indexed (indexEffects); for a committed turn, the title and observational
 // memory follow, each in the background when configured so. A save that
 // embedded the messages first leaves e.
-func (m *Memory) saveEffects(st settings, saved []Message, turn *Turn, e *indexing.Embedded) []sideEffect {
+func (ef *effects) saveEffects(st settings, saved []Message, turn *Turn, e *indexing.Embedded) []sideEffect {
 	var prior *indexing.Prior
 	if turn != nil {
 		prior = &turn.prior
 	}
-	fx := indexEffects(m.rec, st, saved, prior, e)
+	fx := indexEffects(ef.rec, st, saved, prior, e)
 	if turn == nil {
 		return fx
 	}
 	if st.title != nil && len(saved)+len(turn.saves.stored) > 0 {
 		fx = append(fx, sideEffect{name: "title", background: st.title.Background, run: func(ctx context.Context) error {
-			m.maybeTitle(ctx, st, turn.thread, saved)
+			ef.maybeTitle(ctx, st, turn.thread, saved)
 			return nil
 		}})
 	}
 	if st.observation != nil {
 		// Background observation has its own coalescing queue (Observer.AfterSave).
 		fx = append(fx, sideEffect{name: "observe", run: func(ctx context.Context) error {
-			turn.obsErr = m.observer.AfterSave(ctx, st.observation, turn.thread, observe.Pending{Known: turn.knownUnobserved(saved)})
+			turn.obsErr = ef.observer.AfterSave(ctx, st.observation, turn.thread, observe.Pending{Known: turn.knownUnobserved(saved)})
 			return nil
 		}})
 	}
@@ -77,26 +91,26 @@ func indexEffects(rec *recall.Engine, st settings, saved []Message, prior *index
 }
 
 // runEffects runs side effects in order, inline or in the background.
-func (m *Memory) runEffects(ctx context.Context, fx []sideEffect) {
+func (ef *effects) runEffects(ctx context.Context, fx []sideEffect) {
 	for _, f := range fx {
 		if !f.background {
-			m.runEffect(ctx, f)
+			ef.runEffect(ctx, f)
 			continue
 		}
-		m.bg.Add(1)
+		ef.bg.Add(1)
 		go func() {
-			defer m.bg.Done()
+			defer ef.bg.Done()
 			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), effectTimeout)
 			defer cancel()
-			m.runEffect(bctx, f)
+			ef.runEffect(bctx, f)
 		}()
 	}
 }
 
-func (m *Memory) runEffect(ctx context.Context, f sideEffect) {
-	ctx, sp := m.startEffect(ctx, f)
+func (ef *effects) runEffect(ctx context.Context, f sideEffect) {
+	ctx, sp := ef.spans.startEffect(ctx, f)
 	err := sp.End(f.run(ctx))
 	if err != nil {
-		m.log.WarnContext(ctx, "agentmem: "+f.name+" after save failed", "err", err)
+		ef.log.WarnContext(ctx, "agentmem: "+f.name+" after save failed", "err", err)
 	}
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/observe"
@@ -16,6 +17,17 @@ const historyPageSize = 64
 
 // maxHistoryPage caps one history read.
 const maxHistoryPage = 1000
+
+// historyReader reads the history of a thread for a prompt and counts
+// the prompt's system messages.
+type historyReader struct {
+	tk       Tokenizer
+	tokens   *messageTokens
+	skipped  *skippedParts
+	observer *observe.Observer // nil without a store
+	sysMu    sync.Mutex
+	sysCache map[string]int // token counts of system texts
+}
 
 // history is what loadHistory read: chronological messages after the boundary.
 type history struct {
@@ -42,7 +54,7 @@ type history struct {
 // boundary applies.
 // links are the tool-call ids of the turn's input: their stored calls are
 // decoded wherever the window reaches (see store.WindowFit.Links).
-func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, st settings, rng store.DateRange, md message.Filter, links []string) (history, error) {
+func (hr *historyReader) loadHistory(ctx context.Context, s *store.Checked, th Thread, st settings, rng store.DateRange, md message.Filter, links []string) (history, error) {
 	if !st.historyEnabled {
 		return history{}, nil
 	}
@@ -70,12 +82,12 @@ func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, s
 	var newestFirst []Message
 	tokens := 0
 	for {
-		page, err := m.historyPage(ctx, s, st, q, tokens, links)
+		page, err := hr.historyPage(ctx, s, st, q, tokens, links)
 		if err != nil {
 			return history{}, err
 		}
 		h.reads++
-		m.reportSkipped(ctx, page.Messages)
+		hr.skipped.Report(ctx, page.Messages)
 		newestFirst = slices.Grow(newestFirst, len(page.Messages))
 		for i, msg := range page.Messages {
 			if msg.Role == RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {
@@ -89,7 +101,7 @@ func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, s
 			} else {
 				links = append(links, msg.ToolCallIDs()...)
 			}
-			m.ensureTokens(&msg)
+			hr.ensureTokens(&msg)
 			newestFirst = append(newestFirst, msg)
 			tokens += msg.Tokens
 		}
@@ -118,19 +130,19 @@ func (m *Memory) loadHistory(ctx context.Context, s *store.Checked, th Thread, s
 // listed). The budget's fixed costs known here are the reply priming and
 // AtMaxRemoveTokens; instructions, working memory and input are not, so up
 // to their worth of rows is decoded and then dropped.
-func (m *Memory) historyPage(ctx context.Context, s *store.Checked, st settings, q store.MessageQuery, used int, links []string) (store.WindowPage, error) {
+func (hr *historyReader) historyPage(ctx context.Context, s *store.Checked, st settings, q store.MessageQuery, used int, links []string) (store.WindowPage, error) {
 	if !st.tokenBudget() {
 		page, err := s.ListMessages(ctx, q)
 		return store.WindowPage{MessagePage: page}, err
 	}
 	fits := st.maxTokens - budget.ReplyPriming
-	return s.ListWindow(ctx, q, store.WindowFit{Encoding: m.tk.Encoding(), Fits: fits, Keep: fits - st.atMaxRemove, Used: used, Links: links})
+	return s.ListWindow(ctx, q, store.WindowFit{Encoding: hr.tk.Encoding(), Fits: fits, Keep: fits - st.atMaxRemove, Used: used, Links: links})
 }
 
 // fillBare returns msgs with the content of those read bare loaded (one
 // GetMessages for all). Only a message a trim keeps although the read did
 // not expect it (one larger than the room skipped before it) needs it.
-func (m *Memory) fillBare(ctx context.Context, s *store.Checked, msgs []Message, bare map[string]bool) ([]Message, error) {
+func (hr *historyReader) fillBare(ctx context.Context, s *store.Checked, msgs []Message, bare map[string]bool) ([]Message, error) {
 	var ids []string
 	for i := range msgs {
 		if bare[msgs[i].ID] {
@@ -144,7 +156,7 @@ func (m *Memory) fillBare(ctx context.Context, s *store.Checked, msgs []Message,
 	if err != nil {
 		return nil, err
 	}
-	m.reportSkipped(ctx, found)
+	hr.skipped.Report(ctx, found)
 	content := make(map[string]Content, len(found))
 	for _, f := range found {
 		content[f.ID] = f.Content
@@ -160,7 +172,7 @@ func (m *Memory) fillBare(ctx context.Context, s *store.Checked, msgs []Message,
 
 // ensureTokens counts a stored message whose count is missing or was made
 // with another encoding (messageTokens.Ensure).
-func (m *Memory) ensureTokens(msg *Message) { m.tokens.Ensure(msg) }
+func (hr *historyReader) ensureTokens(msg *Message) { hr.tokens.Ensure(msg) }
 
 // historySource is where a turn's remembered conversation comes from: the
 // sliding window of recent messages after the persisted boundary, or, with
@@ -188,17 +200,17 @@ type historySource interface {
 }
 
 // newHistorySource picks the source for the turn's settings.
-func (m *Memory) newHistorySource(st settings) historySource {
+func (hr *historyReader) newHistorySource(st settings) historySource {
 	if st.observation != nil {
-		return &observedHistory{m: m, set: st.observation}
+		return &observedHistory{hr: hr, set: st.observation}
 	}
-	return &windowHistory{m: m, st: st}
+	return &windowHistory{hr: hr, st: st}
 }
 
 // windowHistory is the count- and/or token-bounded window of the newest
 // messages after the persisted boundary.
 type windowHistory struct {
-	m      *Memory
+	hr     *historyReader
 	st     settings
 	done   bool
 	unread map[string]bool
@@ -209,7 +221,7 @@ func (w *windowHistory) load(ctx context.Context, s *store.Checked, th Thread, i
 	for i := range input {
 		links = append(links, input[i].ToolCallIDs()...)
 	}
-	h, err := w.m.loadHistory(ctx, s, th, w.st, store.DateRange{}, message.Filter{}, links)
+	h, err := w.hr.loadHistory(ctx, s, th, w.st, store.DateRange{}, message.Filter{}, links)
 	w.done, w.unread = h.complete, h.bare
 	return h.messages, err
 }
@@ -232,13 +244,13 @@ func (w *windowHistory) trims() bool                       { return w.st.tokenBu
 // that the prefix stays byte-identical while none is added), the rest is
 // loaded whole (up to a safety cap) and never trimmed.
 type observedHistory struct {
-	m    *Memory
+	hr   *historyReader
 	set  *observe.Settings
 	view observe.View
 }
 
 func (o *observedHistory) load(ctx context.Context, s *store.Checked, th Thread, _ []Message) ([]Message, error) {
-	v, err := o.m.observer.Load(ctx, o.set, th)
+	v, err := o.hr.observer.Load(ctx, o.set, th)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +264,7 @@ func (o *observedHistory) frame() (system, others []Message) {
 	texts := o.view.SystemTexts()
 	system = make([]Message, 0, len(texts))
 	for _, t := range texts {
-		system = append(system, o.m.systemMessage(t))
+		system = append(system, o.hr.systemMessage(t))
 	}
 	return system, o.view.Other
 }

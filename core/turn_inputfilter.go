@@ -10,19 +10,19 @@ import (
 // filterInput decides what a request's input may add to memory, as Mastra's
 // MemoryInputFilter does (see window.FilterInput), against the stored copies
 // of the history and of the input messages whose supplied id is stored.
-func (m *Memory) filterInput(ctx context.Context, s *store.Checked, st settings, history []Message, past bool, input []Message, supplied map[string]bool) (persist, hist []Message, err error) {
-	known, err := m.storedCopies(ctx, s, history, input, supplied)
+func (ik *intake) filterInput(ctx context.Context, s *store.Checked, st settings, history []Message, past bool, input []Message, supplied map[string]bool) (persist, hist []Message, err error) {
+	known, err := ik.storedCopies(ctx, s, history, input, supplied)
 	if err != nil {
 		return nil, nil, err
 	}
 	persist, hist = window.FilterInput(window.InputFilter{History: history, Past: past, Input: input, Known: known,
-		RetainFull: st.retainFullInput, NewID: m.opts.NewID, Count: m.tokens.count})
+		RetainFull: st.retainFullInput, NewID: ik.opts.NewID, Count: ik.tokens.count})
 	return persist, hist, nil
 }
 
 // storedCopies returns the stored copies, in this thread, of the history and
 // of the input messages whose caller-supplied id is stored, by id.
-func (m *Memory) storedCopies(ctx context.Context, s *store.Checked, history, input []Message, supplied map[string]bool) (map[string]*Message, error) {
+func (ik *intake) storedCopies(ctx context.Context, s *store.Checked, history, input []Message, supplied map[string]bool) (map[string]*Message, error) {
 	known := make(map[string]*Message, len(history))
 	for i := range history {
 		known[history[i].ID] = &history[i]

@@ -123,7 +123,7 @@ func (t *Turn) persistBatch(op string, loop []Message) []Message {
 		input = window.Clone(t.persist)
 	}
 	for i, msg := range slices.Concat(input, loop) {
-		if p, ok := t.m.prepare(op, msg); ok {
+		if p, ok := t.m.rules.prepare(op, msg); ok {
 			if i >= len(input) {
 				// A step counted the message as the prompt shows it; the
 				// count stored is of the message as stored. The input keeps
@@ -158,14 +158,14 @@ func (t *Turn) saveStep(ctx context.Context, resp []Message) error {
 	}
 	batch := t.persistBatch("Step", processed)
 	if len(batch) > 0 {
-		s, err := m.checked()
+		s, err := m.entry.checked()
 		if err == nil {
 			var saved []Message
 			var e *indexing.Embedded
 			saved, e, err = m.rec.SaveIndexed(ctx, s, t.st.recall, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
 			if err == nil {
 				t.stepStored(saved)
-				m.runEffects(ctx, indexEffects(m.rec, t.st, saved, &t.prior, e))
+				m.effects.runEffects(ctx, indexEffects(m.rec, t.st, saved, &t.prior, e))
 			}
 		}
 		if err != nil {

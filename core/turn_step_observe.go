@@ -34,7 +34,7 @@ func (t *Turn) observeStep(ctx context.Context, produced []Message) {
 	if err := m.observer.AfterSave(ctx, o, t.thread, observe.Pending{Known: t.knownUnobserved(nil), InFlight: inFlight}); err != nil {
 		t.obsErr = err // what was stored before the failure is still shown
 	}
-	s, err := m.checked()
+	s, err := m.entry.checked()
 	if err != nil {
 		return
 	}
@@ -45,6 +45,6 @@ func (t *Turn) observeStep(ctx context.Context, produced []Message) {
 		return
 	}
 	if rec.Version != t.obs.Version {
-		t.prompt = t.obs.Reshow(t.prompt, rec, len(t.req.System), m.systemMessage)
+		t.prompt = t.obs.Reshow(t.prompt, rec, len(t.req.System), m.hist.systemMessage)
 	}
 }

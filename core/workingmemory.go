@@ -31,7 +31,7 @@ func (w *WorkingMemoryConfig) settings() workingmem.Settings {
 func (m *Memory) workingMemoryTool(t workingmem.Tool) Tool {
 	return Tool{Name: WorkingMemoryToolName, Description: t.Description, Parameters: t.Parameters,
 		Call: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			if _, err := m.open(ctx, WorkingMemoryToolName); err != nil {
+			if _, err := m.entry.open(ctx, WorkingMemoryToolName); err != nil {
 				return nil, err
 			}
 			return t.Call(ctx, args)
@@ -72,7 +72,7 @@ func (m *Memory) GetWorkingMemory(ctx context.Context, threadID, resourceID stri
 // concurrent changes; a lost race surfaces as ErrConflict, never silently.
 func (m *Memory) UpdateWorkingMemory(ctx context.Context, threadID, resourceID, data string, cfg *Config) (err error) {
 	const op = "UpdateWorkingMemory"
-	ctx, sp := m.startOp(ctx, op, threadID, resourceID, updateMemory)
+	ctx, sp := m.spans.startOp(ctx, op, threadID, resourceID, updateMemory)
 	defer func() { err = sp.End(err) }()
 	set, scope, id, err := m.directTarget(ctx, op, threadID, resourceID, cfg)
 	if err != nil {
@@ -88,7 +88,7 @@ func (m *Memory) UpdateWorkingMemory(ctx context.Context, threadID, resourceID, 
 // instance config); false when working memory is disabled or the config is
 // invalid.
 func (m *Memory) GetWorkingMemoryTemplate(cfg *Config) (WorkingMemoryTemplate, bool) {
-	st, err := m.settings(cfg)
+	st, err := m.conf.settings(cfg)
 	if err != nil || st.wm == nil {
 		return WorkingMemoryTemplate{}, false
 	}
@@ -101,11 +101,11 @@ func (m *Memory) GetWorkingMemoryTemplate(cfg *Config) (WorkingMemoryTemplate, b
 // directTarget resolves the config and target of a direct API call and
 // checks thread ownership in thread scope.
 func (m *Memory) directTarget(ctx context.Context, op, threadID, resourceID string, cfg *Config) (workingmem.Settings, Scope, string, error) {
-	s, err := m.open(ctx, op)
+	s, err := m.entry.open(ctx, op)
 	if err != nil {
 		return workingmem.Settings{}, "", "", err
 	}
-	st, err := m.settings(cfg)
+	st, err := m.conf.settings(cfg)
 	if err != nil {
 		return workingmem.Settings{}, "", "", err
 	}
