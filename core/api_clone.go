@@ -33,26 +33,26 @@ type CloneOptions struct {
 // that resource's own messages older than its cursor as unobserved, and a
 // record of its own lists the copies older than its cursor (as MoveThread
 // does). A failure removes the partial clone.
-func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ []Message, err error) {
+func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ store.Thread, _ []message.Message, err error) {
 	const op = "CloneThread"
 	ctx, sp := m.spans.startOp(ctx, op, o.SourceThreadID, o.ResourceID, "")
 	defer func() { err = sp.End(err) }()
 	s, err := m.entry.open(ctx, "CloneThread")
 	if err != nil {
-		return Thread{}, nil, err
+		return store.Thread{}, nil, err
 	}
 	if err := store.ValidateID("threadId", o.SourceThreadID); err != nil {
-		return Thread{}, nil, err
+		return store.Thread{}, nil, err
 	}
 	src, err := s.GetThread(ctx, o.SourceThreadID)
-	if errors.Is(err, ErrThreadNotFound) {
-		return Thread{}, nil, memerr.Errorf(CodeThreadNotFound, op, "Source thread with id %s not found", o.SourceThreadID)
+	if errors.Is(err, memerr.ErrThreadNotFound) {
+		return store.Thread{}, nil, memerr.Errorf(memerr.CodeThreadNotFound, op, "Source thread with id %s not found", o.SourceThreadID)
 	} else if err != nil {
-		return Thread{}, nil, err
+		return store.Thread{}, nil, err
 	}
 	st, err := m.conf.settings(nil) // before the copies are saved (see ownerChanges)
 	if err != nil {
-		return Thread{}, nil, err
+		return store.Thread{}, nil, err
 	}
 	if o.NewThreadID == "" {
 		o.NewThreadID = m.opts.NewID()
@@ -62,16 +62,16 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ [
 	}
 	msgs, err := cloneSelection(ctx, s, src.ID, o)
 	if err != nil {
-		return Thread{}, nil, err
+		return store.Thread{}, nil, err
 	}
 	copies, idMap, info := m.msgs.copyMessages(msgs, o, src.ID)
 	th, err := m.msgs.createClone(ctx, s, src, o, info)
 	if err != nil {
-		return Thread{}, nil, err
+		return store.Thread{}, nil, err
 	}
 	if copies, err = cloneContents(ctx, s, src, th, copies, idMap); err != nil {
 		_ = s.DeleteThread(context.WithoutCancel(ctx), th.ID)
-		return Thread{}, nil, err
+		return store.Thread{}, nil, err
 	}
 	m.effects.runEffects(ctx, m.effects.saveEffects(st, copies, nil, nil))
 	return th, copies, nil
@@ -79,7 +79,7 @@ func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ Thread, _ [
 
 // cloneSelection lists the source's messages that o selects: in o.Range,
 // among o.MessageIDs when given, the newest o.MessageLimit.
-func cloneSelection(ctx context.Context, s *store.Checked, threadID string, o CloneOptions) ([]Message, error) {
+func cloneSelection(ctx context.Context, s *store.Checked, threadID string, o CloneOptions) ([]message.Message, error) {
 	page, err := s.ListMessages(ctx, store.MessageQuery{ThreadID: threadID, PerPage: store.PerPageAll, Range: o.Range})
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func cloneSelection(ctx context.Context, s *store.Checked, threadID string, o Cl
 		for _, id := range o.MessageIDs {
 			want[id] = true
 		}
-		var sel []Message
+		var sel []message.Message
 		for _, msg := range msgs {
 			if want[msg.ID] {
 				sel = append(sel, msg)
@@ -107,9 +107,9 @@ func cloneSelection(ctx context.Context, s *store.Checked, threadID string, o Cl
 // copyMessages copies msgs under new ids into the clone. It returns the
 // copies, the map from source to copy ids and the clone's metadata record
 // {sourceThreadId, clonedAt, lastMessageId}.
-func (ms *messages) copyMessages(msgs []Message, o CloneOptions, sourceID string) ([]Message, map[string]string, map[string]any) {
+func (ms *messages) copyMessages(msgs []message.Message, o CloneOptions, sourceID string) ([]message.Message, map[string]string, map[string]any) {
 	info := map[string]any{"sourceThreadId": sourceID, "clonedAt": ms.clock.Stamp().Format(time.RFC3339Nano)}
-	copies := make([]Message, len(msgs))
+	copies := make([]message.Message, len(msgs))
 	idMap := make(map[string]string, len(msgs))
 	for i, msg := range msgs {
 		c := msg.Clone()
@@ -123,7 +123,7 @@ func (ms *messages) copyMessages(msgs []Message, o CloneOptions, sourceID string
 
 // createClone creates the clone's thread with its title and metadata.
 // Insert-only: of two concurrent clones to one id exactly one creates it.
-func (ms *messages) createClone(ctx context.Context, s *store.Checked, src Thread, o CloneOptions, info map[string]any) (Thread, error) {
+func (ms *messages) createClone(ctx context.Context, s *store.Checked, src store.Thread, o CloneOptions, info map[string]any) (store.Thread, error) {
 	const op = "CloneThread"
 	title := ""
 	if src.Title != "" {
@@ -145,11 +145,11 @@ func (ms *messages) createClone(ctx context.Context, s *store.Checked, src Threa
 	meta["clone"] = info
 	now := ms.clock.Stamp()
 	if err := ms.rules.checkTitle(op, title); err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
-	th, err := s.CreateThread(ctx, Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})
-	if errors.Is(err, ErrThreadExists) {
-		return Thread{}, memerr.Errorf(CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)
+	th, err := s.CreateThread(ctx, store.Thread{ID: o.NewThreadID, ResourceID: o.ResourceID, Title: title, Metadata: meta, CreatedAt: now, UpdatedAt: now})
+	if errors.Is(err, memerr.ErrThreadExists) {
+		return store.Thread{}, memerr.Errorf(memerr.CodeThreadExists, op, "Thread with id %s already exists", o.NewThreadID)
 	}
 	return th, err
 }
@@ -159,13 +159,13 @@ func (ms *messages) createClone(ctx context.Context, s *store.Checked, src Threa
 // another resource (unless that resource has its own: never overwritten),
 // the copies, and the observations (see cloneObservations). It returns the
 // copies as stored.
-func cloneContents(ctx context.Context, s *store.Checked, src, th Thread, copies []Message, idMap map[string]string) ([]Message, error) {
+func cloneContents(ctx context.Context, s *store.Checked, src, th store.Thread, copies []message.Message, idMap map[string]string) ([]message.Message, error) {
 	moved := th.ResourceID != src.ResourceID
-	if err := cloneWorkingMemory(ctx, s, ScopeThread, src.ID, th.ID); err != nil {
+	if err := cloneWorkingMemory(ctx, s, store.ScopeThread, src.ID, th.ID); err != nil {
 		return nil, err
 	}
 	if moved {
-		if err := cloneWorkingMemory(ctx, s, ScopeResource, src.ResourceID, th.ResourceID); err != nil && !errors.Is(err, ErrConflict) {
+		if err := cloneWorkingMemory(ctx, s, store.ScopeResource, src.ResourceID, th.ResourceID); err != nil && !errors.Is(err, memerr.ErrConflict) {
 			return nil, err
 		}
 	}
@@ -175,14 +175,14 @@ func cloneContents(ctx context.Context, s *store.Checked, src, th Thread, copies
 			return nil, err
 		}
 	}
-	if _, err := cloneObservations(ctx, s, store.ObservationKey(ScopeThread, src.ID, ""), store.ObservationKey(ScopeThread, th.ID, ""), idMap, nil); err != nil {
+	if _, err := cloneObservations(ctx, s, store.ObservationKey(store.ScopeThread, src.ID, ""), store.ObservationKey(store.ScopeThread, th.ID, ""), idMap, nil); err != nil {
 		return nil, err
 	}
 	if moved {
 		own := func(rec store.ObservationRecord) ([]string, error) { return ownUnobserved(ctx, s, th, rec) }
-		key := store.ObservationKey(ScopeResource, "", th.ResourceID)
-		copied, err := cloneObservations(ctx, s, store.ObservationKey(ScopeResource, "", src.ResourceID), key, idMap, own)
-		if errors.Is(err, ErrConflict) || (err == nil && !copied) {
+		key := store.ObservationKey(store.ScopeResource, "", th.ResourceID)
+		copied, err := cloneObservations(ctx, s, store.ObservationKey(store.ScopeResource, "", src.ResourceID), key, idMap, own)
+		if errors.Is(err, memerr.ErrConflict) || (err == nil && !copied) {
 			// The resource keeps its own record, which never observed the
 			// copies: those older than its cursor are listed as unobserved.
 			err = keepUnobserved(ctx, s, "CloneThread", th.ID, key)
@@ -196,7 +196,7 @@ func cloneContents(ctx context.Context, s *store.Checked, src, th Thread, copies
 
 // cloneWorkingMemory copies the working memory of scope's from to to when
 // from has one; the write is insert-only (ErrConflict when to has one).
-func cloneWorkingMemory(ctx context.Context, s *store.Checked, scope Scope, from, to string) error {
+func cloneWorkingMemory(ctx context.Context, s *store.Checked, scope store.Scope, from, to string) error {
 	wm, err := s.GetWorkingMemory(ctx, scope, from)
 	if err != nil || wm.Version == 0 {
 		return err
@@ -243,7 +243,7 @@ func cloneObservations(ctx context.Context, s *store.Checked, from, to string, i
 // as observed by time: created before its cursor and not among its
 // observed ids. The clone's resource had no record, so nothing observed
 // them; listed as unobserved they reach its prompts and next observation.
-func ownUnobserved(ctx context.Context, s *store.Checked, clone Thread, rec store.ObservationRecord) ([]string, error) {
+func ownUnobserved(ctx context.Context, s *store.Checked, clone store.Thread, rec store.ObservationRecord) ([]string, error) {
 	if rec.LastObservedAt.IsZero() {
 		return nil, nil
 	}
@@ -254,7 +254,7 @@ func ownUnobserved(ctx context.Context, s *store.Checked, clone Thread, rec stor
 	}
 	var ids []string
 	for _, m := range msgs {
-		if m.ThreadID != clone.ID && m.Role != RoleSystem {
+		if m.ThreadID != clone.ID && m.Role != message.RoleSystem {
 			ids = append(ids, m.ID)
 		}
 	}

@@ -19,7 +19,7 @@ type CloneInfo struct {
 
 // CloneInfoOf returns the clone record of t, and false when t is not a
 // clone (Mastra's getCloneMetadata).
-func CloneInfoOf(t Thread) (CloneInfo, bool) {
+func CloneInfoOf(t store.Thread) (CloneInfo, bool) {
 	rec, ok := t.Metadata["clone"].(map[string]any)
 	if !ok {
 		return CloneInfo{}, false
@@ -37,7 +37,7 @@ func CloneInfoOf(t Thread) (CloneInfo, bool) {
 }
 
 // IsClone reports whether t was made by CloneThread (Mastra's isClone).
-func IsClone(t Thread) bool {
+func IsClone(t store.Thread) bool {
 	_, ok := CloneInfoOf(t)
 	return ok
 }
@@ -45,19 +45,19 @@ func IsClone(t Thread) bool {
 // CloneSource returns the thread a clone was made from (Mastra's
 // getSourceThread). found is false when threadID is unknown, is not a
 // clone, or its source was deleted.
-func (m *Memory) CloneSource(ctx context.Context, threadID string) (src Thread, found bool, err error) {
+func (m *Memory) CloneSource(ctx context.Context, threadID string) (src store.Thread, found bool, err error) {
 	const op = "CloneSource"
 	s, err := m.entry.openThread(ctx, op, threadID)
 	if err != nil {
-		return Thread{}, false, err
+		return store.Thread{}, false, err
 	}
 	th, ok, err := lookupThread(ctx, s, threadID)
 	if err != nil || !ok {
-		return Thread{}, false, err
+		return store.Thread{}, false, err
 	}
 	info, ok := CloneInfoOf(th)
 	if !ok || store.ValidateID("threadId", info.SourceThreadID) != nil {
-		return Thread{}, false, nil
+		return store.Thread{}, false, nil
 	}
 	return lookupThread(ctx, s, info.SourceThreadID)
 }
@@ -66,7 +66,7 @@ func (m *Memory) CloneSource(ctx context.Context, threadID string) (src Thread, 
 // clones of its clones) among the threads of resourceID, or of the source's
 // resource when resourceID is "" (Mastra's listClones), newest first. An
 // unknown source without resourceID has no clones.
-func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID string) ([]Thread, error) {
+func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID string) ([]store.Thread, error) {
 	const op = "ListClones"
 	s, err := m.entry.openThread(ctx, op, sourceThreadID)
 	if err != nil {
@@ -78,7 +78,7 @@ func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID stri
 	if resourceID == "" {
 		src, ok, err := lookupThread(ctx, s, sourceThreadID)
 		if err != nil || !ok {
-			return []Thread{}, err
+			return []store.Thread{}, err
 		}
 		resourceID = src.ResourceID
 	}
@@ -86,7 +86,7 @@ func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID stri
 	if err != nil {
 		return nil, err
 	}
-	out := []Thread{}
+	out := []store.Thread{}
 	for _, th := range page.Threads {
 		if info, ok := CloneInfoOf(th); ok && info.SourceThreadID == sourceThreadID {
 			out = append(out, th)
@@ -100,13 +100,13 @@ func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID stri
 // original gives itself alone, an unknown id an empty list. The chain stops
 // at a deleted source, and at a thread seen before (metadata edited into a
 // cycle).
-func (m *Memory) CloneHistory(ctx context.Context, threadID string) ([]Thread, error) {
+func (m *Memory) CloneHistory(ctx context.Context, threadID string) ([]store.Thread, error) {
 	const op = "CloneHistory"
 	s, err := m.entry.openThread(ctx, op, threadID)
 	if err != nil {
 		return nil, err
 	}
-	var chain []Thread
+	var chain []store.Thread
 	seen := map[string]bool{}
 	for id := threadID; id != "" && !seen[id]; {
 		seen[id] = true
@@ -124,7 +124,7 @@ func (m *Memory) CloneHistory(ctx context.Context, threadID string) ([]Thread, e
 			break // a hand-edited record that names no valid thread
 		}
 	}
-	out := make([]Thread, len(chain))
+	out := make([]store.Thread, len(chain))
 	for i, th := range chain {
 		out[len(chain)-1-i] = th
 	}
@@ -132,10 +132,10 @@ func (m *Memory) CloneHistory(ctx context.Context, threadID string) ([]Thread, e
 }
 
 // lookupThread reads a thread; found is false when it does not exist.
-func lookupThread(ctx context.Context, s *store.Checked, id string) (Thread, bool, error) {
+func lookupThread(ctx context.Context, s *store.Checked, id string) (store.Thread, bool, error) {
 	th, err := s.GetThread(ctx, id)
 	if errors.Is(err, memerr.ErrThreadNotFound) {
-		return Thread{}, false, nil
+		return store.Thread{}, false, nil
 	}
 	return th, err == nil, err
 }

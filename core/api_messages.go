@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/memerr"
 	"reflect"
 	"slices"
 
@@ -18,7 +19,7 @@ import (
 // memory tool parts and tags are stripped; missing IDs and timestamps are
 // assigned. A batch is all or nothing. New messages are indexed for semantic
 // recall when it is enabled; indexing failures never fail the save.
-func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
+func (m *Memory) SaveMessages(ctx context.Context, msgs []message.Message, cfg *Config) ([]message.Message, error) {
 	ctx, sp := m.spans.startSave(ctx, "SaveMessages", msgs)
 	out, err := m.msgs.saveMessages(ctx, msgs, cfg, false)
 	return out, sp.End(err)
@@ -29,7 +30,7 @@ func (m *Memory) SaveMessages(ctx context.Context, msgs []Message, cfg *Config) 
 // store's store.BulkSaver when it has one (less work per message, more per
 // call), else through SaveMessages, and indexed for semantic recall through
 // the vector store's vector.BulkLoader when it has one.
-func (m *Memory) SaveMessagesBulk(ctx context.Context, msgs []Message, cfg *Config) ([]Message, error) {
+func (m *Memory) SaveMessagesBulk(ctx context.Context, msgs []message.Message, cfg *Config) ([]message.Message, error) {
 	ctx, sp := m.spans.startSave(ctx, "SaveMessagesBulk", msgs)
 	out, err := m.msgs.saveMessages(ctx, msgs, cfg, true)
 	return out, sp.End(err)
@@ -50,7 +51,7 @@ type messages struct {
 }
 
 // saveMessages is SaveMessages and SaveMessagesBulk (bulk).
-func (ms *messages) saveMessages(ctx context.Context, msgs []Message, cfg *Config, bulk bool) ([]Message, error) {
+func (ms *messages) saveMessages(ctx context.Context, msgs []message.Message, cfg *Config, bulk bool) ([]message.Message, error) {
 	const op = "SaveMessages"
 	s, err := ms.entry.open(ctx, "SaveMessages")
 	if err != nil {
@@ -61,7 +62,7 @@ func (ms *messages) saveMessages(ctx context.Context, msgs []Message, cfg *Confi
 		return nil, err
 	}
 	st.bulk = bulk
-	batch := make([]Message, 0, len(msgs))
+	batch := make([]message.Message, 0, len(msgs))
 	for i := range msgs {
 		msg := msgs[i].Clone()
 		msg.Tokens, msg.TokenEncoding = 0, ""
@@ -82,7 +83,7 @@ func (ms *messages) saveMessages(ctx context.Context, msgs []Message, cfg *Confi
 		return nil, nil
 	}
 	budget.CountAll(batch, ms.tokens.count)
-	saved, e, err := ms.rec.SaveIndexed(ctx, s, st.recall, batch, nil, func() ([]Message, error) { return s.SaveValidated(ctx, batch, bulk) })
+	saved, e, err := ms.rec.SaveIndexed(ctx, s, st.recall, batch, nil, func() ([]message.Message, error) { return s.SaveValidated(ctx, batch, bulk) })
 	if err != nil {
 		return nil, err
 	}
@@ -94,21 +95,21 @@ func (ms *messages) saveMessages(ctx context.Context, msgs []Message, cfg *Confi
 // ContentUpdate is a partial content update: non-nil Parts replace the parts,
 // Metadata is merged one level deep (a nil value deletes a key).
 type ContentUpdate struct {
-	Parts    []Part
+	Parts    []message.Part
 	Metadata map[string]any
 }
 
 // MessageUpdate is a partial message update; nil fields are unchanged.
 type MessageUpdate struct {
 	ID       string
-	Role     *Role
+	Role     *message.Role
 	ThreadID *string
 	Content  *ContentUpdate
 }
 
 // UpdateMessages applies partial updates; unknown ids are ignored. Changed
 // content is re-tokenized and re-indexed for semantic recall.
-func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Message, error) {
+func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]message.Message, error) {
 	s, err := m.entry.open(ctx, "UpdateMessages")
 	if err != nil {
 		return nil, err
@@ -138,7 +139,7 @@ func (m *Memory) UpdateMessages(ctx context.Context, ups []MessageUpdate) ([]Mes
 // saveUpdates saves the updated messages, deletes the vectors of their
 // stale versions and indexes the new ones; an update that moves a message
 // to another thread is an owner change (see recall.Engine.OwnerChange).
-func (ms *messages) saveUpdates(ctx context.Context, s *store.Checked, st settings, ups []MessageUpdate, changed, stale, reindex []Message) ([]Message, error) {
+func (ms *messages) saveUpdates(ctx context.Context, s *store.Checked, st settings, ups []MessageUpdate, changed, stale, reindex []message.Message) ([]message.Message, error) {
 	end := func() {}
 	if slices.ContainsFunc(ups, func(u MessageUpdate) bool { return u.ThreadID != nil }) {
 		end = ms.rec.OwnerChange()
@@ -161,12 +162,12 @@ func (ms *messages) saveUpdates(ctx context.Context, s *store.Checked, st settin
 // updates of one id apply to one saved message). It returns each changed
 // message once; of those whose text, thread or metadata changed, the stored version
 // (stale, to unindex) and the new one (to reindex).
-func (ms *messages) applyUpdates(current []Message, ups []MessageUpdate) (changed, stale, reindex []Message, err error) {
-	byID := make(map[string]*Message, len(current))
+func (ms *messages) applyUpdates(current []message.Message, ups []MessageUpdate) (changed, stale, reindex []message.Message, err error) {
+	byID := make(map[string]*message.Message, len(current))
 	for i := range current {
 		byID[current[i].ID] = &current[i]
 	}
-	orig := map[string]Message{}
+	orig := map[string]message.Message{}
 	var order []string
 	for _, u := range ups {
 		cur, ok := byID[u.ID]
@@ -197,7 +198,7 @@ func (ms *messages) applyUpdates(current []Message, ups []MessageUpdate) (change
 
 // updated is cur with u applied, validated, its tokens counted anew when its
 // content changed. Metadata merges one level deep; a nil value deletes a key.
-func (ms *messages) updated(cur Message, u MessageUpdate) (Message, error) {
+func (ms *messages) updated(cur message.Message, u MessageUpdate) (message.Message, error) {
 	next := cur.Clone()
 	if u.Role != nil {
 		next.Role = *u.Role
@@ -207,7 +208,7 @@ func (ms *messages) updated(cur Message, u MessageUpdate) (Message, error) {
 	}
 	if c := u.Content; c != nil {
 		if c.Parts != nil {
-			next.Content.Parts = Content{Parts: c.Parts}.Clone().Parts
+			next.Content.Parts = message.Content{Parts: c.Parts}.Clone().Parts
 		}
 		if len(c.Metadata) > 0 && next.Content.Metadata == nil {
 			next.Content.Metadata = map[string]any{}
@@ -221,7 +222,7 @@ func (ms *messages) updated(cur Message, u MessageUpdate) (Message, error) {
 		}
 	}
 	if err := ms.rules.validateMessage("UpdateMessages", &next, msgPlace{}); err != nil { // next has its id
-		return Message{}, err
+		return message.Message{}, err
 	}
 	if u.Content != nil {
 		next.Tokens, next.TokenEncoding = 0, ""
@@ -238,14 +239,14 @@ func (m *Memory) DeleteMessages(ctx context.Context, ids []string) error {
 	}
 	for _, id := range ids {
 		if err := store.ValidateID("id", id); err != nil {
-			return &Error{Code: CodeInvalidArgument, Op: "DeleteMessages", Msg: "All message IDs must be non-empty strings"}
+			return &memerr.Error{Code: memerr.CodeInvalidArgument, Op: "DeleteMessages", Msg: "All message IDs must be non-empty strings"}
 		}
 	}
 	if len(ids) == 0 {
 		return nil
 	}
 	defer m.rec.OwnerChange()()
-	var doomed []Message
+	var doomed []message.Message
 	if m.opts.Vector != nil {
 		if doomed, err = s.GetMessages(ctx, ids); err != nil {
 			return err

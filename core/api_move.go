@@ -38,25 +38,25 @@ import (
 // a Memory without a vector store leaves it for a later call with one.
 // When only the vector steps fail, the moved thread is returned together
 // with the error.
-func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_ Thread, err error) {
+func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_ store.Thread, err error) {
 	const op = "MoveThread"
 	ctx, sp := m.spans.startOp(ctx, op, threadID, resourceID, "")
 	defer func() { err = sp.End(err) }()
 	s, err := m.entry.openThread(ctx, op, threadID)
 	if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	if err := memerr.WithOp(op, store.ValidateID("resourceId", resourceID)); err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	if !s.CanMoveThreads() {
-		return Thread{}, memerr.Errorf(CodeUnsupported, op, "the store does not implement store.ThreadMover")
+		return store.Thread{}, memerr.Errorf(memerr.CodeUnsupported, op, "the store does not implement store.ThreadMover")
 	}
 	th, err := s.GetThread(ctx, threadID)
-	if errors.Is(err, ErrThreadNotFound) {
-		return Thread{}, memerr.Errorf(CodeThreadNotFound, op, "Thread %q not found", threadID)
+	if errors.Is(err, memerr.ErrThreadNotFound) {
+		return store.Thread{}, memerr.Errorf(memerr.CodeThreadNotFound, op, "Thread %q not found", threadID)
 	} else if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	defer m.rec.OwnerChange()()
 	from, olds := th.ResourceID, PendingMoveSources(th)
@@ -66,7 +66,7 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_
 		// knows where the thread's records are.
 		olds = append(olds, from)
 		if th, err = s.UpdateThread(ctx, threadID, nil, map[string]any{moveKey: map[string]any{"fromResourceIds": olds}}); err != nil {
-			return Thread{}, err
+			return store.Thread{}, err
 		}
 		moveStep(ctx, "recorded")
 	}
@@ -79,17 +79,17 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_
 	olds = slices.DeleteFunc(slices.Clone(olds), func(r string) bool { return r == resourceID })
 	if m.opts.Vector != nil && from != resourceID {
 		if err := s.MarkThreadUnindexed(ctx, threadID); err != nil {
-			return Thread{}, err
+			return store.Thread{}, err
 		}
 		moveStep(ctx, "marked")
 		if err := m.rec.DeleteThreadVectors(ctx, threadID, olds...); err != nil {
-			return Thread{}, err
+			return store.Thread{}, err
 		}
 		moveStep(ctx, "old-vectors-deleted")
 	}
 	moved, err := m.msgs.moveObserved(ctx, s, threadID, from, resourceID)
 	if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	moveStep(ctx, "moved")
 	if m.opts.Vector == nil {
@@ -124,7 +124,7 @@ const legacyMoveKey = "move"
 // move record, and of an earlier version's record under "move". It is empty
 // when no move of th waits to be finished; calling MoveThread with th's
 // resource and a vector store finishes one.
-func PendingMoveSources(th Thread) []string {
+func PendingMoveSources(th store.Thread) []string {
 	rec, _ := th.Metadata[moveKey].(map[string]any)
 	out, _ := resourceIDs(rec["fromResourceIds"])
 	legacy, _ := legacyMove(th.Metadata)
@@ -189,18 +189,18 @@ func moveDone(meta map[string]any) map[string]any {
 // are not the new resource's before the store move, so its observer cannot
 // have observed them when a resumed move lists them again; this process's
 // observation cycles of the record wait until the thread has moved.
-func (ms *messages) moveObserved(ctx context.Context, s *store.Checked, threadID, from, resourceID string) (Thread, error) {
+func (ms *messages) moveObserved(ctx context.Context, s *store.Checked, threadID, from, resourceID string) (store.Thread, error) {
 	if from == resourceID {
 		return s.MoveThread(ctx, threadID, resourceID)
 	}
-	key := store.ObservationKey(ScopeResource, threadID, resourceID)
+	key := store.ObservationKey(store.ScopeResource, threadID, resourceID)
 	unlock, err := ms.observer.Lock(ctx, key)
 	if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	defer unlock()
 	if err := keepUnobserved(ctx, s, "MoveThread", threadID, key); err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	moveStep(ctx, "unobserved-recorded")
 	return s.MoveThread(ctx, threadID, resourceID)

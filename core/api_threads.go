@@ -20,24 +20,24 @@ type ThreadInput struct {
 // With working memory enabled, a string Metadata["workingMemory"] is moved
 // into working memory (the resource's in resource scope, the thread's in
 // thread scope), as Mastra's saveThread does; it is not kept in the metadata.
-func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, error) {
+func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (store.Thread, error) {
 	const op = "CreateThread"
 	s, err := m.entry.open(ctx, op)
 	if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	if in.ID == "" {
 		in.ID = m.opts.NewID()
 	}
 	if err := m.rules.checkTitle(op, in.Title); err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	meta, wm, err := m.metadataWorkingMemory(op, in.Metadata)
 	if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	now := m.clock.Stamp()
-	th, err := s.SaveThread(ctx, Thread{ID: in.ID, ResourceID: in.ResourceID, Title: in.Title,
+	th, err := s.SaveThread(ctx, store.Thread{ID: in.ID, ResourceID: in.ResourceID, Title: in.Title,
 		Metadata: meta, CreatedAt: now, UpdatedAt: now})
 	if err != nil || wm == nil {
 		return th, err
@@ -47,23 +47,23 @@ func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (Thread, erro
 
 // GetThread returns a thread. With a non-empty resourceID, a thread of another
 // resource is reported as ErrThreadNotFound (tenant isolation).
-func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (Thread, error) {
+func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (store.Thread, error) {
 	s, err := m.entry.open(ctx, "GetThread")
 	if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	if err := store.ValidateID("threadId", id); err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	if err := checkOptionalResource("GetThread", resourceID); err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	t, err := s.GetThread(ctx, id)
 	if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	if resourceID != "" && t.ResourceID != resourceID {
-		return Thread{}, memerr.Errorf(CodeThreadNotFound, "GetThread", "Thread %s not found", id)
+		return store.Thread{}, memerr.Errorf(memerr.CodeThreadNotFound, "GetThread", "Thread %s not found", id)
 	}
 	return t, nil
 }
@@ -86,23 +86,23 @@ type ThreadUpdate struct {
 
 // UpdateThread applies a partial update. A string Metadata["workingMemory"]
 // is written into working memory, as in CreateThread.
-func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (Thread, error) {
+func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (store.Thread, error) {
 	const op = "UpdateThread"
 	s, err := m.entry.open(ctx, op)
 	if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	if err := store.ValidateID("threadId", id); err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	if up.Title != nil {
 		if err := m.rules.checkTitle(op, *up.Title); err != nil {
-			return Thread{}, err
+			return store.Thread{}, err
 		}
 	}
 	meta, wm, err := m.metadataWorkingMemory(op, up.Metadata)
 	if err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	th, err := s.UpdateThread(ctx, id, up.Title, meta)
 	if err != nil || wm == nil {
@@ -133,7 +133,7 @@ func (m *Memory) DeleteThread(ctx context.Context, id string) (err error) {
 		return err
 	}
 	t, err := s.GetThread(ctx, id)
-	if errors.Is(err, ErrThreadNotFound) {
+	if errors.Is(err, memerr.ErrThreadNotFound) {
 		return nil
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agentmem/agentmem/core/memerr"
 
 	"github.com/agentmem/agentmem/core/internal/recall"
 	"github.com/agentmem/agentmem/core/internal/retrieval"
@@ -30,7 +31,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 	if err != nil {
 		return nil, err
 	}
-	th := Thread{ID: threadID, ResourceID: resourceID}
+	th := store.Thread{ID: threadID, ResourceID: resourceID}
 	var out []Tool
 	if wm {
 		set := st.wm.settings()
@@ -38,10 +39,10 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 		if err != nil {
 			return nil, err
 		}
-		if scope == ScopeThread && resourceID != "" {
+		if scope == store.ScopeThread && resourceID != "" {
 			// The tool writes the thread's working memory: the thread must be
 			// resourceID's (a missing one is created by the tool for it).
-			if _, err := s.OwnedThread(ctx, "Tools", threadID, resourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
+			if _, err := s.OwnedThread(ctx, "Tools", threadID, resourceID); err != nil && !errors.Is(err, memerr.ErrThreadNotFound) {
 				return nil, err
 			}
 		}
@@ -53,7 +54,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 		}
 		// The tool reads resourceID's messages for this thread: a thread of
 		// another resource must not be searched under it.
-		if _, err := s.OwnedThread(ctx, "Tools", threadID, resourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
+		if _, err := s.OwnedThread(ctx, "Tools", threadID, resourceID); err != nil && !errors.Is(err, memerr.ErrThreadNotFound) {
 			return nil, err
 		}
 		out = append(out, recallTool(m.rec, st.recall, th))
@@ -67,7 +68,7 @@ func (m *Memory) Tools(ctx context.Context, threadID, resourceID string, cfg *Co
 const RecallToolName = recall.ToolName
 
 // recallTool is the recall tool over th's resource with rs (rs.Tool set).
-func recallTool(e *recall.Engine, rs *recall.Settings, th Thread) Tool {
+func recallTool(e *recall.Engine, rs *recall.Settings, th store.Thread) Tool {
 	desc, call := e.ToolCall(rs, th)
 	return Tool{Name: RecallToolName, Description: desc, Parameters: json.RawMessage(retrieval.Params), Call: call}
 }

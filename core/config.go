@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/core/store"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/observe"
@@ -72,7 +73,7 @@ type SemanticRecall struct {
 	Disabled     bool
 	TopK         int           // default 4
 	MessageRange *MessageRange // default {1, 1}
-	Scope        Scope         // default ScopeResource
+	Scope        store.Scope   // default ScopeResource
 	// MaxChunkChars splits longer message text into chunks, each embedded
 	// separately with id "<messageID>#<n>"; default 16384.
 	MaxChunkChars int
@@ -284,15 +285,15 @@ type settings struct {
 const defaultLastMessages = 10
 
 func invalidConfig(format string, a ...any) error {
-	return &Error{Code: CodeInvalidConfig, Msg: fmt.Sprintf(format, a...)}
+	return &memerr.Error{Code: memerr.CodeInvalidConfig, Msg: fmt.Sprintf(format, a...)}
 }
 
 // resolveScope defaults an empty scope to def and rejects unknown ones.
-func resolveScope(option string, s, def Scope) (Scope, error) {
+func resolveScope(option string, s, def store.Scope) (store.Scope, error) {
 	switch s {
 	case "":
 		return def, nil
-	case ScopeThread, ScopeResource:
+	case store.ScopeThread, store.ScopeResource:
 		return s, nil
 	}
 	return "", invalidConfig("%s must be thread or resource, got %q", option, s)
@@ -405,7 +406,7 @@ func resolveRecall(r *SemanticRecall) (*recall.Settings, error) {
 		return nil, invalidConfig("semanticRecall.messageRange must be non-negative")
 	}
 	var err error
-	if rc.Scope, err = resolveScope("semanticRecall.scope", rc.Scope, ScopeResource); err != nil {
+	if rc.Scope, err = resolveScope("semanticRecall.scope", rc.Scope, store.ScopeResource); err != nil {
 		return nil, err
 	}
 	orDefault(&rc.MaxChunkChars, 16384)

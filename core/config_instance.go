@@ -44,10 +44,10 @@ func (c *configs) settings(over *Config) (settings, error) {
 func (c *configs) requireDeps(op string, s settings) error {
 	if s.recall != nil {
 		if c.opts.Vector == nil {
-			return &Error{Code: CodeNoVectorStore, Op: op, Msg: ErrNoVectorStore.Msg()}
+			return &memerr.Error{Code: memerr.CodeNoVectorStore, Op: op, Msg: memerr.ErrNoVectorStore.Msg()}
 		}
 		if c.opts.Embedder == nil && !c.opts.Vector.SelfEmbedding() {
-			return &Error{Code: CodeNoEmbedder, Op: op, Msg: ErrNoEmbedder.Msg()}
+			return &memerr.Error{Code: memerr.CodeNoEmbedder, Op: op, Msg: memerr.ErrNoEmbedder.Msg()}
 		}
 	}
 	if c.store != nil {
@@ -61,10 +61,10 @@ func (c *configs) requireDeps(op string, s settings) error {
 func requireCapabilities(op string, c *store.Checked, s settings) error {
 	_, _, obs, queue := c.Capabilities()
 	if s.recall != nil && !queue {
-		return memerr.Errorf(CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
+		return memerr.Errorf(memerr.CodeUnsupported, op, "semantic recall needs a store that implements store.IndexQueue")
 	}
 	if s.observation != nil && !obs {
-		return memerr.Errorf(CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
+		return memerr.Errorf(memerr.CodeUnsupported, op, "observational memory needs a store that implements store.Observations")
 	}
 	return nil
 }

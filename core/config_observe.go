@@ -2,6 +2,8 @@ package core
 
 import (
 	"fmt"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/observe"
@@ -44,7 +46,7 @@ type ObservationalMemoryConfig struct {
 	Reflection     ReflectionConfig
 	// Scope is ScopeThread (default: one record per thread) or ScopeResource
 	// (one record shared by all threads of the resource).
-	Scope Scope
+	Scope store.Scope
 	// Background runs observation and reflection after Commit returns, in a
 	// bounded worker: one cycle in flight per record, extra requests
 	// coalesced; Memory.Close waits for it. The default (false) runs them
@@ -115,7 +117,7 @@ type ReflectionConfig struct {
 // resolve validates o and fills its defaults.
 func (o *ObservationalMemoryConfig) resolve() (*observe.Settings, error) {
 	bad := func(format string, a ...any) (*observe.Settings, error) {
-		return nil, &Error{Code: CodeInvalidConfig, Msg: "observationalMemory." + fmt.Sprintf(format, a...)}
+		return nil, &memerr.Error{Code: memerr.CodeInvalidConfig, Msg: "observationalMemory." + fmt.Sprintf(format, a...)}
 	}
 	if o.Model != nil && (o.ObserverModel != nil || o.ReflectorModel != nil) {
 		return bad("model cannot be combined with observerModel or reflectorModel; set either model (both) or each one")
@@ -151,12 +153,12 @@ func (o *ObservationalMemoryConfig) resolve() (*observe.Settings, error) {
 	orDefault(&s.Timeout, DefaultObservationTimeout)
 	orDefault(&s.MaxUnobserved, DefaultMaxUnobservedMessages)
 	var err error
-	if s.Scope, err = resolveScope("observationalMemory.scope", s.Scope, ScopeThread); err != nil {
+	if s.Scope, err = resolveScope("observationalMemory.scope", s.Scope, store.ScopeThread); err != nil {
 		return nil, err
 	}
 	if s.Buffer, err = observe.ResolveBuffer(observe.BufferInput{MessageTokens: s.MessageTokens, ReflectTokens: s.ReflectTokens,
 		BufferTokens: obs.BufferTokens, Activation: obs.BufferActivation, BlockAfter: obs.BlockAfter,
-		ReflectActivation: ref.BufferActivation, ReflectBlockAfter: ref.BlockAfter, ResourceScope: s.Scope == ScopeResource}); err != nil {
+		ReflectActivation: ref.BufferActivation, ReflectBlockAfter: ref.BlockAfter, ResourceScope: s.Scope == store.ScopeResource}); err != nil {
 		return bad("%v", err)
 	}
 	return s, nil
@@ -176,7 +178,7 @@ func (s settings) withModels(fallback Model) (settings, error) {
 		o.Reflector = fallback
 	}
 	if o.Observer == nil || o.Reflector == nil {
-		return settings{}, &Error{Code: CodeInvalidConfig,
+		return settings{}, &memerr.Error{Code: memerr.CodeInvalidConfig,
 			Msg: "observationalMemory needs a model: set observationalMemory.model (or observerModel and reflectorModel) or Options.Model"}
 	}
 	s.observation = &o

@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/json"
+	"github.com/agentmem/agentmem/core/store"
 
 	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
@@ -32,7 +33,7 @@ type WorkingMemoryConfig struct {
 	Disabled bool
 	Template string          // markdown template; default DefaultWorkingMemoryTemplate
 	Schema   json.RawMessage // JSON Schema; switches to JSON mode (merge updates)
-	Scope    Scope           // default ScopeResource
+	Scope    store.Scope     // default ScopeResource
 	// Version picks the update tool of Markdown working memory:
 	// WorkingMemoryStable (default) replaces the whole memory,
 	// WorkingMemoryVNext (Mastra's version 'vnext') appends newMemory or
@@ -53,7 +54,7 @@ const (
 // resolved instance setting) already holds it compiled.
 func (w WorkingMemoryConfig) resolve(prev *WorkingMemoryConfig) (WorkingMemoryConfig, error) {
 	var err error
-	if w.Scope, err = resolveScope("workingMemory.scope", w.Scope, ScopeResource); err != nil {
+	if w.Scope, err = resolveScope("workingMemory.scope", w.Scope, store.ScopeResource); err != nil {
 		return w, err
 	}
 	switch w.Version {
@@ -73,11 +74,11 @@ func (w WorkingMemoryConfig) resolve(prev *WorkingMemoryConfig) (WorkingMemoryCo
 	case len(w.Schema) > 0:
 		var v map[string]any
 		if err := json.Unmarshal(w.Schema, &v); err != nil {
-			return w, &Error{Code: CodeInvalidConfig, Msg: "workingMemory.schema must be a JSON object", Err: err}
+			return w, &memerr.Error{Code: memerr.CodeInvalidConfig, Msg: "workingMemory.schema must be a JSON object", Err: err}
 		}
 		sch, err := workingmem.Compile(w.Schema)
 		if err != nil {
-			return w, &Error{Code: CodeInvalidConfig, Msg: "workingMemory.schema is not a valid JSON Schema", Err: err}
+			return w, &memerr.Error{Code: memerr.CodeInvalidConfig, Msg: "workingMemory.schema is not a valid JSON Schema", Err: err}
 		}
 		w.schema = sch
 	case w.Template == "":

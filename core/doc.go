@@ -54,6 +54,16 @@
 // The error model lives in package memerr; core names the same Code, Error
 // and sentinels, so a user of the turn needs no other import.
 //
+// # Names from the contract packages
+//
+// core re-exports, as aliases, the names a user of the turn touches:
+// Message, Role, Source, Content, Part and their Role*, Source* and Part*
+// constants from core/message; Thread, Scope, ScopeThread and ScopeResource
+// from core/store; Code, Error and every Code* and Err* from core/memerr.
+// They are the same types and values under a second name, for users only:
+// code inside this module spells each name after the package that defines
+// it.
+//
 // # Concurrency
 //
 // A *Memory is safe for concurrent use by multiple goroutines; a *[Turn] is

@@ -20,7 +20,7 @@ type entry struct {
 // CodeDeadlineExceeded; then the checked store is returned.
 func (e *entry) open(ctx context.Context, op string) (*store.Checked, error) {
 	if ctx == nil {
-		return nil, memerr.Errorf(CodeInvalidArgument, op, "nil context")
+		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "nil context")
 	}
 	if err := memerr.Context(op, ctx.Err()); err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func (e *entry) openThread(ctx context.Context, op, threadID string) (*store.Che
 // checked returns the checked store or ErrNoStorage.
 func (e *entry) checked() (*store.Checked, error) {
 	if e.store == nil {
-		return nil, ErrNoStorage.New("")
+		return nil, memerr.ErrNoStorage.New("")
 	}
 	return e.store, nil
 }

@@ -18,7 +18,7 @@ const (
 // checkTitle refuses a title over Options.MaxTitleBytes.
 func (r *rules) checkTitle(op, title string) error {
 	if len(title) > r.opts.MaxTitleBytes {
-		return memerr.Errorf(CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), r.opts.MaxTitleBytes)
+		return memerr.Errorf(memerr.CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), r.opts.MaxTitleBytes)
 	}
 	return nil
 }

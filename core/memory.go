@@ -115,7 +115,7 @@ func New(opts Options) (*Memory, error) {
 		return nil, err
 	}
 	if opts.EmbeddingDimension < 0 {
-		return nil, memerr.Errorf(CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
+		return nil, memerr.Errorf(memerr.CodeInvalidConfig, "New", "embeddingDimension must be a positive integer")
 	}
 	opts.Config = Config{}
 	m := &Memory{opts: opts, tk: opts.Tokenizer, log: opts.Logger}
@@ -191,7 +191,7 @@ func (m *Memory) TokenizedMessages() int64 { return m.tokens.n.Load() }
 // observation) to finish.
 func (m *Memory) Close(ctx context.Context) error {
 	if ctx == nil {
-		return memerr.Errorf(CodeInvalidArgument, "Close", "nil context")
+		return memerr.Errorf(memerr.CodeInvalidArgument, "Close", "nil context")
 	}
 	done := make(chan struct{})
 	go func() { m.bg.Wait(); close(done) }()

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 	"slices"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -18,7 +19,7 @@ import (
 // ones, each once (the newest copy of a message saved again); nil when
 // Begin did not read them all. Messages other writers saved meanwhile are
 // missing: they count from the next cycle on.
-func (t *Turn) knownUnobserved(saved []Message) []Message {
+func (t *Turn) knownUnobserved(saved []message.Message) []message.Message {
 	if t.unobserved == nil {
 		return nil
 	}
@@ -27,9 +28,9 @@ func (t *Turn) knownUnobserved(saved []Message) []Message {
 	for i := range all {
 		last[all[i].ID] = i
 	}
-	out := make([]Message, 0, len(all))
+	out := make([]message.Message, 0, len(all))
 	for i, msg := range all {
-		if msg.Role != RoleSystem && last[msg.ID] == i {
+		if msg.Role != message.RoleSystem && last[msg.ID] == i {
 			out = append(out, msg)
 		}
 	}
@@ -66,9 +67,9 @@ func (m *Memory) Observations(ctx context.Context, threadID, resourceID string, 
 		return store.ObservationRecord{}, err
 	}
 	if st.observation == nil {
-		return store.ObservationRecord{}, memerr.Errorf(CodeInvalidConfig, "Observations", "observational memory is not enabled")
+		return store.ObservationRecord{}, memerr.Errorf(memerr.CodeInvalidConfig, "Observations", "observational memory is not enabled")
 	}
-	if st.observation.Scope == ScopeThread {
+	if st.observation.Scope == store.ScopeThread {
 		if _, err := s.OwnedThread(ctx, "Observations", threadID, resourceID); err != nil {
 			return store.ObservationRecord{}, err
 		}

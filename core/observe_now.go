@@ -57,23 +57,23 @@ func (m *Memory) ClearObservations(ctx context.Context, threadID, resourceID str
 
 // observedThread validates a caller's observational-memory call and
 // returns its settings and thread.
-func (m *Memory) observedThread(ctx context.Context, op, threadID, resourceID string, cfg *Config) (*observe.Settings, Thread, error) {
+func (m *Memory) observedThread(ctx context.Context, op, threadID, resourceID string, cfg *Config) (*observe.Settings, store.Thread, error) {
 	s, err := m.entry.open(ctx, op)
 	if err != nil {
-		return nil, Thread{}, err
+		return nil, store.Thread{}, err
 	}
 	if err := store.ValidateID("threadId", threadID); err != nil {
-		return nil, Thread{}, memerr.WithOp(op, err)
+		return nil, store.Thread{}, memerr.WithOp(op, err)
 	}
 	if err := store.ValidateID("resourceId", resourceID); err != nil {
-		return nil, Thread{}, memerr.WithOp(op, err)
+		return nil, store.Thread{}, memerr.WithOp(op, err)
 	}
 	st, err := m.conf.settings(cfg)
 	if err != nil {
-		return nil, Thread{}, err
+		return nil, store.Thread{}, err
 	}
 	if st.observation == nil {
-		return nil, Thread{}, memerr.Errorf(memerr.CodeInvalidConfig, op, "observational memory is not enabled")
+		return nil, store.Thread{}, memerr.Errorf(memerr.CodeInvalidConfig, op, "observational memory is not enabled")
 	}
 	th, err := s.OwnedThread(ctx, op, threadID, resourceID)
 	return st.observation, th, err

@@ -24,7 +24,7 @@ func msgAt(list string, i, n int) msgPlace { return msgPlace{list: list, i: i, n
 
 // name names msg in an error: by its id when it has one, else by its
 // place and role.
-func (p msgPlace) name(msg *Message) string {
+func (p msgPlace) name(msg *message.Message) string {
 	if msg.ID != "" {
 		return fmt.Sprintf("message %q (role %q)", msg.ID, msg.Role)
 	}
@@ -45,11 +45,11 @@ type rules struct {
 // validateMessage checks the role, the id when set, the content (one rule
 // for every store, see store.ValidateContent) and the size cap; errors name
 // the message by its id or its place.
-func (r *rules) validateMessage(op string, msg *Message, place msgPlace) error {
+func (r *rules) validateMessage(op string, msg *message.Message, place msgPlace) error {
 	switch msg.Role {
-	case RoleUser, RoleAssistant, RoleSignal, RoleSystem:
+	case message.RoleUser, message.RoleAssistant, message.RoleSignal, message.RoleSystem:
 	default:
-		return memerr.Errorf(CodeInvalidMessage, op, "%s: invalid role %q", place.name(msg), msg.Role)
+		return memerr.Errorf(memerr.CodeInvalidMessage, op, "%s: invalid role %q", place.name(msg), msg.Role)
 	}
 	if msg.ID != "" {
 		if err := store.ValidateID("id", msg.ID); err != nil {
@@ -65,13 +65,13 @@ func (r *rules) validateMessage(op string, msg *Message, place msgPlace) error {
 // checkMessageSize refuses a message whose content, encoded as the stores
 // keep it (message.MarshalStored: JSON, each text once), is over
 // Options.MaxMessageBytes.
-func (r *rules) checkMessageSize(op string, msg *Message, place msgPlace) error {
+func (r *rules) checkMessageSize(op string, msg *message.Message, place msgPlace) error {
 	if bound, ok := msg.Content.EncodedSizeBound(); ok && bound <= r.opts.MaxMessageBytes {
 		return nil // certainly under the cap: encoding it only to measure is waste
 	}
 	b, err := message.MarshalStored(msg.Content)
 	if err != nil {
-		return &Error{Code: CodeInvalidMessage, Op: op, Msg: place.name(msg) + " cannot be encoded", Err: err}
+		return &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: place.name(msg) + " cannot be encoded", Err: err}
 	}
 	if len(b) <= r.opts.MaxMessageBytes {
 		return nil
@@ -80,13 +80,13 @@ func (r *rules) checkMessageSize(op string, msg *Message, place msgPlace) error 
 	for _, p := range msg.Content.Parts {
 		text += len(p.Text)
 	}
-	return memerr.Errorf(CodeMessageTooLarge, op, "%s is %s bytes encoded as stored (JSON, with %s bytes of text), over the limit of %s bytes (Options.MaxMessageBytes)",
+	return memerr.Errorf(memerr.CodeMessageTooLarge, op, "%s is %s bytes encoded as stored (JSON, with %s bytes of text), over the limit of %s bytes (Options.MaxMessageBytes)",
 		place.name(msg), groupDigits(len(b)), groupDigits(text), groupDigits(r.opts.MaxMessageBytes))
 }
 
 // prepare makes a message persistable: strips what is never stored, assigns
 // id and timestamp. The caller counts the tokens of the batch (budget.CountAll).
-func (r *rules) prepare(op string, msg Message) (Message, bool) {
+func (r *rules) prepare(op string, msg message.Message) (message.Message, bool) {
 	msg, ok := window.Persistable(msg, WorkingMemoryToolName)
 	if !ok {
 		return msg, false

@@ -1,5 +1,8 @@
 package core
 
+import (
+	"github.com/agentmem/agentmem/core/message"
+)
 import "context"
 
 // Processor transforms the prompt of a turn after memory's own steps (history,
@@ -9,7 +12,7 @@ import "context"
 type Processor interface {
 	// ProcessInput returns the prompt to use. It may drop or rewrite messages
 	// but must keep their Source. It must not modify storage.
-	ProcessInput(ctx context.Context, in ProcessorInput) ([]Message, error)
+	ProcessInput(ctx context.Context, in ProcessorInput) ([]message.Message, error)
 }
 
 // ProcessorInput is what a Processor sees.
@@ -17,7 +20,7 @@ type ProcessorInput struct {
 	ThreadID   string
 	ResourceID string
 	// Messages is the whole prompt: system messages first, then conversation.
-	Messages  []Message
+	Messages  []message.Message
 	Tokenizer Tokenizer
 }
 
@@ -26,11 +29,11 @@ type ProcessorInput struct {
 // processInputStep). Like Processor it must keep Sources and not modify
 // storage.
 type StepProcessor interface {
-	ProcessInputStep(ctx context.Context, in ProcessorInput) ([]Message, error)
+	ProcessInputStep(ctx context.Context, in ProcessorInput) ([]message.Message, error)
 }
 
 // OutputProcessor optionally transforms response messages before Commit
 // saves them. Like Processor, it must be safe for concurrent use.
 type OutputProcessor interface {
-	ProcessOutput(ctx context.Context, in ProcessorInput) ([]Message, error)
+	ProcessOutput(ctx context.Context, in ProcessorInput) ([]message.Message, error)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/core/memerr"
 	"slices"
 	"strings"
 
@@ -92,7 +93,7 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) (err error) {
 		return err
 	}
 	th, err := s.GetThread(ctx, threadID)
-	if errors.Is(err, ErrThreadNotFound) {
+	if errors.Is(err, memerr.ErrThreadNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -100,7 +101,7 @@ func (m *Memory) Reindex(ctx context.Context, threadID string) (err error) {
 	}
 	err = indexFailure(m.rec.ReindexThread(ctx, s, st.write(), th))
 	var f *IndexFailure
-	if !errors.As(err, &f) && (errors.Is(err, ErrIndexVersionMismatch) || errors.Is(err, ErrEmbeddingDimensionMismatch)) {
+	if !errors.As(err, &f) && (errors.Is(err, memerr.ErrIndexVersionMismatch) || errors.Is(err, memerr.ErrEmbeddingDimensionMismatch)) {
 		// The version and the dimension are the resource's: rebuild all of it.
 		return m.ReindexResource(ctx, th.ResourceID)
 	}

@@ -38,7 +38,7 @@ type RecallQuery struct {
 
 // RecallResult is the result of Recall; Messages are chronological.
 type RecallResult struct {
-	Messages []Message
+	Messages []message.Message
 	Total    int
 	Page     int
 	PerPage  int

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 	"log/slog"
 
 	"github.com/agentmem/agentmem/core/internal/onceset"
@@ -23,7 +24,7 @@ type skippedParts struct {
 
 // Report warns about the messages of msgs with skipped parts not reported
 // yet.
-func (p *skippedParts) Report(ctx context.Context, msgs []Message) {
+func (p *skippedParts) Report(ctx context.Context, msgs []message.Message) {
 	for i := range msgs {
 		msg := &msgs[i]
 		if len(msg.Content.Skipped) == 0 || msg.ID == "" {

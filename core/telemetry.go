@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 	"reflect"
 	"strings"
 
@@ -81,7 +82,7 @@ func (s *spans) endBegin(ctx context.Context, sp telemetry.Op, t *Turn, err erro
 }
 
 // startTurnOp starts the span of a Step or Commit of t.
-func (t *Turn) startTurnOp(ctx context.Context, op string, msgs []Message) (context.Context, telemetry.Op) {
+func (t *Turn) startTurnOp(ctx context.Context, op string, msgs []message.Message) (context.Context, telemetry.Op) {
 	if t == nil || ctx == nil {
 		return ctx, telemetry.Op{}
 	}
@@ -90,7 +91,7 @@ func (t *Turn) startTurnOp(ctx context.Context, op string, msgs []Message) (cont
 
 // startSaving starts the span of an operation saving msgs: their count
 // and their text (contentAttrs) are known at its start.
-func (s *spans) startSaving(ctx context.Context, op, threadID, resourceID string, msgs []Message) (context.Context, telemetry.Op) {
+func (s *spans) startSaving(ctx context.Context, op, threadID, resourceID string, msgs []message.Message) (context.Context, telemetry.Op) {
 	saved := telemetry.AttrMessagesSaved.Int(len(msgs))
 	if !s.tel.CaptureContent() {
 		return s.startOp(ctx, op, threadID, resourceID, "", saved)
@@ -100,7 +101,7 @@ func (s *spans) startSaving(ctx context.Context, op, threadID, resourceID string
 
 // contentAttrs is the text of msgs when the application opted in, else
 // nothing.
-func (s *spans) contentAttrs(msgs []Message) []attribute.KeyValue {
+func (s *spans) contentAttrs(msgs []message.Message) []attribute.KeyValue {
 	if !s.tel.CaptureContent() || len(msgs) == 0 {
 		return nil
 	}
@@ -139,7 +140,7 @@ const (
 )
 
 // startSave starts the span of SaveMessages (op) of msgs.
-func (s *spans) startSave(ctx context.Context, op string, msgs []Message) (context.Context, telemetry.Op) {
+func (s *spans) startSave(ctx context.Context, op string, msgs []message.Message) (context.Context, telemetry.Op) {
 	var threadID, resourceID string
 	if len(msgs) > 0 {
 		threadID, resourceID = msgs[0].ThreadID, msgs[0].ResourceID

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 	"strings"
 	"unicode/utf8"
 
@@ -17,7 +18,7 @@ const defaultTitleInstructions = `You write the title of a conversation.
 
 // maybeTitle generates a title after Commit when the thread has none and has
 // at least MinMessages messages. Failures are logged, never returned.
-func (ef *effects) maybeTitle(ctx context.Context, st settings, th Thread, saved []Message) {
+func (ef *effects) maybeTitle(ctx context.Context, st settings, th store.Thread, saved []message.Message) {
 	if st.title == nil || st.readOnly || th.Title != "" {
 		return
 	}
@@ -82,9 +83,9 @@ func truncate(s string, n int) string {
 	return strings.TrimSpace(string(r[:n]))
 }
 
-func hasUserMessage(msgs []Message) bool {
+func hasUserMessage(msgs []message.Message) bool {
 	for _, m := range msgs {
-		if m.Role == RoleUser {
+		if m.Role == message.RoleUser {
 			return true
 		}
 	}

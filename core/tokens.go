@@ -1,6 +1,7 @@
 package core
 
 import (
+	"github.com/agentmem/agentmem/core/message"
 	"sync/atomic"
 
 	"github.com/agentmem/agentmem/core/budget"
@@ -30,7 +31,7 @@ func (c *messageTokens) Count(text string) int { return c.tk.Count(text) }
 func (c *messageTokens) Encoding() string { return c.tk.Encoding() }
 
 // count sets msg.Tokens unless it was already counted with this encoding.
-func (c *messageTokens) count(msg *Message) {
+func (c *messageTokens) count(msg *message.Message) {
 	if msg.TokenEncoding == c.tk.Encoding() && msg.Tokens > 0 {
 		return
 	}
@@ -41,7 +42,7 @@ func (c *messageTokens) count(msg *Message) {
 
 // Ensure counts a stored message whose count is missing or was made with
 // another encoding (in memory only; storage is not rewritten).
-func (c *messageTokens) Ensure(msg *Message) {
+func (c *messageTokens) Ensure(msg *message.Message) {
 	if msg.TokenEncoding != c.tk.Encoding() || msg.Tokens <= 0 {
 		msg.Tokens, msg.TokenEncoding = 0, ""
 		c.count(msg)

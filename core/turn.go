@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agentmem/agentmem/core/message"
 	"sync"
 
 	"github.com/agentmem/agentmem/core/budget"
@@ -22,9 +23,9 @@ type TurnRequest struct {
 	System []string
 	// Input holds the new messages of the turn. A client may echo the whole
 	// conversation; unless RetainFullInput is set it is filtered against storage.
-	Input []Message
+	Input []message.Message
 	// Context holds extra messages for this prompt only: protected, never stored.
-	Context []Message
+	Context []message.Message
 	// Config overrides the instance config for this turn.
 	Config *Config
 	// ReadOnly makes this turn read-only whatever the config says (as
@@ -53,12 +54,12 @@ type Turn struct {
 	m         *Memory
 	st        settings
 	req       TurnRequest
-	thread    Thread
-	prompt    []Message
-	persist   []Message      // filtered input, saved by the first Step or Commit
-	prior     indexing.Prior // the thread's messages before the turn, as loaded
+	thread    store.Thread
+	prompt    []message.Message
+	persist   []message.Message // filtered input, saved by the first Step or Commit
+	prior     indexing.Prior    // the thread's messages before the turn, as loaded
 	tools     []Tool
-	trimmed   []Message
+	trimmed   []message.Message
 	recalled  map[string]int // rank of same-thread recalled messages (see markRecalled)
 	recallErr error
 	memoryErr error // working-memory read failure
@@ -67,7 +68,7 @@ type Turn struct {
 	// them (nil when capped or observational memory is off or
 	// resource-scoped): Commit's cycle sums them with what it saved
 	// instead of reading them again.
-	unobserved []Message
+	unobserved []message.Message
 	obs        *observe.Shown // what the prompt shows of observational memory; nil without it
 	steps      stepState      // shared by the Step calls
 	saves      turnSaves      // what the Steps and Commit stored
@@ -86,7 +87,7 @@ type intake struct {
 }
 
 // turnInput validates the input and stamps it with ids, thread and time.
-func (ik *intake) turnInput(op string, req TurnRequest) ([]Message, error) {
+func (ik *intake) turnInput(op string, req TurnRequest) ([]message.Message, error) {
 	input := window.Clone(req.Input)
 	for i := range input {
 		in := &input[i]
@@ -94,12 +95,12 @@ func (ik *intake) turnInput(op string, req TurnRequest) ([]Message, error) {
 			return nil, err
 		}
 		if in.ThreadID != "" && in.ThreadID != req.ThreadID {
-			return nil, memerr.Errorf(CodeInvalidArgument, op, "Received input message with wrong threadId. Input %s, expected %s", in.ThreadID, req.ThreadID)
+			return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "Received input message with wrong threadId. Input %s, expected %s", in.ThreadID, req.ThreadID)
 		}
 		if in.ResourceID != "" && in.ResourceID != req.ResourceID {
-			return nil, memerr.Errorf(CodeInvalidArgument, op, "Received input message with wrong resourceId. Input %s, expected %s", in.ResourceID, req.ResourceID)
+			return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "Received input message with wrong resourceId. Input %s, expected %s", in.ResourceID, req.ResourceID)
 		}
-		in.ThreadID, in.ResourceID, in.Source = req.ThreadID, req.ResourceID, SourceInput
+		in.ThreadID, in.ResourceID, in.Source = req.ThreadID, req.ResourceID, message.SourceInput
 		if in.ID == "" {
 			in.ID = ik.opts.NewID()
 		}
@@ -116,27 +117,27 @@ func (ik *intake) turnInput(op string, req TurnRequest) ([]Message, error) {
 
 // turnThread loads the thread, creating it when missing (unless read-only),
 // and enforces ownership.
-func (ik *intake) turnThread(ctx context.Context, s *store.Checked, req TurnRequest, readOnly bool) (Thread, error) {
+func (ik *intake) turnThread(ctx context.Context, s *store.Checked, req TurnRequest, readOnly bool) (store.Thread, error) {
 	th, err := s.GetThread(ctx, req.ThreadID)
 	switch {
-	case errors.Is(err, ErrThreadNotFound) && readOnly:
-		return Thread{ID: req.ThreadID, ResourceID: req.ResourceID}, nil
-	case errors.Is(err, ErrThreadNotFound):
+	case errors.Is(err, memerr.ErrThreadNotFound) && readOnly:
+		return store.Thread{ID: req.ThreadID, ResourceID: req.ResourceID}, nil
+	case errors.Is(err, memerr.ErrThreadNotFound):
 		now := ik.clock.Stamp()
-		return s.SaveThread(ctx, Thread{ID: req.ThreadID, ResourceID: req.ResourceID, CreatedAt: now, UpdatedAt: now})
+		return s.SaveThread(ctx, store.Thread{ID: req.ThreadID, ResourceID: req.ResourceID, CreatedAt: now, UpdatedAt: now})
 	case err != nil:
-		return Thread{}, err
+		return store.Thread{}, err
 	case th.ResourceID != req.ResourceID:
-		return Thread{}, memerr.Errorf(CodeResourceMismatch, "Begin",
+		return store.Thread{}, memerr.Errorf(memerr.CodeResourceMismatch, "Begin",
 			"Thread %q belongs to resource %q but resource %q was provided. A thread can only be used by the resource that owns it.", th.ID, th.ResourceID, req.ResourceID)
 	}
 	return th, nil
 }
 
 // systemMessage is a system message of text for the prompt, counted.
-func (hr *historyReader) systemMessage(text string) Message {
-	msg := NewMessage(RoleSystem, text)
-	msg.Source = SourceSystem
+func (hr *historyReader) systemMessage(text string) message.Message {
+	msg := NewMessage(message.RoleSystem, text)
+	msg.Source = message.SourceSystem
 	msg.Tokens = hr.systemTokens(text)
 	msg.TokenEncoding = hr.tk.Encoding()
 	return msg
@@ -167,7 +168,7 @@ func (hr *historyReader) systemTokens(text string) int {
 
 // Messages returns the prompt: system messages, then history and recalled
 // messages, context and input, each with its Source. The slice is a copy.
-func (t *Turn) Messages() []Message {
+func (t *Turn) Messages() []message.Message {
 	if t == nil {
 		return nil
 	}
@@ -185,9 +186,9 @@ func (t *Turn) Tools() []Tool {
 }
 
 // Thread returns the thread as loaded at Begin.
-func (t *Turn) Thread() Thread {
+func (t *Turn) Thread() store.Thread {
 	if t == nil {
-		return Thread{}
+		return store.Thread{}
 	}
 	return t.thread.Clone()
 }
@@ -196,7 +197,7 @@ func (t *Turn) Thread() Thread {
 // Those the history read did not decode (beyond what the budget can keep,
 // see store.WindowReader) have no text: their ids, times, Seq and token
 // counts are exact, and their tool invocations carry only the call ids.
-func (t *Turn) Trimmed() []Message {
+func (t *Turn) Trimmed() []message.Message {
 	if t == nil {
 		return nil
 	}

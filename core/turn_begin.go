@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/transcript"
@@ -12,14 +14,14 @@ import (
 // build is what the steps of Begin build up.
 type build struct {
 	s        *store.Checked
-	supplied map[string]bool // ids the caller gave (generated ones are new by construction)
-	input    []Message       // the turn's input, filtered unless RetainFullInput
+	supplied map[string]bool   // ids the caller gave (generated ones are new by construction)
+	input    []message.Message // the turn's input, filtered unless RetainFullInput
 	src      historySource
-	history  []Message // remembered messages, Source memory
-	system   []Message // instructions, observations, working memory, other threads
-	others   []Message // messages of other threads, rendered as one system message
-	conv     []Message // history, recalled messages, context and input
-	prompt   []Message
+	history  []message.Message // remembered messages, Source memory
+	system   []message.Message // instructions, observations, working memory, other threads
+	others   []message.Message // messages of other threads, rendered as one system message
+	conv     []message.Message // history, recalled messages, context and input
+	prompt   []message.Message
 }
 
 // beginStep is one named step of Begin; its name prefixes its errors.
@@ -96,7 +98,7 @@ func (m *Memory) Begin(ctx context.Context, req TurnRequest) (turn *Turn, err er
 // stepError names the step of Begin an error came from in its Op
 // ("Begin: history: ListMessages"), keeping code, message and cause.
 func stepError(step string, err error) error {
-	e, ok := err.(*Error)
+	e, ok := err.(*memerr.Error)
 	if !ok {
 		return err
 	}
@@ -184,13 +186,13 @@ func (t *Turn) stepWorkingMemory(ctx context.Context, b *build) error {
 }
 
 func (t *Turn) stepRecall(ctx context.Context, b *build) error {
-	b.conv = window.SetSource(b.history, SourceMemory)
+	b.conv = window.SetSource(b.history, message.SourceMemory)
 	if t.st.recall != nil && t.st.recall.Tool != nil && t.thread.ResourceID != "" {
 		t.tools = append(t.tools, recallTool(t.m.rec, t.st.recall, t.thread))
 	}
 	if t.st.recall != nil {
 		same, other, inc, err := t.m.rec.ForTurn(ctx, b.s, t.st.recall, t.thread, b.conv, b.input)
-		for _, list := range [][]Message{same, other} {
+		for _, list := range [][]message.Message{same, other} {
 			for i := range list {
 				t.m.hist.ensureTokens(&list[i])
 			}
@@ -209,7 +211,7 @@ func (t *Turn) stepRecall(ctx context.Context, b *build) error {
 }
 
 func (t *Turn) stepContext(_ context.Context, b *build) error {
-	extra := window.SetSource(window.Clone(t.req.Context), SourceContext)
+	extra := window.SetSource(window.Clone(t.req.Context), message.SourceContext)
 	for i := range extra {
 		t.m.tokens.count(&extra[i])
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/window"
@@ -13,13 +14,13 @@ import (
 // prompt is at most MaxTokens − AtMaxRemoveTokens. System, input and context
 // messages are never dropped. Dropped sliding history of this thread
 // advances the persisted boundary, so later turns start after it.
-func (t *Turn) trim(ctx context.Context, s *store.Checked, system, conv []Message) ([]Message, error) {
+func (t *Turn) trim(ctx context.Context, s *store.Checked, system, conv []message.Message) ([]message.Message, error) {
 	st := t.st
 	if budget.PromptTokens(system, conv) <= st.maxTokens {
 		return conv, nil
 	}
 	res := budget.Fit(conv, window.Remembered(conv, t.recalled, st.maxTokens-st.atMaxRemove, budget.PromptTokens(system)))
-	var kept []Message
+	var kept []message.Message
 	for i, msg := range conv {
 		if res.Keep[i] {
 			kept = append(kept, msg)
@@ -43,7 +44,7 @@ func (t *Turn) trim(ctx context.Context, s *store.Checked, system, conv []Messag
 
 // seen fills what the store needs to clamp a boundary candidate b: SeenSeq
 // and ReadAt (see store.ClampBoundary).
-func (t *Turn) seen(b store.Boundary, loaded []Message) store.Boundary {
+func (t *Turn) seen(b store.Boundary, loaded []message.Message) store.Boundary {
 	b.SeenSeq = seenSeq(t.thread.ID, loaded)
 	if r := t.thread.Boundary; r != nil && r.SameEpoch(b) {
 		b.ReadAt = r.CreatedAt
@@ -60,10 +61,10 @@ func (t *Turn) seen(b store.Boundary, loaded []Message) store.Boundary {
 // (store.PullBack). Together: a boundary advanced by a turn never hides a
 // message that turn did not see, although a turn's input is stamped at Begin
 // and saved at Commit while other turns trim.
-func seenSeq(threadID string, loaded []Message) int64 {
+func seenSeq(threadID string, loaded []message.Message) int64 {
 	var seen int64
 	for i := range loaded {
-		if src := loaded[i].Source; loaded[i].ThreadID == threadID && (src == SourceMemory || src == SourceRecall) {
+		if src := loaded[i].Source; loaded[i].ThreadID == threadID && (src == message.SourceMemory || src == message.SourceRecall) {
 			seen = max(seen, loaded[i].Seq)
 		}
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
@@ -19,7 +20,7 @@ import (
 // saved. Read-only turns and turns with history disabled (and observational
 // memory off) save nothing. A Commit that failed may be called again: it
 // saves the same messages under the same ids.
-func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
+func (t *Turn) Commit(ctx context.Context, response []message.Message) (err error) {
 	const op = "Commit"
 	ctx, sp := t.startTurnOp(ctx, op, response)
 	defer func() { err = sp.End(err) }()
@@ -29,7 +30,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.committed {
-		return memerr.Errorf(CodeInvalidArgument, op, "turn already committed")
+		return memerr.Errorf(memerr.CodeInvalidArgument, op, "turn already committed")
 	}
 	m := t.m
 	resp, err := t.stamp(op, "response", response)
@@ -58,7 +59,7 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 		t.committed = false
 		return err
 	}
-	saved, e, err := m.rec.SaveIndexed(ctx, s, t.st.recall, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
+	saved, e, err := m.rec.SaveIndexed(ctx, s, t.st.recall, batch, &t.prior, func() ([]message.Message, error) { return s.SaveMessages(ctx, batch) })
 	if err != nil {
 		t.committed = false
 		return err
@@ -73,10 +74,10 @@ func (t *Turn) Commit(ctx context.Context, response []Message) (err error) {
 // anything.
 func (t *Turn) enter(ctx context.Context, op string) error {
 	if t == nil {
-		return memerr.Errorf(CodeInvalidArgument, op, "nil turn (Begin failed?)")
+		return memerr.Errorf(memerr.CodeInvalidArgument, op, "nil turn (Begin failed?)")
 	}
 	if ctx == nil {
-		return memerr.Errorf(CodeInvalidArgument, op, "nil context")
+		return memerr.Errorf(memerr.CodeInvalidArgument, op, "nil context")
 	}
 	return nil
 }
@@ -84,12 +85,12 @@ func (t *Turn) enter(ctx context.Context, op string) error {
 // stamp returns a copy of the messages given to Commit or Step (where names
 // them in errors) as the turn's responses: assistant unless they say
 // otherwise, validated, of the turn's thread and resource.
-func (t *Turn) stamp(op, where string, msgs []Message) ([]Message, error) {
+func (t *Turn) stamp(op, where string, msgs []message.Message) ([]message.Message, error) {
 	resp := window.Clone(msgs)
 	for i := range resp {
 		r := &resp[i]
 		if r.Role == "" {
-			r.Role = RoleAssistant
+			r.Role = message.RoleAssistant
 		}
 		if err := t.m.rules.validateMessage(op, r, msgAt(where, i, len(resp))); err != nil {
 			return nil, err
@@ -97,7 +98,7 @@ func (t *Turn) stamp(op, where string, msgs []Message) ([]Message, error) {
 		if err := t.responseIDs(op, r); err != nil {
 			return nil, err
 		}
-		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, SourceResponse
+		r.ThreadID, r.ResourceID, r.Source = t.req.ThreadID, t.req.ResourceID, message.SourceResponse
 	}
 	return resp, nil
 }
@@ -105,12 +106,12 @@ func (t *Turn) stamp(op, where string, msgs []Message) ([]Message, error) {
 // responseIDs refuses a response message that names another thread or
 // resource than the turn's, as Begin refuses such input: silently moving it
 // would store it where its author did not mean it to go.
-func (t *Turn) responseIDs(op string, r *Message) error {
+func (t *Turn) responseIDs(op string, r *message.Message) error {
 	if r.ThreadID != "" && r.ThreadID != t.req.ThreadID {
-		return memerr.Errorf(CodeInvalidArgument, op, "response message %q has threadId %q, the turn's is %q", r.ID, r.ThreadID, t.req.ThreadID)
+		return memerr.Errorf(memerr.CodeInvalidArgument, op, "response message %q has threadId %q, the turn's is %q", r.ID, r.ThreadID, t.req.ThreadID)
 	}
 	if r.ResourceID != "" && r.ResourceID != t.req.ResourceID {
-		return memerr.Errorf(CodeInvalidArgument, op, "response message %q has resourceId %q, the turn's is %q", r.ID, r.ResourceID, t.req.ResourceID)
+		return memerr.Errorf(memerr.CodeInvalidArgument, op, "response message %q has resourceId %q, the turn's is %q", r.ID, r.ResourceID, t.req.ResourceID)
 	}
 	return nil
 }

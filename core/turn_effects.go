@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 	"log/slog"
 	"sync"
 	"time"
@@ -41,7 +42,7 @@ type effects struct {
 // indexed (indexEffects); for a committed turn, the title and observational
 // memory follow, each in the background when configured so. A save that
 // embedded the messages first leaves e.
-func (ef *effects) saveEffects(st settings, saved []Message, turn *Turn, e *indexing.Embedded) []sideEffect {
+func (ef *effects) saveEffects(st settings, saved []message.Message, turn *Turn, e *indexing.Embedded) []sideEffect {
 	var prior *indexing.Prior
 	if turn != nil {
 		prior = &turn.prior
@@ -71,7 +72,7 @@ func (ef *effects) saveEffects(st settings, saved []Message, turn *Turn, e *inde
 // thread's messages before them, when known); messages whose earlier
 // indexing failed are retried in the background (a bounded batch per
 // resource, never on the caller's latency).
-func indexEffects(rec *recall.Engine, st settings, saved []Message, prior *indexing.Prior, e *indexing.Embedded) []sideEffect {
+func indexEffects(rec *recall.Engine, st settings, saved []message.Message, prior *indexing.Prior, e *indexing.Embedded) []sideEffect {
 	if st.recall == nil || len(saved) == 0 {
 		return nil
 	}

@@ -31,7 +31,7 @@ type historyReader struct {
 
 // history is what loadHistory read: chronological messages after the boundary.
 type history struct {
-	messages []Message
+	messages []message.Message
 	// bare holds the ids of messages read without content (beyond what the
 	// token budget can keep; see store.WindowReader): fillBare completes
 	// those a step keeps.
@@ -54,7 +54,7 @@ type history struct {
 // boundary applies.
 // links are the tool-call ids of the turn's input: their stored calls are
 // decoded wherever the window reaches (see store.WindowFit.Links).
-func (hr *historyReader) loadHistory(ctx context.Context, s *store.Checked, th Thread, st settings, rng store.DateRange, md message.Filter, links []string) (history, error) {
+func (hr *historyReader) loadHistory(ctx context.Context, s *store.Checked, th store.Thread, st settings, rng store.DateRange, md message.Filter, links []string) (history, error) {
 	if !st.historyEnabled {
 		return history{}, nil
 	}
@@ -79,7 +79,7 @@ func (hr *historyReader) loadHistory(ctx context.Context, s *store.Checked, th T
 			q.PerPage = min(q.PerPage-1, st.maxMessages) + 1 // no overflow at LastN(math.MaxInt)
 		}
 	}
-	var newestFirst []Message
+	var newestFirst []message.Message
 	tokens := 0
 	for {
 		page, err := hr.historyPage(ctx, s, st, q, tokens, links)
@@ -90,7 +90,7 @@ func (hr *historyReader) loadHistory(ctx context.Context, s *store.Checked, th T
 		hr.skipped.Report(ctx, page.Messages)
 		newestFirst = slices.Grow(newestFirst, len(page.Messages))
 		for i, msg := range page.Messages {
-			if msg.Role == RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {
+			if msg.Role == message.RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {
 				continue
 			}
 			if page.Bare != nil && page.Bare[i] {
@@ -142,7 +142,7 @@ func (hr *historyReader) historyPage(ctx context.Context, s *store.Checked, st s
 // fillBare returns msgs with the content of those read bare loaded (one
 // GetMessages for all). Only a message a trim keeps although the read did
 // not expect it (one larger than the room skipped before it) needs it.
-func (hr *historyReader) fillBare(ctx context.Context, s *store.Checked, msgs []Message, bare map[string]bool) ([]Message, error) {
+func (hr *historyReader) fillBare(ctx context.Context, s *store.Checked, msgs []message.Message, bare map[string]bool) ([]message.Message, error) {
 	var ids []string
 	for i := range msgs {
 		if bare[msgs[i].ID] {
@@ -157,7 +157,7 @@ func (hr *historyReader) fillBare(ctx context.Context, s *store.Checked, msgs []
 		return nil, err
 	}
 	hr.skipped.Report(ctx, found)
-	content := make(map[string]Content, len(found))
+	content := make(map[string]message.Content, len(found))
 	for _, f := range found {
 		content[f.ID] = f.Content
 	}
@@ -172,7 +172,7 @@ func (hr *historyReader) fillBare(ctx context.Context, s *store.Checked, msgs []
 
 // ensureTokens counts a stored message whose count is missing or was made
 // with another encoding (messageTokens.Ensure).
-func (hr *historyReader) ensureTokens(msg *Message) { hr.tokens.Ensure(msg) }
+func (hr *historyReader) ensureTokens(msg *message.Message) { hr.tokens.Ensure(msg) }
 
 // historySource is where a turn's remembered conversation comes from: the
 // sliding window of recent messages after the persisted boundary, or, with
@@ -181,14 +181,14 @@ func (hr *historyReader) ensureTokens(msg *Message) { hr.tokens.Ensure(msg) }
 type historySource interface {
 	// load reads the remembered messages of th, chronological, for a turn
 	// with input.
-	load(ctx context.Context, s *store.Checked, th Thread, input []Message) ([]Message, error)
+	load(ctx context.Context, s *store.Checked, th store.Thread, input []message.Message) ([]message.Message, error)
 	// hasPast reports whether the thread has messages older than those
 	// loaded (the input filter treats such a thread as non-empty).
 	hasPast() bool
 	// frame returns the system messages the source adds after the
 	// instructions (the observations) and messages of other threads to show
 	// in the fenced other-thread block.
-	frame() (system, others []Message)
+	frame() (system, others []message.Message)
 	// trims reports whether the token budget trims this source's messages.
 	trims() bool
 	// complete reports whether the loaded messages are every message of
@@ -216,7 +216,7 @@ type windowHistory struct {
 	unread map[string]bool
 }
 
-func (w *windowHistory) load(ctx context.Context, s *store.Checked, th Thread, input []Message) ([]Message, error) {
+func (w *windowHistory) load(ctx context.Context, s *store.Checked, th store.Thread, input []message.Message) ([]message.Message, error) {
 	var links []string
 	for i := range input {
 		links = append(links, input[i].ToolCallIDs()...)
@@ -236,8 +236,8 @@ func (w *windowHistory) complete() bool { return w.done }
 // kept, as Mastra keeps it when no history loader runs.
 func (w *windowHistory) hasPast() bool { return w.st.historyEnabled && !w.done }
 
-func (w *windowHistory) frame() (system, others []Message) { return nil, nil }
-func (w *windowHistory) trims() bool                       { return w.st.tokenBudget() }
+func (w *windowHistory) frame() (system, others []message.Message) { return nil, nil }
+func (w *windowHistory) trims() bool                               { return w.st.tokenBudget() }
 
 // observedHistory is observational memory's view: the observed part of the
 // conversation is in the observations (fenced system messages, chunked so
@@ -249,7 +249,7 @@ type observedHistory struct {
 	view observe.View
 }
 
-func (o *observedHistory) load(ctx context.Context, s *store.Checked, th Thread, _ []Message) ([]Message, error) {
+func (o *observedHistory) load(ctx context.Context, s *store.Checked, th store.Thread, _ []message.Message) ([]message.Message, error) {
 	v, err := o.hr.observer.Load(ctx, o.set, th)
 	if err != nil {
 		return nil, err
@@ -260,9 +260,9 @@ func (o *observedHistory) load(ctx context.Context, s *store.Checked, th Thread,
 
 func (o *observedHistory) hasPast() bool { return o.view.Past }
 
-func (o *observedHistory) frame() (system, others []Message) {
+func (o *observedHistory) frame() (system, others []message.Message) {
 	texts := o.view.SystemTexts()
-	system = make([]Message, 0, len(texts))
+	system = make([]message.Message, 0, len(texts))
 	for _, t := range texts {
 		system = append(system, o.hr.systemMessage(t))
 	}
@@ -272,8 +272,8 @@ func (o *observedHistory) frame() (system, others []Message) {
 // allUnobserved returns the thread's unobserved messages as loaded, or nil
 // when they may be more (the cap was reached, or other threads share the
 // record).
-func (o *observedHistory) allUnobserved() []Message {
-	if o.set.Scope != ScopeThread || len(o.view.Own) >= o.set.MaxUnobserved {
+func (o *observedHistory) allUnobserved() []message.Message {
+	if o.set.Scope != store.ScopeThread || len(o.view.Own) >= o.set.MaxUnobserved {
 		return nil
 	}
 	return slices.Clip(o.view.Own)

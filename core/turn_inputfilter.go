@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/store"
@@ -10,7 +11,7 @@ import (
 // filterInput decides what a request's input may add to memory, as Mastra's
 // MemoryInputFilter does (see window.FilterInput), against the stored copies
 // of the history and of the input messages whose supplied id is stored.
-func (ik *intake) filterInput(ctx context.Context, s *store.Checked, st settings, history []Message, past bool, input []Message, supplied map[string]bool) (persist, hist []Message, err error) {
+func (ik *intake) filterInput(ctx context.Context, s *store.Checked, st settings, history []message.Message, past bool, input []message.Message, supplied map[string]bool) (persist, hist []message.Message, err error) {
 	known, err := ik.storedCopies(ctx, s, history, input, supplied)
 	if err != nil {
 		return nil, nil, err
@@ -22,8 +23,8 @@ func (ik *intake) filterInput(ctx context.Context, s *store.Checked, st settings
 
 // storedCopies returns the stored copies, in this thread, of the history and
 // of the input messages whose caller-supplied id is stored, by id.
-func (ik *intake) storedCopies(ctx context.Context, s *store.Checked, history, input []Message, supplied map[string]bool) (map[string]*Message, error) {
-	known := make(map[string]*Message, len(history))
+func (ik *intake) storedCopies(ctx context.Context, s *store.Checked, history, input []message.Message, supplied map[string]bool) (map[string]*message.Message, error) {
+	known := make(map[string]*message.Message, len(history))
 	for i := range history {
 		known[history[i].ID] = &history[i]
 	}

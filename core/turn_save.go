@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/agentmem/agentmem/core/message"
 	"hash"
 	"slices"
 	"time"
@@ -27,7 +28,7 @@ type turnSaves struct {
 	loop []loopMessage
 	// stored is what the turn's steps stored, in order: Commit's
 	// observational memory counts it, later steps index with it as context.
-	stored []Message
+	stored []message.Message
 }
 
 // loopMessage is one message of the agent loop as the turn saves it.
@@ -50,9 +51,9 @@ func (t *Turn) saving() bool {
 // before is the same message when it has the same shape (and, when it
 // carries an id, the same id); a different one there (a caller that passed
 // only its newest messages) is new and keeps the stored one untouched.
-func (t *Turn) loopBatch(resp []Message) ([]Message, []int, [][sha256.Size]byte) {
+func (t *Turn) loopBatch(resp []message.Message) ([]message.Message, []int, [][sha256.Size]byte) {
 	var (
-		batch  []Message
+		batch  []message.Message
 		at     []int
 		exacts [][sha256.Size]byte
 	)
@@ -100,7 +101,7 @@ func (t *Turn) markSaved(at []int, exacts [][sha256.Size]byte) {
 
 // processOutput runs the output processors on response messages about to
 // be saved.
-func (t *Turn) processOutput(ctx context.Context, resp []Message) ([]Message, error) {
+func (t *Turn) processOutput(ctx context.Context, resp []message.Message) ([]message.Message, error) {
 	for _, p := range t.m.opts.Processors {
 		if op, ok := p.(OutputProcessor); ok {
 			var err error
@@ -116,9 +117,9 @@ func (t *Turn) processOutput(ctx context.Context, resp []Message) ([]Message, er
 // persistBatch is the batch a save of the turn stores: the filtered input
 // unless stored, then the (processed) loop messages, made persistable and
 // counted.
-func (t *Turn) persistBatch(op string, loop []Message) []Message {
-	var batch []Message
-	var input []Message
+func (t *Turn) persistBatch(op string, loop []message.Message) []message.Message {
+	var batch []message.Message
+	var input []message.Message
 	if !t.saves.input {
 		input = window.Clone(t.persist)
 	}
@@ -143,7 +144,7 @@ func (t *Turn) persistBatch(op string, loop []Message) []Message {
 // recall as SaveMessages does. A failed save is logged and left to the next
 // step or Commit, which save the same messages under the same ids; only a
 // processor's error is returned.
-func (t *Turn) saveStep(ctx context.Context, resp []Message) error {
+func (t *Turn) saveStep(ctx context.Context, resp []message.Message) error {
 	if !t.saving() {
 		return nil
 	}
@@ -160,9 +161,9 @@ func (t *Turn) saveStep(ctx context.Context, resp []Message) error {
 	if len(batch) > 0 {
 		s, err := m.entry.checked()
 		if err == nil {
-			var saved []Message
+			var saved []message.Message
 			var e *indexing.Embedded
-			saved, e, err = m.rec.SaveIndexed(ctx, s, t.st.recall, batch, &t.prior, func() ([]Message, error) { return s.SaveMessages(ctx, batch) })
+			saved, e, err = m.rec.SaveIndexed(ctx, s, t.st.recall, batch, &t.prior, func() ([]message.Message, error) { return s.SaveMessages(ctx, batch) })
 			if err == nil {
 				t.stepStored(saved)
 				m.effects.runEffects(ctx, indexEffects(m.rec, t.st, saved, &t.prior, e))
@@ -180,13 +181,13 @@ func (t *Turn) saveStep(ctx context.Context, resp []Message) error {
 
 // stepStored records what a step stored: Commit's observational memory
 // counts it, and the next saves index with it as the thread's context.
-func (t *Turn) stepStored(saved []Message) {
+func (t *Turn) stepStored(saved []message.Message) {
 	t.saves.stored = append(t.saves.stored, saved...)
 	t.prior.Messages = slices.Concat(t.prior.Messages, saved)
 }
 
 // exactOf fingerprints a message's role and content as stored.
-func exactOf(msg *Message) [sha256.Size]byte {
+func exactOf(msg *message.Message) [sha256.Size]byte {
 	h := sha256.New()
 	writeField(h, string(msg.Role))
 	b, err := json.Marshal(msg.Content)
@@ -201,7 +202,7 @@ func exactOf(msg *Message) [sha256.Size]byte {
 // message: role, part types, texts and tool names, states, arguments and
 // results, but not the tool call ids or the metadata, which adapters make
 // afresh for calls that came without an id.
-func shapeOf(msg *Message) [sha256.Size]byte {
+func shapeOf(msg *message.Message) [sha256.Size]byte {
 	h := sha256.New()
 	writeField(h, string(msg.Role))
 	for _, p := range msg.Content.Parts {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/window"
@@ -83,7 +84,7 @@ type stepState struct {
 // It may be called any number of times before Commit, each call
 // fitting from the whole turn, so a message a step left out comes back when
 // room allows. Without a token budget the prompt is not trimmed.
-func (t *Turn) Step(ctx context.Context, produced []Message) (_ []Message, err error) {
+func (t *Turn) Step(ctx context.Context, produced []message.Message) (_ []message.Message, err error) {
 	const op = "Step"
 	ctx, sp := t.startTurnOp(ctx, op, produced)
 	defer func() { err = sp.End(err) }()
@@ -134,7 +135,7 @@ func (t *Turn) Step(ctx context.Context, produced []Message) (_ []Message, err e
 
 // fitStep applies the token budget to a step: over MaxTokens, it makes room
 // down to MaxTokens − AtMaxRemoveTokens, in the order of Options.Step.
-func (t *Turn) fitStep(prompt, resp []Message) ([]Message, []Message) {
+func (t *Turn) fitStep(prompt, resp []message.Message) ([]message.Message, []message.Message) {
 	st, opts := t.st, t.m.opts.Step
 	if budget.PromptTokens(prompt, resp) <= st.maxTokens {
 		return prompt, resp
@@ -146,7 +147,7 @@ func (t *Turn) fitStep(prompt, resp []Message) ([]Message, []Message) {
 		if st.observation != nil {
 			return
 		}
-		all := append(append(make([]Message, 0, len(prompt)+len(resp)), prompt...), resp...)
+		all := append(append(make([]message.Message, 0, len(prompt)+len(resp)), prompt...), resp...)
 		res := budget.Fit(all, window.Remembered(all, t.recalled, target, budget.ReplyPriming))
 		prompt = budget.Apply(prompt, res.Keep[:len(prompt)])
 	}
@@ -173,4 +174,4 @@ func (t *Turn) fitStep(prompt, resp []Message) ([]Message, []Message) {
 
 // stepTokens counts msg, reusing the count of a message with the same
 // role and content counted at an earlier step of the turn.
-func (t *Turn) stepTokens(msg *Message) int { return t.steps.counts.MessageTokens(t.m.tk, msg) }
+func (t *Turn) stepTokens(msg *message.Message) int { return t.steps.counts.MessageTokens(t.m.tk, msg) }

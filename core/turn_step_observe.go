@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 
 	"github.com/agentmem/agentmem/core/internal/observe"
 )
@@ -15,7 +16,7 @@ import (
 // When the record moved on, the prompt shows its observations and loses the
 // remembered messages they cover. A failure is logged and kept for
 // ObservationErr; the prompt shows what was stored.
-func (t *Turn) observeStep(ctx context.Context, produced []Message) {
+func (t *Turn) observeStep(ctx context.Context, produced []message.Message) {
 	o, m := t.st.observation, t.m
 	if o == nil || t.obs == nil || t.st.readOnly {
 		return

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/store"
 	"strings"
 
 	"github.com/agentmem/agentmem/core/internal/workingmem"
@@ -56,7 +58,7 @@ func (t *Turn) WorkingMemoryErr() error {
 func (m *Memory) GetWorkingMemory(ctx context.Context, threadID, resourceID string, cfg *Config) (string, error) {
 	const op = "GetWorkingMemory"
 	_, scope, id, err := m.directTarget(ctx, op, threadID, resourceID, cfg)
-	if errors.Is(err, ErrWorkingMemoryDisabled) {
+	if errors.Is(err, memerr.ErrWorkingMemoryDisabled) {
 		return "", nil
 	}
 	if err != nil {
@@ -100,7 +102,7 @@ func (m *Memory) GetWorkingMemoryTemplate(cfg *Config) (WorkingMemoryTemplate, b
 
 // directTarget resolves the config and target of a direct API call and
 // checks thread ownership in thread scope.
-func (m *Memory) directTarget(ctx context.Context, op, threadID, resourceID string, cfg *Config) (workingmem.Settings, Scope, string, error) {
+func (m *Memory) directTarget(ctx context.Context, op, threadID, resourceID string, cfg *Config) (workingmem.Settings, store.Scope, string, error) {
 	s, err := m.entry.open(ctx, op)
 	if err != nil {
 		return workingmem.Settings{}, "", "", err
@@ -110,16 +112,16 @@ func (m *Memory) directTarget(ctx context.Context, op, threadID, resourceID stri
 		return workingmem.Settings{}, "", "", err
 	}
 	if st.wm == nil {
-		return workingmem.Settings{}, "", "", &Error{Code: CodeWorkingMemoryDisabled, Msg: ErrWorkingMemoryDisabled.Msg()}
+		return workingmem.Settings{}, "", "", &memerr.Error{Code: memerr.CodeWorkingMemoryDisabled, Msg: memerr.ErrWorkingMemoryDisabled.Msg()}
 	}
 	set := st.wm.settings()
 	scope, id, err := set.Target(threadID, resourceID)
 	if err != nil {
 		return workingmem.Settings{}, "", "", err
 	}
-	if scope == ScopeThread && resourceID != "" {
+	if scope == store.ScopeThread && resourceID != "" {
 		_, err := s.OwnedThread(ctx, op, threadID, resourceID)
-		if errors.Is(err, ErrThreadNotFound) {
+		if errors.Is(err, memerr.ErrThreadNotFound) {
 			return workingmem.Settings{}, "", "", workingmem.ThreadNotFound(threadID)
 		}
 		if err != nil {

@@ -2,6 +2,7 @@ package eino
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components"
@@ -52,7 +53,7 @@ func reported(ctx context.Context, step, threadID, resourceID string, in []*sche
 
 // reportedStep is Turn.Step of resp (converted from produced) under eino's
 // callbacks; it returns the prompt as eino messages.
-func reportedStep(ctx context.Context, turn *core.Turn, produced []*schema.Message, resp []core.Message) ([]*schema.Message, error) {
+func reportedStep(ctx context.Context, turn *core.Turn, produced []*schema.Message, resp []message.Message) ([]*schema.Message, error) {
 	th := turn.Thread()
 	return reported(ctx, "Step", th.ID, th.ResourceID, produced, func(ctx context.Context) ([]*schema.Message, error) {
 		prompt, err := turn.Step(ctx, resp)

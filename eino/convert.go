@@ -89,16 +89,16 @@ type callInfo struct {
 // the messages exactly (Extra values as JSON would decode them; nil and empty
 // maps and slices are not told apart; MessageOutputPart.StreamingMeta, which
 // eino never serialises, is dropped).
-func FromEino(msgs []*schema.Message) ([]core.Message, error) {
+func FromEino(msgs []*schema.Message) ([]message.Message, error) {
 	return fromEino(msgs, nil)
 }
 
 // MessageFromEino converts one eino message. A tool message's name comes from
 // its ToolName (its arguments are unknown); use FromEino for conversations.
-func MessageFromEino(msg *schema.Message) (core.Message, error) {
+func MessageFromEino(msg *schema.Message) (message.Message, error) {
 	out, err := fromEino([]*schema.Message{msg}, nil)
 	if err != nil {
-		return core.Message{}, err
+		return message.Message{}, err
 	}
 	return out[0], nil
 }
@@ -106,12 +106,12 @@ func MessageFromEino(msg *schema.Message) (core.Message, error) {
 // fromEino converts msgs; known holds tool calls made before msgs. Calls and
 // results without an id get fresh ids (message.NewToolCallID), so such ids of
 // different turns of a thread never collide.
-func fromEino(msgs []*schema.Message, known map[string]callInfo) ([]core.Message, error) {
+func fromEino(msgs []*schema.Message, known map[string]callInfo) ([]message.Message, error) {
 	calls := make(map[string]callInfo, len(known))
 	for id, c := range known {
 		calls[id] = c
 	}
-	out := make([]core.Message, 0, len(msgs))
+	out := make([]message.Message, 0, len(msgs))
 	var lastCalls []string // generated ids of the last assistant's id-less calls
 	for i, msg := range msgs {
 		if msg == nil {
@@ -129,8 +129,8 @@ func fromEino(msgs []*schema.Message, known map[string]callInfo) ([]core.Message
 // messageFromEino converts one message. calls maps the ids of the tool calls
 // seen so far to their names and arguments; lastCalls holds the ids generated
 // for the last assistant message's id-less calls.
-func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string) (core.Message, error) {
-	var out core.Message
+func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string) (message.Message, error) {
+	var out message.Message
 	var meta msgMeta
 	role, metaRole, err := roleFromEino(msg.Role)
 	if err != nil {
@@ -165,16 +165,16 @@ func messageFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *
 
 // roleFromEino maps an eino role to a format-2 role and the msgMeta.Role that
 // tells a tool message apart from the assistant message it is stored as.
-func roleFromEino(r schema.RoleType) (core.Role, string, error) {
+func roleFromEino(r schema.RoleType) (message.Role, string, error) {
 	switch r {
 	case schema.User:
-		return core.RoleUser, "", nil
+		return message.RoleUser, "", nil
 	case schema.Assistant:
-		return core.RoleAssistant, "", nil
+		return message.RoleAssistant, "", nil
 	case schema.System:
-		return core.RoleSystem, "", nil
+		return message.RoleSystem, "", nil
 	case schema.Tool:
-		return core.RoleAssistant, string(schema.Tool), nil
+		return message.RoleAssistant, string(schema.Tool), nil
 	default:
 		return "", "", fmt.Errorf("unknown role %q", r)
 	}
@@ -206,11 +206,11 @@ func hasMultiContent(msg *schema.Message) bool {
 
 // contentFromEino converts the content pieces of msg to core parts, in field
 // order, with a layout entry per piece. On error it returns the parts so far.
-func contentFromEino(msg *schema.Message) ([]core.Part, []layoutEntry, error) {
-	var parts []core.Part
+func contentFromEino(msg *schema.Message) ([]message.Part, []layoutEntry, error) {
+	var parts []message.Part
 	var layout []layoutEntry
 	if msg.ReasoningContent != "" {
-		parts = append(parts, core.Part{Type: core.PartReasoning, Reasoning: msg.ReasoningContent})
+		parts = append(parts, message.Part{Type: message.PartReasoning, Reasoning: msg.ReasoningContent})
 		layout = append(layout, layoutEntry{F: "reasoning"})
 	}
 	// A tool message's Content is its result, stored in the result part.
@@ -231,7 +231,7 @@ func contentFromEino(msg *schema.Message) ([]core.Part, []layoutEntry, error) {
 
 // appendPartsFromEino converts multi-content parts with conv, appending a
 // layout entry for each and a core part for those that yield one.
-func appendPartsFromEino[P any](parts []core.Part, layout []layoutEntry, in []P, conv func(P) (*core.Part, layoutEntry, error)) ([]core.Part, []layoutEntry, error) {
+func appendPartsFromEino[P any](parts []message.Part, layout []layoutEntry, in []P, conv func(P) (*message.Part, layoutEntry, error)) ([]message.Part, []layoutEntry, error) {
 	for _, p := range in {
 		part, e, err := conv(p)
 		if err != nil {
@@ -249,7 +249,7 @@ func appendPartsFromEino[P any](parts []core.Part, layout []layoutEntry, in []P,
 // call in calls (for the tool results that follow) and keeps in meta what the
 // part cannot hold. An assistant message with calls resets lastCalls to the
 // ids generated for its id-less calls.
-func toolCallsFromEino(msg *schema.Message, out *core.Message, meta *msgMeta, calls map[string]callInfo, lastCalls *[]string) {
+func toolCallsFromEino(msg *schema.Message, out *message.Message, meta *msgMeta, calls map[string]callInfo, lastCalls *[]string) {
 	if len(msg.ToolCalls) > 0 {
 		*lastCalls = (*lastCalls)[:0]
 	}
@@ -265,7 +265,7 @@ func toolCallsFromEino(msg *schema.Message, out *core.Message, meta *msgMeta, ca
 			meta.Calls[ti.ToolCallID] = cm
 		}
 		calls[ti.ToolCallID] = callInfo{name: tc.Function.Name, args: ti.Args}
-		out.Content.Parts = append(out.Content.Parts, core.Part{Type: core.PartToolInvocation, ToolInvocation: ti})
+		out.Content.Parts = append(out.Content.Parts, message.Part{Type: message.PartToolInvocation, ToolInvocation: ti})
 	}
 }
 
@@ -297,7 +297,7 @@ func toolCallFromEino(tc schema.ToolCall) (*message.ToolInvocation, callMeta) {
 // toolResultFromEino converts a tool message to a result part; its name and
 // arguments come from the matching call in calls. The toolMeta is nil when
 // the part reproduces the message.
-func toolResultFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string) (core.Part, *toolMeta) {
+func toolResultFromEino(msg *schema.Message, calls map[string]callInfo, lastCalls *[]string) (message.Part, *toolMeta) {
 	var tm toolMeta
 	id := msg.ToolCallID
 	if id == "" {
@@ -316,7 +316,7 @@ func toolResultFromEino(msg *schema.Message, calls map[string]callInfo, lastCall
 		orig := msg.ToolName
 		tm.ToolName = &orig
 	}
-	part := core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+	part := message.Part{Type: message.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
 		State: message.ToolStateResult, ToolCallID: id, ToolName: name, Args: cloneRaw(call.args), Result: resultToJSON(msg.Content)}}
 	if tm == (toolMeta{}) {
 		return part, nil
@@ -363,7 +363,7 @@ func (m *msgMeta) toMap() map[string]any {
 }
 
 // readMeta decodes content.metadata[MetadataKey]; nil when absent or malformed.
-func readMeta(c *core.Content) *msgMeta {
+func readMeta(c *message.Content) *msgMeta {
 	v, ok := c.Metadata[MetadataKey]
 	if !ok {
 		return nil

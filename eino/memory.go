@@ -192,7 +192,7 @@ func (m *Memory) request(ctx context.Context, in []*schema.Message) (core.TurnRe
 }
 
 // callsOf indexes the tool calls of format-2 messages by id.
-func callsOf(msgs []core.Message) map[string]callInfo {
+func callsOf(msgs []message.Message) map[string]callInfo {
 	out := map[string]callInfo{}
 	for i := range msgs {
 		for _, p := range msgs[i].Content.Parts {
@@ -228,7 +228,7 @@ func (m *Memory) begin(ctx context.Context, in []*schema.Message) (*core.Turn, [
 		return nil, nil, nil, err
 	}
 	var turn *core.Turn
-	var prompt []core.Message
+	var prompt []message.Message
 	out, err := reported(ctx, "Begin", req.ThreadID, req.ResourceID, in, func(ctx context.Context) ([]*schema.Message, error) {
 		t, err := m.mem.Begin(ctx, req)
 		if err != nil {

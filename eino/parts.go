@@ -15,8 +15,8 @@ func strPtr(s string) *string { return &s }
 
 // moveCommon moves the URL or base64 data of c into a file part and clears it
 // in c (keeping the pointer, so which one was set is remembered).
-func moveCommon(c *schema.MessagePartCommon, kind string) (core.Part, string) {
-	p := core.Part{Type: core.PartFile, MimeType: c.MIMEType}
+func moveCommon(c *schema.MessagePartCommon, kind string) (message.Part, string) {
+	p := message.Part{Type: message.PartFile, MimeType: c.MIMEType}
 	if p.MimeType == "" {
 		p.MimeType = defaultMime(kind)
 	}
@@ -62,10 +62,10 @@ func entry(f string, part any, data string, inline bool) (layoutEntry, error) {
 	return layoutEntry{F: f, Part: b, Data: data, Inline: inline}, nil
 }
 
-func inputPartToCore(p schema.MessageInputPart) (*core.Part, layoutEntry, error) {
+func inputPartToCore(p schema.MessageInputPart) (*message.Part, layoutEntry, error) {
 	sk := p
 	sk.Extra = normalizeMap(p.Extra)
-	var part *core.Part
+	var part *message.Part
 	data := ""
 	switch {
 	case p.Type == schema.ChatMessagePartTypeText:
@@ -93,7 +93,7 @@ func inputPartToCore(p schema.MessageInputPart) (*core.Part, layoutEntry, error)
 	return part, e, err
 }
 
-func inputPartFromCore(e layoutEntry, cp *core.Part) (schema.MessageInputPart, error) {
+func inputPartFromCore(e layoutEntry, cp *message.Part) (schema.MessageInputPart, error) {
 	var p schema.MessageInputPart
 	if err := json.Unmarshal(e.Part, &p); err != nil {
 		return p, err
@@ -116,18 +116,18 @@ func inputPartFromCore(e layoutEntry, cp *core.Part) (schema.MessageInputPart, e
 	return p, nil
 }
 
-func outputPartToCore(p schema.MessageOutputPart) (*core.Part, layoutEntry, error) {
+func outputPartToCore(p schema.MessageOutputPart) (*message.Part, layoutEntry, error) {
 	sk := p
 	sk.StreamingMeta = nil
 	sk.Extra = normalizeMap(p.Extra)
-	var part *core.Part
+	var part *message.Part
 	data := ""
 	switch {
 	case p.Type == schema.ChatMessagePartTypeText:
 		t := core.TextPart(p.Text)
 		part, sk.Text = &t, ""
 	case p.Type == schema.ChatMessagePartTypeReasoning && p.Reasoning != nil:
-		r := core.Part{Type: core.PartReasoning, Reasoning: p.Reasoning.Text}
+		r := message.Part{Type: message.PartReasoning, Reasoning: p.Reasoning.Text}
 		if p.Reasoning.Signature != "" {
 			r.Details = []message.ReasoningDetail{{Type: "text", Text: p.Reasoning.Text, Signature: p.Reasoning.Signature}}
 		}
@@ -149,7 +149,7 @@ func outputPartToCore(p schema.MessageOutputPart) (*core.Part, layoutEntry, erro
 	return part, e, err
 }
 
-func outputPartFromCore(e layoutEntry, cp *core.Part) (schema.MessageOutputPart, error) {
+func outputPartFromCore(e layoutEntry, cp *message.Part) (schema.MessageOutputPart, error) {
 	var p schema.MessageOutputPart
 	if err := json.Unmarshal(e.Part, &p); err != nil {
 		return p, err
@@ -176,8 +176,8 @@ func outputPartFromCore(e layoutEntry, cp *core.Part) (schema.MessageOutputPart,
 }
 
 // legacyURL moves the URL (or, when empty, the URI) of a deprecated part.
-func legacyURL(url, uri *string, mime, kind string) (core.Part, string) {
-	p := core.Part{Type: core.PartFile, MimeType: mime}
+func legacyURL(url, uri *string, mime, kind string) (message.Part, string) {
+	p := message.Part{Type: message.PartFile, MimeType: mime}
 	if p.MimeType == "" {
 		p.MimeType = defaultMime(kind)
 	}
@@ -201,9 +201,9 @@ func restoreLegacy(url, uri *string, data, field string) {
 	}
 }
 
-func legacyPartToCore(p schema.ChatMessagePart) (*core.Part, layoutEntry, error) {
+func legacyPartToCore(p schema.ChatMessagePart) (*message.Part, layoutEntry, error) {
 	sk := p
-	var part *core.Part
+	var part *message.Part
 	data := ""
 	switch {
 	case p.Type == schema.ChatMessagePartTypeText:
@@ -235,7 +235,7 @@ func legacyPartToCore(p schema.ChatMessagePart) (*core.Part, layoutEntry, error)
 	return part, e, err
 }
 
-func legacyPartFromCore(e layoutEntry, cp *core.Part) (schema.ChatMessagePart, error) {
+func legacyPartFromCore(e layoutEntry, cp *message.Part) (schema.ChatMessagePart, error) {
 	var p schema.ChatMessagePart
 	if err := json.Unmarshal(e.Part, &p); err != nil {
 		return p, err

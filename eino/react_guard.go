@@ -9,12 +9,11 @@ import (
 	"github.com/cloudwego/eino/schema"
 	ucb "github.com/cloudwego/eino/utils/callbacks"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // CodeNoStepModifier is the code of ErrNoStepModifier.
-const CodeNoStepModifier core.Code = "AGENTMEM_EINO_NO_STEP_MODIFIER"
+const CodeNoStepModifier memerr.Code = "AGENTMEM_EINO_NO_STEP_MODIFIER"
 
 // ErrNoStepModifier is returned (errors.Is) by a ReactAgent run whose agent
 // was not built with this Memory's StepModifier, once the run's tools have

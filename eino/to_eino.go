@@ -5,7 +5,6 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/message"
 )
 
@@ -18,7 +17,7 @@ import (
 // in msgs gets that call first, so every tool message follows its call. Signal
 // messages become user messages; source and step-start parts are dropped. A
 // message with an id carries it in Extra[ExtraIDKey].
-func ToEino(msgs []core.Message) []*schema.Message {
+func ToEino(msgs []message.Message) []*schema.Message {
 	emitted := map[string]bool{}
 	out := make([]*schema.Message, 0, len(msgs))
 	for i := range msgs {
@@ -30,14 +29,14 @@ func ToEino(msgs []core.Message) []*schema.Message {
 // MessageToEino converts one format-2 message. It returns one message, or
 // more when the message holds tool results (the assistant message with the
 // calls, then one tool message per result).
-func MessageToEino(msg core.Message) []*schema.Message {
+func MessageToEino(msg message.Message) []*schema.Message {
 	return messageToEino(&msg, map[string]bool{}, false)
 }
 
 // messageToEino converts one message; emitted records the ids of the tool
 // calls already output, and synthesize makes a tool result whose call is not
 // among them get that call first.
-func messageToEino(m *core.Message, emitted map[string]bool, synthesize bool) []*schema.Message {
+func messageToEino(m *message.Message, emitted map[string]bool, synthesize bool) []*schema.Message {
 	meta := readMeta(&m.Content)
 	if meta == nil {
 		meta = &msgMeta{}
@@ -62,11 +61,11 @@ func messageToEino(m *core.Message, emitted map[string]bool, synthesize bool) []
 
 // roleToEino maps a format-2 role; eino has no signal role, so signals go to
 // the model as user messages.
-func roleToEino(r core.Role) schema.RoleType {
+func roleToEino(r message.Role) schema.RoleType {
 	switch r {
-	case core.RoleUser, core.RoleSignal:
+	case message.RoleUser, message.RoleSignal:
 		return schema.User
-	case core.RoleSystem:
+	case message.RoleSystem:
 		return schema.System
 	default:
 		return schema.Assistant
@@ -101,15 +100,15 @@ func extraToEino(stored map[string]any, id string) map[string]any {
 
 // splitParts separates the content parts (text, reasoning, file) from the
 // tool invocations; other parts are dropped.
-func splitParts(parts []core.Part) ([]*core.Part, []*message.ToolInvocation) {
-	var content []*core.Part
+func splitParts(parts []message.Part) ([]*message.Part, []*message.ToolInvocation) {
+	var content []*message.Part
 	var tools []*message.ToolInvocation
 	for i := range parts {
 		p := &parts[i]
 		switch {
-		case p.Type == core.PartToolInvocation && p.ToolInvocation != nil:
+		case p.Type == message.PartToolInvocation && p.ToolInvocation != nil:
 			tools = append(tools, p.ToolInvocation)
-		case p.Type == core.PartText, p.Type == core.PartReasoning, p.Type == core.PartFile:
+		case p.Type == message.PartText, p.Type == message.PartReasoning, p.Type == message.PartFile:
 			content = append(content, p)
 		}
 	}
@@ -201,7 +200,7 @@ func callFromCore(ti *message.ToolInvocation, cm *callMeta) schema.ToolCall {
 
 // applyLayout rebuilds the content fields from the layout; false when there
 // is none or it does not match the parts (then the default mapping applies).
-func applyLayout(main *schema.Message, layout []layoutEntry, content []*core.Part) bool {
+func applyLayout(main *schema.Message, layout []layoutEntry, content []*message.Part) bool {
 	if len(layout) == 0 {
 		return false
 	}
@@ -217,19 +216,19 @@ func applyLayout(main *schema.Message, layout []layoutEntry, content []*core.Par
 	var msg schema.Message
 	next := 0
 	for _, e := range layout {
-		var cp *core.Part
+		var cp *message.Part
 		if !e.Inline {
 			cp = content[next]
 			next++
 		}
 		switch e.F {
 		case "reasoning":
-			if cp == nil || cp.Type != core.PartReasoning {
+			if cp == nil || cp.Type != message.PartReasoning {
 				return false
 			}
 			msg.ReasoningContent = cp.Reasoning
 		case "content":
-			if cp == nil || cp.Type != core.PartText {
+			if cp == nil || cp.Type != message.PartText {
 				return false
 			}
 			msg.Content = cp.Text
@@ -263,16 +262,16 @@ func applyLayout(main *schema.Message, layout []layoutEntry, content []*core.Par
 // defaultContent maps parts without a layout: reasoning to ReasoningContent,
 // text to Content, and files to multi-content parts (with the text parts in
 // order) for user and assistant messages.
-func defaultContent(main *schema.Message, content []*core.Part) {
+func defaultContent(main *schema.Message, content []*message.Part) {
 	var texts, reasoning []string
 	files := false
 	for _, p := range content {
 		switch p.Type {
-		case core.PartText:
+		case message.PartText:
 			texts = append(texts, p.Text)
-		case core.PartReasoning:
+		case message.PartReasoning:
 			reasoning = append(reasoning, p.Reasoning)
-		case core.PartFile:
+		case message.PartFile:
 			files = true
 		}
 	}
@@ -283,13 +282,13 @@ func defaultContent(main *schema.Message, content []*core.Part) {
 	}
 	for _, p := range content {
 		switch p.Type {
-		case core.PartText:
+		case message.PartText:
 			if main.Role == schema.User {
 				main.UserInputMultiContent = append(main.UserInputMultiContent, schema.MessageInputPart{Type: schema.ChatMessagePartTypeText, Text: p.Text})
 			} else {
 				main.AssistantGenMultiContent = append(main.AssistantGenMultiContent, schema.MessageOutputPart{Type: schema.ChatMessagePartTypeText, Text: p.Text})
 			}
-		case core.PartFile:
+		case message.PartFile:
 			c := fileCommon(p)
 			kind := strings.SplitN(p.MimeType, "/", 2)[0]
 			if main.Role == schema.User {
@@ -325,7 +324,7 @@ func defaultContent(main *schema.Message, content []*core.Part) {
 
 // fileCommon maps a file part's data: URLs (with a scheme) stay URLs, anything
 // else is base64 data.
-func fileCommon(p *core.Part) schema.MessagePartCommon {
+func fileCommon(p *message.Part) schema.MessagePartCommon {
 	c := schema.MessagePartCommon{MIMEType: p.MimeType}
 	if strings.HasSuffix(c.MIMEType, "/*") {
 		c.MIMEType = ""

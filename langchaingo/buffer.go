@@ -3,6 +3,8 @@ package langchaingo
 import (
 	"context"
 	"errors"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"slices"
 
 	"github.com/tmc/langchaingo/callbacks"
@@ -332,10 +334,10 @@ func (m *ConversationBuffer) load(ctx context.Context, inputs map[string]any, li
 	}
 	input, inErr := GetInputValue(m.x.userInputs(inputs), m.InputKey)
 	if inErr == nil {
-		req.Input = []core.Message{core.NewMessage(core.RoleUser, input)}
+		req.Input = []message.Message{core.NewMessage(message.RoleUser, input)}
 	}
 	var turn *core.Turn
-	prompt, err := retrieved(ctx, m.x.handlerOf(), input, func() ([]core.Message, error) {
+	prompt, err := retrieved(ctx, m.x.handlerOf(), input, func() ([]message.Message, error) {
 		t, err := h.mem.Begin(ctx, req)
 		if err != nil {
 			return nil, err
@@ -348,7 +350,7 @@ func (m *ConversationBuffer) load(ctx context.Context, inputs map[string]any, li
 	}
 	hist := prompt[:0]
 	for _, msg := range prompt {
-		if msg.Source != core.SourceInput {
+		if msg.Source != message.SourceInput {
 			hist = append(hist, msg)
 		}
 	}
@@ -467,7 +469,7 @@ func (m *ConversationBuffer) save(ctx context.Context, inputs, outputs map[strin
 	if m.x != nil {
 		if turn := m.x.pending.take(pendingKey{ct.threadID, ct.resourceID, in}); turn != nil {
 			err := turn.Commit(ctx, coreResp)
-			if !errors.Is(err, core.ErrThreadNotFound) {
+			if !errors.Is(err, memerr.ErrThreadNotFound) {
 				return ct.explain(err)
 			}
 			// The thread was cleared after the load: start it again below.
@@ -477,7 +479,7 @@ func (m *ConversationBuffer) save(ctx context.Context, inputs, outputs map[strin
 	if err != nil {
 		return ct.explain(err)
 	}
-	return ct.explain(turn.Commit(ctx, append([]core.Message{core.NewMessage(core.RoleUser, in)}, coreResp...)))
+	return ct.explain(turn.Commit(ctx, append([]message.Message{core.NewMessage(message.RoleUser, in)}, coreResp...)))
 }
 
 // loadForeign reads a history that is not a ChatMessageHistory, applying the

@@ -2,11 +2,10 @@ package langchaingo
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 
 	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/schema"
-
-	"github.com/agentmem/agentmem/core"
 )
 
 // WithCallbacksHandler reports the buffer's memory loads to h as
@@ -20,7 +19,7 @@ func WithCallbacksHandler(h callbacks.Handler) ConversationBufferOption {
 }
 
 // retrieved runs a memory load for query, reported to h (nil: not reported).
-func retrieved(ctx context.Context, h callbacks.Handler, query string, load func() ([]core.Message, error)) ([]core.Message, error) {
+func retrieved(ctx context.Context, h callbacks.Handler, query string, load func() ([]message.Message, error)) ([]message.Message, error) {
 	if h == nil {
 		return load()
 	}

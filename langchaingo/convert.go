@@ -120,12 +120,12 @@ func newToCoreState() *toCoreState {
 // Details core has no field for are stored in content.metadata under
 // MetadataKey, so [MessagesFromCore] restores the messages exactly. Messages
 // of other types are converted by their GetType and GetContent.
-func MessagesToCore(msgs []llms.ChatMessage) ([]core.Message, error) {
+func MessagesToCore(msgs []llms.ChatMessage) ([]message.Message, error) {
 	return newToCoreState().convertAll(msgs)
 }
 
-func (s *toCoreState) convertAll(msgs []llms.ChatMessage) ([]core.Message, error) {
-	out := make([]core.Message, 0, len(msgs))
+func (s *toCoreState) convertAll(msgs []llms.ChatMessage) ([]message.Message, error) {
+	out := make([]message.Message, 0, len(msgs))
 	for i, msg := range msgs {
 		m, err := s.convert(msg)
 		if err != nil {
@@ -140,7 +140,7 @@ func (s *toCoreState) convertAll(msgs []llms.ChatMessage) ([]core.Message, error
 func normalize(msg llms.ChatMessage) (llms.ChatMessage, error) {
 	switch m := msg.(type) {
 	case nil:
-		return nil, memerr.Errorf(core.CodeInvalidMessage, "convert", "nil chat message")
+		return nil, memerr.Errorf(memerr.CodeInvalidMessage, "convert", "nil chat message")
 	case llms.AIChatMessage, llms.HumanChatMessage, llms.SystemChatMessage,
 		llms.GenericChatMessage, llms.FunctionChatMessage, llms.ToolChatMessage:
 		return m, nil
@@ -193,44 +193,44 @@ func normalize(msg llms.ChatMessage) (llms.ChatMessage, error) {
 		}
 		return nil, fmt.Errorf("%w: %q", llms.ErrUnexpectedChatMessageType, msg.GetType())
 	}
-	return nil, memerr.Errorf(core.CodeInvalidMessage, "convert", "nil chat message")
+	return nil, memerr.Errorf(memerr.CodeInvalidMessage, "convert", "nil chat message")
 }
 
-func textMessage(role core.Role, text string) core.Message {
-	return core.Message{Role: role, Content: core.Content{Format: 2, Parts: []core.Part{core.TextPart(text)}}}
+func textMessage(role message.Role, text string) message.Message {
+	return message.Message{Role: role, Content: message.Content{Format: 2, Parts: []message.Part{core.TextPart(text)}}}
 }
 
 func checkUTF8(strs ...string) error {
 	for _, s := range strs {
 		if !utf8.ValidString(s) {
-			return memerr.Errorf(core.CodeInvalidMessage, "convert", "message contains invalid UTF-8")
+			return memerr.Errorf(memerr.CodeInvalidMessage, "convert", "message contains invalid UTF-8")
 		}
 	}
 	return nil
 }
 
-func (s *toCoreState) convert(msg llms.ChatMessage) (core.Message, error) {
+func (s *toCoreState) convert(msg llms.ChatMessage) (message.Message, error) {
 	msg, err := normalize(msg)
 	if err != nil {
-		return core.Message{}, err
+		return message.Message{}, err
 	}
 	if err := checkUTF8(msg.GetContent()); err != nil {
-		return core.Message{}, err
+		return message.Message{}, err
 	}
 	switch m := msg.(type) {
 	case llms.HumanChatMessage:
-		return textMessage(core.RoleUser, m.Content), nil
+		return textMessage(message.RoleUser, m.Content), nil
 	case llms.SystemChatMessage:
-		out := textMessage(core.RoleSignal, m.Content)
+		out := textMessage(message.RoleSignal, m.Content)
 		out.Content.Metadata = map[string]any{MetadataKey: map[string]any{metaType: "system"}}
 		return out, nil
 	case llms.GenericChatMessage:
 		if err := checkUTF8(m.Role, m.Name); err != nil {
-			return core.Message{}, err
+			return message.Message{}, err
 		}
-		role := core.RoleUser
+		role := message.RoleUser
 		if r := strings.ToLower(m.Role); r == "ai" || r == "assistant" {
-			role = core.RoleAssistant
+			role = message.RoleAssistant
 		}
 		out := textMessage(role, m.Content)
 		out.Content.Metadata = map[string]any{MetadataKey: map[string]any{metaType: "generic", metaRole: m.Role, metaName: m.Name}}
@@ -242,16 +242,16 @@ func (s *toCoreState) convert(msg llms.ChatMessage) (core.Message, error) {
 	case llms.FunctionChatMessage:
 		return s.functionMessage(m)
 	}
-	return core.Message{}, fmt.Errorf("%w: %T", llms.ErrUnexpectedChatMessageType, msg)
+	return message.Message{}, fmt.Errorf("%w: %T", llms.ErrUnexpectedChatMessageType, msg)
 }
 
-func (s *toCoreState) aiMessage(m llms.AIChatMessage) (core.Message, error) {
+func (s *toCoreState) aiMessage(m llms.AIChatMessage) (message.Message, error) {
 	if err := checkUTF8(m.ReasoningContent); err != nil {
-		return core.Message{}, err
+		return message.Message{}, err
 	}
-	out := core.Message{Role: core.RoleAssistant, Content: core.Content{Format: 2}}
+	out := message.Message{Role: message.RoleAssistant, Content: message.Content{Format: 2}}
 	if m.ReasoningContent != "" {
-		out.Content.Parts = append(out.Content.Parts, core.Part{Type: core.PartReasoning, Reasoning: m.ReasoningContent})
+		out.Content.Parts = append(out.Content.Parts, message.Part{Type: message.PartReasoning, Reasoning: m.ReasoningContent})
 	}
 	if m.Content != "" || (len(m.ToolCalls) == 0 && m.FunctionCall == nil) {
 		out.Content.Parts = append(out.Content.Parts, core.TextPart(m.Content))
@@ -273,7 +273,7 @@ func (s *toCoreState) aiMessage(m llms.AIChatMessage) (core.Message, error) {
 			name, args := UnknownToolName, json.RawMessage(nil)
 			if fc := tc.FunctionCall; fc != nil {
 				if err := checkUTF8(fc.Name, fc.Arguments); err != nil {
-					return core.Message{}, err
+					return message.Message{}, err
 				}
 				if fc.Name != "" {
 					name = fc.Name
@@ -281,7 +281,7 @@ func (s *toCoreState) aiMessage(m llms.AIChatMessage) (core.Message, error) {
 				args = argsJSON(fc.Arguments)
 			}
 			if err := checkUTF8(tc.ID, tc.Type); err != nil {
-				return core.Message{}, err
+				return message.Message{}, err
 			}
 			out.Content.Parts = append(out.Content.Parts, callPart(id, name, args))
 			s.calls[id] = callInfo{name: name, args: args}
@@ -291,7 +291,7 @@ func (s *toCoreState) aiMessage(m llms.AIChatMessage) (core.Message, error) {
 	}
 	if fc := m.FunctionCall; fc != nil {
 		if err := checkUTF8(fc.Name, fc.Arguments); err != nil {
-			return core.Message{}, err
+			return message.Message{}, err
 		}
 		id := message.NewToolCallID()
 		name := fc.Name
@@ -310,9 +310,9 @@ func (s *toCoreState) aiMessage(m llms.AIChatMessage) (core.Message, error) {
 	return out, nil
 }
 
-func (s *toCoreState) toolMessage(m llms.ToolChatMessage) (core.Message, error) {
+func (s *toCoreState) toolMessage(m llms.ToolChatMessage) (message.Message, error) {
 	if err := checkUTF8(m.ID); err != nil {
-		return core.Message{}, err
+		return message.Message{}, err
 	}
 	id := m.ID
 	var info callInfo
@@ -338,17 +338,17 @@ func (s *toCoreState) toolMessage(m llms.ToolChatMessage) (core.Message, error) 
 	if !ok {
 		info = callInfo{name: UnknownToolName}
 	}
-	out := core.Message{Role: core.RoleAssistant, Content: core.Content{Format: 2,
-		Parts: []core.Part{resultPart(id, info, m.Content)}}}
+	out := message.Message{Role: message.RoleAssistant, Content: message.Content{Format: 2,
+		Parts: []message.Part{resultPart(id, info, m.Content)}}}
 	if m.ID == "" {
 		out.Content.Metadata = map[string]any{MetadataKey: map[string]any{metaToolCallID: ""}}
 	}
 	return out, nil
 }
 
-func (s *toCoreState) functionMessage(m llms.FunctionChatMessage) (core.Message, error) {
+func (s *toCoreState) functionMessage(m llms.FunctionChatMessage) (message.Message, error) {
 	if err := checkUTF8(m.Name); err != nil {
-		return core.Message{}, err
+		return message.Message{}, err
 	}
 	var id string
 	var info callInfo
@@ -368,19 +368,19 @@ func (s *toCoreState) functionMessage(m llms.FunctionChatMessage) (core.Message,
 			info.name = UnknownToolName
 		}
 	}
-	out := core.Message{Role: core.RoleAssistant, Content: core.Content{Format: 2,
-		Parts: []core.Part{resultPart(id, info, m.Content)}}}
+	out := message.Message{Role: message.RoleAssistant, Content: message.Content{Format: 2,
+		Parts: []message.Part{resultPart(id, info, m.Content)}}}
 	out.Content.Metadata = map[string]any{MetadataKey: map[string]any{metaType: "function", metaName: m.Name}}
 	return out, nil
 }
 
-func callPart(id, name string, args json.RawMessage) core.Part {
-	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+func callPart(id, name string, args json.RawMessage) message.Part {
+	return message.Part{Type: message.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
 		State: message.ToolStateCall, ToolCallID: id, ToolName: name, Args: args}}
 }
 
-func resultPart(id string, info callInfo, content string) core.Part {
-	return core.Part{Type: core.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
+func resultPart(id string, info callInfo, content string) message.Part {
+	return message.Part{Type: message.PartToolInvocation, ToolInvocation: &message.ToolInvocation{
 		State: message.ToolStateResult, ToolCallID: id, ToolName: info.name,
 		Args: append(json.RawMessage(nil), info.args...), Result: stringJSON(content)}}
 }
@@ -420,7 +420,7 @@ func mustJSON(v any) string {
 }
 
 // lcMeta returns the metadata stored under MetadataKey, or nil.
-func lcMeta(m *core.Message) map[string]any {
+func lcMeta(m *message.Message) map[string]any {
 	meta, _ := m.Content.Metadata[MetadataKey].(map[string]any)
 	return meta
 }
@@ -442,7 +442,7 @@ func metaString(meta map[string]any, key string) (string, bool) {
 //
 // Text parts are joined with "\n"; file and source parts have no langchaingo
 // chat equivalent and are skipped. The result is never nil.
-func MessagesFromCore(msgs []core.Message) []llms.ChatMessage {
+func MessagesFromCore(msgs []message.Message) []llms.ChatMessage {
 	c := fromCoreState{emitted: map[string]bool{}}
 	out := make([]llms.ChatMessage, 0, len(msgs))
 	for i := range msgs {
@@ -455,17 +455,17 @@ type fromCoreState struct {
 	emitted map[string]bool // tool call ids whose call has been emitted
 }
 
-func (c *fromCoreState) convert(out []llms.ChatMessage, m *core.Message) []llms.ChatMessage {
+func (c *fromCoreState) convert(out []llms.ChatMessage, m *message.Message) []llms.ChatMessage {
 	meta := lcMeta(m)
 	typ, _ := metaString(meta, metaType)
 	switch {
-	case typ == "system" || m.Role == core.RoleSystem:
+	case typ == "system" || m.Role == message.RoleSystem:
 		return append(out, llms.SystemChatMessage{Content: m.Text()})
 	case typ == "generic":
 		role, _ := metaString(meta, metaRole)
 		name, _ := metaString(meta, metaName)
 		return append(out, llms.GenericChatMessage{Content: m.Text(), Role: role, Name: name})
-	case m.Role == core.RoleUser || m.Role == core.RoleSignal:
+	case m.Role == message.RoleUser || m.Role == message.RoleSignal:
 		return append(out, llms.HumanChatMessage{Content: m.Text()})
 	}
 	return c.assistant(out, m, meta, typ == "function")
@@ -473,7 +473,7 @@ func (c *fromCoreState) convert(out []llms.ChatMessage, m *core.Message) []llms.
 
 // assistant converts an assistant message, splitting it where text follows
 // tool results so that every result directly follows its call.
-func (c *fromCoreState) assistant(out []llms.ChatMessage, m *core.Message, meta map[string]any, function bool) []llms.ChatMessage {
+func (c *fromCoreState) assistant(out []llms.ChatMessage, m *message.Message, meta map[string]any, function bool) []llms.ChatMessage {
 	b := &aiBuilder{out: out, emitted: c.emitted, exact: readExactCalls(meta), function: function}
 	for i := range m.Content.Parts {
 		b.addPart(&m.Content.Parts[i])
@@ -562,16 +562,16 @@ func (b *aiBuilder) endResults() {
 }
 
 // addPart adds one part to the message being built.
-func (b *aiBuilder) addPart(p *core.Part) {
+func (b *aiBuilder) addPart(p *message.Part) {
 	switch p.Type {
-	case core.PartText:
+	case message.PartText:
 		b.endResults()
 		b.addText(p.Text)
-	case core.PartReasoning:
+	case message.PartReasoning:
 		b.endResults()
 		b.cur.ReasoningContent += p.Reasoning
 		b.has = true
-	case core.PartToolInvocation:
+	case message.PartToolInvocation:
 		ti := p.ToolInvocation
 		switch {
 		case ti == nil:

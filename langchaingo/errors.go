@@ -3,8 +3,7 @@ package langchaingo
 import (
 	"errors"
 	"fmt"
-
-	"github.com/agentmem/agentmem/core"
+	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // Misconfigurations the constructors cannot report (they return no error).
@@ -24,7 +23,7 @@ var (
 
 // configError wraps a misconfiguration for the call op.
 func configError(op string, err error) error {
-	return &core.Error{Code: core.CodeInvalidConfig, Op: op, Msg: "misconfigured", Err: err}
+	return &memerr.Error{Code: memerr.CodeInvalidConfig, Op: op, Msg: "misconfigured", Err: err}
 }
 
 // checkConfig reports a misconfiguration of the buffer's options.
@@ -43,7 +42,7 @@ func (x *bufferState) checkConfig(op string) error {
 // explainDefaultResource adds to a resource-mismatch error that the resource
 // was DefaultResourceID because none was given, and how to give one.
 func explainDefaultResource(err error, resourceID string, defaulted bool) error {
-	if err == nil || !defaulted || !errors.Is(err, core.ErrResourceMismatch) {
+	if err == nil || !defaulted || !errors.Is(err, memerr.ErrResourceMismatch) {
 		return err
 	}
 	return fmt.Errorf("%w (the resource is %q, langchaingo.DefaultResourceID, because none was given: "+

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agentmem/agentmem/core/memerr"
 	"sync"
 	"sync/atomic"
 
@@ -151,7 +152,7 @@ func (h *ChatMessageHistory) prepare(ctx context.Context) error {
 		return nil
 	}
 	res, err := h.mem.Recall(ctx, core.RecallQuery{ThreadID: h.threadID, ResourceID: h.resourceID, PerPage: 1})
-	if err != nil && !errors.Is(err, core.ErrThreadNotFound) {
+	if err != nil && !errors.Is(err, memerr.ErrThreadNotFound) {
 		return err
 	}
 	if len(res.Messages) == 0 {
@@ -177,9 +178,9 @@ func (h *ChatMessageHistory) Messages(ctx context.Context) ([]llms.ChatMessage, 
 }
 
 // stored returns the stored messages of the thread; none when it is missing.
-func (h *ChatMessageHistory) stored(ctx context.Context) ([]core.Message, error) {
+func (h *ChatMessageHistory) stored(ctx context.Context) ([]message.Message, error) {
 	res, err := h.mem.Recall(ctx, core.RecallQuery{ThreadID: h.threadID, ResourceID: h.resourceID, PerPage: store.PerPageAll})
-	if errors.Is(err, core.ErrThreadNotFound) {
+	if errors.Is(err, memerr.ErrThreadNotFound) {
 		return nil, nil
 	}
 	return res.Messages, err
@@ -219,7 +220,7 @@ func (h *ChatMessageHistory) Clear(ctx context.Context) error {
 	s.mu.Unlock()
 	h.thread.Store(false)
 	if _, err := h.mem.GetThread(ctx, h.threadID, h.resourceID); err != nil {
-		if errors.Is(err, core.ErrThreadNotFound) {
+		if errors.Is(err, memerr.ErrThreadNotFound) {
 			return nil
 		}
 		return err
@@ -274,7 +275,7 @@ func (h *ChatMessageHistory) save(ctx context.Context, msgs []llms.ChatMessage) 
 		return err
 	}
 	_, err = h.mem.SaveMessages(ctx, batch, nil)
-	if errors.Is(err, core.ErrThreadNotFound) { // deleted meanwhile
+	if errors.Is(err, memerr.ErrThreadNotFound) { // deleted meanwhile
 		h.thread.Store(false)
 		if err = h.ensureThread(ctx); err == nil {
 			_, err = h.mem.SaveMessages(ctx, batch, nil)
@@ -289,7 +290,7 @@ func (h *ChatMessageHistory) ensureThread(ctx context.Context) error {
 		return nil
 	}
 	_, err := h.mem.GetThread(ctx, h.threadID, h.resourceID)
-	if errors.Is(err, core.ErrThreadNotFound) {
+	if errors.Is(err, memerr.ErrThreadNotFound) {
 		_, err = h.mem.CreateThread(ctx, core.ThreadInput{ID: h.threadID, ResourceID: h.resourceID})
 	}
 	if err == nil {

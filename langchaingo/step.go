@@ -105,16 +105,16 @@ func (m *ConversationBuffer) fitSteps(ctx context.Context, cb callbacks.Handler,
 	if err != nil {
 		return nil, nil, err
 	}
-	prompt, err := retrieved(ctx, cb, in, func() ([]core.Message, error) { return turn.Step(ctx, produced) })
+	prompt, err := retrieved(ctx, cb, in, func() ([]message.Message, error) { return turn.Step(ctx, produced) })
 	if err != nil {
 		return nil, nil, ct.explain(err)
 	}
-	var hist, resp []core.Message
+	var hist, resp []message.Message
 	for _, msg := range prompt {
 		switch msg.Source {
-		case core.SourceResponse:
+		case message.SourceResponse:
 			resp = append(resp, msg)
-		case core.SourceInput:
+		case message.SourceInput:
 		default:
 			hist = append(hist, msg)
 		}
@@ -147,13 +147,13 @@ func (m *ConversationBuffer) fitSteps(ctx context.Context, cb callbacks.Handler,
 
 // refit returns inputs with the memory variable rendered from hist, the
 // history a step kept, when the step left some of the turn's history out.
-func (m *ConversationBuffer) refit(inputs map[string]string, turn *core.Turn, hist []core.Message) (map[string]string, error) {
+func (m *ConversationBuffer) refit(inputs map[string]string, turn *core.Turn, hist []message.Message) (map[string]string, error) {
 	if _, had := inputs[m.MemoryKey]; !had {
 		return inputs, nil
 	}
 	n := 0
 	for _, msg := range turn.Messages() {
-		if msg.Source != core.SourceInput {
+		if msg.Source != message.SourceInput {
 			n++
 		}
 	}
@@ -177,7 +177,7 @@ func (m *ConversationBuffer) refit(inputs map[string]string, turn *core.Turn, hi
 }
 
 // toolResults maps the call ids of the tool results in msgs to their result.
-func toolResults(msgs []core.Message) map[string]string {
+func toolResults(msgs []message.Message) map[string]string {
 	out := map[string]string{}
 	for i := range msgs {
 		for _, p := range msgs[i].Content.Parts {

@@ -30,7 +30,7 @@ type ToolCallFilter struct {
 var _ core.Processor = ToolCallFilter{}
 
 // ProcessInput implements core.Processor.
-func (f ToolCallFilter) ProcessInput(ctx context.Context, in core.ProcessorInput) ([]core.Message, error) {
+func (f ToolCallFilter) ProcessInput(ctx context.Context, in core.ProcessorInput) ([]message.Message, error) {
 	if f.Exclude != nil && len(f.Exclude) == 0 {
 		return in.Messages, nil
 	}
@@ -39,7 +39,7 @@ func (f ToolCallFilter) ProcessInput(ctx context.Context, in core.ProcessorInput
 	if f.FilterAfterToolSteps != nil {
 		steps := *f.FilterAfterToolSteps
 		for i := len(msgs) - 1; i >= 0 && steps > 0; i-- {
-			if msgs[i].Role == core.RoleAssistant && hasCall(&msgs[i]) {
+			if msgs[i].Role == message.RoleAssistant && hasCall(&msgs[i]) {
 				steps--
 				for _, id := range msgs[i].ToolCallIDs() {
 					preserve[id] = true
@@ -48,7 +48,7 @@ func (f ToolCallFilter) ProcessInput(ctx context.Context, in core.ProcessorInput
 		}
 	} else {
 		for i := range msgs {
-			if msgs[i].Source != core.SourceMemory && msgs[i].Source != core.SourceRecall {
+			if msgs[i].Source != message.SourceMemory && msgs[i].Source != message.SourceRecall {
 				for _, id := range msgs[i].ToolCallIDs() {
 					preserve[id] = true
 				}
@@ -66,7 +66,7 @@ func (f ToolCallFilter) ProcessInput(ctx context.Context, in core.ProcessorInput
 	if len(drop) == 0 {
 		return msgs, nil
 	}
-	var out []core.Message
+	var out []message.Message
 	for _, msg := range msgs {
 		parts := msg.Content.Parts[:0:0]
 		for _, p := range msg.Content.Parts {
@@ -93,7 +93,7 @@ func (f ToolCallFilter) excluded(name string) bool {
 	return f.Exclude == nil || slices.Contains(f.Exclude, name)
 }
 
-func hasCall(m *core.Message) bool {
+func hasCall(m *message.Message) bool {
 	for _, p := range m.Content.Parts {
 		if p.ToolInvocation != nil {
 			return true
@@ -102,9 +102,9 @@ func hasCall(m *core.Message) bool {
 	return false
 }
 
-func onlyStepStarts(parts []core.Part) bool {
+func onlyStepStarts(parts []message.Part) bool {
 	for _, p := range parts {
-		if p.Type != core.PartStepStart {
+		if p.Type != message.PartStepStart {
 			return false
 		}
 	}

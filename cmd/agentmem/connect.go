@@ -131,7 +131,7 @@ func (c *connection) openStore(ctx context.Context, f globalFlags) error {
 		case err == nil && fi.IsDir():
 			return clierr.Usage("--db %q is a directory; give a SQLite file such as %s", f.db, filepath.Join(f.db, defaultDB))
 		case err != nil && !f.write:
-			return memerr.Errorf(core.CodeInvalidArgument, "connect",
+			return memerr.Errorf(memerr.CodeInvalidArgument, "connect",
 				"no SQLite database at %q (give --db or AGENTMEM_DB; a new file is created only with --write)", f.db)
 		}
 	}
@@ -163,7 +163,7 @@ func (c *connection) openVector(ctx context.Context, f globalFlags) error {
 		}
 		s, err := local.OpenWithOptions(f.vector, local.Options{Progress: c.builds.report})
 		if err != nil {
-			return memerr.Errorf(core.CodeVector, "connect", "open local index %q: %v", f.vector, err)
+			return memerr.Errorf(memerr.CodeVector, "connect", "open local index %q: %v", f.vector, err)
 		}
 		c.Vector, c.closers = s, append(c.closers, s.Close)
 		return nil
@@ -221,7 +221,7 @@ func checkLocalIndex(f globalFlags) error {
 		return nil
 	}
 	if _, err := os.Stat(f.vector); errors.Is(err, fs.ErrNotExist) {
-		return memerr.Errorf(core.CodeInvalidArgument, "connect",
+		return memerr.Errorf(memerr.CodeInvalidArgument, "connect",
 			"no vector index at %q (give the index written with the memory, such as memory.vectors beside memory.db; a new one is created only with --write)", f.vector)
 	}
 	return nil
@@ -317,5 +317,5 @@ func hasPgvector(ctx context.Context, s *postgres.Store) (bool, error) {
 // noVectorStore is the error of a command that needs a vector index when
 // none was given or found.
 func noVectorStore(op string) error {
-	return memerr.Errorf(core.CodeNoVectorStore, op, "no vector store given or found: give --vector (a local index file, postgres://… with pgvector, or a Weaviate address http://host:port)")
+	return memerr.Errorf(memerr.CodeNoVectorStore, op, "no vector store given or found: give --vector (a local index file, postgres://… with pgvector, or a Weaviate address http://host:port)")
 }

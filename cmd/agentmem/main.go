@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/core/memerr"
 	"io"
 	"os"
 	"os/signal"
@@ -23,7 +24,6 @@ import (
 	"syscall"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
-	"github.com/agentmem/agentmem/core"
 )
 
 func main() {
@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // isUnknownCommand reports whether err is cobra's "unknown command" error,
 // which has no type of its own.
 func isUnknownCommand(err error) bool {
-	var ce *core.Error
+	var ce *memerr.Error
 	return !errors.As(err, &ce) && strings.HasPrefix(err.Error(), "unknown command ")
 }
 
@@ -70,8 +70,8 @@ func isUnknownCommand(err error) bool {
 // stable error code under --json.
 func (a *app) printError(err error) {
 	if a.flags.json {
-		var ce *core.Error
-		var coded interface{ Code() core.Code } // a sentinel returned as it is
+		var ce *memerr.Error
+		var coded interface{ Code() memerr.Code } // a sentinel returned as it is
 		code := "AGENTMEM_ERROR"
 		switch {
 		case errors.As(err, &ce):
@@ -88,7 +88,7 @@ func (a *app) printError(err error) {
 // hint says what to do about an error whose message, made below the
 // command, cannot name a command to run.
 func hint(err error) string {
-	if errors.Is(err, core.ErrThreadNotFound) {
+	if errors.Is(err, memerr.ErrThreadNotFound) {
 		return " (agentmem threads lists the threads)"
 	}
 	return ""

@@ -127,9 +127,9 @@ type indexDeferrer interface {
 
 // pendingThreads returns the threads not in done, their message counts and
 // the sum of those.
-func pendingThreads(ctx context.Context, s *store.Checked, threads []core.Thread, done []string) ([]core.Thread, []int, int, error) {
+func pendingThreads(ctx context.Context, s *store.Checked, threads []store.Thread, done []string) ([]store.Thread, []int, int, error) {
 	var (
-		todo  []core.Thread
+		todo  []store.Thread
 		sizes []int
 		total int
 	)
@@ -176,7 +176,7 @@ Ctrl-C stops between threads; running the command again finishes the rest.`,
 }
 
 func (a *app) deleteThreads(ctx context.Context, c *connection, ids []string, resourceID string) error {
-	var threads []core.Thread
+	var threads []store.Thread
 	if resourceID != "" {
 		page, err := c.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll, Direction: store.Asc})
 		if err != nil {

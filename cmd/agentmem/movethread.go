@@ -115,11 +115,11 @@ func (a *app) moveThreads(ctx context.Context, c *connection, ids []string, from
 // fromThreads returns the threads of from (none without --from) and the
 // threads of to whose unfinished move was from from: a run stopped
 // half-way, or one without the vector store, left them to finish.
-func fromThreads(ctx context.Context, c *connection, from, to string) ([]core.Thread, error) {
+func fromThreads(ctx context.Context, c *connection, from, to string) ([]store.Thread, error) {
 	if from == "" {
 		return nil, nil
 	}
-	var out []core.Thread
+	var out []store.Thread
 	for _, res := range slices.Compact([]string{from, to}) {
 		page, err := c.Store.ListThreads(ctx, store.ThreadQuery{ResourceID: res, PerPage: store.PerPageAll, Direction: store.Asc})
 		if err != nil {

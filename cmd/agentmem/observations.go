@@ -47,7 +47,7 @@ write (the record's version moves on) and starts over from the cleared record.`,
 	return cmd
 }
 
-func (a *app) clearObservations(ctx context.Context, c *connection, key string, scope core.Scope, id string) error {
+func (a *app) clearObservations(ctx context.Context, c *connection, key string, scope store.Scope, id string) error {
 	cur, err := c.Store.GetObservations(ctx, key)
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ record shared by the threads of the thread's resource is reflected.`
 		Args:              exactArgs(1),
 		ValidArgsFunction: a.completeThreads,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if scope != string(core.ScopeThread) && scope != string(core.ScopeResource) {
+			if scope != string(store.ScopeThread) && scope != string(store.ScopeResource) {
 				return clierr.Usage("--scope must be thread or resource, got %q", scope)
 			}
 			if err := a.requireWrite(); err != nil {
@@ -135,7 +135,7 @@ record shared by the threads of the thread's resource is reflected.`
 				if err != nil {
 					return err
 				}
-				cfg := &core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{Model: model, Scope: core.Scope(scope)}}
+				cfg := &core.Config{ObservationalMemory: &core.ObservationalMemoryConfig{Model: model, Scope: store.Scope(scope)}}
 				call := c.Memory.ObserveNow
 				if reflect {
 					call = c.Memory.ReflectNow
@@ -154,6 +154,6 @@ record shared by the threads of the thread's resource is reflected.`
 		},
 	}
 	m.add(cmd)
-	cmd.Flags().StringVar(&scope, "scope", string(core.ScopeThread), "thread: the thread's record; resource: the record of its resource")
+	cmd.Flags().StringVar(&scope, "scope", string(store.ScopeThread), "thread: the thread's record; resource: the record of its resource")
 	return cmd
 }

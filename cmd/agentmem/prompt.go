@@ -3,21 +3,21 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/agentmem/agentmem/core/message"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/inspector"
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/budget"
 )
 
 // promptMessage is one message of the prompt as prompt prints it.
 type promptMessage struct {
-	core.Message
-	Source core.Source `json:"source"`
-	Tokens int         `json:"tokens"`
+	message.Message
+	Source message.Source `json:"source"`
+	Tokens int            `json:"tokens"`
 }
 
 func (a *app) promptCmd() *cobra.Command {

@@ -9,13 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 )
 
 // CodeReadOnly is the code of a write command run without --write; the
 // command's other codes are in package clierr, core's cover everything else.
-const CodeReadOnly core.Code = "AGENTMEM_READ_ONLY"
+const CodeReadOnly memerr.Code = "AGENTMEM_READ_ONLY"
 
 // ErrReadOnly is returned (errors.Is) by every write command run without --write.
 var ErrReadOnly = memerr.NewSentinel(CodeReadOnly, "this command changes memory; add --write to allow it")
@@ -126,7 +125,7 @@ func (a *app) requireWrite() error {
 }
 
 func isUsage(err error) bool {
-	var ce *core.Error
+	var ce *memerr.Error
 	return errors.As(err, &ce) && (ce.Code == clierr.CodeUsage || ce.Code == CodeReadOnly)
 }
 

@@ -17,10 +17,10 @@ import (
 
 // searchHit is one semantic-recall hit with the messages around it.
 type searchHit struct {
-	Score     float64        `json:"score"`
-	MessageID string         `json:"messageId"`
-	ThreadID  string         `json:"threadId"`
-	Range     []core.Message `json:"range"`
+	Score     float64           `json:"score"`
+	MessageID string            `json:"messageId"`
+	ThreadID  string            `json:"threadId"`
+	Range     []message.Message `json:"range"`
 }
 
 func (a *app) searchCmd() *cobra.Command {
@@ -119,7 +119,7 @@ func search(ctx context.Context, c *connection, q vector.Query, r core.MessageRa
 		if err != nil {
 			return nil, err
 		}
-		if !slices.ContainsFunc(page.Included, func(m core.Message) bool {
+		if !slices.ContainsFunc(page.Included, func(m message.Message) bool {
 			return m.ID == h.Meta.MessageID && m.ResourceID == q.Filter.ResourceID
 		}) {
 			continue

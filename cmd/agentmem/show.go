@@ -10,14 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
 // shownMessage is a message as show prints it in JSON.
 type shownMessage struct {
-	core.Message
+	message.Message
 	Tokens int `json:"tokens"`
 	// Trimmed is true for messages at or before the persisted boundary.
 	Trimmed bool `json:"trimmed"`
@@ -25,10 +24,10 @@ type shownMessage struct {
 
 // shownThread is everything show prints about a thread.
 type shownThread struct {
-	Thread   core.Thread    `json:"thread"`
+	Thread   store.Thread   `json:"thread"`
 	Messages []shownMessage `json:"messages"`
 	// WorkingMemory holds the thread's and its resource's working memory.
-	WorkingMemory map[core.Scope]string `json:"workingMemory"`
+	WorkingMemory map[store.Scope]string `json:"workingMemory"`
 	// Observations holds the thread's and its resource's active
 	// observational-memory records that were ever written.
 	Observations []export.ObservationDoc `json:"observations"`
@@ -67,8 +66,8 @@ func loadShown(ctx context.Context, c *connection, threadID string) (shownThread
 	if err != nil {
 		return shownThread{}, err
 	}
-	doc := shownThread{Thread: th, Messages: []shownMessage{}, WorkingMemory: map[core.Scope]string{}, Observations: []export.ObservationDoc{}}
-	err = export.WalkMessages(ctx, c.Store, th.ID, func(msgs []core.Message) error {
+	doc := shownThread{Thread: th, Messages: []shownMessage{}, WorkingMemory: map[store.Scope]string{}, Observations: []export.ObservationDoc{}}
+	err = export.WalkMessages(ctx, c.Store, th.ID, func(msgs []message.Message) error {
 		for _, m := range msgs {
 			trimmed := th.Boundary != nil && th.Boundary.Excludes(m.CreatedAt, m.ID)
 			doc.Messages = append(doc.Messages, shownMessage{Message: m, Tokens: m.Tokens, Trimmed: trimmed})
@@ -79,9 +78,9 @@ func loadShown(ctx context.Context, c *connection, threadID string) (shownThread
 		return doc, err
 	}
 	for _, k := range []struct {
-		scope core.Scope
+		scope store.Scope
 		id    string
-	}{{core.ScopeThread, th.ID}, {core.ScopeResource, th.ResourceID}} {
+	}{{store.ScopeThread, th.ID}, {store.ScopeResource, th.ResourceID}} {
 		wm, err := c.Store.GetWorkingMemory(ctx, k.scope, k.id)
 		if err != nil {
 			return doc, err
@@ -133,7 +132,7 @@ func (a *app) printShown(doc shownThread) error {
 		total += m.Tokens
 	}
 	fmt.Fprintf(a.stdout, "%d messages, %d tokens\n", len(doc.Messages), total)
-	for _, scope := range []core.Scope{core.ScopeThread, core.ScopeResource} {
+	for _, scope := range []store.Scope{store.ScopeThread, store.ScopeResource} {
 		if data := doc.WorkingMemory[scope]; strings.TrimSpace(data) != "" {
 			fmt.Fprintf(a.stdout, "\nworking memory (%s):\n%s\n", scope, indent(data, "  "))
 		}
@@ -146,23 +145,23 @@ func (a *app) printShown(doc shownThread) error {
 }
 
 // partLines renders a message's parts as text lines (at least one).
-func partLines(m core.Message) []string {
+func partLines(m message.Message) []string {
 	var lines []string
 	for _, p := range m.Content.Parts {
 		switch p.Type {
-		case core.PartText:
+		case message.PartText:
 			lines = append(lines, strings.Split(strings.TrimRight(p.Text, "\n"), "\n")...)
-		case core.PartReasoning:
+		case message.PartReasoning:
 			lines = append(lines, "[reasoning] "+oneLine(p.Reasoning, 100))
-		case core.PartToolInvocation:
+		case message.PartToolInvocation:
 			lines = append(lines, toolLines(p.ToolInvocation)...)
-		case core.PartFile:
+		case message.PartFile:
 			lines = append(lines, fmt.Sprintf("[file] %s %s", orDash(p.Filename), p.MimeType))
-		case core.PartSource:
+		case message.PartSource:
 			if p.Source != nil {
 				lines = append(lines, fmt.Sprintf("[source] %s %s", p.Source.URL, p.Source.Title))
 			}
-		case core.PartStepStart:
+		case message.PartStepStart:
 		default:
 			lines = append(lines, "["+p.Type+"]")
 		}

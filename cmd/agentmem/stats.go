@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"maps"
 	"slices"
 	"sort"
@@ -12,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 	"github.com/agentmem/agentmem/core/vector"
 )
@@ -77,7 +78,7 @@ func collectStats(ctx context.Context, c *connection, resourceID string) (statsD
 	resources := map[string]int{} // messages per resource
 	for _, t := range page.Threads {
 		resources[t.ResourceID] += 0 // a resource of empty threads counts too
-		err := export.WalkMessages(ctx, c.Store, t.ID, func(msgs []core.Message) error {
+		err := export.WalkMessages(ctx, c.Store, t.ID, func(msgs []message.Message) error {
 			for _, m := range msgs {
 				resources[t.ResourceID]++
 				doc.Messages++
@@ -107,7 +108,7 @@ func collectStats(ctx context.Context, c *connection, resourceID string) (statsD
 func countMismatched(ctx context.Context, c *connection, resources map[string]int, doc *statsDoc) error {
 	for _, res := range slices.Sorted(maps.Keys(resources)) {
 		mismatch := c.Memory.CheckIndex(ctx, res)
-		if !errors.Is(mismatch, core.ErrEmbeddingDimensionMismatch) {
+		if !errors.Is(mismatch, memerr.ErrEmbeddingDimensionMismatch) {
 			if mismatch != nil {
 				return mismatch
 			}

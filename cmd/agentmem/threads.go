@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -29,7 +28,7 @@ func (a *app) withConn(cmd *cobra.Command, fn func(ctx context.Context, c *conne
 
 // threadRow is a thread as threads prints it.
 type threadRow struct {
-	core.Thread
+	store.Thread
 	Messages int `json:"messages"`
 }
 

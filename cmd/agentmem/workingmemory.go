@@ -3,26 +3,26 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/agentmem/agentmem/core/store"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
-	"github.com/agentmem/agentmem/core"
 )
 
 // wmTarget is the --thread / --resource choice of working-memory commands.
 type wmTarget struct{ thread, resource string }
 
-func (t wmTarget) scope() (core.Scope, string, error) {
+func (t wmTarget) scope() (store.Scope, string, error) {
 	switch {
 	case t.thread != "" && t.resource != "":
 		return "", "", clierr.Usage("give --thread or --resource, not both")
 	case t.thread != "":
-		return core.ScopeThread, t.thread, nil
+		return store.ScopeThread, t.thread, nil
 	case t.resource != "":
-		return core.ScopeResource, t.resource, nil
+		return store.ScopeResource, t.resource, nil
 	}
 	return "", "", clierr.Usage("give --thread THREAD or --resource RESOURCE")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"github.com/agentmem/agentmem/core/message"
 	"sort"
 	"time"
 
@@ -57,7 +58,7 @@ func runWindow(ctx context.Context, path string, reps int) error {
 		}
 		return got, rs.Err()
 	}
-	in := []core.Message{core.NewMessage(core.RoleUser, "What did we decide?")}
+	in := []message.Message{core.NewMessage(message.RoleUser, "What did we decide?")}
 	req := core.TurnRequest{ThreadID: threadID, ResourceID: "user-1", Input: in}
 	begin := func() (int, error) {
 		turn, err := mem.Begin(ctx, req)

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/agentmem/agentmem/core/message"
 	"log"
 	"os"
 	"runtime"
@@ -188,11 +189,11 @@ func (b *bench) save(ctx context.Context, mem *core.Memory) error {
 	faults := newFaultCounter(ctx, b)
 	start := time.Now()
 	for i := 0; i < b.n; i += b.batch {
-		batch := make([]core.Message, 0, b.batch)
+		batch := make([]message.Message, 0, b.batch)
 		for j := i; j < min(b.n, i+b.batch); j++ {
-			role := core.RoleUser
+			role := message.RoleUser
 			if j%2 == 1 {
-				role = core.RoleAssistant
+				role = message.RoleAssistant
 			}
 			m := core.NewMessage(role, benchdata.Text(j))
 			m.ID, m.ThreadID, m.ResourceID = fmt.Sprint("m", j), threadID, resourceID
@@ -311,7 +312,7 @@ func (b *bench) reads(ctx context.Context, memCount, memTok *core.Memory) error 
 		return err
 	}
 	b.emit("tokenRecallCount", got)
-	in := []core.Message{core.NewMessage(core.RoleUser, "What did we decide?")}
+	in := []message.Message{core.NewMessage(message.RoleUser, "What did we decide?")}
 	req := core.TurnRequest{ThreadID: threadID, ResourceID: resourceID, Input: in}
 	if err := b.timeit("begin maxTokens=8000", 20, func() error {
 		turn, err := memTok.Begin(ctx, req)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/agentmem/agentmem/core/store"
 
 	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/vector"
@@ -23,7 +24,7 @@ func (b *bench) runPgvector(ctx context.Context, mode, metric string) error {
 	if err != nil {
 		return err
 	}
-	sr := &core.SemanticRecall{TopK: 4, MessageRange: &core.MessageRange{Before: 1, After: 1}, Scope: core.ScopeResource, Mode: mode}
+	sr := &core.SemanticRecall{TopK: 4, MessageRange: &core.MessageRange{Before: 1, After: 1}, Scope: store.ScopeResource, Mode: mode}
 	sr.IndexConfig = vector.IndexConfig{Type: pgvector.TypeHNSW, Metric: metric}
 	sr.IndexConfig.HNSW.M, sr.IndexConfig.HNSW.EfConstruction = 16, 64
 	mem, err := core.New(core.Options{Store: b.store, Vector: vs, Embedder: benchdata.HashEmbedder{Dim: 384},

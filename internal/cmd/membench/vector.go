@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/store"
 	"os"
 	"time"
 
@@ -26,7 +27,7 @@ func (b *bench) runVector(ctx context.Context, vecPath, mode string) error {
 	if err != nil {
 		return err
 	}
-	sr := &core.SemanticRecall{TopK: 4, MessageRange: &core.MessageRange{Before: 1, After: 1}, Scope: core.ScopeResource, Mode: mode}
+	sr := &core.SemanticRecall{TopK: 4, MessageRange: &core.MessageRange{Before: 1, After: 1}, Scope: store.ScopeResource, Mode: mode}
 	mem, err := core.New(core.Options{Store: b.store, Vector: vs, Embedder: benchdata.HashEmbedder{Dim: 384},
 		Config: core.Config{LastMessages: core.LastN(10), SemanticRecall: sr}})
 	if err != nil {

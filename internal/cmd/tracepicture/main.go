@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/agentmem/agentmem/core/message"
 	"log"
 	"os"
 	"path/filepath"
@@ -141,17 +142,17 @@ func traceOf(spans []sdktrace.ReadOnlySpan, id trace.TraceID) []sdktrace.ReadOnl
 // firstTurn gives the thread a question to recall.
 func firstTurn(ctx context.Context, mem *core.Memory, thread string) error {
 	turn, err := mem.Begin(ctx, core.TurnRequest{ThreadID: thread, ResourceID: "r",
-		Input: []core.Message{core.NewMessage(core.RoleUser, "Which carrier ships my parcel?")}})
+		Input: []message.Message{core.NewMessage(message.RoleUser, "Which carrier ships my parcel?")}})
 	if err != nil {
 		return err
 	}
-	return turn.Commit(ctx, []core.Message{core.NewMessage(core.RoleAssistant, "It goes by DHL.")})
+	return turn.Commit(ctx, []message.Message{core.NewMessage(message.RoleAssistant, "It goes by DHL.")})
 }
 
 // toolTurn is a turn whose model calls the recall tool once, then answers.
 func toolTurn(ctx context.Context, mem *core.Memory, thread string) error {
 	turn, err := mem.Begin(ctx, core.TurnRequest{ThreadID: thread, ResourceID: "r",
-		Input: []core.Message{core.NewMessage(core.RoleUser, "Remind me: who ships the parcel?")}})
+		Input: []message.Message{core.NewMessage(message.RoleUser, "Remind me: who ships the parcel?")}})
 	if err != nil {
 		return err
 	}
@@ -171,8 +172,8 @@ func toolTurn(ctx context.Context, mem *core.Memory, thread string) error {
 	}
 	call := core.ToolCall("c1", core.RecallToolName, args)
 	result, _ := core.ToolResult(call, res)
-	if _, err := turn.Step(ctx, []core.Message{call, result}); err != nil {
+	if _, err := turn.Step(ctx, []message.Message{call, result}); err != nil {
 		return err
 	}
-	return turn.Commit(ctx, []core.Message{call, result, core.NewMessage(core.RoleAssistant, "DHL ships it.")})
+	return turn.Commit(ctx, []message.Message{call, result, core.NewMessage(message.RoleAssistant, "DHL ships it.")})
 }

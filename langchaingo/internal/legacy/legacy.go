@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/core/memerr"
 	"sync"
 	"time"
 
@@ -95,7 +96,7 @@ func (h *History) Clear(ctx context.Context) error {
 // the imported conversation is the one upstream showed.
 func (h *History) importSession(ctx context.Context) error {
 	_, err := h.mem.GetThread(ctx, h.session, lcmem.DefaultResourceID)
-	if err == nil || !errors.Is(err, core.ErrThreadNotFound) {
+	if err == nil || !errors.Is(err, memerr.ErrThreadNotFound) {
 		return err
 	}
 	rows, err := h.table.Rows(ctx, h.session)

@@ -6,10 +6,11 @@ package export
 import (
 	"context"
 	"errors"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"io"
 	"sort"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -55,19 +56,19 @@ func Write(ctx context.Context, s *store.Checked, w io.Writer, resourceID, threa
 // resourceThreads is a resource and its threads, oldest first.
 type resourceThreads struct {
 	id      string
-	threads []core.Thread
+	threads []store.Thread
 }
 
 // selectThreads returns the threads to export grouped by resource, resources
 // by id and threads by (CreatedAt, ID).
 func selectThreads(ctx context.Context, s *store.Checked, resourceID, threadID string) ([]resourceThreads, error) {
-	var threads []core.Thread
+	var threads []store.Thread
 	if threadID != "" {
 		t, err := s.GetThread(ctx, threadID)
 		if err != nil {
 			return nil, err
 		}
-		threads = []core.Thread{t}
+		threads = []store.Thread{t}
 	} else {
 		page, err := s.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll, Direction: store.Asc})
 		if err != nil {
@@ -75,7 +76,7 @@ func selectThreads(ctx context.Context, s *store.Checked, resourceID, threadID s
 		}
 		threads = page.Threads
 	}
-	byRes := map[string][]core.Thread{}
+	byRes := map[string][]store.Thread{}
 	for _, t := range threads {
 		byRes[t.ResourceID] = append(byRes[t.ResourceID], t)
 	}
@@ -104,11 +105,11 @@ func selectThreads(ctx context.Context, s *store.Checked, resourceID, threadID s
 // addThreadlessResources adds to byRes the resources that have working
 // memory or metadata but no thread, so exporting everything loses nothing.
 // A store without store.ResourceLister exports the resources of its threads.
-func addThreadlessResources(ctx context.Context, s *store.Checked, byRes map[string][]core.Thread) error {
+func addThreadlessResources(ctx context.Context, s *store.Checked, byRes map[string][]store.Thread) error {
 	q := store.ResourceQuery{PerPage: store.MaxResourcePage}
 	for {
 		page, err := s.ListResources(ctx, q)
-		if errors.Is(err, core.ErrUnsupported) {
+		if errors.Is(err, memerr.ErrUnsupported) {
 			return nil
 		}
 		if err != nil {
@@ -133,7 +134,7 @@ func exportResource(ctx context.Context, s *store.Checked, lw *Writer, g resourc
 	if withResourceData {
 		res, err := s.GetResource(ctx, g.id)
 		switch {
-		case errors.Is(err, core.ErrNotFound):
+		case errors.Is(err, memerr.ErrNotFound):
 		case err != nil:
 			return err
 		default:
@@ -151,14 +152,14 @@ func exportResource(ctx context.Context, s *store.Checked, lw *Writer, g resourc
 	if !withResourceData {
 		return nil
 	}
-	return exportObservations(ctx, s, lw, store.ObservationKey(core.ScopeResource, "", g.id))
+	return exportObservations(ctx, s, lw, store.ObservationKey(store.ScopeResource, "", g.id))
 }
 
-func exportThread(ctx context.Context, s *store.Checked, lw *Writer, t core.Thread) error {
+func exportThread(ctx context.Context, s *store.Checked, lw *Writer, t store.Thread) error {
 	if err := lw.Put(Record{Kind: KindThread, Thread: &t}); err != nil {
 		return err
 	}
-	err := WalkMessages(ctx, s, t.ID, func(msgs []core.Message) error {
+	err := WalkMessages(ctx, s, t.ID, func(msgs []message.Message) error {
 		for i := range msgs {
 			if err := lw.Put(Record{Kind: KindMessage, Message: &msgs[i]}); err != nil {
 				return err
@@ -169,7 +170,7 @@ func exportThread(ctx context.Context, s *store.Checked, lw *Writer, t core.Thre
 	if err != nil {
 		return err
 	}
-	wm, err := s.GetWorkingMemory(ctx, core.ScopeThread, t.ID)
+	wm, err := s.GetWorkingMemory(ctx, store.ScopeThread, t.ID)
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func exportThread(ctx context.Context, s *store.Checked, lw *Writer, t core.Thre
 			return err
 		}
 	}
-	return exportObservations(ctx, s, lw, store.ObservationKey(core.ScopeThread, t.ID, t.ResourceID))
+	return exportObservations(ctx, s, lw, store.ObservationKey(store.ScopeThread, t.ID, t.ResourceID))
 }
 
 // exportObservations writes the archived generations under key, oldest

@@ -3,9 +3,9 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/agentmem/agentmem/core/message"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -31,8 +31,8 @@ type Record struct {
 	Kind          string            `json:"kind"`
 	Version       int               `json:"version,omitempty"`
 	Resource      *ResourceDoc      `json:"resource,omitempty"`
-	Thread        *core.Thread      `json:"thread,omitempty"`
-	Message       *core.Message     `json:"message,omitempty"`
+	Thread        *store.Thread     `json:"thread,omitempty"`
+	Message       *message.Message  `json:"message,omitempty"`
 	WorkingMemory *WorkingMemoryDoc `json:"workingMemory,omitempty"`
 	Observations  *ObservationDoc   `json:"observations,omitempty"`
 }

@@ -2,9 +2,9 @@ package export
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -15,7 +15,7 @@ const PageSize = 1000
 // a page at a time. It pages by time (keyset), so it stays linear in the
 // thread's length: each page starts at the last time seen and skips the
 // messages of that time already delivered.
-func WalkMessages(ctx context.Context, s *store.Checked, threadID string, fn func([]core.Message) error) error {
+func WalkMessages(ctx context.Context, s *store.Checked, threadID string, fn func([]message.Message) error) error {
 	var (
 		start *time.Time // nil for the first page
 		ties  int        // messages at *start already delivered

@@ -3,10 +3,11 @@ package importer
 import (
 	"context"
 	"errors"
+	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/message"
 	"sync/atomic"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -118,7 +119,7 @@ func (c *checker) validID(n int, what, id string) error {
 	return nil
 }
 
-func (c *checker) thread(ctx context.Context, n int, t *core.Thread) error {
+func (c *checker) thread(ctx context.Context, n int, t *store.Thread) error {
 	if t == nil {
 		return BadInput(c.src, n, "thread line without \"thread\"")
 	}
@@ -132,7 +133,7 @@ func (c *checker) thread(ctx context.Context, n int, t *core.Thread) error {
 	c.plan.Threads++
 	stored, err := c.store.GetThread(ctx, t.ID)
 	switch {
-	case errors.Is(err, core.ErrThreadNotFound):
+	case errors.Is(err, memerr.ErrThreadNotFound):
 		return nil
 	case err != nil:
 		return err
@@ -151,7 +152,7 @@ func (c *checker) knownThread(n int, id string) error {
 	return nil
 }
 
-func (c *checker) message(n int, m *core.Message) error {
+func (c *checker) message(n int, m *message.Message) error {
 	if m == nil {
 		return BadInput(c.src, n, "message line without \"message\"")
 	}
@@ -168,7 +169,7 @@ func (c *checker) message(n int, m *core.Message) error {
 		return BadInput(c.src, n, "message %q has no createdAt", m.ID)
 	}
 	switch m.Role {
-	case core.RoleUser, core.RoleAssistant, core.RoleSignal:
+	case message.RoleUser, message.RoleAssistant, message.RoleSignal:
 	default:
 		return BadInput(c.src, n, "message %q: role %q cannot be stored (user, assistant or signal)", m.ID, m.Role)
 	}
@@ -226,7 +227,7 @@ func (c *checker) observations(n int, o *export.ObservationDoc) error {
 	if err != nil {
 		return BadInput(c.src, n, "%v", err)
 	}
-	if scope == core.ScopeThread {
+	if scope == store.ScopeThread {
 		return c.knownThread(n, id)
 	}
 	c.cur = ""

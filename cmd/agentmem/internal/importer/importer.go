@@ -3,6 +3,7 @@ package importer
 import (
 	"context"
 	"errors"
+	"github.com/agentmem/agentmem/core/message"
 	"os"
 	"runtime"
 	"strconv"
@@ -52,10 +53,10 @@ type Importer struct {
 // threadJob is one thread being imported.
 type threadJob struct {
 	first   int // position of the thread line
-	thread  core.Thread
+	thread  store.Thread
 	wm      *export.WorkingMemoryDoc
 	obs     []export.ObservationDoc
-	batch   []core.Message
+	batch   []message.Message
 	pending atomic.Int64 // batches submitted and not finished, +1 while the thread is open
 
 	mu     sync.Mutex
@@ -63,7 +64,7 @@ type threadJob struct {
 }
 
 // saved notes the stored times of saved messages.
-func (j *threadJob) saved(msgs []core.Message) {
+func (j *threadJob) saved(msgs []message.Message) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for _, m := range msgs {
@@ -75,7 +76,7 @@ func (j *threadJob) saved(msgs []core.Message) {
 
 type batchTask struct {
 	job  *threadJob
-	msgs []core.Message
+	msgs []message.Message
 }
 
 // Run imports every record after position from and returns the last
@@ -150,7 +151,7 @@ func (d *dispatcher) dispatch(ctx context.Context, n int, r export.Record) error
 		d.cur.wm = r.WorkingMemory
 		return nil
 	case export.KindObservations:
-		if scope, _, _ := store.ParseObservationKey(r.Observations.Key); scope == core.ScopeThread {
+		if scope, _, _ := store.ParseObservationKey(r.Observations.Key); scope == store.ScopeThread {
 			d.cur.obs = append(d.cur.obs, *r.Observations)
 			return nil
 		}
@@ -169,7 +170,7 @@ func (d *dispatcher) dispatch(ctx context.Context, n int, r export.Record) error
 	return nil
 }
 
-func (d *dispatcher) openThread(ctx context.Context, n int, t core.Thread) error {
+func (d *dispatcher) openThread(ctx context.Context, n int, t store.Thread) error {
 	in := t
 	in.UpdatedAt, in.Boundary = time.Time{}, nil
 	if _, err := d.im.Store.SaveThread(ctx, in); err != nil {
@@ -184,7 +185,7 @@ func (d *dispatcher) openThread(ctx context.Context, n int, t core.Thread) error
 	return nil
 }
 
-func (d *dispatcher) message(ctx context.Context, m core.Message) error {
+func (d *dispatcher) message(ctx context.Context, m message.Message) error {
 	j := d.cur
 	if len(j.batch) >= d.im.Batch && !export.UTC(m.CreatedAt).Equal(export.UTC(j.batch[len(j.batch)-1].CreatedAt)) {
 		if err := d.submit(ctx, j); err != nil {
@@ -192,7 +193,7 @@ func (d *dispatcher) message(ctx context.Context, m core.Message) error {
 		}
 	}
 	if j.batch == nil {
-		j.batch = make([]core.Message, 0, d.im.Batch)
+		j.batch = make([]message.Message, 0, d.im.Batch)
 	}
 	j.batch = append(j.batch, m)
 	return nil
@@ -271,7 +272,7 @@ func (im *Importer) finish(ctx context.Context, j *threadJob) error {
 		}
 	}
 	if j.wm != nil {
-		if err := putWorkingMemory(ctx, im.Store, core.ScopeThread, t.ID, j.wm.Data); err != nil {
+		if err := putWorkingMemory(ctx, im.Store, store.ScopeThread, t.ID, j.wm.Data); err != nil {
 			return err
 		}
 	}
@@ -298,11 +299,11 @@ func (im *Importer) resource(ctx context.Context, r export.ResourceDoc) error {
 	if r.WorkingMemory == "" {
 		return nil
 	}
-	return putWorkingMemory(ctx, im.Store, core.ScopeResource, r.ID, r.WorkingMemory)
+	return putWorkingMemory(ctx, im.Store, store.ScopeResource, r.ID, r.WorkingMemory)
 }
 
 // putWorkingMemory stores data unless it is already what is stored.
-func putWorkingMemory(ctx context.Context, s *store.Checked, scope core.Scope, id, data string) error {
+func putWorkingMemory(ctx context.Context, s *store.Checked, scope store.Scope, id, data string) error {
 	cur, err := s.GetWorkingMemory(ctx, scope, id)
 	if err != nil || (cur.Version > 0 && cur.Data == data) {
 		return err

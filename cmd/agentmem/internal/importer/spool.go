@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/core/message"
 	"io"
 	"os"
 	"time"
@@ -80,14 +81,14 @@ func (s *Spool) put(n int, r export.Record) error {
 
 // textOnly tells whether m is fully described by its ids, role, type, time
 // and the texts of its parts, all of type text.
-func textOnly(m *core.Message) bool {
+func textOnly(m *message.Message) bool {
 	c := &m.Content
 	if c.Metadata != nil || c.ProviderMetadata != nil || c.Extra != nil || c.Skipped != nil || len(c.Parts) == 0 {
 		return false
 	}
 	for i := range c.Parts {
 		p := &c.Parts[i]
-		if p.Type != core.PartText || p.Reasoning != "" || p.Details != nil || p.ToolInvocation != nil || p.Data != "" ||
+		if p.Type != message.PartText || p.Reasoning != "" || p.Details != nil || p.ToolInvocation != nil || p.Data != "" ||
 			p.MimeType != "" || p.Filename != "" || p.Source != nil || p.ProviderMetadata != nil || p.Extra != nil {
 			return false
 		}
@@ -164,17 +165,17 @@ func (s *spoolReader) next() (int, export.Record, error) {
 }
 
 func (s *spoolReader) textMessage() export.Record {
-	m := core.Message{ID: s.string()}
+	m := message.Message{ID: s.string()}
 	// Role, thread, resource and type repeat from message to message.
-	m.Role = core.Role(s.repeated(&s.last[0]))
+	m.Role = message.Role(s.repeated(&s.last[0]))
 	m.ThreadID, m.ResourceID, m.Type = s.repeated(&s.last[1]), s.repeated(&s.last[2]), s.repeated(&s.last[3])
 	sec, nsec := s.varint(), s.uvarint()
 	m.CreatedAt = time.Unix(sec, int64(nsec)).UTC()
-	parts := make([]core.Part, min(s.uvarint(), 1<<20))
+	parts := make([]message.Part, min(s.uvarint(), 1<<20))
 	for i := range parts {
 		parts[i] = core.TextPart(s.string())
 	}
-	m.Content = core.Content{Format: 2, Parts: parts}
+	m.Content = message.Content{Format: 2, Parts: parts}
 	return export.Record{Kind: export.KindMessage, Message: &m}
 }
 

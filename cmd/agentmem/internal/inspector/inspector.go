@@ -38,7 +38,7 @@ import (
 const DefaultAddr = "127.0.0.1:7700"
 
 // CodeNeedsToken is the error code of a non-loopback address without a token.
-const CodeNeedsToken core.Code = "INSPECTOR_NEEDS_TOKEN"
+const CodeNeedsToken memerr.Code = "INSPECTOR_NEEDS_TOKEN"
 
 // ErrNeedsToken is the sentinel of Serve's error for a non-loopback address
 // when Options.Token is empty; compare with errors.Is.
@@ -93,10 +93,10 @@ const MinTokenLength = 16
 func New(opts Options) (http.Handler, error) {
 	const op = "inspector.New"
 	if opts.Memory == nil {
-		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "Options.Memory is required")
+		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "Options.Memory is required")
 	}
 	if n := utf8.RuneCountInString(opts.Token); opts.Token != "" && n < MinTokenLength {
-		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "the token has %d characters; use at least %d (for example: openssl rand -hex 16)", n, MinTokenLength)
+		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "the token has %d characters; use at least %d (for example: openssl rand -hex 16)", n, MinTokenLength)
 	}
 	raw := opts.Store
 	if raw == nil {
@@ -107,7 +107,7 @@ func New(opts Options) (http.Handler, error) {
 	}
 	store := store.Check(raw) // validated calls and optional capabilities as ErrUnsupported
 	if opts.Vector != nil && !opts.Vector.SelfEmbedding() && opts.Embedder == nil {
-		return nil, memerr.Errorf(core.CodeInvalidArgument, op, "Options.Vector needs Options.Embedder (the store does not embed)")
+		return nil, memerr.Errorf(memerr.CodeInvalidArgument, op, "Options.Vector needs Options.Embedder (the store does not embed)")
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 2 * time.Second
@@ -154,7 +154,7 @@ func (s *server) routes(static http.Handler) http.Handler {
 // ErrNeedsToken unless opts.Token is set.
 func Serve(ctx context.Context, addr string, opts Options) error {
 	if opts.Token == "" && !loopbackAddr(addr) {
-		return &core.Error{Code: CodeNeedsToken, Op: "inspector.Serve",
+		return &memerr.Error{Code: CodeNeedsToken, Op: "inspector.Serve",
 			Msg: "refusing to listen on " + addr + " without a token: bind a loopback address (127.0.0.1) or set a token"}
 	}
 	h, err := New(opts)

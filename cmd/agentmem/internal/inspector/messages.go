@@ -2,9 +2,8 @@ package inspector
 
 import (
 	"encoding/json"
+	"github.com/agentmem/agentmem/core/message"
 	"time"
-
-	"github.com/agentmem/agentmem/core"
 )
 
 // messageView is a message as a chat bubble.
@@ -42,7 +41,7 @@ type toolView struct {
 }
 
 // viewMessage flattens a stored or prompt message.
-func viewMessage(m core.Message) messageView {
+func viewMessage(m message.Message) messageView {
 	v := messageView{ID: m.ID, Role: string(m.Role), Type: m.Type, Source: string(m.Source),
 		CreatedAt: m.CreatedAt, Tokens: m.Tokens, Metadata: jsonText(m.Content.Metadata)}
 	for _, p := range m.Content.Parts {
@@ -51,11 +50,11 @@ func viewMessage(m core.Message) messageView {
 	return v
 }
 
-func viewPart(p core.Part) partView {
+func viewPart(p message.Part) partView {
 	switch p.Type {
-	case core.PartText:
+	case message.PartText:
 		return partView{Kind: "text", Text: p.Text}
-	case core.PartReasoning:
+	case message.PartReasoning:
 		text := p.Reasoning
 		if text == "" { // redacted or detail-only reasoning
 			for _, d := range p.Details {
@@ -63,18 +62,18 @@ func viewPart(p core.Part) partView {
 			}
 		}
 		return partView{Kind: "reasoning", Text: text}
-	case core.PartToolInvocation:
+	case message.PartToolInvocation:
 		if ti := p.ToolInvocation; ti != nil {
 			return partView{Kind: "tool", Tool: &toolView{Name: ti.ToolName, CallID: ti.ToolCallID, State: ti.State,
 				Args: prettyJSON(ti.Args), Result: prettyJSON(ti.Result), IsError: ti.IsError, ErrorText: ti.ErrorText}}
 		}
-	case core.PartFile:
+	case message.PartFile:
 		return partView{Kind: "file", FileName: p.Filename, FileType: p.MimeType, FileSize: len(p.Data)}
-	case core.PartSource:
+	case message.PartSource:
 		if p.Source != nil {
 			return partView{Kind: "source", Text: p.Source.Title, URL: p.Source.URL}
 		}
-	case core.PartStepStart:
+	case message.PartStepStart:
 		return partView{Kind: "step"}
 	}
 	raw, _ := json.MarshalIndent(p, "", "  ")

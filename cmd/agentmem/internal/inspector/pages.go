@@ -5,14 +5,13 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"github.com/agentmem/agentmem/core/memerr"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/agentmem/agentmem/core"
 )
 
 //go:embed templates static
@@ -83,7 +82,7 @@ type errorData struct {
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
 	d := errorData{Status: status, Message: "internal error (see the server log)"}
-	var ce *core.Error
+	var ce *memerr.Error
 	if status < 500 && errors.As(err, &ce) {
 		d.Code, d.Message = string(ce.Code), ce.Error()
 	} else if status < 500 {
@@ -105,21 +104,21 @@ func statusOf(err error) int {
 	switch {
 	case errors.As(err, &br):
 		return http.StatusBadRequest
-	case errors.Is(err, core.ErrThreadNotFound), errors.Is(err, core.ErrNotFound):
+	case errors.Is(err, memerr.ErrThreadNotFound), errors.Is(err, memerr.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, core.ErrConflict):
+	case errors.Is(err, memerr.ErrConflict):
 		return http.StatusConflict
-	case errors.Is(err, core.ErrVector), errors.Is(err, core.ErrEmbeddingDimensionMismatch),
-		errors.Is(err, core.ErrEmbeddingDimensionFailed):
+	case errors.Is(err, memerr.ErrVector), errors.Is(err, memerr.ErrEmbeddingDimensionMismatch),
+		errors.Is(err, memerr.ErrEmbeddingDimensionFailed):
 		return http.StatusBadGateway // the vector store or embedder failed
-	case errors.Is(err, core.ErrUnsupported):
+	case errors.Is(err, memerr.ErrUnsupported):
 		return http.StatusNotImplemented
-	case errors.Is(err, core.ErrDeadlineExceeded), errors.Is(err, core.ErrCanceled):
+	case errors.Is(err, memerr.ErrDeadlineExceeded), errors.Is(err, memerr.ErrCanceled):
 		return http.StatusServiceUnavailable
-	case errors.Is(err, core.ErrInvalidArgument), errors.Is(err, core.ErrMissingThreadID),
-		errors.Is(err, core.ErrMissingResourceID), errors.Is(err, core.ErrInvalidMessage),
-		errors.Is(err, core.ErrMessageTooLarge), errors.Is(err, core.ErrResourceMismatch),
-		errors.Is(err, core.ErrInvalidConfig), errors.Is(err, core.ErrWorkingMemoryDisabled):
+	case errors.Is(err, memerr.ErrInvalidArgument), errors.Is(err, memerr.ErrMissingThreadID),
+		errors.Is(err, memerr.ErrMissingResourceID), errors.Is(err, memerr.ErrInvalidMessage),
+		errors.Is(err, memerr.ErrMessageTooLarge), errors.Is(err, memerr.ErrResourceMismatch),
+		errors.Is(err, memerr.ErrInvalidConfig), errors.Is(err, memerr.ErrWorkingMemoryDisabled):
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError

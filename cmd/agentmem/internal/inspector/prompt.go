@@ -3,6 +3,7 @@ package inspector
 import (
 	"context"
 	"fmt"
+	"github.com/agentmem/agentmem/core/message"
 	"net/http"
 	"strings"
 
@@ -44,7 +45,7 @@ type promptForm struct {
 
 // promptData is the next-prompt view's data.
 type promptData struct {
-	Thread    core.Thread
+	Thread    store.Thread
 	Form      promptForm
 	Messages  []messageView
 	Segments  []segment
@@ -87,15 +88,15 @@ func (s *server) promptView(w http.ResponseWriter, r *http.Request) {
 
 // parsePromptForm reads the form; a missing budget defaults to the one the
 // thread's boundary was set under, so the view matches what that agent sees.
-func (s *server) parsePromptForm(r *http.Request) (core.Thread, promptForm, error) {
+func (s *server) parsePromptForm(r *http.Request) (store.Thread, promptForm, error) {
 	q := r.URL.Query()
 	f := promptForm{ThreadID: q.Get("id"), System: q.Get("system"), Input: q.Get("input"), Remove: -1}
 	if err := store.ValidateID("id", f.ThreadID); err != nil {
-		return core.Thread{}, f, err
+		return store.Thread{}, f, err
 	}
 	th, err := s.store.GetThread(r.Context(), f.ThreadID)
 	if err != nil {
-		return core.Thread{}, f, err
+		return store.Thread{}, f, err
 	}
 	if !q.Has("budget") {
 		r := f.request(th)
@@ -119,7 +120,7 @@ func (s *server) parsePromptForm(r *http.Request) (core.Thread, promptForm, erro
 // and the inspector's prompt page both build it with NextPrompt, so the same
 // request gives the same messages and token counts in both.
 type PromptRequest struct {
-	Thread core.Thread
+	Thread store.Thread
 	// Budget is the token budget of the whole prompt; 0 means none.
 	Budget int
 	// Remove is what a budget trims beyond itself (AtMaxRemoveTokens);
@@ -174,7 +175,7 @@ func (r PromptRequest) turnRequest(cfg *core.Config) core.TurnRequest {
 		}
 	}
 	if strings.TrimSpace(r.Input) != "" {
-		req.Input = []core.Message{core.NewMessage(core.RoleUser, r.Input)}
+		req.Input = []message.Message{core.NewMessage(message.RoleUser, r.Input)}
 	}
 	return req
 }
@@ -186,12 +187,12 @@ func NextPrompt(ctx context.Context, mem *core.Memory, r PromptRequest) (*core.T
 }
 
 // request is the form as a PromptRequest.
-func (f promptForm) request(th core.Thread) PromptRequest {
+func (f promptForm) request(th store.Thread) PromptRequest {
 	return PromptRequest{Thread: th, Budget: f.Budget, Remove: f.Remove, System: []string{f.System}, Input: f.Input}
 }
 
 // nextPrompt builds the prompt and sorts its tokens by source.
-func (s *server) nextPrompt(ctx context.Context, th core.Thread, f promptForm) (promptData, error) {
+func (s *server) nextPrompt(ctx context.Context, th store.Thread, f promptForm) (promptData, error) {
 	d := promptData{Thread: th, Form: f}
 	req := f.request(th)
 	turn, err := NextPrompt(ctx, s.mem, req)
@@ -234,7 +235,7 @@ func (s *server) nextPrompt(ctx context.Context, th core.Thread, f promptForm) (
 
 // withContent returns msgs with their content: a turn's trimmed messages that
 // its history read did not decode come without it (see core.Turn.Trimmed).
-func (s *server) withContent(ctx context.Context, msgs []core.Message) ([]core.Message, error) {
+func (s *server) withContent(ctx context.Context, msgs []message.Message) ([]message.Message, error) {
 	ids := make([]string, len(msgs))
 	for i, m := range msgs {
 		ids[i] = m.ID
@@ -243,11 +244,11 @@ func (s *server) withContent(ctx context.Context, msgs []core.Message) ([]core.M
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[string]core.Message, len(full))
+	byID := make(map[string]message.Message, len(full))
 	for _, m := range full {
 		byID[m.ID] = m
 	}
-	out := make([]core.Message, len(msgs))
+	out := make([]message.Message, len(msgs))
 	for i, m := range msgs {
 		if f, ok := byID[m.ID]; ok {
 			f.Tokens = m.Tokens
@@ -275,7 +276,7 @@ func (s *server) historyIDs(ctx context.Context, req PromptRequest) (map[string]
 	}
 	ids := map[string]bool{}
 	for _, m := range turn.Messages() {
-		if m.Source == core.SourceMemory {
+		if m.Source == message.SourceMemory {
 			ids[m.ID] = true
 		}
 	}
@@ -285,9 +286,9 @@ func (s *server) historyIDs(ctx context.Context, req PromptRequest) (map[string]
 // sourceOf names where a prompt message came from. The first nSystem
 // messages are the instructions; core marks the rest of the system block
 // only as core.SourceSystem, so its own opening words tell them apart.
-func sourceOf(m core.Message, i, nSystem int, history map[string]bool) string {
+func sourceOf(m message.Message, i, nSystem int, history map[string]bool) string {
 	switch m.Source {
-	case core.SourceSystem:
+	case message.SourceSystem:
 		text := m.Text()
 		switch {
 		case i < nSystem:
@@ -298,14 +299,14 @@ func sourceOf(m core.Message, i, nSystem int, history map[string]bool) string {
 			return srcRecall
 		}
 		return srcObservations
-	case core.SourceMemory:
+	case message.SourceMemory:
 		if history != nil && !history[m.ID] {
 			return srcRecall
 		}
 		return srcHistory
-	case core.SourceContext:
+	case message.SourceContext:
 		return srcContext
-	case core.SourceInput:
+	case message.SourceInput:
 		return srcInput
 	}
 	return string(m.Source)

@@ -150,10 +150,10 @@ func (s *server) search(ctx context.Context, f recallForm) (string, []hitView, e
 	if !s.opts.Vector.SelfEmbedding() {
 		vecs, err := s.opts.Embedder.Embed(ctx, []string{f.Query})
 		if err != nil {
-			return "", nil, &core.Error{Code: core.CodeVector, Op: "embed", Msg: "embedder failed", Err: err}
+			return "", nil, &memerr.Error{Code: memerr.CodeVector, Op: "embed", Msg: "embedder failed", Err: err}
 		}
 		if len(vecs) != 1 || len(vecs[0]) == 0 {
-			return "", nil, memerr.Errorf(core.CodeVector, "embed", "embedder returned no vector")
+			return "", nil, memerr.Errorf(memerr.CodeVector, "embed", "embedder returned no vector")
 		}
 		q.Vector, index = vecs[0], vector.IndexName(len(vecs[0]))
 	}

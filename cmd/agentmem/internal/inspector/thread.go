@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/core/memerr"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -23,7 +23,7 @@ const messagesPerPage = 100
 
 // threadData is the thread view's data.
 type threadData struct {
-	Thread       core.Thread
+	Thread       store.Thread
 	Metadata     string
 	Messages     []messageView
 	LineAt       int // index of the message the boundary line precedes; -1: no line
@@ -54,7 +54,7 @@ type boundaryView struct {
 
 // wmView is the working memory of one scope.
 type wmView struct {
-	Scope     core.Scope
+	Scope     store.Scope
 	Owner     string // the thread or resource id
 	Data      string
 	Version   int64
@@ -65,7 +65,7 @@ type wmView struct {
 
 // obsView is the observational-memory record of one scope.
 type obsView struct {
-	Scope    core.Scope
+	Scope    store.Scope
 	Record   store.ObservationRecord
 	Archived []store.ObservationRecord
 }
@@ -167,16 +167,16 @@ func (s *server) viewBoundary(b store.Boundary, msgs []messageView, older bool) 
 }
 
 // workingMemory loads the thread- and resource-scoped working memory.
-func (s *server) workingMemory(ctx context.Context, th core.Thread) ([]wmView, error) {
-	used := core.ScopeResource
+func (s *server) workingMemory(ctx context.Context, th store.Thread) ([]wmView, error) {
+	used := store.ScopeResource
 	if wc := s.mem.Config().WorkingMemory; wc != nil && wc.Scope != "" {
 		used = wc.Scope
 	}
 	var out []wmView
 	for _, sc := range []struct {
-		scope core.Scope
+		scope store.Scope
 		owner string
-	}{{core.ScopeThread, th.ID}, {core.ScopeResource, th.ResourceID}} {
+	}{{store.ScopeThread, th.ID}, {store.ScopeResource, th.ResourceID}} {
 		wm, err := s.store.GetWorkingMemory(ctx, sc.scope, sc.owner)
 		if err != nil {
 			return nil, err
@@ -195,12 +195,12 @@ func (s *server) workingMemory(ctx context.Context, th core.Thread) ([]wmView, e
 // observations loads the thread- and resource-scoped observation records
 // that were ever written, with their archived generations; none when the
 // store does not keep observations.
-func (s *server) observations(ctx context.Context, th core.Thread) ([]obsView, error) {
+func (s *server) observations(ctx context.Context, th store.Thread) ([]obsView, error) {
 	var out []obsView
-	for _, scope := range []core.Scope{core.ScopeThread, core.ScopeResource} {
+	for _, scope := range []store.Scope{store.ScopeThread, store.ScopeResource} {
 		key := store.ObservationKey(scope, th.ID, th.ResourceID)
 		rec, err := s.store.GetObservations(ctx, key)
-		if errors.Is(err, core.ErrUnsupported) {
+		if errors.Is(err, memerr.ErrUnsupported) {
 			return nil, nil
 		}
 		if err != nil {
@@ -220,7 +220,7 @@ func (s *server) observations(ctx context.Context, th core.Thread) ([]obsView, e
 
 // stateOf fingerprints what the thread view shows, so the page can poll
 // for a change cheaply.
-func stateOf(th core.Thread, total int, wm []wmView, obs []obsView) string {
+func stateOf(th store.Thread, total int, wm []wmView, obs []obsView) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s|%d|", th.UpdatedAt.Format(time.RFC3339Nano), total)
 	if b := th.Boundary; b != nil {

@@ -2,13 +2,13 @@ package inspector
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/core/message"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -21,7 +21,7 @@ const scanPageSize = 500
 
 // threadRow is one line of the thread list.
 type threadRow struct {
-	Thread   core.Thread
+	Thread   store.Thread
 	Messages int
 	LastRole string
 	LastText string
@@ -76,7 +76,7 @@ func (s *server) threadList(w http.ResponseWriter, r *http.Request) {
 // findThreads returns one page of threads by last activity. Without a
 // search text the store pages; with one, the resource's threads are
 // scanned and filtered here (the store has no title search).
-func (s *server) findThreads(ctx context.Context, resource, search string, page int) (threads []core.Thread, total int, more bool, err error) {
+func (s *server) findThreads(ctx context.Context, resource, search string, page int) (threads []store.Thread, total int, more bool, err error) {
 	base := store.ThreadQuery{ResourceID: resource, OrderBy: "updatedAt", Direction: store.Desc}
 	if search == "" {
 		base.Page, base.PerPage = page, threadsPerPage
@@ -87,7 +87,7 @@ func (s *server) findThreads(ctx context.Context, resource, search string, page 
 		return p.Threads, p.Total, p.HasMore, nil
 	}
 	needle := strings.ToLower(search)
-	var matched []core.Thread
+	var matched []store.Thread
 	base.PerPage = scanPageSize
 	for base.Page = 0; ; base.Page++ {
 		p, err := s.store.ListThreads(ctx, base)
@@ -109,7 +109,7 @@ func (s *server) findThreads(ctx context.Context, resource, search string, page 
 }
 
 // threadRow counts a thread's messages and loads its newest one.
-func (s *server) threadRow(ctx context.Context, t core.Thread) (threadRow, error) {
+func (s *server) threadRow(ctx context.Context, t store.Thread) (threadRow, error) {
 	p, err := s.store.ListMessages(ctx, store.MessageQuery{ThreadID: t.ID, PerPage: 1, Direction: store.Desc, IncludeTotal: true})
 	if err != nil {
 		return threadRow{}, err
@@ -126,7 +126,7 @@ func (s *server) threadRow(ctx context.Context, t core.Thread) (threadRow, error
 }
 
 // summary is a one-line description of a message: its text, else its parts.
-func summary(m *core.Message) string {
+func summary(m *message.Message) string {
 	if t := m.Text(); strings.TrimSpace(t) != "" {
 		return t
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // errReadOnly is the refusal of a write while Options.Write is off.
-var errReadOnly = &core.Error{Code: "INSPECTOR_READ_ONLY", Op: "inspector",
+var errReadOnly = &memerr.Error{Code: "INSPECTOR_READ_ONLY", Op: "inspector",
 	Msg: "the inspector is read-only: start it with --write to change memory"}
 
 // writeWorkingMemory replaces the working memory of the thread or its
@@ -23,12 +23,12 @@ func (s *server) writeWorkingMemory(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	scope := core.Scope(r.PostFormValue("scope"))
+	scope := store.Scope(r.PostFormValue("scope"))
 	owner := th.ResourceID
 	switch scope {
-	case core.ScopeThread:
+	case store.ScopeThread:
 		owner = th.ID
-	case core.ScopeResource:
+	case store.ScopeResource:
 	default:
 		s.fail(w, r, badRequest{msg: "scope must be thread or resource"})
 		return
@@ -44,7 +44,7 @@ func (s *server) writeWorkingMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if cur.Version != version {
-		s.fail(w, r, memerr.Errorf(core.CodeConflict, "inspector",
+		s.fail(w, r, memerr.Errorf(memerr.CodeConflict, "inspector",
 			"the working memory changed since the page was loaded (version %d, now %d); reload and edit again", version, cur.Version))
 		return
 	}
@@ -75,21 +75,21 @@ func (s *server) deleteThread(w http.ResponseWriter, r *http.Request) {
 
 // writableThread starts every write: it refuses in read-only mode (403) and
 // loads the thread named by the form's id; false means the answer is sent.
-func (s *server) writableThread(w http.ResponseWriter, r *http.Request) (core.Thread, bool) {
+func (s *server) writableThread(w http.ResponseWriter, r *http.Request) (store.Thread, bool) {
 	if !s.opts.Write {
 		s.render(w, r, http.StatusForbidden, "error", "Read-only",
 			errorData{Status: http.StatusForbidden, Code: string(errReadOnly.Code), Message: errReadOnly.Error()})
-		return core.Thread{}, false
+		return store.Thread{}, false
 	}
 	id := r.PostFormValue("id")
 	err := store.ValidateID("id", id)
-	var th core.Thread
+	var th store.Thread
 	if err == nil {
 		th, err = s.store.GetThread(r.Context(), id)
 	}
 	if err != nil {
 		s.fail(w, r, err)
-		return core.Thread{}, false
+		return store.Thread{}, false
 	}
 	return th, true
 }

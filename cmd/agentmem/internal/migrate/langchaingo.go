@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"net/url"
 	"os"
 	"strings"
@@ -208,8 +210,8 @@ func (ls *langchaingoSource) each(ctx context.Context, db *sql.DB, fn func(int, 
 			at = last.Add(time.Microsecond)
 		}
 		last = at
-		m := core.Message{ID: fmt.Sprintf("%s:%s:%d", ls.name, r.session, r.id), Role: role, ThreadID: r.session, ResourceID: ls.resourceID(),
-			CreatedAt: at, Content: core.Content{Format: 2, Parts: []core.Part{core.TextPart(r.content)}}}
+		m := message.Message{ID: fmt.Sprintf("%s:%s:%d", ls.name, r.session, r.id), Role: role, ThreadID: r.session, ResourceID: ls.resourceID(),
+			CreatedAt: at, Content: message.Content{Format: 2, Parts: []message.Part{core.TextPart(r.content)}}}
 		n++
 		if err := fn(n, export.Record{Kind: export.KindMessage, Message: &m}); err != nil {
 			return err
@@ -226,12 +228,12 @@ func (ls *langchaingoSource) resourceID() string {
 	return lcmem.DefaultResourceID
 }
 
-func (ls *langchaingoSource) thread(r langchaingoRow) core.Thread {
+func (ls *langchaingoSource) thread(r langchaingoRow) store.Thread {
 	created := r.created
 	if created.IsZero() {
 		created = ls.base
 	}
-	return core.Thread{ID: r.session, ResourceID: ls.resourceID(), CreatedAt: export.UTC(created),
+	return store.Thread{ID: r.session, ResourceID: ls.resourceID(), CreatedAt: export.UTC(created),
 		Metadata: map[string]any{metadataImportedFrom: ls.name}}
 }
 
@@ -241,12 +243,12 @@ const metadataImportedFrom = "langchaingoImportedFrom"
 
 // langchaingoRole maps a langchaingo message type to a role, or gives the
 // reason it is skipped.
-func langchaingoRole(typ string) (core.Role, string) {
+func langchaingoRole(typ string) (message.Role, string) {
 	switch typ {
 	case "human":
-		return core.RoleUser, ""
+		return message.RoleUser, ""
 	case "ai":
-		return core.RoleAssistant, ""
+		return message.RoleAssistant, ""
 	case "system":
 		return "", "system messages (agentmem never stores them; pass instructions as TurnRequest.System)"
 	case "tool", "function":

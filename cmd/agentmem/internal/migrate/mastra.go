@@ -4,13 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"github.com/agentmem/agentmem/core/message"
+	"github.com/agentmem/agentmem/core/store"
 	"sort"
 	"strings"
 
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/clierr"
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/export"
 	"github.com/agentmem/agentmem/cmd/agentmem/internal/importer"
-	"github.com/agentmem/agentmem/core"
 	"github.com/agentmem/agentmem/core/memerr"
 )
 
@@ -148,7 +149,7 @@ func jsonObject(s sql.NullString) (map[string]any, bool) {
 
 // mastraThread is a thread and the working memory in its metadata.
 type mastraThread struct {
-	thread core.Thread
+	thread store.Thread
 	wm     *string
 }
 
@@ -225,9 +226,9 @@ func (m *mastraReader) thread(ctx context.Context, t mastraThread) error {
 
 // scanMastraMessage reads one mastra_messages row; a non-empty reason says
 // why it is skipped.
-func scanMastraMessage(rows *sql.Rows, th core.Thread) (core.Message, string, error) {
+func scanMastraMessage(rows *sql.Rows, th store.Thread) (message.Message, string, error) {
 	var (
-		msg      core.Message
+		msg      message.Message
 		content  string
 		role     string
 		created  any
@@ -236,10 +237,10 @@ func scanMastraMessage(rows *sql.Rows, th core.Thread) (core.Message, string, er
 	if err := rows.Scan(&msg.ID, &content, &role, &created, &resource); err != nil {
 		return msg, "", err
 	}
-	msg.ThreadID, msg.ResourceID, msg.Role = th.ID, th.ResourceID, core.Role(role)
+	msg.ThreadID, msg.ResourceID, msg.Role = th.ID, th.ResourceID, message.Role(role)
 	switch msg.Role {
-	case core.RoleUser, core.RoleAssistant:
-	case core.RoleSystem:
+	case message.RoleUser, message.RoleAssistant:
+	case message.RoleSystem:
 		return msg, "system messages (agentmem never stores them)", nil
 	default:
 		return msg, "messages with role " + role + " (format 1 tool messages have no format-2 equivalent on their own)", nil
