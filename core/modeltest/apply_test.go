@@ -1,7 +1,9 @@
 package modeltest
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -31,7 +33,7 @@ func init() {
 		"create": (*runner).create, "updateThread": (*runner).updateThread, "deleteThread": (*runner).deleteThread,
 		"clone": (*runner).clone, "move": (*runner).move,
 		"save": (*runner).save, "resave": (*runner).resave, "updateMessage": (*runner).updateMessage,
-		"deleteMessage": (*runner).deleteMessage, "bigMessage": (*runner).bigMessage, "tooLarge": (*runner).tooLarge,
+		"deleteMessage": (*runner).deleteMessage, "bigMessage": (*runner).bigMessage, "tooLarge": (*runner).tooLarge, "endedContext": (*runner).endedContext,
 		"turn": (*runner).turn, "abandonedLoop": (*runner).abandonedLoop,
 		"recall": (*runner).recall, "recallVector": (*runner).recallVector, "recallTool": (*runner).recallTool,
 		"workingMemory": (*runner).workingMemory, "observe": (*runner).observe, "reflect": (*runner).observe,
@@ -317,6 +319,24 @@ func (r *runner) tooLarge(o op) error {
 	}
 	if size := digitGroups(len(stored)); !strings.Contains(err.Error(), strconv.Quote(id)) || !strings.Contains(err.Error(), size+" bytes") {
 		return fmt.Errorf("size error names neither the message %s nor its %s bytes as stored: %v", id, size, err)
+	}
+	return nil
+}
+
+// endedContext saves through a context that has already ended: the save
+// fails as canceled, whatever else is wrong with it, and the invariants after
+// the step check that it changed nothing (the model is not touched).
+func (r *runner) endedContext(o op) error {
+	thread, res, _, _ := r.target(o)
+	msg := r.userMsg(fmt.Sprintf("m%d_ended", r.step), thread, res, phrase(o.N), nil, 0)
+	ctx, cancel := context.WithCancel(r.ctx)
+	cancel()
+	_, err := r.mem.SaveMessages(ctx, []core.Message{msg}, nil)
+	if v := expectCode("SaveMessages with an ended context", err, memerr.CodeCanceled); v != nil {
+		return v
+	}
+	if !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("SaveMessages with an ended context: %v does not wrap context.Canceled", err)
 	}
 	return nil
 }

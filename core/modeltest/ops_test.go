@@ -45,7 +45,7 @@ var opWeights = []struct {
 	{"turn", 10}, {"recall", 6}, {"recallVector", 4}, {"recallTool", 4},
 	{"workingMemory", 3}, {"observe", 3}, {"reflect", 1}, {"clearObservations", 1},
 	{"reindex", 3}, {"embedderDown", 2}, {"embedderUp", 3}, {"reopen", 2},
-	{"bigMessage", 1}, {"tooLarge", 1}, {"abandonedLoop", 2},
+	{"bigMessage", 1}, {"tooLarge", 1}, {"abandonedLoop", 2}, {"endedContext", 1},
 }
 
 // underResourceOM are the weights of "move" and "observe" in the seeds with
