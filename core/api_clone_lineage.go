@@ -2,10 +2,9 @@ package core
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"github.com/agentmem/agentmem/core/memerr"
+	"github.com/agentmem/agentmem/core/internal/thread"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -20,25 +19,13 @@ type CloneInfo struct {
 // CloneInfoOf returns the clone record of t, and false when t is not a
 // clone (Mastra's getCloneMetadata).
 func CloneInfoOf(t store.Thread) (CloneInfo, bool) {
-	rec, ok := t.Metadata["clone"].(map[string]any)
-	if !ok {
-		return CloneInfo{}, false
-	}
-	src, _ := rec["sourceThreadId"].(string)
-	if src == "" {
-		return CloneInfo{}, false
-	}
-	info := CloneInfo{SourceThreadID: src}
-	info.LastMessageID, _ = rec["lastMessageId"].(string)
-	if at, ok := rec["clonedAt"].(string); ok {
-		info.ClonedAt, _ = time.Parse(time.RFC3339Nano, at)
-	}
-	return info, true
+	info, ok := thread.CloneInfoOf(t)
+	return CloneInfo(info), ok
 }
 
 // IsClone reports whether t was made by CloneThread (Mastra's isClone).
 func IsClone(t store.Thread) bool {
-	_, ok := CloneInfoOf(t)
+	_, ok := thread.CloneInfoOf(t)
 	return ok
 }
 
@@ -46,20 +33,10 @@ func IsClone(t store.Thread) bool {
 // getSourceThread). found is false when threadID is unknown, is not a
 // clone, or its source was deleted.
 func (m *Memory) CloneSource(ctx context.Context, threadID string) (src store.Thread, found bool, err error) {
-	const op = "CloneSource"
-	s, err := m.entry.openThread(ctx, op, threadID)
-	if err != nil {
+	if _, err := m.entry.openThread(ctx, "CloneSource", threadID); err != nil {
 		return store.Thread{}, false, err
 	}
-	th, ok, err := lookupThread(ctx, s, threadID)
-	if err != nil || !ok {
-		return store.Thread{}, false, err
-	}
-	info, ok := CloneInfoOf(th)
-	if !ok || store.ValidateID("threadId", info.SourceThreadID) != nil {
-		return store.Thread{}, false, nil
-	}
-	return lookupThread(ctx, s, info.SourceThreadID)
+	return m.threads.CloneSource(ctx, threadID)
 }
 
 // ListClones lists the threads cloned directly from sourceThreadID (not the
@@ -68,31 +45,13 @@ func (m *Memory) CloneSource(ctx context.Context, threadID string) (src store.Th
 // unknown source without resourceID has no clones.
 func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID string) ([]store.Thread, error) {
 	const op = "ListClones"
-	s, err := m.entry.openThread(ctx, op, sourceThreadID)
-	if err != nil {
+	if _, err := m.entry.openThread(ctx, op, sourceThreadID); err != nil {
 		return nil, err
 	}
 	if err := checkOptionalResource(op, resourceID); err != nil {
 		return nil, err
 	}
-	if resourceID == "" {
-		src, ok, err := lookupThread(ctx, s, sourceThreadID)
-		if err != nil || !ok {
-			return []store.Thread{}, err
-		}
-		resourceID = src.ResourceID
-	}
-	page, err := s.ListThreads(ctx, store.ThreadQuery{ResourceID: resourceID, PerPage: store.PerPageAll})
-	if err != nil {
-		return nil, err
-	}
-	out := []store.Thread{}
-	for _, th := range page.Threads {
-		if info, ok := CloneInfoOf(th); ok && info.SourceThreadID == sourceThreadID {
-			out = append(out, th)
-		}
-	}
-	return out, nil
+	return m.threads.Clones(ctx, sourceThreadID, resourceID)
 }
 
 // CloneHistory returns the chain of clones that leads to threadID, from
@@ -101,41 +60,8 @@ func (m *Memory) ListClones(ctx context.Context, sourceThreadID, resourceID stri
 // at a deleted source, and at a thread seen before (metadata edited into a
 // cycle).
 func (m *Memory) CloneHistory(ctx context.Context, threadID string) ([]store.Thread, error) {
-	const op = "CloneHistory"
-	s, err := m.entry.openThread(ctx, op, threadID)
-	if err != nil {
+	if _, err := m.entry.openThread(ctx, "CloneHistory", threadID); err != nil {
 		return nil, err
 	}
-	var chain []store.Thread
-	seen := map[string]bool{}
-	for id := threadID; id != "" && !seen[id]; {
-		seen[id] = true
-		th, ok, err := lookupThread(ctx, s, id)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-		chain = append(chain, th)
-		info, _ := CloneInfoOf(th)
-		id = info.SourceThreadID
-		if id != "" && store.ValidateID("threadId", id) != nil {
-			break // a hand-edited record that names no valid thread
-		}
-	}
-	out := make([]store.Thread, len(chain))
-	for i, th := range chain {
-		out[len(chain)-1-i] = th
-	}
-	return out, nil
-}
-
-// lookupThread reads a thread; found is false when it does not exist.
-func lookupThread(ctx context.Context, s *store.Checked, id string) (store.Thread, bool, error) {
-	th, err := s.GetThread(ctx, id)
-	if errors.Is(err, memerr.ErrThreadNotFound) {
-		return store.Thread{}, false, nil
-	}
-	return th, err == nil, err
+	return m.threads.CloneHistory(ctx, threadID)
 }

@@ -2,10 +2,8 @@ package core
 
 import (
 	"context"
-	"errors"
-	"slices"
 
-	"github.com/agentmem/agentmem/core/internal/observe"
+	"github.com/agentmem/agentmem/core/internal/thread"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 )
@@ -52,72 +50,19 @@ func (m *Memory) MoveThread(ctx context.Context, threadID, resourceID string) (_
 	if !s.CanMoveThreads() {
 		return store.Thread{}, memerr.Errorf(memerr.CodeUnsupported, op, "the store does not implement store.ThreadMover")
 	}
-	th, err := s.GetThread(ctx, threadID)
-	if errors.Is(err, memerr.ErrThreadNotFound) {
-		return store.Thread{}, memerr.Errorf(memerr.CodeThreadNotFound, op, "Thread %q not found", threadID)
-	} else if err != nil {
-		return store.Thread{}, err
-	}
-	defer m.rec.OwnerChange()()
-	from, olds := th.ResourceID, PendingMoveSources(th)
-	if from != resourceID && !slices.Contains(olds, from) {
-		// The old owner is recorded before anything moves, so that whoever
-		// finishes the move (a re-run, or a call with the vector store)
-		// knows where the thread's records are.
-		olds = append(olds, from)
-		if th, err = s.UpdateThread(ctx, threadID, nil, map[string]any{moveKey: map[string]any{"fromResourceIds": olds}}); err != nil {
-			return store.Thread{}, err
-		}
-		moveStep(ctx, "recorded")
-	}
-	if from == resourceID && (len(olds) == 0 || m.opts.Vector == nil) {
-		return th, nil // nothing to move and nothing left to repair
-	}
-	// The records under resourceID are the thread's own (a thread moved
-	// back before an earlier move finished). olds is cloned first: the
-	// move record written above holds its array, which a store may keep.
-	olds = slices.DeleteFunc(slices.Clone(olds), func(r string) bool { return r == resourceID })
-	if m.opts.Vector != nil && from != resourceID {
-		if err := s.MarkThreadUnindexed(ctx, threadID); err != nil {
-			return store.Thread{}, err
-		}
-		moveStep(ctx, "marked")
-		if err := m.rec.DeleteThreadVectors(ctx, threadID, olds...); err != nil {
-			return store.Thread{}, err
-		}
-		moveStep(ctx, "old-vectors-deleted")
-	}
-	moved, err := m.msgs.moveObserved(ctx, s, threadID, from, resourceID)
+	mv, err := m.threads.Move(ctx, threadID, resourceID)
 	if err != nil {
 		return store.Thread{}, err
 	}
-	moveStep(ctx, "moved")
-	if m.opts.Vector == nil {
-		return moved, nil
+	defer mv.End()
+	if !mv.Reindex {
+		return mv.Thread, nil
 	}
 	if err := m.Reindex(ctx, threadID); err != nil {
-		return moved, err
+		return mv.Thread, err
 	}
-	moveStep(ctx, "reindexed")
-	// Again: a write or an index retry of an old resource that indexed the
-	// thread's messages while the move ran left records there.
-	if err := m.rec.DeleteThreadVectors(ctx, threadID, olds...); err != nil {
-		return moved, err
-	}
-	return s.UpdateThread(ctx, threadID, nil, moveDone(moved.Metadata))
+	return mv.Finish(ctx)
 }
-
-// moveKey is the thread metadata key of the move record: the resources a
-// thread was moved from while their vector records may still exist. It is
-// namespaced like Mastra's own thread metadata ("mastra"), so the record
-// never overwrites or deletes a key of the application.
-const moveKey = "agentmem.move"
-
-// legacyMoveKey is where earlier versions kept the move record. A value
-// there counts as an unfinished move (finished and removed like one) only
-// when it has exactly that record's shape, {"fromResourceIds": [ids...]};
-// anything else is the application's.
-const legacyMoveKey = "move"
 
 // PendingMoveSources returns the resources that an unfinished MoveThread
 // moved th from (their vector records of th may still exist): those of its
@@ -125,102 +70,5 @@ const legacyMoveKey = "move"
 // when no move of th waits to be finished; calling MoveThread with th's
 // resource and a vector store finishes one.
 func PendingMoveSources(th store.Thread) []string {
-	rec, _ := th.Metadata[moveKey].(map[string]any)
-	out, _ := resourceIDs(rec["fromResourceIds"])
-	legacy, _ := legacyMove(th.Metadata)
-	for _, id := range legacy {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// legacyMove returns the resources of an earlier version's move record, and
-// whether meta holds one.
-func legacyMove(meta map[string]any) ([]string, bool) {
-	rec, ok := meta[legacyMoveKey].(map[string]any)
-	if !ok || len(rec) != 1 {
-		return nil, false
-	}
-	ids, exact := resourceIDs(rec["fromResourceIds"])
-	return ids, exact && len(ids) > 0
-}
-
-// resourceIDs returns the valid resource ids of a stored id list, and
-// whether every element was one.
-func resourceIDs(v any) ([]string, bool) {
-	var raw []any
-	switch ids := v.(type) {
-	case []any:
-		raw = ids
-	case []string:
-		for _, id := range ids {
-			raw = append(raw, id)
-		}
-	default:
-		return nil, false
-	}
-	var out []string
-	for _, v := range raw {
-		if id, ok := v.(string); ok && store.ValidateID("resourceId", id) == nil {
-			out = append(out, id)
-		}
-	}
-	return out, len(out) == len(raw)
-}
-
-// moveDone is the metadata patch that removes the move records of meta.
-func moveDone(meta map[string]any) map[string]any {
-	patch := map[string]any{moveKey: nil}
-	if _, ok := legacyMove(meta); ok {
-		patch[legacyMoveKey] = nil
-	}
-	return patch
-}
-
-// moveObserved moves the thread in the store. Before, it lists the
-// thread's messages that the new resource's observation record would count
-// as observed by time (older than its cursor; see store.ObservationRecord)
-// as unobserved in that record: it never saw them, and what the old
-// resource observed of them stays with the old resource. The new
-// resource's next observation picks them up, and its turns show them until
-// then. The messages
-// are not the new resource's before the store move, so its observer cannot
-// have observed them when a resumed move lists them again; this process's
-// observation cycles of the record wait until the thread has moved.
-func (ms *messages) moveObserved(ctx context.Context, s *store.Checked, threadID, from, resourceID string) (store.Thread, error) {
-	if from == resourceID {
-		return s.MoveThread(ctx, threadID, resourceID)
-	}
-	key := store.ObservationKey(store.ScopeResource, threadID, resourceID)
-	unlock, err := ms.observer.Lock(ctx, key)
-	if err != nil {
-		return store.Thread{}, err
-	}
-	defer unlock()
-	if err := keepUnobserved(ctx, s, "MoveThread", threadID, key); err != nil {
-		return store.Thread{}, err
-	}
-	moveStep(ctx, "unobserved-recorded")
-	return s.MoveThread(ctx, threadID, resourceID)
-}
-
-// keepUnobserved lists the thread's messages that key's record would
-// count as observed by time as unobserved in it (observe.KeepUnobserved).
-func keepUnobserved(ctx context.Context, s *store.Checked, op, threadID, key string) error {
-	if _, _, obs, _ := s.Capabilities(); !obs {
-		return nil // a store without observations has no record to keep them in
-	}
-	return observe.KeepUnobserved(ctx, s, op, threadID, key)
-}
-
-// moveStepKey is the context key of a function called after each durable
-// step of MoveThread; tests use it to stop a process between steps.
-type moveStepKey struct{}
-
-func moveStep(ctx context.Context, step string) {
-	if f, ok := ctx.Value(moveStepKey{}).(func(string)); ok {
-		f(step)
-	}
+	return thread.PendingMoveSources(th)
 }

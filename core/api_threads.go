@@ -2,9 +2,7 @@ package core
 
 import (
 	"context"
-	"errors"
 
-	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
 )
 
@@ -22,23 +20,20 @@ type ThreadInput struct {
 // thread scope), as Mastra's saveThread does; it is not kept in the metadata.
 func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (store.Thread, error) {
 	const op = "CreateThread"
-	s, err := m.entry.open(ctx, op)
-	if err != nil {
+	if _, err := m.entry.open(ctx, op); err != nil {
 		return store.Thread{}, err
 	}
 	if in.ID == "" {
 		in.ID = m.opts.NewID()
 	}
-	if err := m.rules.checkTitle(op, in.Title); err != nil {
+	if err := m.rules.CheckTitle(op, in.Title); err != nil {
 		return store.Thread{}, err
 	}
 	meta, wm, err := m.metadataWorkingMemory(op, in.Metadata)
 	if err != nil {
 		return store.Thread{}, err
 	}
-	now := m.clock.Stamp()
-	th, err := s.SaveThread(ctx, store.Thread{ID: in.ID, ResourceID: in.ResourceID, Title: in.Title,
-		Metadata: meta, CreatedAt: now, UpdatedAt: now})
+	th, err := m.threads.Create(ctx, store.Thread{ID: in.ID, ResourceID: in.ResourceID, Title: in.Title, Metadata: meta})
 	if err != nil || wm == nil {
 		return th, err
 	}
@@ -48,8 +43,7 @@ func (m *Memory) CreateThread(ctx context.Context, in ThreadInput) (store.Thread
 // GetThread returns a thread. With a non-empty resourceID, a thread of another
 // resource is reported as ErrThreadNotFound (tenant isolation).
 func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (store.Thread, error) {
-	s, err := m.entry.open(ctx, "GetThread")
-	if err != nil {
+	if _, err := m.entry.open(ctx, "GetThread"); err != nil {
 		return store.Thread{}, err
 	}
 	if err := store.ValidateID("threadId", id); err != nil {
@@ -58,14 +52,7 @@ func (m *Memory) GetThread(ctx context.Context, id, resourceID string) (store.Th
 	if err := checkOptionalResource("GetThread", resourceID); err != nil {
 		return store.Thread{}, err
 	}
-	t, err := s.GetThread(ctx, id)
-	if err != nil {
-		return store.Thread{}, err
-	}
-	if resourceID != "" && t.ResourceID != resourceID {
-		return store.Thread{}, memerr.Errorf(memerr.CodeThreadNotFound, "GetThread", "Thread %s not found", id)
-	}
-	return t, nil
+	return m.threads.Get(ctx, id, resourceID)
 }
 
 // ListThreads lists threads, newest first by default.
@@ -96,7 +83,7 @@ func (m *Memory) UpdateThread(ctx context.Context, id string, up ThreadUpdate) (
 		return store.Thread{}, err
 	}
 	if up.Title != nil {
-		if err := m.rules.checkTitle(op, *up.Title); err != nil {
+		if err := m.rules.CheckTitle(op, *up.Title); err != nil {
 			return store.Thread{}, err
 		}
 	}
@@ -125,23 +112,11 @@ func (m *Memory) metadataWorkingMemory(op string, meta map[string]any) (rest map
 func (m *Memory) DeleteThread(ctx context.Context, id string) (err error) {
 	ctx, sp := m.spans.startOp(ctx, "DeleteThread", id, "", deleteMemory)
 	defer func() { err = sp.End(err) }()
-	s, err := m.entry.open(ctx, "DeleteThread")
-	if err != nil {
+	if _, err := m.entry.open(ctx, "DeleteThread"); err != nil {
 		return err
 	}
 	if err := store.ValidateID("threadId", id); err != nil {
 		return err
 	}
-	t, err := s.GetThread(ctx, id)
-	if errors.Is(err, memerr.ErrThreadNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer m.rec.OwnerChange()()
-	if err := s.DeleteThread(ctx, id); err != nil {
-		return err
-	}
-	return m.rec.DeleteThreadVectors(ctx, id, t.ResourceID)
+	return m.threads.Delete(ctx, id)
 }

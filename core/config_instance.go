@@ -4,16 +4,19 @@ import (
 	"github.com/agentmem/agentmem/core/internal/recall"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
+	"github.com/agentmem/agentmem/core/vector"
 )
 
 // configs resolves the instance config and the per-call overrides of it
 // against the dependencies Memory was built with.
 type configs struct {
-	cfg   Config   // deep copy of Options.Config, never aliased
-	st    settings // cfg resolved once
-	opts  *Options // the Memory's defaulted options
-	store *store.Checked
-	rec   *recall.Engine // its generation stamps settings
+	cfg      Config          // deep copy of Options.Config, never aliased
+	st       settings        // cfg resolved once
+	model    Model           // Options.Model
+	vector   vector.Store    // Options.Vector, checked
+	embedder vector.Embedder // Options.Embedder, traced
+	store    *store.Checked
+	rec      *recall.Engine // its generation stamps settings
 }
 
 // settings returns the resolved instance settings, or with a per-call
@@ -28,7 +31,7 @@ func (c *configs) settings(over *Config) (settings, error) {
 	s, err := c.cfg.Merge(over).resolveOver(c.st, over)
 	s.ownerGen = c.rec.Generation()
 	if err == nil && over.ObservationalMemory != nil {
-		s, err = s.withModels(c.opts.Model)
+		s, err = s.withModels(c.model)
 	}
 	if err == nil {
 		err = c.requireDeps("Config", s)
@@ -43,10 +46,10 @@ func (c *configs) settings(over *Config) (settings, error) {
 // turn on a feature the instance cannot serve.
 func (c *configs) requireDeps(op string, s settings) error {
 	if s.recall != nil {
-		if c.opts.Vector == nil {
+		if c.vector == nil {
 			return &memerr.Error{Code: memerr.CodeNoVectorStore, Op: op, Msg: memerr.ErrNoVectorStore.Msg()}
 		}
-		if c.opts.Embedder == nil && !c.opts.Vector.SelfEmbedding() {
+		if c.embedder == nil && !c.vector.SelfEmbedding() {
 			return &memerr.Error{Code: memerr.CodeNoEmbedder, Op: op, Msg: memerr.ErrNoEmbedder.Msg()}
 		}
 	}

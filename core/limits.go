@@ -1,11 +1,5 @@
 package core
 
-import (
-	"strconv"
-
-	"github.com/agentmem/agentmem/core/memerr"
-)
-
 // Defaults of the caps on stored text that every later prompt renders.
 const (
 	// DefaultMaxTitleBytes caps a thread title.
@@ -14,14 +8,6 @@ const (
 	// which a prompt can carry every turn.
 	DefaultMaxWorkingMemoryBytes = 32 << 10
 )
-
-// checkTitle refuses a title over Options.MaxTitleBytes.
-func (r *rules) checkTitle(op, title string) error {
-	if len(title) > r.opts.MaxTitleBytes {
-		return memerr.Errorf(memerr.CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), r.opts.MaxTitleBytes)
-	}
-	return nil
-}
 
 // fillLimits sets the default caps.
 func (o *Options) fillLimits() {
@@ -34,14 +20,4 @@ func (o *Options) fillLimits() {
 	if o.MaxWorkingMemoryBytes <= 0 {
 		o.MaxWorkingMemoryBytes = DefaultMaxWorkingMemoryBytes
 	}
-}
-
-// groupDigits writes a size n >= 0 with its digits in groups of three
-// ("4,194,304"), so that sizes near a limit can be compared at a glance.
-func groupDigits(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/internal/onceset"
 	"github.com/agentmem/agentmem/core/internal/recall"
+	"github.com/agentmem/agentmem/core/internal/thread"
 	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -78,10 +79,10 @@ type Options struct {
 
 // Memory is conversation memory over a Store. It is safe for concurrent use.
 type Memory struct {
-	opts  Options // defaulted; Config is read only by New
-	conf  configs // the instance config and its per-call overrides
-	entry entry   // the checks every entry point starts with; holds the store
-	rules rules   // what a message or title must be to be stored
+	opts  Options      // defaulted; Config is read only by New
+	conf  configs      // the instance config and its per-call overrides
+	entry entry        // the checks every entry point starts with; holds the store
+	rules thread.Rules // what a message or title must be to be stored
 	tk    Tokenizer
 	log   *slog.Logger
 
@@ -93,7 +94,7 @@ type Memory struct {
 	hist          *historyReader     // a turn's history and system messages
 	intake        intake             // a turn's input and thread
 	effects       effects            // what follows a save
-	msgs          messages           // saving, updating, cloning and moving messages
+	threads       *thread.Keeper     // threads and messages: saves, updates, clones, moves; nil without a store
 	observer      *observe.Observer  // nil without a store
 	workingMemory *workingmem.Keeper // nil without a store
 	skipped       *skippedParts      // stored messages whose skipped parts were reported
@@ -131,8 +132,8 @@ func New(opts Options) (*Memory, error) {
 		m.opts.Vector = vector.Check(opts.Vector)
 	}
 	m.entry = entry{store: checked}
-	m.conf = configs{cfg: cfg, st: s, opts: &m.opts, store: checked}
 	m.spans = instrument(&m.opts)
+	m.conf = configs{cfg: cfg, st: s, model: m.opts.Model, vector: m.opts.Vector, embedder: m.opts.Embedder, store: checked}
 	if err := m.conf.requireDeps("New", s); err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func New(opts Options) (*Memory, error) {
 		m.opts.NewID = ids.New
 	}
 	m.clock = &clock{now: m.opts.Now}
-	m.rules = rules{opts: &m.opts, clock: m.clock}
+	m.rules = thread.Rules{MaxMessageBytes: m.opts.MaxMessageBytes, MaxTitleBytes: m.opts.MaxTitleBytes, NewID: m.opts.NewID, Clock: m.clock}
 	if checked != nil {
 		m.workingMemory = workingmem.New(checked, m.opts.MaxWorkingMemoryBytes, m.log, m.clock)
 	}
@@ -164,10 +165,12 @@ func New(opts Options) (*Memory, error) {
 		Store: checked, Tel: m.spans.tel, Log: m.log, Tokens: m.tk, Skipped: m.skipped})
 	m.conf.rec = m.rec
 	m.hist = &historyReader{tk: m.tk, tokens: m.tokens, skipped: m.skipped, observer: m.observer}
-	m.intake = intake{rules: m.rules, opts: &m.opts, clock: m.clock, tokens: m.tokens}
-	m.effects = effects{opts: &m.opts, entry: m.entry, spans: m.spans, log: m.log, bg: &m.bg, rec: m.rec, observer: m.observer}
-	m.msgs = messages{opts: &m.opts, conf: &m.conf, entry: m.entry, rules: m.rules, clock: m.clock, tokens: m.tokens,
-		rec: m.rec, observer: m.observer, effects: &m.effects}
+	m.intake = intake{rules: m.rules, newID: m.opts.NewID, clock: m.clock, tokens: m.tokens}
+	m.effects = effects{model: m.opts.Model, entry: m.entry, spans: m.spans, log: m.log, bg: &m.bg, rec: m.rec, observer: m.observer}
+	if checked != nil {
+		m.threads = thread.New(thread.Deps{Store: checked, Rules: m.rules, Clock: m.clock, NewID: m.opts.NewID, Count: m.tokens.count,
+			Index: m.rec, Observer: m.observer, Vectors: m.opts.Vector != nil})
+	}
 	return m, nil
 }
 

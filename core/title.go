@@ -24,7 +24,7 @@ func (ef *effects) maybeTitle(ctx context.Context, st settings, th store.Thread,
 	}
 	model := st.title.Model
 	if model == nil {
-		model = ef.opts.Model
+		model = ef.model
 	}
 	if model == nil {
 		return

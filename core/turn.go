@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/agentmem/core/budget"
 	"github.com/agentmem/agentmem/core/internal/indexing"
 	"github.com/agentmem/agentmem/core/internal/observe"
+	"github.com/agentmem/agentmem/core/internal/thread"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/store"
@@ -80,8 +81,8 @@ type Turn struct {
 
 // intake takes in what a turn brings: its input messages and its thread.
 type intake struct {
-	rules  rules
-	opts   *Options // the Memory's defaulted options: NewID
+	rules  thread.Rules
+	newID  func() string
 	clock  *clock
 	tokens *messageTokens
 }
@@ -91,7 +92,7 @@ func (ik *intake) turnInput(op string, req TurnRequest) ([]message.Message, erro
 	input := window.Clone(req.Input)
 	for i := range input {
 		in := &input[i]
-		if err := ik.rules.validateMessage(op, in, msgAt("input", i, len(input))); err != nil {
+		if err := ik.rules.ValidateMessage(op, in, thread.At("input", i, len(input))); err != nil {
 			return nil, err
 		}
 		if in.ThreadID != "" && in.ThreadID != req.ThreadID {
@@ -102,7 +103,7 @@ func (ik *intake) turnInput(op string, req TurnRequest) ([]message.Message, erro
 		}
 		in.ThreadID, in.ResourceID, in.Source = req.ThreadID, req.ResourceID, message.SourceInput
 		if in.ID == "" {
-			in.ID = ik.opts.NewID()
+			in.ID = ik.newID()
 		}
 		if in.CreatedAt.IsZero() {
 			in.CreatedAt = ik.clock.Stamp()

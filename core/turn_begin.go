@@ -6,6 +6,7 @@ import (
 	"github.com/agentmem/agentmem/core/message"
 
 	"github.com/agentmem/agentmem/core/internal/indexing"
+	"github.com/agentmem/agentmem/core/internal/thread"
 	"github.com/agentmem/agentmem/core/internal/transcript"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/store"
@@ -122,7 +123,7 @@ func (t *Turn) stepInput(_ context.Context, b *build) error {
 		return err
 	}
 	for i := range t.req.Context {
-		if err := t.m.rules.validateMessage("Begin", &t.req.Context[i], msgAt("context", i, len(t.req.Context))); err != nil {
+		if err := t.m.rules.ValidateMessage("Begin", &t.req.Context[i], thread.At("context", i, len(t.req.Context))); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/agentmem/agentmem/core/message"
 
+	"github.com/agentmem/agentmem/core/internal/thread"
 	"github.com/agentmem/agentmem/core/internal/window"
 	"github.com/agentmem/agentmem/core/memerr"
 )
@@ -92,7 +93,7 @@ func (t *Turn) stamp(op, where string, msgs []message.Message) ([]message.Messag
 		if r.Role == "" {
 			r.Role = message.RoleAssistant
 		}
-		if err := t.m.rules.validateMessage(op, r, msgAt(where, i, len(resp))); err != nil {
+		if err := t.m.rules.ValidateMessage(op, r, thread.At(where, i, len(resp))); err != nil {
 			return nil, err
 		}
 		if err := t.responseIDs(op, r); err != nil {

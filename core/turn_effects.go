@@ -29,7 +29,7 @@ type sideEffect struct {
 // effects runs what follows a save: indexing, titles, observational
 // memory.
 type effects struct {
-	opts     *Options // the Memory's defaulted options: Model
+	model    Model // Options.Model, the title's fallback model
 	entry    entry
 	spans    spans
 	log      *slog.Logger

@@ -17,7 +17,7 @@ func (ik *intake) filterInput(ctx context.Context, s *store.Checked, st settings
 		return nil, nil, err
 	}
 	persist, hist = window.FilterInput(window.InputFilter{History: history, Past: past, Input: input, Known: known,
-		RetainFull: st.retainFullInput, NewID: ik.opts.NewID, Count: ik.tokens.count})
+		RetainFull: st.retainFullInput, NewID: ik.newID, Count: ik.tokens.count})
 	return persist, hist, nil
 }
 

@@ -124,7 +124,7 @@ func (t *Turn) persistBatch(op string, loop []message.Message) []message.Message
 		input = window.Clone(t.persist)
 	}
 	for i, msg := range slices.Concat(input, loop) {
-		if p, ok := t.m.rules.prepare(op, msg); ok {
+		if p, ok := t.m.rules.Prepare(msg); ok {
 			if i >= len(input) {
 				// A step counted the message as the prompt shows it; the
 				// count stored is of the message as stored. The input keeps

@@ -1,30 +1,32 @@
-package core
+package thread
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/agentmem/agentmem/core/internal/window"
+	"github.com/agentmem/agentmem/core/internal/workingmem"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
 )
 
-// msgPlace is where a message stands among the messages of a call: list
+// Place is where a message stands among the messages of a call: list
 // names them ("input", "context", "step", "response"; "" for
 // SaveMessages') and i is its index of n. An error names a message by it
 // when the message has no id yet (ids are assigned when it is saved).
-type msgPlace struct {
+type Place struct {
 	list string
 	i, n int
 }
 
-// msgAt is the place of the i-th of n messages of list.
-func msgAt(list string, i, n int) msgPlace { return msgPlace{list: list, i: i, n: n} }
+// At is the place of the i-th of n messages of list.
+func At(list string, i, n int) Place { return Place{list: list, i: i, n: n} }
 
 // name names msg in an error: by its id when it has one, else by its
 // place and role.
-func (p msgPlace) name(msg *message.Message) string {
+func (p Place) name(msg *message.Message) string {
 	if msg.ID != "" {
 		return fmt.Sprintf("message %q (role %q)", msg.ID, msg.Role)
 	}
@@ -35,17 +37,19 @@ func (p msgPlace) name(msg *message.Message) string {
 	return s
 }
 
-// rules are what a message or a title must be to be stored, and what
+// Rules are what a message or a title must be to be stored, and what
 // makes a message storable (ids, creation times).
-type rules struct {
-	opts  *Options // the Memory's defaulted options: limits and NewID
-	clock *clock
+type Rules struct {
+	MaxMessageBytes int // Options.MaxMessageBytes, defaulted
+	MaxTitleBytes   int // Options.MaxTitleBytes, defaulted
+	NewID           func() string
+	Clock           Clock
 }
 
-// validateMessage checks the role, the id when set, the content (one rule
+// ValidateMessage checks the role, the id when set, the content (one rule
 // for every store, see store.ValidateContent) and the size cap; errors name
 // the message by its id or its place.
-func (r *rules) validateMessage(op string, msg *message.Message, place msgPlace) error {
+func (r Rules) ValidateMessage(op string, msg *message.Message, place Place) error {
 	switch msg.Role {
 	case message.RoleUser, message.RoleAssistant, message.RoleSignal, message.RoleSystem:
 	default:
@@ -64,16 +68,16 @@ func (r *rules) validateMessage(op string, msg *message.Message, place msgPlace)
 
 // checkMessageSize refuses a message whose content, encoded as the stores
 // keep it (message.MarshalStored: JSON, each text once), is over
-// Options.MaxMessageBytes.
-func (r *rules) checkMessageSize(op string, msg *message.Message, place msgPlace) error {
-	if bound, ok := msg.Content.EncodedSizeBound(); ok && bound <= r.opts.MaxMessageBytes {
+// MaxMessageBytes.
+func (r Rules) checkMessageSize(op string, msg *message.Message, place Place) error {
+	if bound, ok := msg.Content.EncodedSizeBound(); ok && bound <= r.MaxMessageBytes {
 		return nil // certainly under the cap: encoding it only to measure is waste
 	}
 	b, err := message.MarshalStored(msg.Content)
 	if err != nil {
 		return &memerr.Error{Code: memerr.CodeInvalidMessage, Op: op, Msg: place.name(msg) + " cannot be encoded", Err: err}
 	}
-	if len(b) <= r.opts.MaxMessageBytes {
+	if len(b) <= r.MaxMessageBytes {
 		return nil
 	}
 	text := 0
@@ -81,25 +85,43 @@ func (r *rules) checkMessageSize(op string, msg *message.Message, place msgPlace
 		text += len(p.Text)
 	}
 	return memerr.Errorf(memerr.CodeMessageTooLarge, op, "%s is %s bytes encoded as stored (JSON, with %s bytes of text), over the limit of %s bytes (Options.MaxMessageBytes)",
-		place.name(msg), groupDigits(len(b)), groupDigits(text), groupDigits(r.opts.MaxMessageBytes))
+		place.name(msg), groupDigits(len(b)), groupDigits(text), groupDigits(r.MaxMessageBytes))
 }
 
-// prepare makes a message persistable: strips what is never stored, assigns
+// CheckTitle refuses a title over MaxTitleBytes.
+func (r Rules) CheckTitle(op, title string) error {
+	if len(title) > r.MaxTitleBytes {
+		return memerr.Errorf(memerr.CodeTooLarge, op, "title is %d bytes, the limit is %d", len(title), r.MaxTitleBytes)
+	}
+	return nil
+}
+
+// Prepare makes a message persistable: strips what is never stored, assigns
 // id and timestamp. The caller counts the tokens of the batch (budget.CountAll).
-func (r *rules) prepare(op string, msg message.Message) (message.Message, bool) {
-	msg, ok := window.Persistable(msg, WorkingMemoryToolName)
+func (r Rules) Prepare(msg message.Message) (message.Message, bool) {
+	msg, ok := window.Persistable(msg, workingmem.ToolName)
 	if !ok {
 		return msg, false
 	}
 	if msg.ID == "" {
-		msg.ID = r.opts.NewID()
+		msg.ID = r.NewID()
 	}
 	if msg.CreatedAt.IsZero() {
-		msg.CreatedAt = r.clock.Stamp()
+		msg.CreatedAt = r.Clock.Stamp()
 	} else {
 		msg.CreatedAt = msg.CreatedAt.UTC().Truncate(time.Microsecond)
 	}
 	msg.Content.Format = 2
 	msg.Source = ""
 	return msg, true
+}
+
+// groupDigits writes a size n >= 0 with its digits in groups of three
+// ("4,194,304"), so that sizes near a limit can be compared at a glance.
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
