@@ -21,7 +21,7 @@ import (
 // whose transfer changes only the thread and its messages. Copy what should
 // follow the thread with GetWorkingMemory and UpdateWorkingMemory. The new
 // resource's observation record lists the moved messages it would count as
-// observed by time as unobserved (see moveObserved), so they reach its
+// observed by time (older than its cursor) as unobserved, so they reach its
 // prompts and its next observation: a move loses nothing.
 //
 // Semantic-recall vectors move with the thread: they are deleted under the
