@@ -62,9 +62,6 @@ type Keeper struct {
 // New returns a Keeper over d.
 func New(d Deps) *Keeper { return &Keeper{d: d} }
 
-// Rules returns the rules the keeper stores by.
-func (k *Keeper) Rules() Rules { return k.d.Rules }
-
 // lookup reads a thread; found is false when it does not exist.
 func (k *Keeper) lookup(ctx context.Context, id string) (store.Thread, bool, error) {
 	th, err := k.d.Store.GetThread(ctx, id)

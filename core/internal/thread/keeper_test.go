@@ -93,15 +93,15 @@ func seed(t *testing.T, k *Keeper, id, resource string, texts ...string) {
 func TestRulesNameTheMessage(t *testing.T) {
 	k, _ := newKeeper(t, false)
 	big := message.NewMessage(message.RoleUser, strings.Repeat("x", 2000))
-	err := k.Rules().ValidateMessage("Op", &big, At("input", 1, 3))
+	err := k.d.Rules.ValidateMessage("Op", &big, At("input", 1, 3))
 	if !errors.Is(err, memerr.ErrMessageTooLarge) || !strings.Contains(err.Error(), "input message 2 of 3") || !strings.Contains(err.Error(), "1,024 bytes") {
 		t.Fatalf("oversized message: %v", err)
 	}
 	odd := message.Message{ID: "m1", Role: "robot"}
-	if err := k.Rules().ValidateMessage("Op", &odd, Place{}); !errors.Is(err, memerr.ErrInvalidMessage) || !strings.Contains(err.Error(), `message "m1"`) {
+	if err := k.d.Rules.ValidateMessage("Op", &odd, Place{}); !errors.Is(err, memerr.ErrInvalidMessage) || !strings.Contains(err.Error(), `message "m1"`) {
 		t.Fatalf("invalid role: %v", err)
 	}
-	if err := k.Rules().CheckTitle("Op", strings.Repeat("t", 33)); !errors.Is(err, memerr.ErrTooLarge) {
+	if err := k.d.Rules.CheckTitle("Op", strings.Repeat("t", 33)); !errors.Is(err, memerr.ErrTooLarge) {
 		t.Fatalf("long title: %v", err)
 	}
 }
