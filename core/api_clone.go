@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/agentmem/agentmem/core/internal/observe"
 	"github.com/agentmem/agentmem/core/memerr"
 	"github.com/agentmem/agentmem/core/message"
 	"github.com/agentmem/agentmem/core/store"
@@ -32,7 +33,8 @@ type CloneOptions struct {
 // Nothing is lost to a cursor that never saw it: the copied record lists
 // that resource's own messages older than its cursor as unobserved, and a
 // record of its own lists the copies older than its cursor (as MoveThread
-// does). A failure removes the partial clone.
+// does); within one resource, the record lists the copies of the messages
+// it lists as unobserved. A failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ store.Thread, _ []message.Message, err error) {
 	const op = "CloneThread"
 	ctx, sp := m.spans.startOp(ctx, op, o.SourceThreadID, o.ResourceID, "")
@@ -178,20 +180,32 @@ func cloneContents(ctx context.Context, s *store.Checked, src, th store.Thread, 
 	if _, err := cloneObservations(ctx, s, store.ObservationKey(store.ScopeThread, src.ID, ""), store.ObservationKey(store.ScopeThread, th.ID, ""), idMap, nil); err != nil {
 		return nil, err
 	}
-	if moved {
-		own := func(rec store.ObservationRecord) ([]string, error) { return ownUnobserved(ctx, s, th, rec) }
-		key := store.ObservationKey(store.ScopeResource, "", th.ResourceID)
-		copied, err := cloneObservations(ctx, s, store.ObservationKey(store.ScopeResource, "", src.ResourceID), key, idMap, own)
-		if errors.Is(err, memerr.ErrConflict) || (err == nil && !copied) {
-			// The resource keeps its own record, which never observed the
-			// copies: those older than its cursor are listed as unobserved.
-			err = keepUnobserved(ctx, s, "CloneThread", th.ID, key)
-		}
-		if err != nil {
-			return nil, err
-		}
+	if !moved {
+		// The resource's record is the clone's too: what it has not
+		// observed of the source it has not observed of the copies.
+		return copies, keepCopiesUnobserved(ctx, s, th.ResourceID, idMap)
+	}
+	own := func(rec store.ObservationRecord) ([]string, error) { return ownUnobserved(ctx, s, th, rec) }
+	key := store.ObservationKey(store.ScopeResource, "", th.ResourceID)
+	copied, err := cloneObservations(ctx, s, store.ObservationKey(store.ScopeResource, "", src.ResourceID), key, idMap, own)
+	if errors.Is(err, memerr.ErrConflict) || (err == nil && !copied) {
+		// The resource keeps its own record, which never observed the
+		// copies: those older than its cursor are listed as unobserved.
+		err = keepUnobserved(ctx, s, "CloneThread", th.ID, key)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return copies, nil
+}
+
+// keepCopiesUnobserved lists, in the resource's record, the copies of the
+// messages it lists as unobserved (observe.KeepCopiesUnobserved).
+func keepCopiesUnobserved(ctx context.Context, s *store.Checked, resourceID string, idMap map[string]string) error {
+	if _, _, obs, _ := s.Capabilities(); !obs {
+		return nil // a store without observations has no record to keep them in
+	}
+	return observe.KeepCopiesUnobserved(ctx, s, "CloneThread", store.ObservationKey(store.ScopeResource, "", resourceID), idMap)
 }
 
 // cloneWorkingMemory copies the working memory of scope's from to to when
