@@ -29,7 +29,8 @@ type CloneOptions struct {
 // Nothing is lost to a cursor that never saw it: the copied record lists
 // that resource's own messages older than its cursor as unobserved, and a
 // record of its own lists the copies older than its cursor (as MoveThread
-// does). A failure removes the partial clone.
+// does); within one resource, the record lists the copies of the messages
+// it lists as unobserved. A failure removes the partial clone.
 func (m *Memory) CloneThread(ctx context.Context, o CloneOptions) (_ store.Thread, _ []message.Message, err error) {
 	ctx, sp := m.spans.startOp(ctx, "CloneThread", o.SourceThreadID, o.ResourceID, "")
 	defer func() { err = sp.End(err) }()

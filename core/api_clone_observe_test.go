@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,15 +39,8 @@ func TestCloneThreadResourceObservationsKeepTheResourcesMessages(t *testing.T) {
 		if history, observed := seesPassport(t, m, "a"); !history || observed {
 			t.Fatalf("after the clone: passport in history %v, in observations %v; want history", history, observed)
 		}
-		rec, err := m.ObserveNow(ctx, "a", "alice", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Count(rec.Observations, "saw m90u") != 1 || len(rec.UnobservedMessageIDs) != 0 {
-			t.Fatalf("alice's observation after the clone: %q, unobserved %v", rec.Observations, rec.UnobservedMessageIDs)
-		}
-		if history, observed := seesPassport(t, m, "a"); history || !observed {
-			t.Fatalf("after alice's observation: passport in history %v, in observations %v; want observations", history, observed)
+		if rec := observePassportOnce(t, m, "a"); len(rec.UnobservedMessageIDs) != 0 {
+			t.Fatalf("alice's record still lists %v as unobserved", rec.UnobservedMessageIDs)
 		}
 	})
 }
@@ -70,17 +64,28 @@ func TestCloneThreadResourceObservationsKeepTheCopies(t *testing.T) {
 		if history, observed := seesPassport(t, m, "c"); !history || observed {
 			t.Fatalf("after the clone: passport in history %v, in observations %v; want history", history, observed)
 		}
-		rec, err := m.ObserveNow(ctx, "c", "alice", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Count(rec.Observations, "saw m90u") != 1 || len(rec.UnobservedMessageIDs) != 0 {
-			t.Fatalf("alice's observation after the clone: %q, unobserved %v", rec.Observations, rec.UnobservedMessageIDs)
-		}
-		if history, observed := seesPassport(t, m, "c"); history || !observed {
-			t.Fatalf("after alice's observation: passport in history %v, in observations %v; want observations", history, observed)
+		if rec := observePassportOnce(t, m, "c"); len(rec.UnobservedMessageIDs) != 0 {
+			t.Fatalf("alice's record still lists %v as unobserved", rec.UnobservedMessageIDs)
 		}
 	})
+}
+
+// observePassportOnce runs alice's observer now on thread and checks that
+// its observations name the passport message once and that the thread's
+// turns show it as an observation, not as history. It returns the record.
+func observePassportOnce(t *testing.T, m *core.Memory, thread string) store.ObservationRecord {
+	t.Helper()
+	rec, err := m.ObserveNow(ctx, thread, "alice", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(rec.Observations, "saw m90u"); n != 1 {
+		t.Fatalf("alice's observations name the passport %d times: %q", n, rec.Observations)
+	}
+	if history, observed := seesPassport(t, m, thread); history || !observed {
+		t.Fatalf("after alice's observation: passport in history %v, in observations %v; want observations", history, observed)
+	}
+	return rec
 }
 
 // seesPassport reports whether a turn of alice's thread shows the passport
@@ -96,4 +101,34 @@ func seesPassport(t *testing.T, m *core.Memory, thread string) (history, observe
 		history = history || (msg.Source == core.SourceMemory && strings.Contains(msg.Text(), "ZX-31337"))
 	}
 	return history, strings.Contains(strings.Join(systemTexts(turn.Messages()), "\n"), "saw m90u")
+}
+
+// A clone within one resource shares the resource's observation record:
+// what the record has not observed of the source (a thread moved in from
+// another resource, listed as unobserved) it has not observed of the
+// copies either, so the clone's turns show them as history, also once the
+// source has moved on and no longer shows them as another thread's.
+func TestCloneThreadResourceObservationsKeepUnobservedCopies(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s store.Store) {
+		cfg := observationConfig(&observerModel{}, &reflectorModel{}, 100000, 100000)
+		cfg.ObservationalMemory.Scope = core.ScopeResource
+		m := newMem(t, s, cfg)
+		seedPassportMove(t, m) // alice's cursor is an hour past the passport
+		if _, err := m.MoveThread(ctx, "g", "alice"); err != nil {
+			t.Fatal(err)
+		}
+		_, copies, err := m.CloneThread(ctx, core.CloneOptions{SourceThreadID: "g", NewThreadID: "c"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.MoveThread(ctx, "g", "guest"); err != nil {
+			t.Fatal(err)
+		}
+		if history, observed := seesPassport(t, m, "c"); !history || observed {
+			t.Fatalf("after the clone: passport in history %v, in observations %v; want history", history, observed)
+		}
+		if rec := observePassportOnce(t, m, "c"); slices.Contains(rec.UnobservedMessageIDs, copies[0].ID) {
+			t.Fatalf("alice's record still lists the copy %s as unobserved: %v", copies[0].ID, rec.UnobservedMessageIDs)
+		}
+	})
 }

@@ -88,6 +88,11 @@ func (hr *historyReader) loadHistory(ctx context.Context, s *store.Checked, th s
 		}
 		h.reads++
 		hr.skipped.Report(ctx, page.Messages)
+		if newestFirst == nil {
+			// The first page's slice is the store's own copy: keep what it
+			// holds in place rather than copying a window's worth of messages.
+			newestFirst = page.Messages[:0]
+		}
 		newestFirst = slices.Grow(newestFirst, len(page.Messages))
 		for i, msg := range page.Messages {
 			if msg.Role == message.RoleSystem || (b != nil && b.Excludes(msg.CreatedAt, msg.ID)) {

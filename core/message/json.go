@@ -159,7 +159,7 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
 		return nil
 	}
-	if c.decodeTextOnly(b) {
+	if c.decodeTextOnly(string(b)) {
 		return nil
 	}
 	switch b[0] {

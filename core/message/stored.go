@@ -3,6 +3,7 @@ package message
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // MarshalStored encodes content as stores keep it: format 2, parts,
@@ -42,13 +43,14 @@ func AppendStored(dst []byte, c Content) ([]byte, error) {
 // PostgreSQL rows written before its migration 0004 are). The common
 // text-only shape is decoded in one pass whatever its white space; anything
 // else is compacted first, so that raw fields (tool arguments, metadata)
-// come back without the added spaces.
-func UnmarshalStored(stored []byte, c *Content) error {
-	if c.decodeTextOnly(bytes.TrimSpace(stored)) {
+// come back without the added spaces. Stores that read the content as a
+// string pass it as one: the texts decoded share its memory, with no copy.
+func UnmarshalStored[T string | []byte](stored T, c *Content) error {
+	if c.decodeTextOnly(strings.TrimSpace(string(stored))) {
 		return nil
 	}
 	var buf bytes.Buffer
-	if err := json.Compact(&buf, stored); err != nil {
+	if err := json.Compact(&buf, []byte(stored)); err != nil {
 		return err
 	}
 	return c.UnmarshalJSON(buf.Bytes())
@@ -93,25 +95,37 @@ func (c Content) storedFields() map[string]any {
 
 // toolPartKey starts the key a stored tool-invocation part holds its call
 // under ("toolInvocation") and the v4 mirror of older rows ("toolInvocations").
-var toolPartKey = []byte(`"toolInvocation`)
+const toolPartKey = `"toolInvocation`
 
 // MayHoldToolParts reports whether stored content (as MarshalStored wrote
 // it, or an older row) may hold a tool invocation, without decoding it: a
 // false answer is certain, a true one may be a text quoting the key.
-func MayHoldToolParts(stored []byte) bool {
-	return !isStoredString(stored) && bytes.Contains(stored, toolPartKey)
+func MayHoldToolParts[T string | []byte](stored T) bool {
+	if isStoredString(stored) {
+		return false
+	}
+	switch s := any(stored).(type) {
+	case string:
+		return strings.Contains(s, toolPartKey)
+	case []byte:
+		return bytes.Contains(s, []byte(toolPartKey))
+	}
+	return true
 }
 
 // isStoredString reports whether stored content is a JSON string: one text
 // part (see MarshalStored).
-func isStoredString(stored []byte) bool {
-	stored = bytes.TrimLeft(stored, " \t\r\n")
-	return len(stored) > 0 && stored[0] == '"'
+func isStoredString[T string | []byte](stored T) bool {
+	i := 0
+	for i < len(stored) && (stored[i] == ' ' || stored[i] == '\t' || stored[i] == '\r' || stored[i] == '\n') {
+		i++
+	}
+	return i < len(stored) && stored[i] == '"'
 }
 
 // StoredToolCallIDs reads only the tool-call ids of stored content (what
 // Message.ToolCallIDs returns once it is decoded), skipping the rest.
-func StoredToolCallIDs(stored []byte) ([]string, error) {
+func StoredToolCallIDs[T string | []byte](stored T) ([]string, error) {
 	if !MayHoldToolParts(stored) {
 		return nil, nil
 	}
@@ -124,7 +138,7 @@ func StoredToolCallIDs(stored []byte) ([]string, error) {
 		} `json:"parts"`
 		Legacy []call `json:"toolInvocations"` // read only without parts, as UnmarshalJSON does
 	}
-	if err := json.Unmarshal(stored, &c); err != nil {
+	if err := json.Unmarshal([]byte(stored), &c); err != nil {
 		return nil, err
 	}
 	var ids []string

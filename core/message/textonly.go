@@ -1,8 +1,8 @@
 package message
 
 import (
-	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -15,7 +15,7 @@ import (
 // escapes it does not take, repeated keys, invalid JSON), which
 // UnmarshalJSON then decodes in general; when ok, c is what the general
 // decoding gives.
-func (c *Content) decodeTextOnly(b []byte) bool {
+func (c *Content) decodeTextOnly(b string) bool {
 	s := textScan{b: b}
 	return s.textContent(c) && s.end()
 }
@@ -29,9 +29,9 @@ func (c *Content) decodeTextOnly(b []byte) bool {
 // m is what json.Unmarshal(b, &m) gives. An import of a chat history decodes
 // millions of such objects.
 func DecodeTextMessage(b []byte) (m Message, ok bool) {
-	s := textScan{b: b}
+	s := textScan{b: string(b)} // one copy: the fields are substrings of it
 	seen := 0
-	ok = s.object(func(key []byte) bool {
+	ok = s.object(func(key string) bool {
 		bit := fieldBit(key, "id", "role", "threadId", "resourceId", "createdAt", "type", "content")
 		if bit == 0 || seen&bit != 0 {
 			return false
@@ -73,7 +73,7 @@ func (s *textScan) textContent(c *Content) bool {
 	var parts []Part
 	var mirror *string
 	seen := 0
-	ok := s.object(func(key []byte) bool {
+	ok := s.object(func(key string) bool {
 		bit := fieldBit(key, "format", "parts", "content")
 		if bit == 0 || seen&bit != 0 {
 			return false
@@ -113,7 +113,7 @@ func (s *textScan) time(t *time.Time) bool {
 	if !s.skipStr() {
 		return false
 	}
-	return t.UnmarshalJSON(s.b[start:s.i]) == nil
+	return t.UnmarshalJSON([]byte(s.b[start:s.i])) == nil
 }
 
 // skipStr passes over a string without decoding it; false when it is not
@@ -139,18 +139,19 @@ func (s *textScan) skipStr() bool {
 }
 
 // fieldBit is 1<<i for the i-th of names equal to key, or 0.
-func fieldBit(key []byte, names ...string) int {
+func fieldBit(key string, names ...string) int {
 	for i, n := range names {
-		if string(key) == n {
+		if key == n {
 			return 1 << i
 		}
 	}
 	return 0
 }
 
-// textScan reads JSON values from b at i.
+// textScan reads JSON values from b at i. The strings it returns are
+// substrings of b.
 type textScan struct {
-	b []byte
+	b string
 	i int
 }
 
@@ -179,7 +180,7 @@ func (s *textScan) end() bool {
 // object reads an object, calling field after each key and its colon to
 // read the value. Keys are compared in place (a key with escapes is not
 // one of the names decodeTextOnly takes).
-func (s *textScan) object(field func(key []byte) bool) bool {
+func (s *textScan) object(field func(key string) bool) bool {
 	if !s.next('{') {
 		return false
 	}
@@ -223,7 +224,7 @@ func (s *textScan) array(elem func() bool) bool {
 func (s *textScan) textPart() (Part, bool) {
 	p := Part{}
 	seen := 0
-	ok := s.object(func(key []byte) bool {
+	ok := s.object(func(key string) bool {
 		bit := fieldBit(key, "type", "text")
 		if bit == 0 || seen&bit != 0 {
 			return false
@@ -240,27 +241,75 @@ func (s *textScan) textPart() (Part, bool) {
 	return p, ok && seen&1 != 0
 }
 
-// str reads a string. Strings without escapes are taken as they are; the
-// rest are unquoted by encoding/json.
+// str reads a string. Strings without escapes are taken as they are, as
+// substrings of b; the rest are unquoted by encoding/json.
 func (s *textScan) str() (string, bool) {
 	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '"' {
+		// Without a backslash before it, the next quote ends the string.
+		if n := strings.IndexByte(s.b[s.i+1:], '"'); n >= 0 {
+			raw := s.b[s.i+1 : s.i+1+n]
+			if strings.IndexByte(raw, '\\') < 0 {
+				switch plainText(raw) {
+				case textPlain:
+					s.i += n + 2
+					return raw, true
+				case textControl:
+					return "", false
+				}
+			}
+		}
+	}
 	start := s.i
 	if !s.skipStr() {
 		return "", false
 	}
-	quoted := s.b[start:s.i]
-	if raw := quoted[1 : len(quoted)-1]; bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
-		return string(raw), true
-	}
 	var out string
-	err := json.Unmarshal(quoted, &out)
+	err := json.Unmarshal([]byte(s.b[start:s.i]), &out)
 	return out, err == nil
 }
 
+// The classes of an unescaped string's bytes (plainText).
+const (
+	textPlain   = iota // valid UTF-8 without control characters: the string as it is
+	textControl        // a control character: not JSON
+	textInvalid        // invalid UTF-8: encoding/json replaces it
+)
+
+// plainText classifies the bytes between the quotes of a string without
+// escapes. ASCII text, what most stored texts are, is checked eight bytes
+// at a time.
+func plainText(raw string) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(raw); i += 8 {
+		w := uint64(raw[i]) | uint64(raw[i+1])<<8 | uint64(raw[i+2])<<16 | uint64(raw[i+3])<<24 |
+			uint64(raw[i+4])<<32 | uint64(raw[i+5])<<40 | uint64(raw[i+6])<<48 | uint64(raw[i+7])<<56
+		// A byte at or above 0x80, or one below 0x20 (whose subtraction
+		// borrows into its high bit while the byte's own high bit is clear).
+		if w&hi != 0 || (w-0x20*lo)&^w&hi != 0 {
+			break
+		}
+	}
+	ascii := true
+	for ; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c < 0x20:
+			return textControl
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if ascii || utf8.ValidString(raw) {
+		return textPlain
+	}
+	return textInvalid
+}
+
 // plainStr reads a string without escapes, returning its bytes in b.
-func (s *textScan) plainStr() ([]byte, bool) {
+func (s *textScan) plainStr() (string, bool) {
 	if !s.next('"') {
-		return nil, false
+		return "", false
 	}
 	start := s.i
 	for s.i < len(s.b) {
@@ -269,11 +318,11 @@ func (s *textScan) plainStr() ([]byte, bool) {
 			s.i++
 			return s.b[start : s.i-1], true
 		case c == '\\' || c < 0x20:
-			return nil, false
+			return "", false
 		}
 		s.i++
 	}
-	return nil, false
+	return "", false
 }
 
 // number reads a JSON number.
@@ -283,5 +332,5 @@ func (s *textScan) number() bool {
 	for s.i < len(s.b) && (s.b[s.i] >= '0' && s.b[s.i] <= '9' || s.b[s.i] == '-' || s.b[s.i] == '+' || s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
 		s.i++
 	}
-	return s.i > start && json.Valid(s.b[start:s.i])
+	return s.i > start && json.Valid([]byte(s.b[start:s.i]))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestDecodeTextOnly: the one-pass decoding of text-only content gives what
@@ -26,7 +27,7 @@ func TestDecodeTextOnly(t *testing.T) {
 	}
 	for _, in := range taken {
 		var fast, general Content
-		if !fast.decodeTextOnly([]byte(in)) {
+		if !fast.decodeTextOnly(in) {
 			t.Errorf("declined %s", in)
 			continue
 		}
@@ -59,8 +60,16 @@ func TestDecodeTextOnly(t *testing.T) {
 	}
 	for _, in := range declined {
 		var c Content
-		if c.decodeTextOnly([]byte(in)) {
+		if c.decodeTextOnly(in) {
 			t.Errorf("took %s as %#v", in, c)
+		}
+	}
+	// Stored content decodes the same from a string as from bytes.
+	for _, in := range taken {
+		var fromBytes, fromString Content
+		errB, errS := UnmarshalStored([]byte(in), &fromBytes), UnmarshalStored(in, &fromString)
+		if errB != nil || errS != nil || !reflect.DeepEqual(fromBytes, fromString) {
+			t.Errorf("UnmarshalStored(%s): bytes %#v, %v; string %#v, %v", in, fromBytes, errB, fromString, errS)
 		}
 	}
 	// A string that is not JSON is refused, as stored content too.
@@ -143,4 +152,31 @@ func (c *Content) decodeGeneral(b []byte) error {
 	}
 	c.Parts = []Part{TextPart(text)}
 	return nil
+}
+
+// TestPlainText: the eight-byte check classifies as the byte loop does,
+// wherever the control character or non-ASCII byte sits.
+func TestPlainText(t *testing.T) {
+	byteLoop := func(raw string) int {
+		for i := 0; i < len(raw); i++ {
+			if raw[i] < 0x20 {
+				return textControl
+			}
+		}
+		if utf8.ValidString(raw) {
+			return textPlain
+		}
+		return textInvalid
+	}
+	base := "abcdefghijklmnopqrstuvwxyz012345"
+	for n := 0; n <= len(base); n++ {
+		for at := 0; at < max(n, 1); at++ {
+			for _, c := range []string{"\x00", "\x1f", "\n", " ", "\x7f", "é", "\xff", "\x80", "日"} {
+				raw := base[:at] + c + base[at:n]
+				if got, want := plainText(raw), byteLoop(raw); got != want {
+					t.Errorf("plainText(%q) = %d, want %d", raw, got, want)
+				}
+			}
+		}
+	}
 }

@@ -227,7 +227,7 @@ func (r *runner) save(o op) error {
 	var msgs []core.Message
 	for j := range 1 + o.N%3 {
 		id := fmt.Sprintf("m%d_%d", r.step, j)
-		msgs = append(msgs, r.userMsg(id, thread, res, phrase(o.N+j), metaVariant(o.N+j), j))
+		msgs = append(msgs, r.userMsg(id, thread, res, saidText(o.N+j), metaVariant(o.N+j), j))
 	}
 	return r.saveChecked(o, msgs)
 }
@@ -246,7 +246,7 @@ func (r *runner) resave(o op) error {
 	o.Thread, o.Flag = indexOf(old.thread), false
 	msg := r.userMsg(old.id, old.thread, old.resource, phrase(o.N)+" (again)", metaVariant(o.N), 0)
 	msg.Role, msg.CreatedAt = core.Role(old.role), old.at
-	msg.Content.Parts = []core.Part{core.TextPart(old.tag() + " " + phrase(o.N) + " (again)")}
+	msg.Content.Parts = []core.Part{core.TextPart(old.tag() + " " + saidText(o.N) + " (again)")}
 	return r.saveChecked(o, []core.Message{msg})
 }
 
@@ -260,7 +260,7 @@ func (r *runner) updateMessage(o op) error {
 	old, known := r.mod.msgs[id]
 	textual := known && strings.HasPrefix(old.sig, "text:")
 	if o.Flag && textual {
-		up.Content.Parts = []core.Part{core.TextPart(old.tag() + " edited " + phrase(o.N))}
+		up.Content.Parts = []core.Part{core.TextPart(old.tag() + " edited " + saidText(o.N))}
 	}
 	_, err := r.mem.UpdateMessages(r.ctx, []core.MessageUpdate{up})
 	if err != nil {

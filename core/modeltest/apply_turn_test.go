@@ -14,7 +14,7 @@ import (
 // steps; it returns the turn, the messages produced and the input.
 func (r *runner) loop(o op) (*core.Turn, []core.Message, core.Message, error) {
 	thread, res, exists, wrong := r.target(o)
-	in := r.userMsg(fmt.Sprintf("m%d_u", r.step), "", "", phrase(o.N), metaVariant(o.N), 0)
+	in := r.userMsg(fmt.Sprintf("m%d_u", r.step), "", "", saidText(o.N), metaVariant(o.N), 0)
 	turn, err := r.mem.Begin(r.ctx, core.TurnRequest{ThreadID: thread, ResourceID: res,
 		System: []string{"You are a test."}, Input: []core.Message{in}})
 	if wrong {
@@ -72,7 +72,7 @@ func (r *runner) turn(o op) error {
 	if err != nil || turn == nil {
 		return err
 	}
-	final := r.userMsg(fmt.Sprintf("m%d_a", r.step), "", "", "answer "+phrase(o.N+1), nil, 1)
+	final := r.userMsg(fmt.Sprintf("m%d_a", r.step), "", "", "answer "+saidText(o.N+1), nil, 1)
 	if err := turn.Commit(r.ctx, append(slices.Clone(produced), final)); err != nil {
 		return fmt.Errorf("Commit: %v", err)
 	}

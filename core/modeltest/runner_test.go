@@ -196,3 +196,14 @@ var words = []string{"parcel", "passport", "invoice", "garden", "recipe", "meeti
 func phrase(n int) string {
 	return fmt.Sprintf("about the %s and the %s, number %d", words[n%len(words)], words[(n/3)%len(words)], n)
 }
+
+// textVariants are what stored texts carry besides words now and then, so
+// that every store's encoding and the one-pass decoding of contents must
+// give them back as written: quotes and backslashes, line breaks and tabs,
+// HTML's characters, accented letters, CJK and emoji, U+2028 and a control
+// character.
+var textVariants = []string{"", "", "", ` "quoted" \ back\slash \"`, "\nsecond line\twith a tab\r\n",
+	" <b>&amp;</b>", " café naïve 日本語 🙂", " line\u2028separator \x01 control"}
+
+// saidText is phrase(n) with the text variant of n.
+func saidText(n int) string { return phrase(n) + textVariants[(n/5)%len(textVariants)] }

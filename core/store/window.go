@@ -90,13 +90,15 @@ func (f WindowFit) Plan(rows []WindowRow) []bool {
 }
 
 // DecodeWindow decodes the rows of a newest-first page that fit selects:
-// msgs are scanned without content, contents their stored content, decode
-// fills one message's Content. Rows fit.Plan selects are decoded first;
+// msgs are scanned without content, contents their stored content (a
+// driver that scans text as strings passes them so, and message.
+// UnmarshalStored decodes them without copying), decode fills one
+// message's Content. Rows fit.Plan selects are decoded first;
 // then, until none is left, every other non-system row sharing a tool-call
 // id with fit.Links or a decoded row. A bare row with tool parts gets a
 // skeleton content (its tool-call ids only) so that tool groups come out as
 // from decoded rows. It returns the Bare marks.
-func DecodeWindow(fit WindowFit, msgs []message.Message, contents [][]byte, decode func(*message.Message, []byte) error) ([]bool, error) {
+func DecodeWindow[C string | []byte](fit WindowFit, msgs []message.Message, contents []C, decode func(*message.Message, C) error) ([]bool, error) {
 	rows := make([]WindowRow, len(msgs))
 	for i := range msgs {
 		rows[i] = WindowRow{Role: msgs[i].Role, Tokens: msgs[i].Tokens, Encoding: msgs[i].TokenEncoding}

@@ -12,9 +12,11 @@
 #                       limitbench -window-db also times Begin against the
 #                       engine's keyset read on membench's file, alternating
 #                       query by query (robust to a machine's changing load);
-#                       membench
-#                       also runs with -estimate-tokens (bytes/4 for exact
-#                       counts: the save without the price of that feature).
+#                       membench also runs with -estimate-tokens (bytes/4
+#                       for exact counts: the save without the price of that
+#                       feature), and limitbench -agentmem-table writes the
+#                       rows into agentmem's own SQLite table (the price of
+#                       its schema).
 #                       Prints the medians and agentmem / limit next to
 #                       agentmem / Mastra.
 #   limits_pgvector SIZES...
@@ -52,6 +54,7 @@ limits_side_by_side() {
 			_mastra_timed "$AGENTMEM_MASTRA_DIR" "$work/sqlite-mastra-$n.jsonl" node bench.mjs "$n" || return 1
 			rm -f "$AGENTMEM_MASTRA_DIR/bench-$n.db"*
 			_mastra_timed "$work" "$work/sqlite-limit-$n.jsonl" "$work/limitbench" -n "$n" -db "$work/limit.db" || return 1
+			_mastra_timed "$work" "$work/sqlite-table-$n.jsonl" "$work/limitbench" -n "$n" -db "$work/table.db" -agentmem-table || return 1
 			_mastra_timed "$work" "$work/sqlite-agentmem-$n.jsonl" "$work/membench" -n "$n" -db "$work/agentmem.db" || return 1
 			"$work/limitbench" -n "$n" -window-db "$work/agentmem.db" >>"$work/sqlite-agentmem-$n.jsonl" || return 1
 			_mastra_timed "$work" "$work/sqlite-estimate-$n.jsonl" "$work/membench" -n "$n" -db "$work/agentmem.db" -estimate-tokens || return 1
@@ -90,7 +93,7 @@ _limits_report() {
 	local prog='
 	  def med(f; l): [.[] | select((l == null) or .label == l) | f | select(. != null)] | sort
 	    | if length == 0 then null else .[(length / 2 | floor)] end;
-	  {save: med(.save_msgs_per_s; null), last10: med(.p50_ms; "recall lastMessages=10"),
+	  {save: med(.save_msgs_per_s; null), calls: med(.save_calls_msgs_per_s; null), last10: med(.p50_ms; "recall lastMessages=10"),
 	   tok: med(.p50_ms; "recall messageHistory maxTokens=8000"), begin: med(.p50_ms; "begin maxTokens=8000"),
 	   tokenize: med(.tokenize_ms_per_1000; null),
 	   sfbegin: med(.p50_ms; "same file: begin maxTokens=8000"), sfengine: med(.p50_ms; "same file: engine window 8000 tokens")}'
@@ -99,16 +102,24 @@ _limits_report() {
 	echo "   (ratios are agentmem's figure over the other's: for a rate higher is better, for a time lower)"
 	printf '%-8s %-34s %10s %10s %10s %16s %16s\n' N figure agentmem limit Mastra "agentmem/limit" "agentmem/Mastra"
 	for n in "$@"; do
-		local a l m e
+		local a l m e t=null
 		a=$(jq -s "$prog" "$work/$prefix-agentmem-$n.jsonl")
 		l=$(jq -s "$prog" "$work/$prefix-limit-$n.jsonl")
 		m=$(jq -s "$prog" "$work/$prefix-mastra-$n.jsonl")
 		e=$(jq -s "$prog" "$work/$prefix-estimate-$n.jsonl")
-		jq -rn --argjson a "$a" --argjson l "$l" --argjson m "$m" --argjson e "$e" --arg n "$n" '
+		if [ -f "$work/$prefix-table-$n.jsonl" ]; then
+			t=$(jq -s "$prog" "$work/$prefix-table-$n.jsonl")
+		fi
+		# The save rate against Mastra times the loop as bench.mjs does
+		# (batches built inside it); against the limit, whose rows are built
+		# untimed, only the save calls.
+		jq -rn --argjson a "$a" --argjson l "$l" --argjson m "$m" --argjson e "$e" --argjson t "$t" --arg n "$n" '
 		  def r(x; y): if x and y and y != 0 then (x / y | if . >= 1 then (. * 100 | round / 100) else (. * 10000 | round / 10000) end | tostring) + "x" else "n/a" end;
 		  def row(name; x; y; z): [$n, name, (x | tostring), (y | tostring), (z | tostring), r(x; y), r(x; z)] | @tsv;
-		  row("save msg/s, batches of 1,000"; $a.save; $l.save; $m.save),
-		  row("  tokens estimated (bytes/4)"; $e.save; $l.save; null),
+		  row("save msg/s, loop as Mastra times it"; $a.save; null; $m.save),
+		  row("save msg/s, in the save calls"; $a.calls; $l.save; null),
+		  row("  tokens estimated (bytes/4)"; $e.calls; $l.save; null),
+		  row("  engine alone, agentmem'"'"'s table"; $t.save; $l.save; null),
 		  row("8k-token window p50 ms, Recall"; $a.tok; $l.tok; $m.tok),
 		  row("8k-token window p50 ms, Begin"; $a.begin; $l.tok; $m.tok),
 		  row("last 10 p50 ms"; $a.last10; $l.last10; $m.last10),

@@ -398,3 +398,31 @@ func KeepUnobserved(ctx context.Context, s Store, op, threadID, key string) erro
 	}
 	return memerr.Errorf(memerr.CodeConflict, op, "observations of %s kept changing", key)
 }
+
+// KeepCopiesUnobserved prepares copies of messages made in the resource of
+// key's record (a clone in the same resource): a copy of a message the
+// record lists as unobserved is listed too. The copy keeps its source's
+// creation time, so by the record's cursor it would count as observed,
+// which its source was not; copies of observed messages are observed by
+// the same observations and stay so. idMap maps source ids to copy ids.
+func KeepCopiesUnobserved(ctx context.Context, s Store, op, key string, idMap map[string]string) error {
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		rec, err := s.GetObservations(ctx, key)
+		if err != nil || rec.Version == 0 {
+			return err
+		}
+		next := rec.Clone()
+		for _, id := range rec.UnobservedMessageIDs {
+			if c, ok := idMap[id]; ok {
+				next.UnobservedMessageIDs = append(next.UnobservedMessageIDs, c)
+			}
+		}
+		if len(next.UnobservedMessageIDs) == len(rec.UnobservedMessageIDs) {
+			return nil
+		}
+		if _, err = s.PutObservations(ctx, next, rec.Version); !errors.Is(err, memerr.ErrConflict) {
+			return err
+		}
+	}
+	return memerr.Errorf(memerr.CodeConflict, op, "observations of %s kept changing", key)
+}

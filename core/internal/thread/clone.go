@@ -139,8 +139,8 @@ func (k *Keeper) createClone(ctx context.Context, src store.Thread, o CloneOptio
 // contents fills the created clone th: the source's thread working
 // memory, the source resource's working memory when the clone goes to
 // another resource (unless that resource has its own: never overwritten),
-// the copies, and the observations (see cloneObservations). It returns the
-// copies as stored.
+// the copies, and the observations (see cloneObservations; within one
+// resource, see keepCopiesUnobserved). It returns the copies as stored.
 func (k *Keeper) contents(ctx context.Context, src, th store.Thread, copies []message.Message, idMap map[string]string) ([]message.Message, error) {
 	s := k.d.Store
 	moved := th.ResourceID != src.ResourceID
@@ -161,20 +161,32 @@ func (k *Keeper) contents(ctx context.Context, src, th store.Thread, copies []me
 	if _, err := cloneObservations(ctx, s, store.ObservationKey(store.ScopeThread, src.ID, ""), store.ObservationKey(store.ScopeThread, th.ID, ""), idMap, nil); err != nil {
 		return nil, err
 	}
-	if moved {
-		own := func(rec store.ObservationRecord) ([]string, error) { return ownUnobserved(ctx, s, th, rec) }
-		key := store.ObservationKey(store.ScopeResource, "", th.ResourceID)
-		copied, err := cloneObservations(ctx, s, store.ObservationKey(store.ScopeResource, "", src.ResourceID), key, idMap, own)
-		if errors.Is(err, memerr.ErrConflict) || (err == nil && !copied) {
-			// The resource keeps its own record, which never observed the
-			// copies: those older than its cursor are listed as unobserved.
-			err = keepUnobserved(ctx, s, "CloneThread", th.ID, key)
-		}
-		if err != nil {
-			return nil, err
-		}
+	if !moved {
+		// The resource's record is the clone's too: what it has not
+		// observed of the source it has not observed of the copies.
+		return copies, keepCopiesUnobserved(ctx, s, th.ResourceID, idMap)
+	}
+	own := func(rec store.ObservationRecord) ([]string, error) { return ownUnobserved(ctx, s, th, rec) }
+	key := store.ObservationKey(store.ScopeResource, "", th.ResourceID)
+	copied, err := cloneObservations(ctx, s, store.ObservationKey(store.ScopeResource, "", src.ResourceID), key, idMap, own)
+	if errors.Is(err, memerr.ErrConflict) || (err == nil && !copied) {
+		// The resource keeps its own record, which never observed the
+		// copies: those older than its cursor are listed as unobserved.
+		err = keepUnobserved(ctx, s, "CloneThread", th.ID, key)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return copies, nil
+}
+
+// keepCopiesUnobserved lists, in the resource's record, the copies of the
+// messages it lists as unobserved (observe.KeepCopiesUnobserved).
+func keepCopiesUnobserved(ctx context.Context, s *store.Checked, resourceID string, idMap map[string]string) error {
+	if _, _, obs, _ := s.Capabilities(); !obs {
+		return nil // a store without observations has no record to keep them in
+	}
+	return observe.KeepCopiesUnobserved(ctx, s, "CloneThread", store.ObservationKey(store.ScopeResource, "", resourceID), idMap)
 }
 
 // cloneWorkingMemory copies the working memory of scope's from to to when

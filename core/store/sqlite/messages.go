@@ -31,15 +31,14 @@ func scanMessage(sc scanner) (message.Message, error) {
 
 // scanBare scans a row of messageCols without decoding its content, which
 // it returns as stored.
-func scanBare(sc scanner) (message.Message, []byte, error) {
+func scanBare(sc scanner) (message.Message, string, error) {
 	var (
-		m       message.Message
-		role    string
-		content []byte
-		created int64
+		m             message.Message
+		role, content string
+		created       int64
 	)
 	if err := sc.Scan(&m.Seq, &m.ID, &m.ThreadID, &m.ResourceID, &role, &m.Type, &content, &created, &m.Tokens, &m.TokenEncoding); err != nil {
-		return m, nil, err
+		return m, "", err
 	}
 	m.Role, m.CreatedAt = message.Role(role), fromMicro(created)
 	return m, content, nil
@@ -47,8 +46,9 @@ func scanBare(sc scanner) (message.Message, []byte, error) {
 
 // decodeContent decodes stored content with message.UnmarshalStored, which
 // takes the common text-only shapes in one pass (encoding/json would first
-// scan the whole value to validate it).
-func decodeContent(m *message.Message, content []byte) error {
+// scan the whole value to validate it). The content is scanned as a string
+// (the driver's copy of the column): the texts decoded share it.
+func decodeContent(m *message.Message, content string) error {
 	if err := message.UnmarshalStored(content, &m.Content); err != nil {
 		return fmt.Errorf("decode content of message %q: %w", m.ID, err)
 	}
@@ -469,16 +469,16 @@ func (s *Store) ListWindow(ctx context.Context, q store.MessageQuery, fit store.
 			size = min(q.PerPage+1, 1024)
 		}
 		page.Messages = make([]message.Message, 0, size)
-		contents := make([][]byte, 0, size)
+		contents := make([]string, 0, size)
+		var m message.Message
+		var role, content string
+		var created int64
+		dest := []any{&m.Seq, &m.ID, &role, &m.Type, &content, &created, &m.Tokens, &m.TokenEncoding}
+		if q.ResourceID == "" {
+			dest = append(dest, &m.ResourceID)
+		}
 		for rows.Next() {
-			m := message.Message{ThreadID: q.ThreadID, ResourceID: q.ResourceID}
-			var role string
-			var content []byte
-			var created int64
-			dest := []any{&m.Seq, &m.ID, &role, &m.Type, &content, &created, &m.Tokens, &m.TokenEncoding}
-			if q.ResourceID == "" {
-				dest = append(dest, &m.ResourceID)
-			}
+			m = message.Message{ThreadID: q.ThreadID, ResourceID: q.ResourceID}
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}

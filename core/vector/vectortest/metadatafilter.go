@@ -108,6 +108,39 @@ func testMetadataFilter(h *H) {
 	}
 }
 
+// A filter on keys that only another resource's records hold (in
+// Weaviate, properties of the class that no record of this tenant has a
+// value of) matches none of this resource's records, and its negation all
+// of them.
+func testMetadataFilterOtherResourceKeys(h *H) {
+	mine := Rec("R1", "t1", "plain", Corpus[0])
+	mine.Meta.Metadata = map[string]any{"k": "v"}
+	theirs := Rec("O1", "t9", "other", Corpus[1])
+	theirs.Meta.Metadata = map[string]any{"only": "x", "count": 3, "on": true, "at": "2024-01-01T10:00:00Z"}
+	h.Upsert(mine, theirs)
+	for _, mode := range h.Modes {
+		for _, c := range []struct {
+			filter map[string]any
+			want   []string
+		}{
+			{map[string]any{"only": "x"}, nil},
+			{map[string]any{"count": map[string]any{"$gte": 1}}, nil},
+			{map[string]any{"on": true}, nil},
+			{map[string]any{"at": map[string]any{"$gt": "2023-01-01T00:00:00Z"}}, nil},
+			{map[string]any{"only": map[string]any{"$ne": "x"}}, []string{"R1"}},
+			{map[string]any{"$or": []any{map[string]any{"count": 3}, map[string]any{"k": "v"}}}, []string{"R1"}},
+		} {
+			f := mustFilter(h, c.filter)
+			hits, err := h.QueryErr(vector.Query{Text: Corpus[0], TopK: 10, Mode: mode, Alpha: 0.5,
+				Filter: vector.Filter{ResourceID: "plain", Metadata: f}})
+			if err != nil {
+				h.T.Fatalf("%s %s: %v", mode, f, err)
+			}
+			want(h, mode+" "+f.String(), messageIDs(hits), c.want)
+		}
+	}
+}
+
 // A time operand matches only stored strings message.ParseFilterTime
 // accepts, compared in milliseconds rounded from the stored nanoseconds; a
 // value that is no valid time never matches and never fails the query or

@@ -66,6 +66,7 @@ func Run(t *testing.T, open Opener, emb vector.Embedder, opts ...RunOptions) {
 		{"IndexVersion", testIndexVersion},
 		{"MetadataFilter", testMetadataFilter},
 		{"MetadataFilterTimes", testMetadataFilterTimes},
+		{"MetadataFilterOtherResourceKeys", testMetadataFilterOtherResourceKeys},
 		{"MetadataFilterTopK", testMetadataFilterTopK},
 		{"MetadataFilterInvalid", testMetadataFilterInvalid},
 		{"LongText", testLongText},

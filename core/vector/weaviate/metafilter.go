@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"regexp"
 	"time"
 
 	"github.com/agentmem/agentmem/core/memerr"
@@ -186,9 +187,10 @@ func (s *Store) ensureMetaProps(ctx context.Context, class string, names []strin
 
 // metaWhere translates f into a Weaviate where filter on the properties
 // metaObject writes. A leaf on a property the class lacks (no record ever
-// held such a value) matches nothing. Strings the GraphQL client cannot
+// held such a value), or that absent names (no record of the tenant holds
+// one: unbucketed), matches nothing. Strings the GraphQL client cannot
 // quote are ErrUnsupported.
-func (s *Store) metaWhere(ctx context.Context, class string, f message.Filter) (*filters.WhereBuilder, error) {
+func (s *Store) metaWhere(ctx context.Context, class string, f message.Filter, absent map[string]bool) (*filters.WhereBuilder, error) {
 	have, err := s.classProps(ctx, class, false)
 	if err != nil {
 		return nil, vector.Fail("weaviate.Query", "schema of class "+class, err)
@@ -202,12 +204,29 @@ func (s *Store) metaWhere(ctx context.Context, class string, f message.Filter) (
 				return "", vector.Fail("weaviate.Query", "schema of class "+class, err)
 			}
 		}
-		if !have[name] {
+		if !have[name] || absent[name] {
 			return "", nil
 		}
 		return name, nil
 	}
 	return s.metaLeaf(f, prop)
+}
+
+// unbucketedRE finds the property a shard has no index bucket for: one no
+// record of the tenant has held a value of, though another tenant's record
+// added it to the class (a shard creates a property's bucket with its
+// first value).
+var unbucketedRE = regexp.MustCompile(`bucket for prop (\S+) not found`)
+
+// unbucketed returns the property err names as having no bucket, or "".
+func unbucketed(err error) string {
+	if err == nil {
+		return ""
+	}
+	if m := unbucketedRE.FindStringSubmatch(err.Error()); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 func never() *filters.WhereBuilder {

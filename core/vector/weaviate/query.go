@@ -38,23 +38,44 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 	if ok, err := s.queryable(ctx, index, class, tenant, q.Filter.ResourceID); !ok || err != nil {
 		return nil, err
 	}
-	if !q.Filter.Metadata.IsZero() {
-		if p.meta, err = s.metaWhere(ctx, class, q.Filter.Metadata); err != nil {
-			return nil, err
-		}
-	}
 	if p.mode == vector.SearchHybrid && q.Alpha > 0 && q.Alpha < 1 {
 		if p.keywords = s.keywordSide(ctx, class, tenant, p.keywords); p.keywords == "" {
 			p.mode = vector.SearchVector // every term is common: the keyword side adds nothing worth its cost
 		}
 	}
 	var resp *models.GraphQLResponse
-	err = retryRetiring(ctx, func() (err error) {
-		if resp, err = s.search(class, tenant, q, p).Do(ctx); err == nil {
-			err = gqlErrors(resp)
+	absent, wait, waited := map[string]bool{}, 25*time.Millisecond, time.Duration(0)
+	for {
+		if !q.Filter.Metadata.IsZero() {
+			if p.meta, err = s.metaWhere(ctx, class, q.Filter.Metadata, absent); err != nil {
+				return nil, err
+			}
 		}
-		return err
-	})
+		err = retryRetiring(ctx, func() (err error) {
+			if resp, err = s.search(class, tenant, q, p).Do(ctx); err == nil {
+				err = gqlErrors(resp)
+			}
+			return err
+		})
+		// A filter on a property the shard has no index bucket for. A
+		// property just added to the class gets its bucket moments later:
+		// wait for it a while. After that no record of the tenant holds a
+		// value of it, and none matches its leaves.
+		prop := unbucketed(err)
+		if prop == "" || absent[prop] || q.Filter.Metadata.IsZero() {
+			break
+		}
+		if waited < unbucketedWait {
+			select {
+			case <-ctx.Done():
+				return nil, vector.Fail("weaviate."+op, p.mode+" query on "+class, ctx.Err())
+			case <-time.After(wait):
+			}
+			waited, wait = waited+wait, 2*wait
+			continue
+		}
+		absent[prop] = true
+	}
 	if err != nil && strings.Contains(err.Error(), "tenant not found") {
 		s.forgetTenant(class, tenant) // deleted meanwhile, e.g. by another process
 		return nil, nil
@@ -64,6 +85,10 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 	}
 	return parseHits(resp, class, p.mode, q.MinScore)
 }
+
+// unbucketedWait is how long a query waits for a shard to create the
+// index bucket of a metadata property just added to the class.
+const unbucketedWait = time.Second
 
 // queryPlan is what a query searches with.
 type queryPlan struct {

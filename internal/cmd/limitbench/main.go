@@ -6,6 +6,7 @@
 // membench's labels.
 //
 //	limitbench -n 100000 -db /tmp/limit.db        # SQLite (modernc): one prepared 1,000-row INSERT per transaction, keyset reads
+//	limitbench -n 100000 -db /tmp/t.db -agentmem-table # the same into agentmem's own table and statement: the schema's price
 //	limitbench -n 100000 -dsn postgres://...      # PostgreSQL: COPY per batch of 1,000, keyset reads
 //	limitbench -window-db /tmp/agentmem.db        # agentmem's Begin and the engine's read on membench's file, alternating
 //	limitbench -n 10000 -weaviate 127.0.0.1:8080 -weaviate-grpc 127.0.0.1:50051 # Weaviate: agentmem's store against the client's own queries
@@ -34,8 +35,9 @@ import (
 )
 
 const (
-	threadID  = "thread-1"
-	batchSize = 1000
+	threadID   = "thread-1"
+	resourceID = "user-1" // the thread's owner (membench's)
+	batchSize  = 1000
 	// windowTokens is the budget of the window read. agentmem's
 	// 8,000-token history must read as far (to know whether a trim
 	// applies) and then keeps MaxTokens less AtMaxRemoveTokens (25% by
@@ -98,6 +100,7 @@ func main() {
 	weaviateGRPC := flag.String("weaviate-grpc", "", "with -weaviate: its gRPC host:port")
 	windowDB := flag.String("window-db", "", "an SQLite file membench wrote: time agentmem's Begin and the engine's keyset read of the same rows, alternating")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	table := flag.Bool("agentmem-table", false, "with -db: write into agentmem's own messages table (its columns, constraints and multi-row statement) instead of the minimal one, with contents encoded and tokens counted untimed: the price of agentmem's schema")
 	flag.Parse()
 	if (*dbPath == "") == (*dsn == "") && *weaviateHost == "" && *windowDB == "" {
 		log.Fatal("limitbench: give exactly one of -db, -dsn and -weaviate")
@@ -115,26 +118,34 @@ func main() {
 	} else if *vec {
 		err = runPgvector(ctx, *dsn, *metric, strings.Split(*indexes, ","))
 	} else {
-		err = run(ctx, *dbPath, *dsn)
+		err = run(ctx, *dbPath, *dsn, *table)
 	}
 	if err != nil {
 		log.Fatalf("limitbench: %v", err)
 	}
 }
 
-func run(ctx context.Context, dbPath, dsn string) error {
+func run(ctx context.Context, dbPath, dsn string, table bool) error {
 	msgs := rows(n)
 	var e engine
 	var err error
-	if dsn != "" {
+	switch {
+	case dsn != "":
 		e, err = openPostgres(ctx, dsn)
-	} else {
+	case table:
+		e, err = openAgentmemTable(ctx, dbPath)
+	default:
 		e, err = openSQLite(ctx, dbPath)
 	}
 	if err != nil {
 		return err
 	}
 	defer e.close()
+	if t, ok := e.(*tableEngine); ok {
+		if err := t.encode(msgs); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	for i := 0; i < len(msgs); i += batchSize {
 		if err := e.save(ctx, msgs[i:min(len(msgs), i+batchSize)]); err != nil {
