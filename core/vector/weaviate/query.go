@@ -38,44 +38,17 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 	if ok, err := s.queryable(ctx, index, class, tenant, q.Filter.ResourceID); !ok || err != nil {
 		return nil, err
 	}
+	if !q.Filter.Metadata.IsZero() {
+		if p.meta, err = s.metaWhere(ctx, class, q.Filter.Metadata, nil); err != nil {
+			return nil, err
+		}
+	}
 	if p.mode == vector.SearchHybrid && q.Alpha > 0 && q.Alpha < 1 {
 		if p.keywords = s.keywordSide(ctx, class, tenant, p.keywords); p.keywords == "" {
 			p.mode = vector.SearchVector // every term is common: the keyword side adds nothing worth its cost
 		}
 	}
-	var resp *models.GraphQLResponse
-	absent, wait, waited := map[string]bool{}, 25*time.Millisecond, time.Duration(0)
-	for {
-		if !q.Filter.Metadata.IsZero() {
-			if p.meta, err = s.metaWhere(ctx, class, q.Filter.Metadata, absent); err != nil {
-				return nil, err
-			}
-		}
-		err = retryRetiring(ctx, func() (err error) {
-			if resp, err = s.search(class, tenant, q, p).Do(ctx); err == nil {
-				err = gqlErrors(resp)
-			}
-			return err
-		})
-		// A filter on a property the shard has no index bucket for. A
-		// property just added to the class gets its bucket moments later:
-		// wait for it a while. After that no record of the tenant holds a
-		// value of it, and none matches its leaves.
-		prop := unbucketed(err)
-		if prop == "" || absent[prop] || q.Filter.Metadata.IsZero() {
-			break
-		}
-		if waited < unbucketedWait {
-			select {
-			case <-ctx.Done():
-				return nil, vector.Fail("weaviate."+op, p.mode+" query on "+class, ctx.Err())
-			case <-time.After(wait):
-			}
-			waited, wait = waited+wait, 2*wait
-			continue
-		}
-		absent[prop] = true
-	}
+	resp, err := s.run(ctx, class, tenant, q, p)
 	if err != nil && strings.Contains(err.Error(), "tenant not found") {
 		s.forgetTenant(class, tenant) // deleted meanwhile, e.g. by another process
 		return nil, nil
@@ -89,6 +62,42 @@ func (s *Store) Query(ctx context.Context, index string, q vector.Query) ([]vect
 // unbucketedWait is how long a query waits for a shard to create the
 // index bucket of a metadata property just added to the class.
 const unbucketedWait = time.Second
+
+// run sends the plan's query, with q's metadata filter. A filter on a
+// property the tenant's shard has no index bucket for fails on the server:
+// a property just added to the class gets its bucket moments later, so
+// the query waits for it a while; after that no record of the tenant holds
+// a value of the property, and the filter is rebuilt with its leaves
+// matching none.
+func (s *Store) run(ctx context.Context, class, tenant string, q vector.Query, p queryPlan) (*models.GraphQLResponse, error) {
+	var resp *models.GraphQLResponse
+	absent, wait, waited := map[string]bool{}, 25*time.Millisecond, time.Duration(0)
+	for {
+		err := retryRetiring(ctx, func() (err error) {
+			if resp, err = s.search(class, tenant, q, p).Do(ctx); err == nil {
+				err = gqlErrors(resp)
+			}
+			return err
+		})
+		prop := unbucketed(err)
+		if prop == "" || absent[prop] || q.Filter.Metadata.IsZero() {
+			return resp, err
+		}
+		if waited < unbucketedWait {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(wait):
+			}
+			waited, wait = waited+wait, 2*wait
+			continue
+		}
+		absent[prop] = true
+		if p.meta, err = s.metaWhere(ctx, class, q.Filter.Metadata, absent); err != nil {
+			return nil, err
+		}
+	}
+}
 
 // queryPlan is what a query searches with.
 type queryPlan struct {
